@@ -1,0 +1,62 @@
+# Development flow: one CMake build folder (build/, Ninja), binaries copied into python/cudajit/
+# so that PYTHONPATH=python works without installing.
+#
+#   make deps     install what is missing (scripts/install-deps.sh)
+#   make build    configure if needed, build with $(JOBS) jobs
+#   make test     build, then the C++ tests (ctest) and the Python tests (pytest)
+#   make demo     build, then run every examples/*.py (on the GPU if present, else the cpu device)
+#   make format   clang-format our C++
+#   make clean    remove build/ and the copied binaries
+#
+# Variables: JOBS (2), BUILD_DIR (build), BUILD_TYPE (Release), PYTHON (python3),
+# CUDAJIT_LLVM_VERSION (19; also read from the environment), CMAKE_ARGS (extra -D options).
+
+BUILD_DIR ?= build
+JOBS ?= 2
+BUILD_TYPE ?= Release
+PYTHON ?= python3
+CUDAJIT_LLVM_VERSION ?= 19
+CMAKE_ARGS ?=
+
+PY_EXE := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/null)
+CXX_DIRS := compiler runtime python/src tests/cpp
+
+.PHONY: all deps configure build test demo format clean
+
+all: build
+
+deps:
+	LLVM_VERSION=$(CUDAJIT_LLVM_VERSION) bash scripts/install-deps.sh
+
+# Configures once (again if CUDAJIT_LLVM_VERSION changes); afterwards Ninja re-runs CMake itself
+# when a CMakeLists.txt changes.
+configure: deps
+	@if [ ! -f $(BUILD_DIR)/build.ninja ] || ! grep -qx \
+	    'CUDAJIT_LLVM_VERSION:STRING=$(CUDAJIT_LLVM_VERSION)' $(BUILD_DIR)/CMakeCache.txt; then \
+	  echo "cmake -S . -B $(BUILD_DIR) -G Ninja -DCUDAJIT_LLVM_VERSION=$(CUDAJIT_LLVM_VERSION)"; \
+	  cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	    -DCUDAJIT_LLVM_VERSION=$(CUDAJIT_LLVM_VERSION) -DPython_EXECUTABLE=$(PY_EXE) $(CMAKE_ARGS); \
+	fi
+
+build: configure
+	ninja -C $(BUILD_DIR) -j$(JOBS)
+
+test: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure
+	@echo "PYTHONPATH=python $(PYTHON) -m pytest tests/python -q"; \
+	PYTHONPATH=python $(PYTHON) -m pytest tests/python -q || { rc=$$?; \
+	  if [ $$rc -eq 5 ]; then echo "(tests/python holds no tests yet)"; else exit $$rc; fi; }
+
+demo: build
+	@set -e; for f in examples/*.py; do \
+	  [ -e "$$f" ] || continue; \
+	  echo "==> $$f"; \
+	  PYTHONPATH=python $(PYTHON) "$$f"; \
+	done
+
+format:
+	find $(CXX_DIRS) \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -print0 \
+	  | xargs -0 -r clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR) python/cudajit/_core*.so python/cudajit/libcudajit.so*

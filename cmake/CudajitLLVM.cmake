@@ -1,0 +1,34 @@
+# LLVM, linked statically. Sets CUDAJIT_LLVM_LIBS (imported static library targets, whose own
+# dependencies come along) and CUDAJIT_LLVM_DEFINITIONS.
+
+# A build folder configured for another LLVM version forgets the old one.
+if(LLVM_DIR MATCHES "/llvm-([0-9]+)/" AND NOT CMAKE_MATCH_1 STREQUAL CUDAJIT_LLVM_VERSION)
+  unset(LLVM_DIR CACHE)
+endif()
+find_package(LLVM CONFIG QUIET NO_DEFAULT_PATH
+             PATHS /usr/lib/llvm-${CUDAJIT_LLVM_VERSION}/lib/cmake/llvm)
+if(NOT LLVM_FOUND)
+  find_package(LLVM CONFIG REQUIRED)
+endif()
+if(NOT LLVM_VERSION_MAJOR STREQUAL CUDAJIT_LLVM_VERSION)
+  message(FATAL_ERROR "cudajit: found LLVM ${LLVM_PACKAGE_VERSION} in ${LLVM_DIR}, wanted "
+                      "${CUDAJIT_LLVM_VERSION} (install llvm-${CUDAJIT_LLVM_VERSION}-dev, or set "
+                      "-DCUDAJIT_LLVM_VERSION= or -DLLVM_DIR=)")
+endif()
+message(STATUS "cudajit: LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
+if(NOT LLVM_ENABLE_RTTI)
+  message(WARNING "cudajit: this LLVM was built without RTTI; classes deriving from LLVM's need "
+                  "-fno-rtti")
+endif()
+
+# What compiler/src uses: NVPTX for PTX, the host target (${LLVM_NATIVE_ARCH}: X86 here) and ORC
+# for the cpu device, the optimisation pipelines, and bitcode reading and linking for libdevice.
+set(CUDAJIT_LLVM_COMPONENTS
+    nvptxcodegen nvptxdesc nvptxinfo
+    ${LLVM_NATIVE_ARCH}codegen ${LLVM_NATIVE_ARCH}asmparser ${LLVM_NATIVE_ARCH}desc
+    ${LLVM_NATIVE_ARCH}info
+    orcjit passes ipo linker bitreader irreader support core target analysis transformutils
+    scalaropts instcombine)
+llvm_map_components_to_libnames(CUDAJIT_LLVM_LIBS ${CUDAJIT_LLVM_COMPONENTS})
+
+separate_arguments(CUDAJIT_LLVM_DEFINITIONS NATIVE_COMMAND "${LLVM_DEFINITIONS}")

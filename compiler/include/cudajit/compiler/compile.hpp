@@ -1,0 +1,71 @@
+// Compile entry points: kernel IR text + argument types -> PTX, or native
+// code for the cpu device. Each stage can be dumped (CUDAJIT_DUMP=ir,typed,llvm,ptx).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudajit/compiler/ir.hpp"
+#include "cudajit/compiler/target.hpp"
+#include "cudajit/compiler/types.hpp"
+
+namespace cudajit {
+
+struct CompileOptions {
+  bool fastmath = false;
+  bool lineinfo = false;  // accepted, as in Numba; no effect yet
+  bool debug = false;     // accepted, as in Numba; no effect yet
+  int cc = 80;            // compute capability for PTX, major*10+minor
+};
+
+// How one kernel argument is passed: the flattened parameters of the kernel
+// entry (cuLaunchKernel's kernelParams and the host entry's `params` alike).
+// A scalar is one parameter in its memory form (bool as one byte); an array of
+// ndim N is 1 + 2N parameters: data pointer, N extents, N byte strides (int64).
+struct ParamLayout {
+  Type type;
+  int first_param = 0;  // index of its first flattened parameter
+  int param_count = 1;
+};
+
+struct PtxArtifact {
+  std::string ptx;
+  std::string llvm_ir;      // optimised? no: as lowered, before O3
+  std::string entry_name;   // the .entry (or .func for device functions)
+  Type return_type;
+  std::vector<ParamLayout> params;
+};
+
+struct HostArtifact {
+  target::HostEntry entry = nullptr;
+  std::string llvm_ir;
+  std::string entry_name;
+  std::vector<ParamLayout> params;
+};
+
+// A parsed kernel IR module, compiled for as many signatures as asked.
+class Program {
+ public:
+  explicit Program(std::string_view ir_text);
+  const ir::Module& module() const { return module_; }
+
+  // `device`: compile the entry as a device function (.func) rather than a kernel.
+  // `declared_return`: the return type a signature declares (device functions).
+  PtxArtifact compile_ptx(const std::vector<Type>& arg_types, bool device,
+                          const CompileOptions& options,
+                          std::optional<Type> declared_return = std::nullopt) const;
+  HostArtifact compile_host(const std::vector<Type>& arg_types,
+                            const CompileOptions& options) const;
+  // The return type of the entry for these argument types (typing only).
+  Type return_type(const std::vector<Type>& arg_types, bool device) const;
+
+ private:
+  ir::Module module_;
+};
+
+// The flattened parameter layout of a kernel taking `arg_types`.
+std::vector<ParamLayout> param_layout(const std::vector<Type>& arg_types);
+
+}  // namespace cudajit

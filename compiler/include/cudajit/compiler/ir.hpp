@@ -1,0 +1,91 @@
+// Kernel IR: an untyped, Python-shaped tree with source locations. Its text
+// form is specified in docs/kernel-ir.md; parse_module reads it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cudajit/compiler/errors.hpp"
+
+namespace cudajit::ir {
+
+enum class NodeKind {
+  // statements
+  Assign,
+  AugAssign,
+  If,
+  While,
+  For,
+  Break,
+  Continue,
+  Pass,
+  Return,
+  ExprStmt,
+  Block,
+  // expressions
+  Int,
+  Float,
+  Bool,
+  Complex,
+  Name,
+  BinOp,
+  Unary,
+  Not,
+  And,
+  Or,
+  Compare,
+  IfExp,
+  Tuple,
+  Subscript,
+  Attr,
+  Method,
+  Call,
+  CallFn,
+};
+
+// One node of the tree. Every node has a kind, a location and children; a few
+// carry a payload: `text` (operator, name, builtin, attribute), `int_value`,
+// `float_value` (and `imag_value` for complex literals).
+struct Node {
+  NodeKind kind;
+  SourceLoc loc;
+  std::string text;
+  int64_t int_value = 0;
+  double float_value = 0;
+  double imag_value = 0;
+  std::vector<std::unique_ptr<Node>> children;
+  // Compare only: the operators between children ("<", "<=", ...).
+  std::vector<std::string> ops;
+
+  Node(NodeKind k, SourceLoc l) : kind(k), loc(l) {}
+  const Node& child(size_t i) const { return *children.at(i); }
+  size_t size() const { return children.size(); }
+};
+
+using NodePtr = std::unique_ptr<Node>;
+
+struct Function {
+  std::string name;
+  SourceLoc loc;
+  std::vector<std::string> params;
+  std::vector<NodePtr> body;  // statements
+};
+
+struct Module {
+  std::string file;
+  std::vector<Function> functions;  // functions[0] is the entry point
+
+  const Function* find(std::string_view name) const;
+};
+
+// Reads the text form. Throws IrSyntaxError with the offset on malformed text.
+Module parse_module(std::string_view text);
+
+// Writes the text form back (normalised spacing), for dumps and tests.
+std::string print_module(const Module& module);
+
+std::string_view kind_name(NodeKind kind);
+
+}  // namespace cudajit::ir

@@ -1,0 +1,121 @@
+// The compile pipeline: parse -> type -> lower -> PTX or host code, with each
+// stage printable through CUDAJIT_DUMP=ir,typed,llvm,ptx (to stderr).
+#include "cudajit/compiler/compile.hpp"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "cudajit/compiler/typed.hpp"
+#include "lower/lowering.hpp"
+
+namespace cudajit {
+
+namespace {
+
+bool dump_enabled(std::string_view stage) {
+  static const std::string dump = [] {
+    const char* v = std::getenv("CUDAJIT_DUMP");
+    return std::string(v ? v : "");
+  }();
+  if (dump == "all") return true;
+  size_t start = 0;
+  while (start <= dump.size()) {
+    size_t end = dump.find(',', start);
+    if (end == std::string::npos) end = dump.size();
+    if (std::string_view(dump).substr(start, end - start) == stage) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+void dump(std::string_view stage, const std::string& what, const std::string& text) {
+  if (!dump_enabled(stage)) return;
+  std::fprintf(stderr, "=== cudajit %.*s: %s ===\n%s\n", static_cast<int>(stage.size()),
+               stage.data(), what.c_str(), text.c_str());
+}
+
+std::string module_text(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
+
+std::string signature_text(const std::string& name, const std::vector<Type>& args) {
+  std::string s = name + "(";
+  for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i].str();
+  return s + ")";
+}
+
+struct Lowered {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  std::string entry_name;
+  std::string llvm_ir;
+  Type return_type;
+};
+
+Lowered lower_for_target(const ir::Module& ir_module, const std::vector<Type>& arg_types,
+                         bool device, lower::TargetKind target, const CompileOptions& options,
+                         std::optional<Type> declared_return = std::nullopt) {
+  std::string what = signature_text(ir_module.functions.at(0).name, arg_types);
+  typing::TypedProgram typed =
+      typing::type_program(ir_module, arg_types, !device, declared_return);
+  dump("typed", what, typing::print_typed(typed));
+  Lowered out;
+  out.context = std::make_unique<llvm::LLVMContext>();
+  out.module = std::make_unique<llvm::Module>(ir_module.functions[0].name, *out.context);
+  out.entry_name = lower::lower_program(typed, *out.module, target, device, options);
+  out.llvm_ir = module_text(*out.module);
+  out.return_type = typed.entry->return_type;
+  dump("llvm", what, out.llvm_ir);
+  return out;
+}
+
+}  // namespace
+
+Program::Program(std::string_view ir_text) : module_(ir::parse_module(ir_text)) {
+  dump("ir", module_.functions[0].name, ir::print_module(module_));
+}
+
+Type Program::return_type(const std::vector<Type>& arg_types, bool device) const {
+  return typing::type_program(module_, arg_types, !device).entry->return_type;
+}
+
+PtxArtifact Program::compile_ptx(const std::vector<Type>& arg_types, bool device,
+                                 const CompileOptions& options,
+                                 std::optional<Type> declared_return) const {
+  Lowered l = lower_for_target(module_, arg_types, device, lower::TargetKind::Nvptx, options,
+                               declared_return);
+  PtxArtifact out;
+  out.llvm_ir = std::move(l.llvm_ir);
+  out.entry_name = l.entry_name;
+  out.return_type = l.return_type;
+  out.params = param_layout(arg_types);
+  out.ptx = target::emit_ptx(std::move(l.module), {options.cc, options.fastmath, 3});
+  dump("ptx", signature_text(module_.functions[0].name, arg_types), out.ptx);
+  return out;
+}
+
+HostArtifact Program::compile_host(const std::vector<Type>& arg_types,
+                                   const CompileOptions& options) const {
+  Lowered l = lower_for_target(module_, arg_types, false, lower::TargetKind::Host, options);
+  // One process-wide JIT: every entry needs a name of its own.
+  static std::atomic<int> counter{0};
+  std::string unique = l.entry_name + "_" + std::to_string(counter++);
+  l.module->getFunction(l.entry_name)->setName(unique);
+  HostArtifact out;
+  out.llvm_ir = std::move(l.llvm_ir);
+  out.entry_name = unique;
+  out.params = param_layout(arg_types);
+  out.entry = target::jit_host(std::move(l.module), std::move(l.context), unique);
+  return out;
+}
+
+}  // namespace cudajit

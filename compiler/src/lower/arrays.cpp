@@ -1,0 +1,140 @@
+// Arrays and tuples: element addresses from byte strides (the contiguous
+// dimension of a C or F array uses the item size, so LLVM sees unit strides),
+// negative indices wrapping, views, attributes.
+#include "lowering.hpp"
+
+namespace cudajit::lower {
+
+using ir::Node;
+using ir::NodeKind;
+
+std::vector<llvm::Value*> FunctionLowering::indices(const Node& index_node) {
+  Type i64 = Type::scalar(Scalar::Int64);
+  std::vector<llvm::Value*> out;
+  if (index_node.kind == NodeKind::Tuple) {
+    for (const auto& c : index_node.children) out.push_back(expr_as(*c, i64));
+    return out;
+  }
+  const Type& t = type_of(index_node);
+  llvm::Value* v = expr(index_node);
+  if (!t.is_tuple()) return {cast(v, t, i64)};
+  for (unsigned i = 0; i < t.elements().size(); ++i)
+    out.push_back(cast(b_.CreateExtractValue(v, {i}), t.elements()[i], i64));
+  return out;
+}
+
+namespace {
+
+// The byte offset of indices idx[0..n) into `array`; `unit_dim` (or -1) is
+// the contiguous dimension, whose stride is the item size.
+llvm::Value* byte_offset(llvm::IRBuilder<>& b, llvm::Value* array, const std::vector<llvm::Value*>& idx,
+                         int unit_dim, int itemsize) {
+  llvm::Value* offset = b.getInt64(0);
+  for (unsigned d = 0; d < idx.size(); ++d) {
+    llvm::Value* extent = b.CreateExtractValue(array, {1, d});
+    llvm::Value* i = idx[d];
+    i = b.CreateSelect(b.CreateICmpSLT(i, b.getInt64(0)), b.CreateAdd(i, extent), i);
+    llvm::Value* stride = static_cast<int>(d) == unit_dim ? b.getInt64(itemsize)
+                                                          : b.CreateExtractValue(array, {2, d});
+    offset = b.CreateAdd(offset, b.CreateMul(i, stride));
+  }
+  return offset;
+}
+
+}  // namespace
+
+llvm::Value* FunctionLowering::element_pointer(llvm::Value* array, const Type& t,
+                                               const std::vector<llvm::Value*>& idx) {
+  int unit_dim = -1;
+  if (t.layout() == Layout::C) unit_dim = t.ndim() - 1;
+  if (t.layout() == Layout::F) unit_dim = 0;
+  llvm::Value* offset = byte_offset(b_, array, idx, unit_dim, byte_size(t.dtype()));
+  llvm::Value* data = b_.CreateExtractValue(array, {0});
+  return b_.CreateInBoundsGEP(b_.getInt8Ty(), data, offset);
+}
+
+llvm::Value* FunctionLowering::view(llvm::Value* array, const Type& t,
+                                    const std::vector<llvm::Value*>& idx, const Type& result) {
+  int unit_dim = t.layout() == Layout::F ? 0 : -1;
+  llvm::Value* offset = byte_offset(b_, array, idx, unit_dim, byte_size(t.dtype()));
+  llvm::Value* data = b_.CreateInBoundsGEP(b_.getInt8Ty(), b_.CreateExtractValue(array, {0}), offset);
+  llvm::Value* out = llvm::UndefValue::get(m_.array_struct(result.ndim()));
+  out = b_.CreateInsertValue(out, data, {0});
+  for (unsigned d = 0; d < static_cast<unsigned>(result.ndim()); ++d) {
+    unsigned from = d + static_cast<unsigned>(idx.size());
+    out = b_.CreateInsertValue(out, b_.CreateExtractValue(array, {1, from}), {1, d});
+    out = b_.CreateInsertValue(out, b_.CreateExtractValue(array, {2, from}), {2, d});
+  }
+  return out;
+}
+
+llvm::Value* FunctionLowering::load_element(llvm::Value* ptr, Scalar dtype) {
+  Scalar part = is_complex(dtype) ? complex_part(dtype) : dtype;
+  auto* load = b_.CreateAlignedLoad(m_.memory_type(dtype), ptr, llvm::Align(byte_size(part)));
+  if (dtype == Scalar::Bool) return b_.CreateICmpNE(load, b_.getInt8(0));
+  return load;
+}
+
+void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, Scalar dtype) {
+  Scalar part = is_complex(dtype) ? complex_part(dtype) : dtype;
+  if (dtype == Scalar::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
+  b_.CreateAlignedStore(v, ptr, llvm::Align(byte_size(part)));
+}
+
+llvm::Value* FunctionLowering::subscript(const Node& n) {
+  const Type& t = type_of(n.child(0));
+  llvm::Value* v = expr(n.child(0));
+  if (t.is_tuple()) {
+    auto constant = f_.constants.find(&n);
+    if (constant != f_.constants.end())
+      return b_.CreateExtractValue(v, {static_cast<unsigned>(constant->second)});
+    return tuple_item(v, t, n, expr_as(n.child(1), Type::scalar(Scalar::Int64)));
+  }
+  std::vector<llvm::Value*> idx = indices(n.child(1));
+  const Type& result = type_of(n);
+  if (result.is_array()) return view(v, t, idx, result);
+  return load_element(element_pointer(v, t, idx), t.dtype());
+}
+
+// A uniform tuple indexed at run time: spill it to an array and load.
+llvm::Value* FunctionLowering::tuple_item(llvm::Value* tuple, const Type& t, const Node&,
+                                          llvm::Value* index) {
+  llvm::Type* element = m_.value_type(t.elements()[0]);
+  auto size = static_cast<int64_t>(t.elements().size());
+  llvm::Type* array_type = llvm::ArrayType::get(element, size);
+  llvm::AllocaInst* slot;
+  {
+    llvm::IRBuilderBase::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    slot = b_.CreateAlloca(array_type);
+  }
+  for (unsigned i = 0; i < size; ++i)
+    b_.CreateStore(b_.CreateExtractValue(tuple, {i}), b_.CreateConstGEP2_32(array_type, slot, 0, i));
+  index = b_.CreateSelect(b_.CreateICmpSLT(index, int64(0)), b_.CreateAdd(index, int64(size)), index);
+  return b_.CreateLoad(element, b_.CreateGEP(array_type, slot, {int64(0), index}));
+}
+
+llvm::Value* FunctionLowering::attribute(const Node& n) {
+  const Type& t = type_of(n.child(0));
+  llvm::Value* v = expr(n.child(0));
+  const std::string& name = n.text;
+  if (t.is_array()) {
+    unsigned ndim = static_cast<unsigned>(t.ndim());
+    if (name == "ndim") return int64(ndim);
+    if (name == "size") {
+      llvm::Value* size = int64(1);
+      for (unsigned d = 0; d < ndim; ++d) size = b_.CreateMul(size, b_.CreateExtractValue(v, {1, d}));
+      return size;
+    }
+    unsigned field = name == "shape" ? 1 : 2;
+    llvm::Value* out = llvm::UndefValue::get(m_.value_type(type_of(n)));
+    for (unsigned d = 0; d < ndim; ++d)
+      out = b_.CreateInsertValue(out, b_.CreateExtractValue(v, {field, d}), {d});
+    return out;
+  }
+  // .real / .imag of a scalar
+  if (is_complex(t.scalar())) return name == "real" ? re(v) : im(v);
+  return name == "real" ? v : zero_value(t);
+}
+
+}  // namespace cudajit::lower

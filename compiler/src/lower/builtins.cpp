@@ -1,0 +1,146 @@
+// Calls of builtins: Python's (len, min, abs, round...), casts, math (libdevice
+// or libm through TargetHooks::math_symbol) and the CUDA index intrinsics.
+#include <llvm/IR/Intrinsics.h>
+
+#include "lowering.hpp"
+
+namespace cudajit::lower {
+
+using ir::Node;
+
+llvm::Value* FunctionLowering::call_builtin(const Node& n) {
+  std::string_view name = n.text;
+  if (name.starts_with("cuda.")) return call_cuda_builtin(n, name.substr(5));
+  std::vector<Value> args;
+  for (const auto& c : n.children) args.push_back({expr(*c), type_of(*c)});
+  const Type& result = type_of(n);
+  if (name.starts_with("math.")) return call_math_builtin(n, name.substr(5), args);
+  if (name.starts_with("cast.") || name == "float" || name == "bool")
+    return cast(args[0].v, args[0].type, result);
+  if (name == "int") return cast(args[0].v, args[0].type, result);
+  if (name == "complex") {
+    Type part = Type::scalar(complex_part(result.scalar()));
+    llvm::Value* im = args.size() > 1 ? cast(args[1].v, args[1].type, part)
+                                      : float_const(part.scalar(), 0.0);
+    return make_complex(cast(args[0].v, args[0].type, part), im, result.scalar());
+  }
+  if (name == "len") {
+    if (args[0].type.is_tuple()) return int64(static_cast<int64_t>(args[0].type.elements().size()));
+    return b_.CreateExtractValue(args[0].v, {1, 0});
+  }
+  if (name == "min" || name == "max") return min_max(n, name == "min", args);
+  if (name == "abs") {
+    Scalar s = args[0].type.scalar();
+    if (is_complex(s)) return call_math("hypot", complex_part(s), {re(args[0].v), im(args[0].v)});
+    llvm::Value* v = cast(args[0].v, args[0].type, result);
+    if (is_float(s)) return intrinsic(llvm::Intrinsic::fabs, {v->getType()}, {v});
+    if (!is_signed(result.scalar())) return v;
+    return b_.CreateSelect(b_.CreateICmpSLT(v, llvm::ConstantInt::get(v->getType(), 0)),
+                           b_.CreateNeg(v), v);
+  }
+  if (name == "round") {
+    Scalar s = args[0].type.scalar();
+    if (!is_float(s)) return cast(args[0].v, args[0].type, result);
+    llvm::Value* ndigits =
+        args.size() > 1 ? cast(args[1].v, args[1].type, Type::scalar(Scalar::Int64)) : nullptr;
+    llvm::Value* r = round(args[0].v, s, ndigits);
+    return cast(r, args[0].type, result);
+  }
+  throw CompileError("internal: no lowering for builtin " + n.text, n.loc);
+}
+
+// Round half to even, as Python's round(); with ndigits, Numba's algorithm:
+// scale by 10**ndigits, round, scale back.
+llvm::Value* FunctionLowering::round(llvm::Value* x, Scalar s, llvm::Value* ndigits) {
+  llvm::Type* t = x->getType();
+  if (!ndigits) return intrinsic(llvm::Intrinsic::rint, {t}, {x});
+  llvm::Value* negative = b_.CreateICmpSLT(ndigits, int64(0));
+  llvm::Value* digits = b_.CreateSelect(negative, b_.CreateNeg(ndigits), ndigits);
+  llvm::Value* scale = call_math("pow", s, {float_const(s, 10.0), b_.CreateSIToFP(digits, t)});
+  llvm::Value* up = b_.CreateFDiv(intrinsic(llvm::Intrinsic::rint, {t}, {b_.CreateFMul(x, scale)}), scale);
+  llvm::Value* down = b_.CreateFMul(intrinsic(llvm::Intrinsic::rint, {t}, {b_.CreateFDiv(x, scale)}), scale);
+  llvm::Value* rounded = b_.CreateSelect(negative, down, up);
+  // Scaling overflowed (huge ndigits or x): x is already exact at that precision.
+  llvm::Value* finite = b_.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, {t}, {rounded}),
+                                         llvm::ConstantFP::getInfinity(t));
+  return b_.CreateSelect(finite, rounded, x);
+}
+
+llvm::Value* FunctionLowering::min_max(const Node& n, bool is_min, std::vector<Value> args) {
+  const Type& result = type_of(n);
+  if (args.size() == 1) {  // min(tuple)
+    Value tuple = args[0];
+    args.clear();
+    for (unsigned i = 0; i < tuple.type.elements().size(); ++i)
+      args.push_back({b_.CreateExtractValue(tuple.v, {i}), tuple.type.elements()[i]});
+  }
+  // Python keeps the first of equal values, and a NaN met first.
+  llvm::Value* best = cast(args[0].v, args[0].type, result);
+  for (size_t i = 1; i < args.size(); ++i) {
+    llvm::Value* v = cast(args[i].v, args[i].type, result);
+    llvm::Value* better = compare(is_min ? "<" : ">", v, result, best, result);
+    best = b_.CreateSelect(better, v, best);
+  }
+  return best;
+}
+
+llvm::Value* FunctionLowering::call_math_builtin(const Node& n, std::string_view name,
+                                                 std::vector<Value> args) {
+  const Type& result = type_of(n);
+  Scalar s = args[0].type.scalar();
+  if (name == "isnan" || name == "isinf" || name == "isfinite") {
+    if (!is_float(s)) return b_.getInt1(name == "isfinite");
+    llvm::Value* x = args[0].v;
+    if (name == "isnan") return b_.CreateFCmpUNO(x, x);
+    llvm::Value* mag = intrinsic(llvm::Intrinsic::fabs, {x->getType()}, {x});
+    llvm::Value* inf = llvm::ConstantFP::getInfinity(x->getType());
+    return name == "isinf" ? b_.CreateFCmpOEQ(mag, inf) : b_.CreateFCmpOLT(mag, inf);
+  }
+  if (name == "floor" || name == "ceil" || name == "trunc") {
+    if (!is_float(s)) return cast(args[0].v, args[0].type, result);
+    auto id = name == "floor" ? llvm::Intrinsic::floor
+              : name == "ceil" ? llvm::Intrinsic::ceil
+                               : llvm::Intrinsic::trunc;
+    llvm::Value* r = intrinsic(id, {args[0].v->getType()}, {args[0].v});
+    return cast(r, args[0].type, result);
+  }
+  // Every other function computes in the result's float type.
+  Scalar f = result.scalar();
+  std::vector<llvm::Value*> xs;
+  for (const Value& a : args) xs.push_back(cast(a.v, a.type, result));
+  llvm::Type* t = xs[0]->getType();
+  if (name == "sqrt") return intrinsic(llvm::Intrinsic::sqrt, {t}, xs);
+  if (name == "fabs") return intrinsic(llvm::Intrinsic::fabs, {t}, xs);
+  if (name == "copysign") return intrinsic(llvm::Intrinsic::copysign, {t}, xs);
+  if (name == "fmod") return b_.CreateFRem(xs[0], xs[1]);
+  return call_math(name, f, xs);
+}
+
+llvm::Value* FunctionLowering::call_cuda_builtin(const Node& n, std::string_view name) {
+  auto reg = [&](const std::string& r) {
+    return m_.hooks.special_register(b_, r, thread_ctx_);
+  };
+  if (name != "grid" && name != "gridsize") return reg(std::string(name));
+  int ndim = static_cast<int>(f_.constants.at(&n));
+  std::vector<llvm::Value*> values;
+  for (int d = 0; d < ndim; ++d) {
+    std::string axis(1, static_cast<char>('x' + d));
+    llvm::Value* v;
+    if (name == "grid") {
+      // blockIdx * blockDim + threadIdx, in 64 bits so large grids do not wrap.
+      v = b_.CreateAdd(b_.CreateMul(b_.CreateZExt(reg("blockIdx." + axis), b_.getInt64Ty()),
+                                    b_.CreateZExt(reg("blockDim." + axis), b_.getInt64Ty())),
+                       b_.CreateZExt(reg("threadIdx." + axis), b_.getInt64Ty()));
+    } else {
+      v = b_.CreateMul(b_.CreateZExt(reg("blockDim." + axis), b_.getInt64Ty()),
+                       b_.CreateZExt(reg("gridDim." + axis), b_.getInt64Ty()));
+    }
+    values.push_back(v);
+  }
+  if (ndim == 1) return values[0];
+  llvm::Value* t = llvm::UndefValue::get(m_.value_type(type_of(n)));
+  for (unsigned i = 0; i < values.size(); ++i) t = b_.CreateInsertValue(t, values[i], {i});
+  return t;
+}
+
+}  // namespace cudajit::lower

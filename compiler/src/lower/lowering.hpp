@@ -1,0 +1,150 @@
+// Internal to lower/: typed kernel IR -> LLVM IR. One FunctionLowering per
+// specialisation; its methods are split by concept over statements.cpp,
+// expressions.cpp, arrays.cpp, builtins.cpp and convert.cpp.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cudajit/compiler/compile.hpp"
+#include "cudajit/compiler/typed.hpp"
+
+namespace cudajit::lower {
+
+enum class TargetKind { Nvptx, Host };
+
+// What differs between the GPU and the cpu device inside a function body.
+class TargetHooks {
+ public:
+  virtual ~TargetHooks() = default;
+  // "threadIdx.x" ... "gridDim.z", "laneid", "warpsize", as i32. `thread_ctx`
+  // is the host's hidden per-thread context (null on nvptx).
+  virtual llvm::Value* special_register(llvm::IRBuilder<>& b, std::string_view name,
+                                        llvm::Value* thread_ctx) = 0;
+  // The symbol of a C math function: ("sin", f32) -> "__nv_sinf" or "sinf".
+  virtual std::string math_symbol(std::string_view name, bool f32) const = 0;
+  // True on the host: every function takes the thread context first.
+  virtual bool has_thread_ctx() const = 0;
+};
+
+std::unique_ptr<TargetHooks> make_hooks(TargetKind kind);
+
+// State shared by the functions of one LLVM module.
+struct ModuleLowering {
+  llvm::LLVMContext& context;
+  llvm::Module& module;
+  TargetHooks& hooks;
+  CompileOptions options;
+  std::unordered_map<const typing::TypedFunction*, llvm::Function*> functions;
+
+  llvm::Type* value_type(const Type& t);     // in registers: bool is i1
+  llvm::Type* memory_type(Scalar s);         // in memory: bool is i8
+  llvm::Type* scalar_type(Scalar s);
+  llvm::StructType* array_struct(int ndim);  // {ptr data, [N x i64] shape, [N x i64] strides}
+  llvm::Type* thread_ctx_type();             // host only: 12 x i32
+  llvm::Function* declare(const typing::TypedFunction& f);
+  llvm::FunctionCallee math_function(std::string_view name, Scalar float_type, int arity);
+};
+
+// A value with its kernel-language type.
+struct Value {
+  llvm::Value* v;
+  Type type;
+};
+
+class FunctionLowering {
+ public:
+  FunctionLowering(ModuleLowering& m, const typing::TypedFunction& f);
+  void lower();
+
+  // --- shared helpers, used across the files of lower/ -----------------------------
+  llvm::IRBuilder<>& builder() { return b_; }
+  llvm::Value* cast(llvm::Value* v, const Type& from, const Type& to);
+  llvm::Value* to_bool(llvm::Value* v, const Type& t);
+  llvm::Value* int64(int64_t v) { return b_.getInt64(v); }
+  llvm::Value* float_const(Scalar s, double v);
+  llvm::Value* zero_value(const Type& t);
+  llvm::Value* call_math(std::string_view name, Scalar float_type, std::vector<llvm::Value*> args);
+  llvm::Value* intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Type*> types,
+                         std::vector<llvm::Value*> args);
+
+ private:
+  // statements.cpp
+  void block(const std::vector<ir::NodePtr>& stmts);
+  void stmt(const ir::Node& s);
+  void assign(const ir::Node& target, llvm::Value* value, const Type& value_type);
+  void for_range(const ir::Node& s);
+  void while_loop(const ir::Node& s);
+  void if_stmt(const ir::Node& s);
+  void ret(const ir::Node& s);
+  void start_dead_block();
+  bool terminated();
+
+  // expressions.cpp
+  llvm::Value* expr(const ir::Node& n);
+  llvm::Value* expr_as(const ir::Node& n, const Type& t);
+  const Type& type_of(const ir::Node& n) const { return f_.type_of(n); }
+  llvm::Value* binop(const ir::Node& n, const std::string& op, llvm::Value* a, const Type& ta,
+                     llvm::Value* b, const Type& tb, const Type& result);
+  llvm::Value* int_binop(const std::string& op, llvm::Value* a, llvm::Value* b, Scalar s);
+  llvm::Value* float_binop(const std::string& op, llvm::Value* a, llvm::Value* b, Scalar s);
+  llvm::Value* complex_binop(const std::string& op, llvm::Value* a, llvm::Value* b, Scalar s);
+  llvm::Value* compare(const std::string& op, llvm::Value* a, const Type& ta, llvm::Value* b,
+                       const Type& tb);
+  llvm::Value* compare_chain(const ir::Node& n);
+  llvm::Value* bool_op(const ir::Node& n);
+  llvm::Value* if_exp(const ir::Node& n);
+  llvm::Value* unary(const ir::Node& n);
+  llvm::Value* int_power(llvm::Value* a, llvm::Value* b, Scalar s);
+  llvm::Value* call_function(const ir::Node& n);
+
+  // arrays.cpp (and tuples)
+  llvm::Value* subscript(const ir::Node& n);
+  llvm::Value* attribute(const ir::Node& n);
+  std::vector<llvm::Value*> indices(const ir::Node& index_node);
+  llvm::Value* element_pointer(llvm::Value* array, const Type& t, const std::vector<llvm::Value*>& idx);
+  llvm::Value* view(llvm::Value* array, const Type& t, const std::vector<llvm::Value*>& idx,
+                    const Type& result);
+  llvm::Value* load_element(llvm::Value* ptr, Scalar dtype);
+  void store_element(llvm::Value* ptr, llvm::Value* v, Scalar dtype);
+  llvm::Value* tuple_item(llvm::Value* tuple, const Type& t, const ir::Node& n, llvm::Value* index);
+
+  // builtins.cpp
+  llvm::Value* call_builtin(const ir::Node& n);
+  llvm::Value* call_math_builtin(const ir::Node& n, std::string_view name, std::vector<Value> args);
+  llvm::Value* call_cuda_builtin(const ir::Node& n, std::string_view name);
+  llvm::Value* min_max(const ir::Node& n, bool is_min, std::vector<Value> args);
+  llvm::Value* round(llvm::Value* x, Scalar s, llvm::Value* ndigits);
+
+  // complex helpers
+  llvm::Value* make_complex(llvm::Value* re, llvm::Value* im, Scalar s);
+  llvm::Value* re(llvm::Value* c) { return b_.CreateExtractValue(c, 0); }
+  llvm::Value* im(llvm::Value* c) { return b_.CreateExtractValue(c, 1); }
+
+  struct Loop {
+    llvm::BasicBlock* continue_target;
+    llvm::BasicBlock* break_target;
+  };
+
+  ModuleLowering& m_;
+  const typing::TypedFunction& f_;
+  llvm::Function* fn_ = nullptr;
+  llvm::IRBuilder<> b_;
+  llvm::Value* thread_ctx_ = nullptr;
+  std::map<std::string, llvm::AllocaInst*> slots_;
+  std::vector<Loop> loops_;
+};
+
+// Lowers every function reachable from the entry, and the entry wrapper:
+// a PTX_Kernel (nvptx) or the host grid loop. Returns the entry's name.
+std::string lower_program(const typing::TypedProgram& program, llvm::Module& module,
+                          TargetKind target, bool device_entry, const CompileOptions& options);
+
+}  // namespace cudajit::lower

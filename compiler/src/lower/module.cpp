@@ -1,0 +1,256 @@
+// The LLVM module of a typed program: types, function declarations, and the
+// entry wrappers that unpack flattened kernel parameters.
+#include <llvm/IR/CallingConv.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <functional>
+
+#include "lowering.hpp"
+
+namespace cudajit::lower {
+
+using typing::TypedFunction;
+
+llvm::Type* ModuleLowering::scalar_type(Scalar s) {
+  switch (s) {
+    case Scalar::Bool:
+      return llvm::Type::getInt1Ty(context);
+    case Scalar::Float32:
+      return llvm::Type::getFloatTy(context);
+    case Scalar::Float64:
+      return llvm::Type::getDoubleTy(context);
+    case Scalar::Complex64:
+    case Scalar::Complex128: {
+      llvm::Type* part = scalar_type(complex_part(s));
+      return llvm::StructType::get(context, {part, part});
+    }
+    default:
+      return llvm::Type::getIntNTy(context, bit_width(s));
+  }
+}
+
+llvm::Type* ModuleLowering::memory_type(Scalar s) {
+  return s == Scalar::Bool ? llvm::Type::getInt8Ty(context) : scalar_type(s);
+}
+
+llvm::StructType* ModuleLowering::array_struct(int ndim) {
+  llvm::Type* dims = llvm::ArrayType::get(llvm::Type::getInt64Ty(context), ndim);
+  return llvm::StructType::get(context, {llvm::PointerType::get(context, 0), dims, dims});
+}
+
+llvm::Type* ModuleLowering::value_type(const Type& t) {
+  switch (t.kind()) {
+    case Type::Kind::None:
+      return llvm::Type::getVoidTy(context);
+    case Type::Kind::Scalar:
+      return scalar_type(t.scalar());
+    case Type::Kind::Array:
+      return array_struct(t.ndim());
+    case Type::Kind::Tuple: {
+      std::vector<llvm::Type*> elements;
+      for (const Type& e : t.elements()) elements.push_back(value_type(e));
+      return llvm::StructType::get(context, elements);
+    }
+  }
+  return nullptr;
+}
+
+llvm::Type* ModuleLowering::thread_ctx_type() {
+  // threadIdx, blockDim, blockIdx, gridDim: 3 x i32 each, in that order.
+  return llvm::ArrayType::get(llvm::Type::getInt32Ty(context), 12);
+}
+
+llvm::Function* ModuleLowering::declare(const TypedFunction& f) {
+  auto found = functions.find(&f);
+  if (found != functions.end()) return found->second;
+  std::vector<llvm::Type*> params;
+  if (hooks.has_thread_ctx()) params.push_back(llvm::PointerType::get(context, 0));
+  for (const Type& t : f.arg_types) params.push_back(value_type(t));
+  auto* type = llvm::FunctionType::get(value_type(f.return_type), params, false);
+  auto* fn = llvm::Function::Create(type, llvm::Function::InternalLinkage, f.symbol, module);
+  functions[&f] = fn;
+  return fn;
+}
+
+llvm::FunctionCallee ModuleLowering::math_function(std::string_view name, Scalar float_type,
+                                                   int arity) {
+  llvm::Type* t = scalar_type(float_type);
+  std::vector<llvm::Type*> params(arity, t);
+  std::string symbol = hooks.math_symbol(name, float_type == Scalar::Float32);
+  return module.getOrInsertFunction(symbol, llvm::FunctionType::get(t, params, false));
+}
+
+}  // namespace cudajit::lower
+
+namespace cudajit {
+
+std::vector<ParamLayout> param_layout(const std::vector<Type>& arg_types) {
+  std::vector<ParamLayout> layout;
+  int next = 0;
+  for (const Type& t : arg_types) {
+    int count = t.is_array() ? 1 + 2 * t.ndim() : 1;
+    layout.push_back({t, next, count});
+    next += count;
+  }
+  return layout;
+}
+
+}  // namespace cudajit
+
+namespace cudajit::lower {
+
+namespace {
+
+// Rebuilds the kernel-language values of the arguments from the flattened
+// parameters; `param(i, type)` yields flattened parameter i as `type`.
+std::vector<llvm::Value*> unflatten_args(ModuleLowering& m, llvm::IRBuilder<>& b,
+                                         const std::vector<Type>& arg_types,
+                                         const std::function<llvm::Value*(int, llvm::Type*)>& param) {
+  std::vector<llvm::Value*> args;
+  auto* i64 = b.getInt64Ty();
+  for (const ParamLayout& p : param_layout(arg_types)) {
+    const Type& t = p.type;
+    if (t.is_array()) {
+      llvm::Value* a = llvm::UndefValue::get(m.array_struct(t.ndim()));
+      a = b.CreateInsertValue(a, param(p.first_param, b.getPtrTy()), {0});
+      for (int d = 0; d < t.ndim(); ++d) {
+        a = b.CreateInsertValue(a, param(p.first_param + 1 + d, i64), {1, unsigned(d)});
+        a = b.CreateInsertValue(a, param(p.first_param + 1 + t.ndim() + d, i64), {2, unsigned(d)});
+      }
+      args.push_back(a);
+    } else {
+      llvm::Value* v = param(p.first_param, m.memory_type(t.scalar()));
+      if (t.scalar() == Scalar::Bool) v = b.CreateICmpNE(v, b.getInt8(0));
+      args.push_back(v);
+    }
+  }
+  return args;
+}
+
+std::vector<llvm::Type*> flat_param_types(ModuleLowering& m, const std::vector<Type>& arg_types) {
+  std::vector<llvm::Type*> types;
+  for (const Type& t : arg_types) {
+    if (t.is_array()) {
+      types.push_back(llvm::PointerType::get(m.context, 0));
+      for (int i = 0; i < 2 * t.ndim(); ++i) types.push_back(llvm::Type::getInt64Ty(m.context));
+    } else {
+      types.push_back(m.memory_type(t.scalar()));
+    }
+  }
+  return types;
+}
+
+std::string nvptx_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Function* body) {
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(m.context),
+                                       flat_param_types(m, f.arg_types), false);
+  // The .entry takes the Python function's name; specialisations have their own modules.
+  std::string name = f.function->name;
+  auto* kernel = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, m.module);
+  kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(m.context, "entry", kernel));
+  auto args = unflatten_args(m, b, f.arg_types,
+                             [&](int i, llvm::Type*) { return kernel->getArg(i); });
+  b.CreateCall(body, args);
+  b.CreateRetVoid();
+  body->addFnAttr(llvm::Attribute::AlwaysInline);
+  return name;
+}
+
+// void entry(void** params, LaunchDims* dims, i64 block_begin, i64 block_end):
+// runs every thread of blocks [begin, end) one after the other.
+std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Function* body) {
+  llvm::LLVMContext& c = m.context;
+  auto* ptr = llvm::PointerType::get(c, 0);
+  auto* i32 = llvm::Type::getInt32Ty(c);
+  auto* i64 = llvm::Type::getInt64Ty(c);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, ptr, i64, i64}, false);
+  std::string name = f.symbol + "_host_entry";
+  auto* entry = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, m.module);
+  llvm::Value* params = entry->getArg(0);
+  llvm::Value* dims = entry->getArg(1);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", entry));
+
+  auto flat = flat_param_types(m, f.arg_types);
+  auto args = unflatten_args(m, b, f.arg_types, [&](int i, llvm::Type* t) {
+    llvm::Value* slot = b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, params, i));
+    return b.CreateLoad(t, slot);
+  });
+  llvm::Value* ctx = b.CreateAlloca(m.thread_ctx_type());
+  auto ctx_slot = [&](int i) { return b.CreateConstGEP2_32(m.thread_ctx_type(), ctx, 0, i); };
+  // LaunchDims is {grid[3], block[3]}; the context holds blockDim at 3..5, gridDim at 9..11.
+  std::vector<llvm::Value*> grid(3), block(3);
+  for (int d = 0; d < 3; ++d) {
+    grid[d] = b.CreateLoad(i32, b.CreateConstGEP1_32(i32, dims, d));
+    block[d] = b.CreateLoad(i32, b.CreateConstGEP1_32(i32, dims, 3 + d));
+    b.CreateStore(block[d], ctx_slot(3 + d));
+    b.CreateStore(grid[d], ctx_slot(9 + d));
+  }
+
+  // A counted loop: for (v = begin; v < end; ++v) body(v).
+  auto loop = [&](llvm::Value* begin, llvm::Value* end, const std::function<void(llvm::Value*)>& fn) {
+    llvm::BasicBlock* pre = b.GetInsertBlock();
+    auto* head = llvm::BasicBlock::Create(c, "loop", entry);
+    auto* exit = llvm::BasicBlock::Create(c, "loop.end", entry);
+    b.CreateCondBr(b.CreateICmpSLT(begin, end), head, exit);
+    b.SetInsertPoint(head);
+    llvm::PHINode* v = b.CreatePHI(begin->getType(), 2);
+    v->addIncoming(begin, pre);
+    fn(v);
+    llvm::Value* next = b.CreateAdd(v, llvm::ConstantInt::get(begin->getType(), 1));
+    v->addIncoming(next, b.GetInsertBlock());
+    b.CreateCondBr(b.CreateICmpSLT(next, end), head, exit);
+    b.SetInsertPoint(exit);
+  };
+
+  llvm::Value* gx = b.CreateZExt(grid[0], i64);
+  llvm::Value* gxy = b.CreateMul(gx, b.CreateZExt(grid[1], i64));
+  loop(entry->getArg(2), entry->getArg(3), [&](llvm::Value* linear) {
+    b.CreateStore(b.CreateTrunc(b.CreateURem(linear, gx), i32), ctx_slot(6));
+    b.CreateStore(b.CreateTrunc(b.CreateUDiv(b.CreateURem(linear, gxy), gx), i32), ctx_slot(7));
+    b.CreateStore(b.CreateTrunc(b.CreateUDiv(linear, gxy), i32), ctx_slot(8));
+    loop(b.getInt32(0), block[2], [&](llvm::Value* tz) {
+      b.CreateStore(tz, ctx_slot(2));
+      loop(b.getInt32(0), block[1], [&](llvm::Value* ty) {
+        b.CreateStore(ty, ctx_slot(1));
+        loop(b.getInt32(0), block[0], [&](llvm::Value* tx) {
+          b.CreateStore(tx, ctx_slot(0));
+          std::vector<llvm::Value*> call_args{ctx};
+          call_args.insert(call_args.end(), args.begin(), args.end());
+          b.CreateCall(body, call_args);
+        });
+      });
+    });
+  });
+  b.CreateRetVoid();
+  return name;
+}
+
+void collect(const TypedFunction& f, std::vector<const TypedFunction*>& out) {
+  if (std::find(out.begin(), out.end(), &f) != out.end()) return;
+  out.push_back(&f);
+  for (const auto& [node, callee] : f.callees) collect(*callee, out);
+}
+
+}  // namespace
+
+std::string lower_program(const typing::TypedProgram& program, llvm::Module& module,
+                          TargetKind target, bool device_entry, const CompileOptions& options) {
+  auto hooks = make_hooks(target);
+  ModuleLowering m{module.getContext(), module, *hooks, options, {}};
+  std::vector<const TypedFunction*> reachable;
+  collect(*program.entry, reachable);
+  for (const TypedFunction* f : reachable) m.declare(*f);
+  for (const TypedFunction* f : reachable) FunctionLowering(m, *f).lower();
+
+  llvm::Function* body = m.functions.at(program.entry);
+  if (device_entry) {
+    // compile_ptx(device=True): the function itself is the visible .func.
+    body->setLinkage(llvm::Function::ExternalLinkage);
+    body->addFnAttr("cudajit-export");  // emit_ptx keeps it visible
+    return body->getName().str();
+  }
+  return target == TargetKind::Nvptx ? nvptx_kernel(m, *program.entry, body)
+                                     : host_kernel(m, *program.entry, body);
+}
+
+}  // namespace cudajit::lower

@@ -1,0 +1,208 @@
+// Function bodies and control flow: variables live in allocas (mem2reg makes
+// them SSA), loops follow Python's semantics.
+#include "lowering.hpp"
+
+namespace cudajit::lower {
+
+using ir::Node;
+using ir::NodeKind;
+
+FunctionLowering::FunctionLowering(ModuleLowering& m, const typing::TypedFunction& f)
+    : m_(m), f_(f), b_(m.context) {
+  b_.setFastMathFlags(m.options.fastmath ? llvm::FastMathFlags::getFast() : llvm::FastMathFlags());
+}
+
+void FunctionLowering::lower() {
+  fn_ = m_.functions.at(&f_);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(m_.context, "entry", fn_));
+  unsigned arg = 0;
+  if (m_.hooks.has_thread_ctx()) thread_ctx_ = fn_->getArg(arg++);
+  for (const auto& [name, type] : f_.locals)
+    slots_[name] = b_.CreateAlloca(m_.value_type(type), nullptr, name);
+  const auto& params = f_.function->params;
+  for (size_t i = 0; i < params.size(); ++i, ++arg)
+    b_.CreateStore(cast(fn_->getArg(arg), f_.arg_types[i], f_.locals.at(params[i])),
+                   slots_.at(params[i]));
+  block(f_.function->body);
+  if (!terminated()) {
+    // Typing proved a value-returning function never gets here.
+    if (f_.return_type.is_none())
+      b_.CreateRetVoid();
+    else
+      b_.CreateUnreachable();
+  }
+}
+
+bool FunctionLowering::terminated() { return b_.GetInsertBlock()->getTerminator() != nullptr; }
+
+// Code after return/break/continue goes into a block nothing branches to.
+void FunctionLowering::start_dead_block() {
+  b_.SetInsertPoint(llvm::BasicBlock::Create(m_.context, "dead", fn_));
+}
+
+void FunctionLowering::block(const std::vector<ir::NodePtr>& stmts) {
+  for (const auto& s : stmts) stmt(*s);
+}
+
+void FunctionLowering::stmt(const Node& s) {
+  switch (s.kind) {
+    case NodeKind::Assign:
+      assign(s.child(0), expr(s.child(1)), type_of(s.child(1)));
+      return;
+    case NodeKind::AugAssign: {
+      const Node& target = s.child(0);
+      const Node& value = s.child(1);
+      const Type& op_type = type_of(s);  // typing's type of `target op value`
+      if (target.kind == NodeKind::Subscript && type_of(target.child(0)).is_array()) {
+        // a[i] op= v reads and writes one element: compute its address once.
+        const Type& array_type = type_of(target.child(0));
+        llvm::Value* ptr =
+            element_pointer(expr(target.child(0)), array_type, indices(target.child(1)));
+        Type element = Type::scalar(array_type.dtype());
+        llvm::Value* current = load_element(ptr, array_type.dtype());
+        llvm::Value* v = binop(s, s.text, current, element, expr(value), type_of(value), op_type);
+        store_element(ptr, cast(v, op_type, element), array_type.dtype());
+        return;
+      }
+      llvm::Value* current = expr(target);
+      llvm::Value* v = binop(s, s.text, current, type_of(target), expr(value), type_of(value), op_type);
+      assign(target, v, op_type);
+      return;
+    }
+    case NodeKind::If:
+      if_stmt(s);
+      return;
+    case NodeKind::While:
+      while_loop(s);
+      return;
+    case NodeKind::For:
+      for_range(s);
+      return;
+    case NodeKind::Break:
+    case NodeKind::Continue: {
+      const Loop& loop = loops_.back();
+      b_.CreateBr(s.kind == NodeKind::Break ? loop.break_target : loop.continue_target);
+      start_dead_block();
+      return;
+    }
+    case NodeKind::Pass:
+      return;
+    case NodeKind::Return:
+      ret(s);
+      return;
+    case NodeKind::ExprStmt:
+      expr(s.child(0));
+      return;
+    case NodeKind::Block:
+      block(s.children);
+      return;
+    default:
+      throw CompileError("internal: unexpected statement", s.loc);
+  }
+}
+
+void FunctionLowering::assign(const Node& target, llvm::Value* value, const Type& value_type) {
+  switch (target.kind) {
+    case NodeKind::Name:
+      b_.CreateStore(cast(value, value_type, f_.locals.at(target.text)), slots_.at(target.text));
+      return;
+    case NodeKind::Subscript: {
+      const Type& array_type = type_of(target.child(0));
+      llvm::Value* array = expr(target.child(0));
+      llvm::Value* ptr = element_pointer(array, array_type, indices(target.child(1)));
+      Type element = Type::scalar(array_type.dtype());
+      store_element(ptr, cast(value, value_type, element), array_type.dtype());
+      return;
+    }
+    case NodeKind::Tuple:
+      for (unsigned i = 0; i < target.size(); ++i)
+        assign(target.child(i), b_.CreateExtractValue(value, {i}), value_type.elements()[i]);
+      return;
+    default:
+      throw CompileError("internal: bad assignment target", target.loc);
+  }
+}
+
+void FunctionLowering::if_stmt(const Node& s) {
+  llvm::Value* cond = to_bool(expr(s.child(0)), type_of(s.child(0)));
+  auto* then_bb = llvm::BasicBlock::Create(m_.context, "if.then", fn_);
+  auto* else_bb = llvm::BasicBlock::Create(m_.context, "if.else", fn_);
+  auto* merge = llvm::BasicBlock::Create(m_.context, "if.end", fn_);
+  b_.CreateCondBr(cond, then_bb, else_bb);
+  b_.SetInsertPoint(then_bb);
+  block(s.child(1).children);
+  if (!terminated()) b_.CreateBr(merge);
+  b_.SetInsertPoint(else_bb);
+  block(s.child(2).children);
+  if (!terminated()) b_.CreateBr(merge);
+  b_.SetInsertPoint(merge);
+}
+
+void FunctionLowering::while_loop(const Node& s) {
+  auto* cond_bb = llvm::BasicBlock::Create(m_.context, "while.cond", fn_);
+  auto* body_bb = llvm::BasicBlock::Create(m_.context, "while.body", fn_);
+  auto* exit_bb = llvm::BasicBlock::Create(m_.context, "while.end", fn_);
+  b_.CreateBr(cond_bb);
+  b_.SetInsertPoint(cond_bb);
+  b_.CreateCondBr(to_bool(expr(s.child(0)), type_of(s.child(0))), body_bb, exit_bb);
+  b_.SetInsertPoint(body_bb);
+  loops_.push_back({cond_bb, exit_bb});
+  block(s.child(1).children);
+  loops_.pop_back();
+  if (!terminated()) b_.CreateBr(cond_bb);
+  b_.SetInsertPoint(exit_bb);
+}
+
+// for i in range(start, stop, step): a hidden counter walks the range and is
+// copied into `i` at the top of each iteration, so the body may reassign `i`
+// and `i` keeps its last value after the loop, as in Python. A zero step runs
+// no iteration (Python raises ValueError; a kernel cannot).
+void FunctionLowering::for_range(const Node& s) {
+  Type i64 = Type::scalar(Scalar::Int64);
+  llvm::Value* start = expr_as(s.child(1), i64);
+  llvm::Value* stop = expr_as(s.child(2), i64);
+  llvm::Value* step = expr_as(s.child(3), i64);
+  llvm::AllocaInst* counter;
+  {
+    llvm::IRBuilderBase::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    counter = b_.CreateAlloca(b_.getInt64Ty(), nullptr, "range.counter");
+  }
+  b_.CreateStore(start, counter);
+  auto* cond_bb = llvm::BasicBlock::Create(m_.context, "for.cond", fn_);
+  auto* body_bb = llvm::BasicBlock::Create(m_.context, "for.body", fn_);
+  auto* next_bb = llvm::BasicBlock::Create(m_.context, "for.next", fn_);
+  auto* exit_bb = llvm::BasicBlock::Create(m_.context, "for.end", fn_);
+  b_.CreateBr(cond_bb);
+
+  b_.SetInsertPoint(cond_bb);
+  llvm::Value* i = b_.CreateLoad(b_.getInt64Ty(), counter);
+  llvm::Value* up = b_.CreateAnd(b_.CreateICmpSGT(step, int64(0)), b_.CreateICmpSLT(i, stop));
+  llvm::Value* down = b_.CreateAnd(b_.CreateICmpSLT(step, int64(0)), b_.CreateICmpSGT(i, stop));
+  b_.CreateCondBr(b_.CreateOr(up, down), body_bb, exit_bb);
+
+  b_.SetInsertPoint(body_bb);
+  assign(s.child(0), i, i64);
+  loops_.push_back({next_bb, exit_bb});
+  block(s.child(4).children);
+  loops_.pop_back();
+  if (!terminated()) b_.CreateBr(next_bb);
+
+  b_.SetInsertPoint(next_bb);
+  llvm::Value* current = b_.CreateLoad(b_.getInt64Ty(), counter);
+  b_.CreateStore(b_.CreateAdd(current, step), counter);
+  b_.CreateBr(cond_bb);
+  b_.SetInsertPoint(exit_bb);
+}
+
+void FunctionLowering::ret(const Node& s) {
+  if (f_.return_type.is_none()) {
+    if (s.size() == 1) expr(s.child(0));
+    b_.CreateRetVoid();
+  } else {
+    b_.CreateRet(expr_as(s.child(0), f_.return_type));
+  }
+  start_dead_block();
+}
+
+}  // namespace cudajit::lower

@@ -1,0 +1,128 @@
+// Native code for the cpu device: one process-wide ORC LLJIT that resolves
+// external calls (sin, tgamma, memset, ...) against the running process.
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/TargetSelect.h>
+
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "cudajit/compiler/errors.hpp"
+#include "cudajit/compiler/target.hpp"
+#include "llvm_support.hpp"
+
+namespace cudajit::target {
+
+namespace {
+
+template <typename T>
+T unwrap(llvm::Expected<T> value, const std::string& what) {
+  if (!value) throw LlvmError(what + ": " + detail::error_message(value.takeError()));
+  return std::move(*value);
+}
+
+class HostJit {
+ public:
+  // Created on first use. Never destroyed: worker threads may still run
+  // jitted code while the process exits, and the code must outlive them.
+  static HostJit& instance() {
+    static HostJit& jit = *std::make_unique<HostJit>().release();
+    return jit;
+  }
+
+  const llvm::Triple& triple() const { return jit_->getTargetTriple(); }
+  const llvm::DataLayout& data_layout() const { return jit_->getDataLayout(); }
+
+  HostEntry compile(llvm::orc::ThreadSafeModule module, const std::string& entry_name) {
+    // One compile at a time: the optimiser's TargetMachine and the JIT's
+    // compiler are not thread-safe, and errors_ belongs to this compile.
+    std::lock_guard lock(mutex_);
+    errors_.clear();
+    module.withModuleDo([&](llvm::Module& m) { prepare(m, entry_name); });
+    if (llvm::Error error = jit_->addIRModule(std::move(module))) {
+      throw LlvmError("cannot add host module for " + entry_name + ": " +
+                      detail::error_message(std::move(error)));
+    }
+    // Code generation happens in this lookup, on this thread.
+    auto address = jit_->lookup(entry_name);
+    if (!address) {
+      std::string message = detail::error_message(address.takeError());
+      if (!errors_.empty()) message += "; " + errors_;
+      throw LlvmError("cannot compile host entry " + entry_name + ": " + message);
+    }
+    return address->toPtr<HostEntry>();
+  }
+
+  HostJit() {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    auto builder = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "cannot detect host");
+    builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    optimizer_machine_ = unwrap(builder.createTargetMachine(), "cannot create host target");
+    jit_ = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(builder).create(),
+                  "cannot create host JIT");
+    // Materialisation errors (an unresolved symbol) are reported here rather
+    // than returned by lookup; only compile() runs JIT work, under mutex_.
+    jit_->getExecutionSession().setErrorReporter([this](llvm::Error error) {
+      errors_ += (errors_.empty() ? "" : "; ") + detail::error_message(std::move(error));
+    });
+    auto process_symbols = unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                                      jit_->getDataLayout().getGlobalPrefix()),
+                                  "cannot search the process's symbols");
+    jit_->getMainJITDylib().addGenerator(std::move(process_symbols));
+  }
+
+ private:
+  void prepare(llvm::Module& module, const std::string& entry_name) {
+    detail::set_target_triple(module, triple());
+    module.setDataLayout(data_layout());
+    detail::verify_module(module, "host module");
+    const llvm::Function* entry = module.getFunction(entry_name);
+    if (entry == nullptr || entry->isDeclaration()) {
+      throw LlvmError("host module '" + module.getModuleIdentifier() + "' defines no function " +
+                      entry_name);
+    }
+    // Helpers become internal, so equal names in two modules never clash.
+    detail::internalize_except(
+        module, [&](const llvm::GlobalValue& value) { return value.getName() == entry_name; });
+    detail::DiagnosticCapture diagnostics(module.getContext());
+    detail::optimize_module(module, *optimizer_machine_, 3);
+    if (!diagnostics.errors().empty()) {
+      throw LlvmError("optimising host module for " + entry_name +
+                      " failed: " + diagnostics.errors());
+    }
+  }
+
+  std::mutex mutex_;
+  std::unique_ptr<llvm::TargetMachine> optimizer_machine_;
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::string errors_;
+};
+
+}  // namespace
+
+HostEntry jit_host(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
+                   const std::string& entry_name) {
+  if (!module || !context) throw std::invalid_argument("jit_host: module or context is null");
+  if (&module->getContext() != context.get()) {
+    throw std::invalid_argument("jit_host: the module does not belong to the given context");
+  }
+  // The ThreadSafeModule destroys the module before its context.
+  llvm::orc::ThreadSafeModule owned(std::move(module), std::move(context));
+  return HostJit::instance().compile(std::move(owned), entry_name);
+}
+
+std::string host_triple() { return HostJit::instance().triple().str(); }
+
+std::string host_data_layout() {
+  return HostJit::instance().data_layout().getStringRepresentation();
+}
+
+}  // namespace cudajit::target

@@ -1,0 +1,144 @@
+#include "llvm_support.hpp"
+
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/OptimizationLevel.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <stdexcept>
+#include <utility>
+
+#include "cudajit/compiler/errors.hpp"
+
+namespace cudajit::target::detail {
+
+std::string error_message(llvm::Error error) { return llvm::toString(std::move(error)); }
+
+void set_target_triple(llvm::Module& module, const llvm::Triple& triple) {
+#if LLVM_VERSION_MAJOR >= 21
+  module.setTargetTriple(triple);
+#else
+  module.setTargetTriple(triple.str());
+#endif
+}
+
+std::unique_ptr<llvm::TargetMachine> create_target_machine(const llvm::Triple& triple,
+                                                           const std::string& cpu,
+                                                           const std::string& features,
+                                                           const llvm::TargetOptions& options,
+                                                           llvm::CodeGenOptLevel level) {
+  std::string error;
+#if LLVM_VERSION_MAJOR >= 21
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+#else
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple.str(), error);
+#endif
+  if (target == nullptr) {
+    throw LlvmError("no LLVM target for " + triple.str() + ": " + error);
+  }
+#if LLVM_VERSION_MAJOR >= 21
+  const llvm::Triple& triple_arg = triple;
+#else
+  const std::string triple_arg = triple.str();
+#endif
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple_arg, cpu, features, options, std::nullopt, std::nullopt, level));
+  if (!machine) {
+    throw LlvmError("LLVM cannot create a target machine for " + triple.str() + " (cpu " + cpu +
+                    ", features " + features + ")");
+  }
+  return machine;
+}
+
+llvm::CodeGenOptLevel codegen_opt_level(int opt_level) {
+  switch (opt_level) {
+    case 0:
+      return llvm::CodeGenOptLevel::None;
+    case 1:
+      return llvm::CodeGenOptLevel::Less;
+    case 2:
+      return llvm::CodeGenOptLevel::Default;
+    case 3:
+      return llvm::CodeGenOptLevel::Aggressive;
+    default:
+      throw std::invalid_argument("optimisation level must be 0, 1, 2 or 3, got " +
+                                  std::to_string(opt_level));
+  }
+}
+
+void verify_module(const llvm::Module& module, std::string_view what) {
+  std::string report;
+  llvm::raw_string_ostream stream(report);
+  if (llvm::verifyModule(module, &stream)) {
+    stream.flush();
+    throw LlvmError("invalid LLVM IR in " + std::string(what) + " '" +
+                    module.getModuleIdentifier() + "':\n" + report);
+  }
+}
+
+void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level) {
+  static const llvm::OptimizationLevel kLevels[] = {
+      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1, llvm::OptimizationLevel::O2,
+      llvm::OptimizationLevel::O3};
+  codegen_opt_level(opt_level);  // validates the level
+
+  // Declared in this order so that they are destroyed in the reverse one.
+  llvm::LoopAnalysisManager loop_analyses;
+  llvm::FunctionAnalysisManager function_analyses;
+  llvm::CGSCCAnalysisManager cgscc_analyses;
+  llvm::ModuleAnalysisManager module_analyses;
+
+  llvm::PassBuilder builder(&machine);
+  machine.registerPassBuilderCallbacks(builder);
+  builder.registerModuleAnalyses(module_analyses);
+  builder.registerCGSCCAnalyses(cgscc_analyses);
+  builder.registerFunctionAnalyses(function_analyses);
+  builder.registerLoopAnalyses(loop_analyses);
+  builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses, module_analyses);
+
+  const llvm::OptimizationLevel level = kLevels[opt_level];
+  llvm::ModulePassManager passes = opt_level == 0 ? builder.buildO0DefaultPipeline(level)
+                                                  : builder.buildPerModuleDefaultPipeline(level);
+  passes.run(module, module_analyses);
+}
+
+namespace {
+
+// Records errors; returns true for every diagnostic so LLVM neither prints
+// it nor exits.
+class CollectingHandler : public llvm::DiagnosticHandler {
+ public:
+  explicit CollectingHandler(std::shared_ptr<std::string> errors) : errors_(std::move(errors)) {}
+
+  bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
+    if (info.getSeverity() == llvm::DS_Error) {
+      llvm::raw_string_ostream stream(*errors_);
+      llvm::DiagnosticPrinterRawOStream printer(stream);
+      info.print(printer);
+      stream << '\n';
+    }
+    return true;
+  }
+
+ private:
+  std::shared_ptr<std::string> errors_;
+};
+
+}  // namespace
+
+DiagnosticCapture::DiagnosticCapture(llvm::LLVMContext& context)
+    : context_(context),
+      previous_(context.getDiagnosticHandler()),
+      errors_(std::make_shared<std::string>()) {
+  context_.setDiagnosticHandler(std::make_unique<CollectingHandler>(errors_));
+}
+
+DiagnosticCapture::~DiagnosticCapture() { context_.setDiagnosticHandler(std::move(previous_)); }
+
+}  // namespace cudajit::target::detail

@@ -1,0 +1,208 @@
+// Signatures of the builtins a kernel may call: Python's, math's, casts and
+// the CUDA thread-indexing intrinsics.
+#include <algorithm>
+#include <set>
+
+#include "typer.hpp"
+
+namespace cudajit::typing {
+
+namespace {
+
+using ir::Node;
+
+const std::set<std::string, std::less<>> kUnaryMath = {
+    "sqrt", "exp",  "expm1", "log",   "log2",  "log10", "log1p", "sin",  "cos",
+    "tan",  "asin", "acos",  "atan",  "sinh",  "cosh",  "tanh",  "asinh", "acosh",
+    "atanh", "fabs", "erf",  "erfc",  "gamma", "lgamma"};
+const std::set<std::string, std::less<>> kBinaryMath = {"pow", "atan2", "copysign", "fmod",
+                                                        "hypot"};
+const std::set<std::string, std::less<>> kRoundingMath = {"floor", "ceil", "trunc"};
+const std::set<std::string, std::less<>> kPredicateMath = {"isnan", "isinf", "isfinite"};
+
+bool is_real(const Type& t) { return t.is_scalar() && !is_complex(t.scalar()); }
+
+void expect_args(const Node& call, const std::vector<Type>& args, size_t lo, size_t hi) {
+  if (args.size() >= lo && args.size() <= hi) return;
+  std::string want = lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+  type_error(call, call.text + "() takes " + want + " argument" + (hi == 1 ? "" : "s") + ", got " +
+                       std::to_string(args.size()));
+}
+
+void expect_real(const Node& call, const Type& t) {
+  if (!is_real(t))
+    type_error(call, call.text + "() needs a real number (int, float or bool), got " + t.str());
+}
+
+// The float type a math function computes in: float32 only when every
+// argument is float32, as Numba picks the f32 libdevice variants.
+Scalar math_float(const std::vector<Type>& args) {
+  bool all_f32 = std::all_of(args.begin(), args.end(),
+                             [](const Type& t) { return t.is_scalar(Scalar::Float32); });
+  return all_f32 ? Scalar::Float32 : Scalar::Float64;
+}
+
+Type type_math(const Node& call, std::string_view name, const std::vector<Type>& args) {
+  std::string n(name);
+  if (kUnaryMath.count(n) || kRoundingMath.count(n) || kPredicateMath.count(n)) {
+    expect_args(call, args, 1, 1);
+  } else if (kBinaryMath.count(n)) {
+    expect_args(call, args, 2, 2);
+  } else {
+    type_error(call, "math." + n + "() is not supported in kernels");
+  }
+  for (const Type& t : args) expect_real(call, t);
+  if (kRoundingMath.count(n)) return Type::scalar(Scalar::Int64);
+  if (kPredicateMath.count(n)) return Type::scalar(Scalar::Bool);
+  return Type::scalar(math_float(args));
+}
+
+Type type_cuda(const Node& call, std::string_view name, const std::vector<Type>& args,
+               TypedFunction& out) {
+  static const std::set<std::string, std::less<>> kIndexRegisters = {
+      "threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x",  "blockIdx.y",  "blockIdx.z",
+      "blockDim.x",  "blockDim.y",  "blockDim.z",  "gridDim.x",   "gridDim.y",   "gridDim.z",
+      "laneid",      "warpsize"};
+  if (kIndexRegisters.count(name)) {
+    expect_args(call, args, 0, 0);
+    return Type::scalar(Scalar::Int32);
+  }
+  if (name == "grid" || name == "gridsize") {
+    if (args.size() != 1 || call.child(0).kind != ir::NodeKind::Int ||
+        call.child(0).int_value < 1 || call.child(0).int_value > 3)
+      type_error(call, "cuda." + std::string(name) + "() takes one literal argument, 1, 2 or 3");
+    int64_t ndim = call.child(0).int_value;
+    out.constants[&call] = ndim;
+    if (ndim == 1) return Type::scalar(Scalar::Int64);
+    return Type::tuple(std::vector<Type>(ndim, Type::scalar(Scalar::Int64)));
+  }
+  type_error(call, "cuda." + std::string(name) + " is not supported in kernels");
+}
+
+Type type_python_builtin(const Node& call, const std::string& name, const std::vector<Type>& args) {
+  if (name == "len") {
+    expect_args(call, args, 1, 1);
+    if (args[0].is_array() || args[0].is_tuple()) return Type::scalar(Scalar::Int64);
+    type_error(call, "len() needs an array or a tuple, got " + args[0].str());
+  }
+  if (name == "min" || name == "max") {
+    bool from_tuple = args.size() == 1 && args[0].is_tuple();
+    std::vector<Type> values = from_tuple ? args[0].elements() : args;
+    if (values.empty() || (!from_tuple && values.size() < 2))
+      type_error(call, name + "() needs at least two numbers, or one tuple");
+    Type result = values[0];
+    for (const Type& t : values) {
+      expect_real(call, t);
+      result = Type::scalar(promote(result.scalar(), t.scalar()));
+    }
+    return result;
+  }
+  if (name == "abs") {
+    expect_args(call, args, 1, 1);
+    if (!args[0].is_scalar()) type_error(call, "abs() needs a number, got " + args[0].str());
+    Scalar s = args[0].scalar();
+    if (is_complex(s)) return Type::scalar(complex_part(s));
+    if (s == Scalar::Bool) return Type::scalar(Scalar::Int64);
+    return args[0];
+  }
+  if (name == "int" || name == "float" || name == "bool") {
+    expect_args(call, args, 1, 1);
+    if (name == "bool") {
+      if (!args[0].is_scalar()) type_error(call, "bool() needs a number, got " + args[0].str());
+      return Type::scalar(Scalar::Bool);
+    }
+    expect_real(call, args[0]);
+    return Type::scalar(name == "int" ? Scalar::Int64 : Scalar::Float64);
+  }
+  if (name == "complex") {
+    expect_args(call, args, 1, 2);
+    for (const Type& t : args) expect_real(call, t);
+    bool all_f32 = std::all_of(args.begin(), args.end(),
+                               [](const Type& t) { return t.is_scalar(Scalar::Float32); });
+    return Type::scalar(all_f32 ? Scalar::Complex64 : Scalar::Complex128);  // as Numba
+  }
+  if (name == "round") {
+    expect_args(call, args, 1, 2);
+    expect_real(call, args[0]);
+    if (args.size() == 1) return Type::scalar(Scalar::Int64);
+    if (!args[1].is_scalar() || !is_integer(args[1].scalar()))
+      type_error(call, "round() ndigits must be an integer, got " + args[1].str());
+    return is_float(args[0].scalar()) ? args[0] : Type::scalar(Scalar::Int64);
+  }
+  if (name == "range")
+    type_error(call, "range() can only be used as the iterable of a for loop");
+  type_error(call, name + "() is not supported in kernels");
+}
+
+}  // namespace
+
+Type type_builtin_call(const Node& call, const std::vector<Type>& args, TypedFunction& out) {
+  std::string_view name = call.text;
+  if (name.starts_with("math.")) return type_math(call, name.substr(5), args);
+  if (name.starts_with("cuda.")) return type_cuda(call, name.substr(5), args, out);
+  if (name.starts_with("cast.")) {
+    auto target = scalar_from_name(name.substr(5));
+    if (!target) type_error(call, "unknown cast '" + std::string(name) + "'");
+    expect_args(call, args, 1, 1);
+    if (!args[0].is_scalar())
+      type_error(call, std::string(name.substr(5)) + "() needs a number, got " + args[0].str());
+    if (is_complex(args[0].scalar()) && !is_complex(*target))
+      type_error(call, "cannot convert " + args[0].str() + " to " + std::string(name.substr(5)) +
+                           " (take .real first)");
+    return Type::scalar(*target);
+  }
+  return type_python_builtin(call, call.text, args);
+}
+
+TypedProgram type_program(const ir::Module& module, const std::vector<Type>& arg_types,
+                          bool is_kernel, std::optional<Type> declared_return) {
+  const ir::Function& entry = module.functions.at(0);
+  if (entry.params.size() != arg_types.size())
+    throw CompileError("'" + entry.name + "' takes " + std::to_string(entry.params.size()) +
+                           " arguments, but the signature has " +
+                           std::to_string(arg_types.size()),
+                       entry.loc, module.file);
+  for (size_t i = 0; i < arg_types.size(); ++i)
+    if (arg_types[i].is_none() || arg_types[i].is_tuple())
+      throw CompileError("argument '" + entry.params[i] + "' cannot be of type " +
+                             arg_types[i].str(),
+                         entry.loc, module.file);
+  ProgramTyper typer(module);
+  try {
+    const TypedFunction& typed = typer.specialize(entry, arg_types, nullptr, is_kernel);
+    if (declared_return && *declared_return != typed.return_type) {
+      const Type& inferred = typed.return_type;
+      bool convertible = inferred.is_scalar() && declared_return->is_scalar() &&
+                         (!is_complex(inferred.scalar()) || is_complex(declared_return->scalar()));
+      if (!convertible)
+        throw CompileError("'" + entry.name + "' returns " + inferred.str() +
+                               ", which cannot be converted to the declared return type " +
+                               declared_return->str(),
+                           entry.loc);
+    }
+    TypedProgram program = typer.take(&typed);
+    if (declared_return) {
+      // The entry is ours alone (no caller shares the specialisation): lowering
+      // converts each returned value to the declared type.
+      const_cast<TypedFunction*>(program.entry)->return_type = *declared_return;
+    }
+    return program;
+  } catch (CompileError& e) {
+    e.set_file(module.file);
+    throw;
+  }
+}
+
+std::string print_typed(const TypedProgram& program) {
+  std::string out;
+  for (const TypedFunction& f : program.functions) {
+    out += f.symbol + "(";
+    for (size_t i = 0; i < f.arg_types.size(); ++i)
+      out += (i ? ", " : "") + f.function->params[i] + ": " + f.arg_types[i].str();
+    out += ") -> " + f.return_type.str() + "\n";
+    for (const auto& [name, type] : f.locals) out += "  " + name + ": " + type.str() + "\n";
+  }
+  return out;
+}
+
+}  // namespace cudajit::typing

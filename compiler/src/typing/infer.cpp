@@ -1,0 +1,541 @@
+// Type inference for one function: local variables take the unified type of
+// every value assigned to them (iterated to a fixpoint, so types merge where
+// control flow merges), then a final pass types every expression.
+#include <algorithm>
+
+#include "typer.hpp"
+
+namespace cudajit::typing {
+
+using ir::Node;
+using ir::NodeKind;
+
+void type_error(const Node& node, const std::string& message) {
+  throw CompileError(message, node.loc);
+}
+
+namespace {
+
+bool is_int_like(const Type& t) {
+  return t.is_scalar() && (is_integer(t.scalar()) || t.scalar() == Scalar::Bool);
+}
+
+std::string describe(const Type& t) { return t.str(); }
+
+// The integer a node folds to, for tuple indices: a literal or a negated one.
+std::optional<int64_t> literal_int(const Node& n) {
+  if (n.kind == NodeKind::Int) return n.int_value;
+  if (n.kind == NodeKind::Unary && n.text == "-" && n.child(0).kind == NodeKind::Int)
+    return -n.child(0).int_value;
+  return std::nullopt;
+}
+
+// True when control cannot fall off the end of `stmts`.
+bool always_returns(const std::vector<ir::NodePtr>& stmts);
+
+bool stmt_always_returns(const Node& s) {
+  switch (s.kind) {
+    case NodeKind::Return:
+      return true;
+    case NodeKind::If:
+      return always_returns(s.child(1).children) && always_returns(s.child(2).children);
+    case NodeKind::While: {
+      // `while True:` only ends through return (a break would make it fall through).
+      const Node& c = s.child(0);
+      bool forever = (c.kind == NodeKind::Bool || c.kind == NodeKind::Int) && c.int_value != 0;
+      return forever;
+    }
+    default:
+      return false;
+  }
+}
+
+bool always_returns(const std::vector<ir::NodePtr>& stmts) {
+  return std::any_of(stmts.begin(), stmts.end(),
+                     [](const ir::NodePtr& s) { return stmt_always_returns(*s); });
+}
+
+class FunctionTyper {
+ public:
+  FunctionTyper(ProgramTyper& program, const ir::Module& module, TypedFunction& out)
+      : program_(program), module_(module), out_(out) {}
+
+  void run() {
+    const ir::Function& fn = *out_.function;
+    for (size_t i = 0; i < fn.params.size(); ++i) out_.locals[fn.params[i]] = out_.arg_types[i];
+    // Types only widen in a finite lattice, so this settles quickly.
+    for (int round = 0; round < 32; ++round) {
+      changed_ = false;
+      block(fn.body);
+      if (!changed_) break;
+    }
+    final_ = true;
+    block(fn.body);
+    if (!return_type_) return_type_ = Type::none();
+    if (!return_type_->is_none() && !always_returns(fn.body))
+      throw CompileError("function '" + fn.name + "' returns a value on some paths and falls off "
+                         "the end (returning None) on others; add a final return",
+                         fn.loc);
+    out_.return_type = *return_type_;
+  }
+
+ private:
+  // --- statements -----------------------------------------------------------------
+
+  void block(const std::vector<ir::NodePtr>& stmts) {
+    for (const auto& s : stmts) stmt(*s);
+  }
+
+  void stmt(const Node& s) {
+    switch (s.kind) {
+      case NodeKind::Assign: {
+        auto value = expr(s.child(1));
+        assign(s.child(0), value, s);
+        return;
+      }
+      case NodeKind::AugAssign: {
+        const Node& target = s.child(0);
+        auto current = expr(target);
+        auto value = expr(s.child(1));
+        std::optional<Type> result;
+        if (current && value) result = binop_type(s, s.text, *current, *value);
+        // Lowering computes `target op value` in this type, then stores it.
+        if (final_ && result) out_.expr_types[&s] = *result;
+        assign(target, result, s);
+        return;
+      }
+      case NodeKind::If:
+        condition(s.child(0));
+        block(s.child(1).children);
+        block(s.child(2).children);
+        return;
+      case NodeKind::While:
+        condition(s.child(0));
+        ++loop_depth_;
+        block(s.child(1).children);
+        --loop_depth_;
+        return;
+      case NodeKind::For: {
+        const Node& target = s.child(0);
+        if (target.kind != NodeKind::Name) type_error(target, "a for loop target must be a name");
+        for (size_t i = 1; i <= 3; ++i) {
+          auto t = expr(s.child(i));
+          if (t && !is_int_like(*t))
+            type_error(s.child(i), "range() arguments must be integers, got " + describe(*t));
+        }
+        assign(target, Type::scalar(Scalar::Int64), s);
+        ++loop_depth_;
+        block(s.child(4).children);
+        --loop_depth_;
+        return;
+      }
+      case NodeKind::Break:
+      case NodeKind::Continue:
+        if (loop_depth_ == 0)
+          type_error(s, std::string(s.kind == NodeKind::Break ? "'break'" : "'continue'") +
+                            " outside a loop");
+        return;
+      case NodeKind::Pass:
+        return;
+      case NodeKind::Return: {
+        Type t = Type::none();
+        if (s.size() == 1) {
+          auto v = expr(s.child(0));
+          if (!v) return;
+          t = *v;
+        }
+        if (!final_) return;
+        if (is_kernel() && !t.is_none())
+          type_error(s, "a kernel cannot return a value (kernels return None; write results "
+                        "into an array argument)");
+        if (t.is_array()) type_error(s, "a device function cannot return an array");
+        if (!return_type_) {
+          return_type_ = t;
+        } else {
+          auto u = unify(*return_type_, t);
+          if (!u)
+            type_error(s, "function '" + out_.function->name + "' returns " +
+                              describe(*return_type_) + " and " + describe(t) +
+                              ", which do not unify");
+          return_type_ = *u;
+        }
+        return;
+      }
+      case NodeKind::ExprStmt:
+        expr(s.child(0));
+        return;
+      case NodeKind::Block:
+        block(s.children);
+        return;
+      default:
+        type_error(s, "unexpected node '" + std::string(ir::kind_name(s.kind)) +
+                          "' where a statement was expected");
+    }
+  }
+
+  bool is_kernel() const { return &out_ == kernel_; }
+
+  void condition(const Node& c) {
+    auto t = expr(c);
+    if (t && !t->is_scalar())
+      type_error(c, "the truth value of " + describe(*t) + " is ambiguous; a condition must be a "
+                    "scalar");
+  }
+
+  void assign(const Node& target, const std::optional<Type>& value, const Node& stmt) {
+    switch (target.kind) {
+      case NodeKind::Name: {
+        if (!value) return;
+        if (value->is_none()) type_error(stmt, "cannot assign the result of a call returning None");
+        auto it = out_.locals.find(target.text);
+        if (it == out_.locals.end()) {
+          out_.locals[target.text] = *value;
+          changed_ = true;
+        } else if (it->second != *value) {
+          auto u = unify(it->second, *value);
+          if (!u)
+            type_error(stmt, "variable '" + target.text + "' is assigned " + describe(it->second) +
+                                 " and " + describe(*value) + ", which do not unify");
+          if (*u != it->second) {
+            it->second = *u;
+            changed_ = true;
+          }
+        }
+        if (final_) out_.expr_types[&target] = out_.locals[target.text];
+        return;
+      }
+      case NodeKind::Subscript: {
+        auto element = subscript(target, /*store=*/true);
+        if (value && element && value->is_scalar() && is_complex(value->scalar()) &&
+            !is_complex(element->scalar()))
+          type_error(stmt, "cannot store " + describe(*value) + " into an array of " +
+                               describe(*element) + " (take .real or abs() first)");
+        if (value && !value->is_scalar())
+          type_error(stmt, "cannot store " + describe(*value) + " into an array element");
+        return;
+      }
+      case NodeKind::Tuple: {
+        if (!value) {
+          for (const auto& c : target.children) assign(*c, std::nullopt, stmt);
+          return;
+        }
+        if (!value->is_tuple() || value->elements().size() != target.size())
+          type_error(stmt, "cannot unpack " + describe(*value) + " into " +
+                               std::to_string(target.size()) + " targets");
+        for (size_t i = 0; i < target.size(); ++i)
+          assign(target.child(i), value->elements()[i], stmt);
+        if (final_) out_.expr_types[&target] = *value;
+        return;
+      }
+      case NodeKind::Attr:
+        type_error(target, "cannot assign to attribute '" + target.text + "'");
+      default:
+        type_error(target, "cannot assign to this expression");
+    }
+  }
+
+  // --- expressions ----------------------------------------------------------------
+
+  std::optional<Type> expr(const Node& n) {
+    auto t = expr_uncached(n);
+    if (final_) {
+      if (!t) type_error(n, "could not infer the type of this expression");
+      out_.expr_types[&n] = *t;
+    }
+    return t;
+  }
+
+  std::optional<Type> expr_uncached(const Node& n) {
+    switch (n.kind) {
+      case NodeKind::Int:
+        return Type::scalar(Scalar::Int64);
+      case NodeKind::Float:
+        return Type::scalar(Scalar::Float64);
+      case NodeKind::Bool:
+        return Type::scalar(Scalar::Bool);
+      case NodeKind::Complex:
+        return Type::scalar(Scalar::Complex128);
+      case NodeKind::Name: {
+        auto it = out_.locals.find(n.text);
+        if (it != out_.locals.end()) return it->second;
+        if (final_)
+          type_error(n, "variable '" + n.text + "' is used before it is assigned");
+        return std::nullopt;
+      }
+      case NodeKind::BinOp: {
+        auto a = expr(n.child(0));
+        auto b = expr(n.child(1));
+        if (!a || !b) return std::nullopt;
+        return binop_type(n, n.text, *a, *b);
+      }
+      case NodeKind::Unary: {
+        auto a = expr(n.child(0));
+        if (!a) return std::nullopt;
+        return unary_type(n, *a);
+      }
+      case NodeKind::Not: {
+        auto a = expr(n.child(0));
+        if (a && !a->is_scalar()) type_error(n, "'not' needs a scalar, got " + describe(*a));
+        return Type::scalar(Scalar::Bool);
+      }
+      case NodeKind::And:
+      case NodeKind::Or: {
+        std::optional<Type> result;
+        bool known = true;
+        for (const auto& c : n.children) {
+          auto t = expr(*c);
+          if (!t) {
+            known = false;
+            continue;
+          }
+          if (!t->is_scalar())
+            type_error(*c, "'and'/'or' operands must be scalars, got " + describe(*t));
+          result = result ? unify(*result, *t) : t;
+        }
+        if (!known) return std::nullopt;
+        return result;
+      }
+      case NodeKind::Compare: {
+        bool known = true;
+        std::vector<std::optional<Type>> operands;
+        for (const auto& c : n.children) {
+          operands.push_back(expr(*c));
+          known = known && operands.back().has_value();
+        }
+        if (!known) return Type::scalar(Scalar::Bool);
+        for (size_t i = 0; i + 1 < operands.size(); ++i) {
+          const Type &a = *operands[i], &b = *operands[i + 1];
+          if (!a.is_scalar() || !b.is_scalar())
+            type_error(n, "cannot compare " + describe(a) + " and " + describe(b));
+          const std::string& op = n.ops[i];
+          if ((is_complex(a.scalar()) || is_complex(b.scalar())) && op != "==" && op != "!=")
+            type_error(n, "complex numbers support only == and !=, not '" + op + "'");
+        }
+        return Type::scalar(Scalar::Bool);
+      }
+      case NodeKind::IfExp: {
+        condition(n.child(0));
+        auto a = expr(n.child(1));
+        auto b = expr(n.child(2));
+        if (!a || !b) return a ? a : b;
+        auto u = unify(*a, *b);
+        if (!u)
+          type_error(n, "the branches of a conditional expression have types " + describe(*a) +
+                            " and " + describe(*b) + ", which do not unify");
+        return u;
+      }
+      case NodeKind::Tuple: {
+        std::vector<Type> elements;
+        bool known = true;
+        for (const auto& c : n.children) {
+          auto t = expr(*c);
+          if (t) elements.push_back(*t);
+          known = known && t.has_value();
+        }
+        if (!known) return std::nullopt;
+        return Type::tuple(std::move(elements));
+      }
+      case NodeKind::Subscript:
+        return subscript(n, /*store=*/false);
+      case NodeKind::Attr:
+        return attribute(n);
+      case NodeKind::Method: {
+        auto v = expr(n.child(0));
+        if (!v) return std::nullopt;
+        if (n.text == "conjugate" && n.size() == 1 && v->is_scalar()) return v;
+        type_error(n, describe(*v) + " has no method '" + n.text + "' in a kernel");
+      }
+      case NodeKind::Call: {
+        std::vector<Type> args;
+        bool known = true;
+        for (const auto& c : n.children) {
+          auto t = expr(*c);
+          if (t) args.push_back(*t);
+          known = known && t.has_value();
+        }
+        if (!known) return std::nullopt;
+        return type_builtin_call(n, args, out_);
+      }
+      case NodeKind::CallFn:
+        return call_function(n);
+      default:
+        type_error(n, "unexpected node '" + std::string(ir::kind_name(n.kind)) +
+                          "' where an expression was expected");
+    }
+  }
+
+  std::optional<Type> call_function(const Node& n) {
+    const ir::Function* fn = module_.find(n.text);
+    if (!fn) type_error(n, "call of unknown device function '" + n.text + "'");
+    std::vector<Type> args;
+    for (const auto& c : n.children) {
+      auto t = expr(*c);
+      if (!t) return std::nullopt;
+      args.push_back(*t);
+    }
+    if (args.size() != fn->params.size())
+      type_error(n, "device function '" + fn->name + "' takes " +
+                        std::to_string(fn->params.size()) + " arguments, got " +
+                        std::to_string(args.size()));
+    for (size_t i = 0; i < args.size(); ++i)
+      if (args[i].is_none())
+        type_error(n.child(i), "cannot pass None to device function '" + fn->name + "'");
+    const TypedFunction& callee = program_.specialize(*fn, args, &n);
+    if (final_) out_.callees[&n] = &callee;
+    return callee.return_type;
+  }
+
+  Type binop_type(const Node& n, const std::string& op, const Type& a, const Type& b) {
+    if (!a.is_scalar() || !b.is_scalar())
+      type_error(n, "unsupported operand types for " + op + ": " + describe(a) + " and " +
+                        describe(b));
+    Scalar x = a.scalar(), y = b.scalar();
+    bool ints = is_int_like(a) && is_int_like(b);
+    bool any_complex = is_complex(x) || is_complex(y);
+    if (op == "+" || op == "-" || op == "*") return Type::scalar(arithmetic_result(x, y));
+    if (op == "/") {
+      if (ints) return Type::scalar(Scalar::Float64);
+      return Type::scalar(arithmetic_result(x, y));
+    }
+    if (op == "//" || op == "%") {
+      if (any_complex) type_error(n, "'" + op + "' is not defined for complex numbers");
+      return Type::scalar(arithmetic_result(x, y));
+    }
+    if (op == "**") {
+      if (ints) return Type::scalar(arithmetic_result(x, y));
+      return Type::scalar(arithmetic_result(x, y));
+    }
+    if (op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>") {
+      if (!ints)
+        type_error(n, "'" + op + "' needs integer operands, got " + describe(a) + " and " +
+                          describe(b));
+      // Shifts take the left operand's signedness, at least 64 bits wide (Numba).
+      if (op == "<<" || op == ">>") return Type::scalar(make_int(64, x == Scalar::Bool || is_signed(x)));
+      if (x == Scalar::Bool && y == Scalar::Bool) return Type::scalar(Scalar::Bool);
+      return Type::scalar(arithmetic_result(x, y));
+    }
+    type_error(n, "unsupported operator '" + op + "'");
+  }
+
+  Type unary_type(const Node& n, const Type& a) {
+    if (!a.is_scalar())
+      type_error(n, "unsupported operand type for unary " + n.text + ": " + describe(a));
+    Scalar s = a.scalar();
+    if (n.text == "~") {
+      if (s == Scalar::Bool) return a;
+      if (!is_integer(s)) type_error(n, "'~' needs an integer operand, got " + describe(a));
+      return Type::scalar(arithmetic_result(s, s));
+    }
+    if (is_integer(s) || s == Scalar::Bool) return Type::scalar(arithmetic_result(s, s));
+    return a;  // floats and complex keep their type
+  }
+
+  std::optional<Type> attribute(const Node& n) {
+    auto v = expr(n.child(0));
+    if (!v) return std::nullopt;
+    const std::string& name = n.text;
+    if (v->is_array()) {
+      if (name == "shape" || name == "strides")
+        return Type::tuple(std::vector<Type>(v->ndim(), Type::scalar(Scalar::Int64)));
+      if (name == "ndim" || name == "size") return Type::scalar(Scalar::Int64);
+    } else if (v->is_scalar()) {
+      if (name == "real" || name == "imag")
+        return is_complex(v->scalar()) ? Type::scalar(complex_part(v->scalar())) : *v;
+    }
+    type_error(n, describe(*v) + " has no attribute '" + name + "' in a kernel");
+  }
+
+  std::optional<Type> subscript(const Node& n, bool store) {
+    auto v = expr(n.child(0));
+    auto index = expr(n.child(1));
+    if (!v || !index) return std::nullopt;
+    if (v->is_tuple()) {
+      if (store) type_error(n, "tuples are immutable; cannot assign to an element");
+      if (!is_int_like(*index)) type_error(n, "tuple index must be an integer, got " + describe(*index));
+      auto size = static_cast<int64_t>(v->elements().size());
+      if (auto k = literal_int(n.child(1))) {
+        int64_t i = *k < 0 ? *k + size : *k;
+        if (i < 0 || i >= size)
+          type_error(n, "tuple index " + std::to_string(*k) + " out of range for " + describe(*v));
+        out_.constants[&n] = i;
+        return v->elements()[i];
+      }
+      if (size > 0 && std::all_of(v->elements().begin(), v->elements().end(),
+                                  [&](const Type& e) { return e == v->elements()[0]; }))
+        return v->elements()[0];
+      type_error(n, "a tuple of mixed types can only be indexed by a constant, in " + describe(*v));
+    }
+    if (!v->is_array()) type_error(n, describe(*v) + " cannot be indexed");
+    std::vector<Type> indices = index->is_tuple() ? index->elements() : std::vector<Type>{*index};
+    for (const Type& i : indices)
+      if (!is_int_like(i) || i.scalar() == Scalar::Bool)
+        type_error(n.child(1), "array index must be an integer, got " + describe(i) +
+                                   " (slices and other indices are not supported in kernels)");
+    int count = static_cast<int>(indices.size());
+    if (count > v->ndim())
+      type_error(n, "too many indices for " + describe(*v) + ": " + std::to_string(count));
+    if (store) {
+      if (v->readonly()) {
+        std::string what = n.child(0).kind == NodeKind::Name ? "'" + n.child(0).text + "'" : "array";
+        type_error(n, "cannot write to read-only array " + what + " (" + describe(*v) + ")");
+      }
+      if (count < v->ndim())
+        type_error(n, "cannot assign to a " + std::to_string(v->ndim() - count) +
+                          "-d view of " + describe(*v) + "; index every dimension");
+    }
+    if (count == v->ndim()) return Type::scalar(v->dtype());
+    // Fewer indices than dimensions: a view of the remaining dimensions.
+    Layout layout = v->layout() == Layout::C ? Layout::C : Layout::A;
+    return Type::array(v->dtype(), v->ndim() - count, layout, v->readonly());
+  }
+
+  ProgramTyper& program_;
+  const ir::Module& module_;
+  TypedFunction& out_;
+  const TypedFunction* kernel_ = nullptr;
+  bool changed_ = false;
+  bool final_ = false;
+  int loop_depth_ = 0;
+  std::optional<Type> return_type_;
+
+  friend class cudajit::typing::ProgramTyper;
+};
+
+}  // namespace
+
+const TypedFunction& ProgramTyper::specialize(const ir::Function& fn, const std::vector<Type>& args,
+                                              const ir::Node* call_site, bool is_kernel) {
+  std::vector<std::string> key;
+  for (const Type& t : args) key.push_back(t.str());
+  auto found = done_.find({fn.name, key});
+  if (found != done_.end()) return *found->second;
+  if (in_progress_.count(fn.name))
+    throw CompileError("recursive call of device function '" + fn.name +
+                           "' is not supported in kernels",
+                       call_site ? call_site->loc : fn.loc);
+  if (fn.params.size() != args.size())
+    throw CompileError("'" + fn.name + "' takes " + std::to_string(fn.params.size()) +
+                           " arguments, got " + std::to_string(args.size()),
+                       call_site ? call_site->loc : fn.loc);
+  in_progress_.insert(fn.name);
+  TypedFunction& out = functions_.emplace_back();
+  out.function = &fn;
+  out.arg_types = args;
+  out.symbol = fn.name + "__" + std::to_string(functions_.size());
+  FunctionTyper typer(*this, module_, out);
+  if (is_kernel) typer.kernel_ = &out;
+  typer.run();
+  in_progress_.erase(fn.name);
+  done_[{fn.name, key}] = &out;
+  return out;
+}
+
+TypedProgram ProgramTyper::take(const TypedFunction* entry) {
+  TypedProgram program;
+  program.functions = std::move(functions_);
+  program.entry = entry;
+  program.file = module_.file;
+  return program;
+}
+
+}  // namespace cudajit::typing

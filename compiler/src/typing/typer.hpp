@@ -1,0 +1,38 @@
+// Internal to typing/: the per-function typer and the builtin signatures.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cudajit/compiler/typed.hpp"
+
+namespace cudajit::typing {
+
+[[noreturn]] void type_error(const ir::Node& node, const std::string& message);
+
+// Types a call of a builtin (`len`, `math.sqrt`, `cuda.grid`, `cast.int32`...),
+// given the types of its arguments. Throws CompileError for a bad call.
+// `out` receives constants the call folds (cuda.grid's dimension count).
+Type type_builtin_call(const ir::Node& call, const std::vector<Type>& args, TypedFunction& out);
+
+// Specialises the functions of one module, each once per argument types.
+class ProgramTyper {
+ public:
+  explicit ProgramTyper(const ir::Module& module) : module_(module) {}
+
+  // The specialisation of `fn` for `args`, typing it on first request.
+  const TypedFunction& specialize(const ir::Function& fn, const std::vector<Type>& args,
+                                  const ir::Node* call_site, bool is_kernel = false);
+  TypedProgram take(const TypedFunction* entry);
+
+ private:
+  const ir::Module& module_;
+  std::deque<TypedFunction> functions_;
+  std::map<std::pair<std::string, std::vector<std::string>>, const TypedFunction*> done_;
+  std::set<std::string> in_progress_;
+};
+
+}  // namespace cudajit::typing

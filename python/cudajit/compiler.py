@@ -1,0 +1,74 @@
+"""``cudajit.jit`` and ``cudajit.compile_ptx``, as in ``numba.cuda``."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import _core, frontend
+from .dispatcher import DeviceFunction, Dispatcher, cc_number, return_type_from_name
+from .types import Signature, Type, parse_signature
+
+__all__ = ["jit", "compile_ptx"]
+
+
+def _is_signature(value: Any) -> bool:
+    return isinstance(value, (str, Signature, tuple)) or (
+        isinstance(value, list) and all(_is_signature(v) for v in value))
+
+
+def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
+        lineinfo: bool = False, debug: bool = False, **options: Any) -> Any:
+    """Compile a Python function into a CUDA kernel or device function.
+
+    ``@jit`` compiles lazily, at the first launch for each set of argument
+    types; ``@jit("void(float32[::1], float32)")`` (or a list of signatures)
+    compiles eagerly; ``@jit(device=True)`` makes a device function, callable
+    from kernels and other device functions. ``fastmath``, ``lineinfo`` and
+    ``debug`` are accepted as in Numba (``fastmath`` enables fast-math flags
+    and flush-to-zero).
+    """
+    unknown = set(options) - {"cache", "inline", "opt", "link", "max_registers"}
+    if unknown:
+        raise TypeError(f"jit() got unexpected options {sorted(unknown)}; expected device, "
+                        "fastmath, lineinfo, debug")
+
+    def decorate(pyfunc: Callable[..., Any], signatures: list[Any]) -> Any:
+        if device:
+            if len(signatures) > 1:
+                raise TypeError("a device function takes at most one signature; got "
+                                f"{len(signatures)}")
+            return DeviceFunction(pyfunc, signatures[0] if signatures else None,
+                                  fastmath=fastmath)
+        return Dispatcher(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug)
+
+    if func_or_sig is None:
+        return lambda pyfunc: decorate(pyfunc, [])
+    if _is_signature(func_or_sig):
+        signatures = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
+        for s in signatures:
+            parse_signature(s)  # bad signatures fail here, at decoration
+        return lambda pyfunc: decorate(pyfunc, signatures)
+    if callable(func_or_sig):
+        return decorate(func_or_sig, [])
+    raise TypeError(f"jit() expects a function or a signature; got {func_or_sig!r}")
+
+
+def compile_ptx(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
+                fastmath: bool = False, cc: tuple[int, int] | None = None,
+                debug: bool = False, lineinfo: bool = False) -> tuple[str, Type | str]:
+    """Compile ``pyfunc`` for ``sig`` to PTX, as ``numba.cuda.compile_ptx``.
+
+    Returns ``(ptx, return_type)``. ``device=True`` compiles a device function
+    (a ``.func``), else a kernel (an ``.entry``). ``cc`` is the compute
+    capability as ``(major, minor)``, default (8, 0); the PTX uses the lowest
+    PTX ISA version that supports it.
+    """
+    signature = parse_signature(sig)
+    declared = signature.return_type
+    if not device and declared is not None and str(declared) != "none":
+        raise TypeError(f"a kernel returns void; the signature declares {declared}")
+    program = _core.Program(frontend.build_module(pyfunc))
+    result = program.compile_ptx([str(t) for t in signature.args], device=device,
+                                 fastmath=fastmath, cc=cc_number(cc),
+                                 return_type=str(declared) if device and declared else None)
+    return result["ptx"], return_type_from_name(result["return_type"])

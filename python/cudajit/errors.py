@@ -1,0 +1,75 @@
+"""Exceptions and warnings raised by cudajit.
+
+``CompileError`` is raised for kernel code that cudajit cannot compile, by the
+Python front end (unsupported syntax, unknown names) and by the C++ compiler
+(typing errors), which the binding layer constructs with the same four
+positional arguments. Like Python's ``SyntaxError`` it points at the user's
+line: ``str()`` shows ``file:line:col: message``, the source line and a caret.
+"""
+
+from __future__ import annotations
+
+import linecache
+
+__all__ = [
+    "CompileError",
+    "CudaDriverError",
+    "CudaSupportError",
+    "PerformanceWarning",
+    "NumbaPerformanceWarning",
+]
+
+
+class CompileError(Exception):
+    """Kernel code that cannot be compiled, with the location of the offending node.
+
+    ``lineno`` is 1-based and ``col_offset`` 0-based (a UTF-8 byte offset, as
+    ``ast`` gives it). The first line of ``str()`` shows the column 1-based, as
+    compilers do in ``file:line:col`` messages, so editors jump to the right
+    character.
+    """
+
+    def __init__(self, msg: str, filename: str = "", lineno: int = 0, col_offset: int = 0):
+        # All four go to Exception.args so that pickling and copying rebuild it.
+        super().__init__(msg, filename, lineno, col_offset)
+        self.msg = msg
+        self.filename = filename
+        self.lineno = lineno
+        self.col_offset = col_offset
+
+    def __str__(self) -> str:
+        if self.lineno <= 0:
+            return f"{self.filename}: {self.msg}" if self.filename else self.msg
+        filename = self.filename or "<unknown>"
+        lines = [f"{filename}:{self.lineno}:{self.col_offset + 1}: {self.msg}"]
+        source = linecache.getline(self.filename, self.lineno) if self.filename else ""
+        source = source.rstrip("\r\n")
+        if source.strip():
+            lines.extend(_source_with_caret(source, self.col_offset))
+        return "\n".join(lines)
+
+
+def _source_with_caret(source: str, col_offset: int) -> list[str]:
+    """The source line without its indentation and a caret under the column."""
+    # col_offset counts UTF-8 bytes; the caret needs characters.
+    prefix = source.encode("utf-8")[: max(col_offset, 0)].decode("utf-8", errors="ignore")
+    stripped = source.lstrip()
+    indent = len(source) - len(stripped)
+    caret_col = max(len(prefix) - indent, 0)
+    return ["    " + stripped.rstrip(), "    " + " " * caret_col + "^"]
+
+
+class CudaDriverError(RuntimeError):
+    """A CUDA driver call failed; the message names the call and the CUresult."""
+
+
+class CudaSupportError(RuntimeError):
+    """CUDA is not usable here: no driver, no device, or an unsupported device."""
+
+
+class PerformanceWarning(UserWarning):
+    """Code that runs correctly but slowly, e.g. a grid too small to fill the device."""
+
+
+# Numba's name, so that filters written for Numba keep working.
+NumbaPerformanceWarning = PerformanceWarning

@@ -1,0 +1,835 @@
+"""Front end: a Python function's source -> kernel IR text (docs/kernel-ir.md).
+
+The source is read with ``inspect`` and ``ast`` (never bytecode). Names are
+resolved here, against the function's locals, closure, globals and builtins:
+``math``, ``cudajit`` and NumPy under any alias, frozen numeric constants, and
+device functions, which are translated too and appended to the module. The
+C++ compiler then types and lowers the IR without seeing a Python object.
+Anything outside the supported subset raises CompileError at its node.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import math
+import re
+import sys
+import textwrap
+from dataclasses import dataclass
+from types import FunctionType, ModuleType
+from typing import Any, Callable, Union
+
+import numpy as np
+
+from . import intrinsics
+from . import types as cjtypes
+from .errors import CompileError
+
+__all__ = ["build_module"]
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+VALUE_ATTRIBUTES = ("shape", "strides", "ndim", "size", "real", "imag")
+METHODS = ("conjugate",)
+PYTHON_BUILTINS = ("range", "len", "min", "max", "abs", "int", "float", "bool", "complex", "round")
+MATH_CONSTANTS = ("pi", "e", "inf", "nan", "tau")
+_MISSING = object()
+DIM3_NAMES = tuple(d.name for d in intrinsics.DIM3_INTRINSICS)
+
+BINARY_OPERATORS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+    ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+    ast.LShift: "<<", ast.RShift: ">>",
+}
+UNARY_OPERATORS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
+COMPARE_OPERATORS = {
+    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+}
+
+# Plural descriptions for the message "<what> are not supported in kernels".
+UNSUPPORTED_SYNTAX = {
+    "Try": "try statements", "TryStar": "try statements", "With": "with statements",
+    "AsyncWith": "async with statements", "AsyncFor": "async for loops",
+    "Raise": "raise statements", "Assert": "assert statements", "Delete": "del statements",
+    "Import": "import statements", "ImportFrom": "import statements",
+    "Global": "global declarations", "Nonlocal": "nonlocal declarations",
+    "FunctionDef": "nested functions", "AsyncFunctionDef": "nested functions",
+    "ClassDef": "class definitions", "Match": "match statements",
+    "Lambda": "lambda expressions", "ListComp": "list comprehensions",
+    "SetComp": "set comprehensions", "DictComp": "dict comprehensions",
+    "GeneratorExp": "generator expressions", "List": "lists", "Dict": "dicts", "Set": "set literals",
+    "JoinedStr": "f-strings", "FormattedValue": "f-strings", "Await": "await expressions",
+    "Yield": "yield expressions", "YieldFrom": "yield expressions",
+    "NamedExpr": "assignment expressions (:=)", "Starred": "starred expressions (*x)",
+    "Slice": "slices",
+}
+
+
+# ---------------------------------------------------------------------------
+# IR nodes and their text
+
+class IRNode:
+    """One S-expression ``(HEAD@LINE:COL child ...)``; children are nodes or atoms."""
+
+    __slots__ = ("head", "loc", "children")
+
+    def __init__(self, head: str, loc: tuple[int, int] | None, *children: Union["IRNode", str]):
+        self.head = head
+        self.loc = loc
+        self.children = children
+
+
+# How many leading children stay on the head's line; the rest (statements and
+# blocks) go on lines of their own. Newlines mean nothing to the parser.
+_INLINE_CHILDREN = {"module": 1, "func": 2, "block": 0, "if": 1, "while": 1, "for": 4}
+
+
+def render(node: IRNode | str, depth: int = 0) -> str:
+    if isinstance(node, str):
+        return node
+    text = node.head if node.loc is None else f"{node.head}@{node.loc[0]}:{node.loc[1]}"
+    parts = ["(" + text]
+    inline = _INLINE_CHILDREN.get(node.head, len(node.children))
+    for position, child in enumerate(node.children):
+        separator = " " if position < inline else "\n" + " " * (depth + 1)
+        parts.append(separator + render(child, depth + 1))
+    return "".join(parts) + ")"
+
+
+def _string_atom(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _ir_identifier(name: str) -> str:
+    """IR symbols are ASCII; spell other characters of Python identifiers out."""
+    return "".join(c if c.isascii() else f"_u{ord(c):04x}_" for c in name)
+
+
+def _mangle(qualname: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", _ir_identifier(qualname))
+
+
+# ---------------------------------------------------------------------------
+# What a non-local name or attribute resolves to, before it becomes IR
+
+class _Ref:
+    """A compile-time entity: usable only in some positions (called, or with .attr)."""
+
+
+@dataclass(frozen=True)
+class _ModuleRef(_Ref):
+    kind: str  # "cudajit", "math", "numpy" or "other"
+    module: ModuleType
+
+
+@dataclass(frozen=True)
+class _Constant(_Ref):
+    value: Any  # a number or a (nested) tuple of numbers
+
+
+@dataclass(frozen=True)
+class _BuiltinFunction(_Ref):
+    ir_name: str  # a BUILTIN symbol of the IR: "len", "math.sqrt", "cast.float32"
+
+
+@dataclass(frozen=True)
+class _Dim3(_Ref):
+    name: str  # "threadIdx", ...
+
+
+@dataclass(frozen=True)
+class _GridIntrinsic(_Ref):
+    name: str  # "grid" or "gridsize"
+
+
+@dataclass(frozen=True)
+class _ValueIntrinsic(_Ref):
+    ir_name: str  # "cuda.threadIdx.x", "cuda.laneid"
+
+
+@dataclass(frozen=True)
+class _DeviceFunction(_Ref):
+    pyfunc: FunctionType
+    signature: Any = None  # a declared cudajit Signature: calls cast to its types
+
+
+@dataclass(frozen=True)
+class _Kernel(_Ref):
+    name: str
+
+
+Resolved = Union[IRNode, _Ref]
+
+# Objects recognised by identity, keyed by id() with the object kept for an `is` check.
+_KNOWN_OBJECTS: dict[int, tuple[Any, _Ref]] = {}
+
+
+def _register(obj: Any, ref: _Ref) -> None:
+    _KNOWN_OBJECTS[id(obj)] = (obj, ref)
+
+
+for _dim3 in intrinsics.DIM3_INTRINSICS:
+    _register(_dim3, _Dim3(_dim3.name))
+    for _axis in "xyz":
+        _register(getattr(_dim3, _axis), _ValueIntrinsic(getattr(_dim3, _axis).ir_name))
+_register(intrinsics.grid, _GridIntrinsic("grid"))
+_register(intrinsics.gridsize, _GridIntrinsic("gridsize"))
+_register(intrinsics.laneid, _ValueIntrinsic(intrinsics.laneid.ir_name))
+_register(intrinsics.warpsize, _ValueIntrinsic(intrinsics.warpsize.ir_name))
+for _name in PYTHON_BUILTINS:
+    _register(getattr(builtins, _name), _BuiltinFunction(_name))
+# Any public function of math passes through; the compiler owns the list it supports.
+for _name, _obj in vars(math).items():
+    if callable(_obj) and not _name.startswith("_"):
+        _register(_obj, _BuiltinFunction(f"math.{_name}"))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (bool, int, float, complex, np.bool_, np.number))
+
+
+def _is_frozen_constant(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return all(_is_frozen_constant(v) for v in value)
+    return _is_number(value)
+
+
+def _module_kind(module: ModuleType) -> str:
+    if module is sys.modules.get("cudajit") or module.__name__ == "cudajit":
+        return "cudajit"
+    if module.__name__ in ("math", "numpy"):
+        return module.__name__
+    return "other"
+
+
+# ---------------------------------------------------------------------------
+# Reading a function's source
+
+@dataclass
+class _FunctionSource:
+    funcdef: ast.FunctionDef
+    filename: str
+    col_shift: int  # the indentation textwrap.dedent removed, added back to columns
+
+
+def _read_function(pyfunc: FunctionType) -> _FunctionSource:
+    code = pyfunc.__code__
+    filename = code.co_filename
+    if pyfunc.__name__ == "<lambda>":
+        raise CompileError("lambda functions cannot be compiled; define the function with def",
+                           filename, code.co_firstlineno, 0)
+    try:
+        lines, first_line = inspect.getsourcelines(pyfunc)
+    except (OSError, TypeError) as exc:
+        raise CompileError(
+            f"cannot read the source of '{pyfunc.__qualname__}' ({exc}); cudajit compiles "
+            "functions defined in a source file", filename, code.co_firstlineno, 0) from None
+    source = "".join(lines)
+    dedented = textwrap.dedent(source)
+    col_shift = len(lines[0]) - len(dedented.splitlines(keepends=True)[0])
+    try:
+        tree = ast.parse(dedented, filename=filename)
+    except SyntaxError as exc:
+        raise CompileError(f"cannot parse the source of '{pyfunc.__qualname__}': {exc.msg}",
+                           filename, (exc.lineno or 1) + first_line - 1,
+                           max((exc.offset or 1) - 1, 0) + col_shift) from None
+    ast.increment_lineno(tree, first_line - 1)
+    funcdef = tree.body[0] if tree.body else None
+    if not isinstance(funcdef, ast.FunctionDef) or funcdef.name != code.co_name:
+        what = "async functions" if isinstance(funcdef, ast.AsyncFunctionDef) else "this function"
+        raise CompileError(f"cannot compile {what}: '{pyfunc.__qualname__}' is not a plain def",
+                           filename, first_line, col_shift)
+    return _FunctionSource(funcdef, filename, col_shift)
+
+
+class _BoundNames(ast.NodeVisitor):
+    """Names bound anywhere in a function body: Python's rule for locals."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if not isinstance(node.ctx, ast.Load):
+            self.names.add(node.id)
+
+    def visit_FunctionDef(self, node: ast.AST) -> None:
+        self.names.add(node.name)  # the name is bound here; its body is another scope
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def visit_Lambda(self, node: ast.AST) -> None:
+        pass  # own scope
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda
+
+    def visit_Import(self, node: ast.Import | ast.ImportFrom) -> None:
+        for alias in node.names:
+            if alias.name != "*":
+                self.names.add(alias.asname or alias.name.split(".")[0])
+
+    visit_ImportFrom = visit_Import
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.names.add(node.name)
+        self.generic_visit(node)
+
+
+# ---------------------------------------------------------------------------
+# One function -> (func@ ...)
+
+class _FunctionTranslator:
+    def __init__(self, pyfunc: FunctionType, ir_name: str, module: "_ModuleBuilder"):
+        self.pyfunc = pyfunc
+        self.ir_name = ir_name
+        self.module = module
+        source = _read_function(pyfunc)
+        self.funcdef = source.funcdef
+        self.filename = source.filename
+        self.col_shift = source.col_shift
+        self.globals = pyfunc.__globals__
+        self.closure = dict(zip(pyfunc.__code__.co_freevars, pyfunc.__closure__ or ()))
+        module_builtins = self.globals.get("__builtins__", builtins)
+        self.builtins = vars(module_builtins) if isinstance(module_builtins, ModuleType) \
+            else module_builtins
+        self.params = self._parameters()
+        collector = _BoundNames()
+        for stmt in self.funcdef.body:
+            collector.visit(stmt)
+        self.locals = set(self.params) | collector.names
+        self.chain_temps = 0
+
+    # -- helpers ------------------------------------------------------------
+
+    def _loc(self, node: ast.AST) -> tuple[int, int]:
+        return (node.lineno, node.col_offset + self.col_shift)
+
+    def _error(self, msg: str, node: ast.AST) -> CompileError:
+        line, col = self._loc(node)
+        return CompileError(msg, self.filename, line, col)
+
+    def _unsupported(self, node: ast.AST) -> CompileError:
+        what = UNSUPPORTED_SYNTAX.get(type(node).__name__, f"'{type(node).__name__}' nodes")
+        return self._error(f"{what} are not supported in kernels", node)
+
+    def _parameters(self) -> list[str]:
+        args = self.funcdef.args
+        if args.vararg or args.kwarg:
+            raise self._error("*args and **kwargs parameters are not supported in kernels",
+                              args.vararg or args.kwarg)
+        if args.kwonlyargs:
+            raise self._error("keyword-only parameters are not supported in kernels",
+                              args.kwonlyargs[0])
+        if args.defaults:
+            raise self._error("default parameter values are not supported in kernels",
+                              args.defaults[0])
+        return [a.arg for a in args.posonlyargs + args.args]
+
+    def translate(self) -> IRNode:
+        body = self.funcdef.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body = body[1:]  # the docstring
+        params = IRNode("params", None, *(_ir_identifier(p) for p in self.params))
+        return IRNode("func", self._loc(self.funcdef), self.ir_name, params,
+                      *self._statements(body))
+
+    # -- statements ---------------------------------------------------------
+
+    def _statements(self, stmts: list[ast.stmt]) -> list[IRNode]:
+        result: list[IRNode] = []
+        for stmt in stmts:
+            handler = getattr(self, "_stmt_" + type(stmt).__name__, None)
+            if handler is None:
+                raise self._unsupported(stmt)
+            result.extend(handler(stmt))
+        return result
+
+    def _block(self, stmts: list[ast.stmt], fallback: ast.AST) -> IRNode:
+        # A block sits at its first statement; an empty one at its owner.
+        return IRNode("block", self._loc(stmts[0] if stmts else fallback),
+                      *self._statements(stmts))
+
+    def _stmt_Assign(self, node: ast.Assign) -> list[IRNode]:
+        loc = self._loc(node)
+        value = self._expr(node.value)
+        result = []
+        if len(node.targets) > 1 and not self._is_cheap(node.value):
+            # a = b = f(x): evaluate f(x) once, into a name no Python code can spell.
+            self.chain_temps += 1
+            temp = IRNode("name", self._loc(node.value), f"chain.{self.chain_temps}")
+            result.append(IRNode("assign", loc, temp, value))
+            value = temp
+        for target in node.targets:
+            result.append(IRNode("assign", loc, self._target(target), value))
+        return result
+
+    @staticmethod
+    def _is_cheap(node: ast.expr) -> bool:
+        if isinstance(node, ast.UnaryOp):
+            node = node.operand
+        return isinstance(node, (ast.Name, ast.Constant))
+
+    def _stmt_AugAssign(self, node: ast.AugAssign) -> list[IRNode]:
+        if not isinstance(node.target, (ast.Name, ast.Subscript)):
+            raise self._error("augmented assignment needs a variable or an array element",
+                              node.target)
+        return [IRNode("augassign", self._loc(node), self._binary_operator(node.op, node),
+                       self._target(node.target), self._expr(node.value))]
+
+    def _stmt_AnnAssign(self, node: ast.AnnAssign) -> list[IRNode]:
+        if node.value is None:
+            return []  # a bare annotation binds nothing
+        return [IRNode("assign", self._loc(node), self._target(node.target),
+                       self._expr(node.value))]
+
+    def _target(self, node: ast.expr) -> IRNode:
+        if isinstance(node, ast.Name):
+            return IRNode("name", self._loc(node), _ir_identifier(node.id))
+        if isinstance(node, ast.Subscript):
+            return self._expr_Subscript(node)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return IRNode("tuple", self._loc(node), *(self._target(e) for e in node.elts))
+        if isinstance(node, ast.Attribute):
+            raise self._error("assigning to attributes is not supported in kernels", node)
+        if isinstance(node, ast.Starred):
+            raise self._unsupported(node)
+        raise self._error("cannot assign to this expression in a kernel", node)
+
+    def _stmt_If(self, node: ast.If) -> list[IRNode]:
+        return [IRNode("if", self._loc(node), self._expr(node.test),
+                       self._block(node.body, node), self._block(node.orelse, node))]
+
+    def _stmt_While(self, node: ast.While) -> list[IRNode]:
+        if node.orelse:
+            raise self._error("'else' clauses on while loops are not supported in kernels",
+                              node)
+        return [IRNode("while", self._loc(node), self._expr(node.test),
+                       self._block(node.body, node))]
+
+    def _stmt_For(self, node: ast.For) -> list[IRNode]:
+        if node.orelse:
+            raise self._error("'else' clauses on for loops are not supported in kernels",
+                              node)
+        if not isinstance(node.target, ast.Name):
+            raise self._error("a for loop's target must be a single variable in kernels",
+                              node.target)
+        call = node.iter
+        if not (isinstance(call, ast.Call) and self._is_range(call.func)):
+            raise self._error("only 'for ... in range(...)' loops are supported in kernels",
+                              node.iter)
+        self._check_call_syntax(call)
+        if not 1 <= len(call.args) <= 3:
+            raise self._error(f"range() takes 1 to 3 arguments; got {len(call.args)}", call)
+        bounds = [self._expr(a) for a in call.args]
+        call_loc = self._loc(call)
+        if len(bounds) == 1:
+            bounds.insert(0, IRNode("int", call_loc, "0"))
+        if len(bounds) == 2:
+            bounds.append(IRNode("int", call_loc, "1"))
+        return [IRNode("for", self._loc(node), self._target(node.target), *bounds,
+                       self._block(node.body, node))]
+
+    def _is_range(self, func: ast.expr) -> bool:
+        if not isinstance(func, ast.Name) or func.id in self.locals:
+            return False
+        return self._lookup(func.id, default=None) is builtins.range
+
+    def _stmt_Break(self, node: ast.stmt) -> list[IRNode]:
+        return [IRNode("break", self._loc(node))]
+
+    def _stmt_Continue(self, node: ast.stmt) -> list[IRNode]:
+        return [IRNode("continue", self._loc(node))]
+
+    def _stmt_Pass(self, node: ast.stmt) -> list[IRNode]:
+        return [IRNode("pass", self._loc(node))]
+
+    def _stmt_Return(self, node: ast.Return) -> list[IRNode]:
+        value = node.value
+        if value is None or (isinstance(value, ast.Constant) and value.value is None):
+            return [IRNode("return", self._loc(node))]
+        return [IRNode("return", self._loc(node), self._expr(value))]
+
+    def _stmt_Expr(self, node: ast.Expr) -> list[IRNode]:
+        if isinstance(node.value, ast.Constant):
+            if isinstance(node.value.value, str):
+                return []  # a string used as a comment does nothing
+            if node.value.value is Ellipsis:
+                return [IRNode("pass", self._loc(node))]
+        return [IRNode("expr", self._loc(node), self._expr(node.value))]
+
+    # -- expressions --------------------------------------------------------
+
+    def _expr(self, node: ast.expr) -> IRNode:
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return self._as_value(self._resolve(node), node)
+        handler = getattr(self, "_expr_" + type(node).__name__, None)
+        if handler is None:
+            raise self._unsupported(node)
+        return handler(node)
+
+    def _expr_Constant(self, node: ast.Constant) -> IRNode:
+        value = node.value
+        if isinstance(value, (str, bytes)):
+            raise self._error("strings are not supported in kernels", node)
+        if value is None:
+            raise self._error("None is not supported here in kernels", node)
+        if not _is_number(value):
+            raise self._error(f"the constant {value!r} is not supported in kernels", node)
+        return self._literal(value, node)
+
+    def _expr_UnaryOp(self, node: ast.UnaryOp) -> IRNode:
+        operand = node.operand
+        if isinstance(node.op, ast.Not):
+            return IRNode("not", self._loc(node), self._expr(operand))
+        if isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant) \
+                and type(operand.value) is int and operand.value == -INT64_MIN:
+            return IRNode("int", self._loc(node), str(INT64_MIN))  # -2**63 as one literal
+        return IRNode("unary", self._loc(node), UNARY_OPERATORS[type(node.op)],
+                      self._expr(operand))
+
+    def _binary_operator(self, op: ast.operator, node: ast.AST) -> str:
+        symbol = BINARY_OPERATORS.get(type(op))
+        if symbol is None:
+            raise self._error("the '@' operator is not supported in kernels", node)
+        return symbol
+
+    def _expr_BinOp(self, node: ast.BinOp) -> IRNode:
+        return IRNode("binop", self._loc(node), self._binary_operator(node.op, node),
+                      self._expr(node.left), self._expr(node.right))
+
+    def _expr_BoolOp(self, node: ast.BoolOp) -> IRNode:
+        head = "and" if isinstance(node.op, ast.And) else "or"
+        return IRNode(head, self._loc(node), *(self._expr(v) for v in node.values))
+
+    def _expr_Compare(self, node: ast.Compare) -> IRNode:
+        children: list[IRNode | str] = [self._expr(node.left)]
+        for op, right in zip(node.ops, node.comparators):
+            symbol = COMPARE_OPERATORS.get(type(op))
+            if symbol is None:
+                spelled = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in",
+                           ast.NotIn: "not in"}[type(op)]
+                raise self._error(f"'{spelled}' comparisons are not supported in kernels", node)
+            children += [symbol, self._expr(right)]
+        return IRNode("compare", self._loc(node), *children)
+
+    def _expr_IfExp(self, node: ast.IfExp) -> IRNode:
+        return IRNode("ifexp", self._loc(node), self._expr(node.test),
+                      self._expr(node.body), self._expr(node.orelse))
+
+    def _expr_Tuple(self, node: ast.Tuple) -> IRNode:
+        return IRNode("tuple", self._loc(node), *(self._expr(e) for e in node.elts))
+
+    def _expr_Subscript(self, node: ast.Subscript) -> IRNode:
+        index = node.slice
+        if isinstance(index, ast.Tuple):
+            for element in index.elts:
+                if isinstance(element, ast.Slice):
+                    raise self._unsupported(element)
+        elif isinstance(index, ast.Slice):
+            raise self._unsupported(index)
+        return IRNode("subscript", self._loc(node), self._expr(node.value), self._expr(index))
+
+    def _literal(self, value: Any, node: ast.AST) -> IRNode:
+        loc = self._loc(node)
+        if isinstance(value, (bool, np.bool_)):
+            return IRNode("bool", loc, "1" if value else "0")
+        if isinstance(value, (int, np.integer)):
+            if not INT64_MIN <= int(value) <= INT64_MAX:
+                raise self._error(f"integer constant {int(value)} does not fit in int64", node)
+            return IRNode("int", loc, str(int(value)))
+        if isinstance(value, (float, np.floating)):
+            return IRNode("float", loc, repr(float(value)))
+        if isinstance(value, (complex, np.complexfloating)):
+            number = complex(value)
+            return IRNode("complex", loc, repr(number.real), repr(number.imag))
+        if isinstance(value, tuple):
+            return IRNode("tuple", loc, *(self._literal(v, node) for v in value))
+        raise self._error(f"the constant {value!r} is not supported in kernels", node)
+
+    # -- names, attributes and calls ------------------------------------------
+
+    def _lookup(self, name: str, default: Any = None) -> Any:
+        if name in self.closure:
+            try:
+                return self.closure[name].cell_contents
+            except ValueError:
+                return default  # an empty cell: assigned later in the enclosing function
+        if name in self.globals:
+            return self.globals[name]
+        return self.builtins.get(name, default)
+
+    def _resolve(self, node: ast.expr) -> Resolved:
+        """A name or attribute chain as IR (a value) or as a compile-time entity."""
+        if isinstance(node, ast.Name):
+            if node.id in self.locals:
+                return IRNode("name", self._loc(node), _ir_identifier(node.id))
+            value = self._lookup(node.id, _MISSING)
+            if value is _MISSING:
+                if node.id in self.closure:
+                    raise self._error(f"free variable '{node.id}' is referenced before "
+                                      "assignment in the enclosing function", node)
+                raise self._error(f"name '{node.id}' is not defined", node)
+            return self._classify(value, node)
+        if isinstance(node, ast.Attribute):
+            base = self._resolve(node.value)
+            if isinstance(base, (_ModuleRef, _Dim3)):
+                return self._attribute_of_namespace(base, node)
+            value = self._as_value(base, node.value)
+            if node.attr not in VALUE_ATTRIBUTES:
+                supported = " ".join("." + a for a in VALUE_ATTRIBUTES)
+                raise self._error(f"attribute '.{node.attr}' is not supported in kernels; "
+                                  f"supported: {supported}", node)
+            return IRNode("attr", self._loc(node), value, node.attr)
+        return self._expr(node)
+
+    def _classify(self, value: Any, node: ast.expr) -> _Ref:
+        """What a global, closure or builtin object means in a kernel."""
+        spelled = ast.unparse(node)
+        if isinstance(value, ModuleType):
+            return _ModuleRef(_module_kind(value), value)
+        known = _KNOWN_OBJECTS.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        if isinstance(value, cjtypes.ScalarType):
+            return _BuiltinFunction(f"cast.{value}")
+        if isinstance(value, type) and issubclass(value, np.generic):
+            try:
+                return _BuiltinFunction(f"cast.{cjtypes.from_dtype(value)}")
+            except TypeError as exc:
+                raise self._error(f"'{spelled}' cannot be used in kernels: {exc}", node) from None
+        if _is_number(value):
+            return _Constant(value)
+        if isinstance(value, tuple):
+            if not _is_frozen_constant(value):
+                raise self._error(f"global tuple '{spelled}' cannot be frozen as a constant; "
+                                  "only numbers and tuples of numbers can", node)
+            return _Constant(value)
+        if getattr(value, "_cudajit_device_pyfunc", None) is not None:
+            return _DeviceFunction(value._cudajit_device_pyfunc,
+                                   getattr(value, "signature", None))
+        if getattr(value, "_cudajit_kernel_pyfunc", None) is not None:
+            return _Kernel(spelled)
+        raise self._error(self._unsupported_object_message(value, spelled), node)
+
+    @staticmethod
+    def _unsupported_object_message(value: Any, spelled: str) -> str:
+        if isinstance(value, np.ndarray):
+            return (f"global array '{spelled}' cannot be used in kernels; "
+                    "pass it as an argument")
+        if getattr(builtins, getattr(value, "__name__", ""), None) is value:
+            return f"builtin '{spelled}' is not supported in kernels"
+        if isinstance(value, FunctionType):
+            return (f"cannot call Python function '{spelled}' from a kernel; "
+                    "decorate it with @cuda.jit(device=True)")
+        return f"'{spelled}' (a {type(value).__name__}) cannot be used in kernels"
+
+    def _attribute_of_namespace(self, base: _ModuleRef | _Dim3, node: ast.Attribute) -> _Ref:
+        attr, spelled = node.attr, ast.unparse(node)
+        if isinstance(base, _Dim3):
+            if attr in ("x", "y", "z"):
+                return _ValueIntrinsic(f"cuda.{base.name}.{attr}")
+            raise self._error(f"'{spelled}' is not supported; use .x, .y or .z", node)
+        if base.kind == "cudajit":
+            if attr in DIM3_NAMES:
+                return _Dim3(attr)
+            if attr in ("grid", "gridsize"):
+                return _GridIntrinsic(attr)
+            if attr in ("laneid", "warpsize"):
+                return _ValueIntrinsic(f"cuda.{attr}")
+            scalar = cjtypes.SIGNATURE_NAMESPACE.get(attr)
+            if isinstance(scalar, cjtypes.ScalarType):
+                return _BuiltinFunction(f"cast.{scalar}")
+            submodule = getattr(base.module, attr, None)
+            if isinstance(submodule, ModuleType):
+                return self._classify(submodule, node)
+            raise self._error(f"'{spelled}' is not supported in kernels", node)
+        if base.kind == "math":
+            if attr in MATH_CONSTANTS:
+                return _Constant(getattr(math, attr))
+            if callable(getattr(math, attr, None)) and not attr.startswith("_"):
+                return _BuiltinFunction(f"math.{attr}")
+            raise self._error(f"'{spelled}' is not supported in kernels", node)
+        value = getattr(base.module, attr, _MISSING)
+        if value is _MISSING:
+            raise self._error(f"module '{ast.unparse(node.value)}' has no attribute '{attr}'",
+                              node)
+        if base.kind == "numpy" and not (_is_number(value) or (
+                isinstance(value, type) and issubclass(value, np.generic))):
+            hint = f"; use math.{attr}" if callable(getattr(math, attr, None)) else ""
+            raise self._error(f"'{spelled}' is not supported in kernels{hint}", node)
+        return self._classify(value, node)
+
+    def _as_value(self, resolved: Resolved, node: ast.expr) -> IRNode:
+        if isinstance(resolved, IRNode):
+            return resolved
+        if isinstance(resolved, _Constant):
+            return self._literal(resolved.value, node)
+        if isinstance(resolved, _ValueIntrinsic):
+            return IRNode("call", self._loc(node), resolved.ir_name)
+        spelled = ast.unparse(node)
+        if isinstance(resolved, _ModuleRef):
+            raise self._error(f"module '{spelled}' cannot be used as a value in kernels", node)
+        if isinstance(resolved, _Dim3):
+            raise self._error(f"'{spelled}' cannot be used as a value; use "
+                              f"{spelled}.x, .y or .z", node)
+        raise self._error(f"'{spelled}' can only be called, not used as a value, in kernels",
+                          node)
+
+    def _check_call_syntax(self, node: ast.Call) -> None:
+        if node.keywords:
+            raise self._error("keyword arguments are not supported in kernels",
+                              node.keywords[0])
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                raise self._unsupported(arg)
+
+    def _expr_Call(self, node: ast.Call) -> IRNode:
+        self._check_call_syntax(node)
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            base = self._resolve(func.value)
+            if isinstance(base, (_ModuleRef, _Dim3)):
+                callee = self._attribute_of_namespace(base, func)
+            else:
+                return self._method_call(node, self._as_value(base, func.value), func.attr)
+        else:
+            callee = self._resolve(func)
+        return self._call(callee, node)
+
+    def _method_call(self, node: ast.Call, receiver: IRNode, method: str) -> IRNode:
+        if method not in METHODS:
+            supported = " ".join(f".{m}()" for m in METHODS)
+            raise self._error(f"method '.{method}()' is not supported in kernels; "
+                              f"supported: {supported}", node.func)
+        return IRNode("method", self._loc(node), receiver, method,
+                      *(self._expr(a) for a in node.args))
+
+    def _call(self, callee: Resolved, node: ast.Call) -> IRNode:
+        loc, spelled = self._loc(node), ast.unparse(node.func)
+        if isinstance(callee, _BuiltinFunction):
+            if callee.ir_name == "range":
+                raise self._error("range() can only be used as the iterable of a for loop "
+                                  "in kernels", node)
+            if callee.ir_name.startswith("cast.") and len(node.args) != 1:
+                raise self._error(f"{spelled}() takes exactly one argument in kernels; "
+                                  f"got {len(node.args)}", node)
+            return IRNode("call", loc, callee.ir_name, *self._args(node))
+        if isinstance(callee, _GridIntrinsic):
+            return IRNode("call", loc, f"cuda.{callee.name}", self._grid_ndim(node, spelled))
+        if isinstance(callee, _DeviceFunction):
+            name = self.module.device_function_name(callee.pyfunc)
+            return self._device_call(callee, name, loc, node)
+        if isinstance(callee, _Kernel):
+            raise self._error(f"kernel '{spelled}' cannot be called from a kernel; "
+                              "use @cuda.jit(device=True)", node)
+        if isinstance(callee, _ValueIntrinsic):
+            raise self._error(f"'{spelled}' is not a function; write it without parentheses",
+                              node)
+        if isinstance(callee, IRNode):
+            raise self._error(f"cannot call '{spelled}'; kernels can call device functions, "
+                              "builtins, math functions, casts and cuda intrinsics", node)
+        raise self._error(f"'{spelled}' is not callable in kernels", node)
+
+    def _device_call(self, callee: _DeviceFunction, name: str, loc: Any,
+                     node: ast.Call) -> IRNode:
+        """A device-function call; with a declared signature, the scalar arguments
+        and the result are converted to its types, as Numba does."""
+        args = self._args(node)
+        sig = callee.signature
+        if sig is None:
+            return IRNode("callfn", loc, name, *args)
+        if len(args) != len(sig.args):
+            raise self._error(f"device function '{callee.pyfunc.__name__}' is declared with "
+                              f"{len(sig.args)} arguments, got {len(args)}", node)
+        args = [IRNode("call", loc, f"cast.{t}", a) if isinstance(t, cjtypes.ScalarType) else a
+                for a, t in zip(args, sig.args)]
+        call = IRNode("callfn", loc, name, *args)
+        if isinstance(sig.return_type, cjtypes.ScalarType):
+            return IRNode("call", loc, f"cast.{sig.return_type}", call)
+        return call
+
+    def _args(self, node: ast.Call) -> list[IRNode]:
+        return [self._expr(a) for a in node.args]
+
+    def _grid_ndim(self, node: ast.Call, spelled: str) -> IRNode:
+        """cuda.grid(N) needs N known here: a literal (or frozen constant) 1, 2 or 3."""
+        expected = f"{spelled}() takes one literal argument 1, 2 or 3"
+        if len(node.args) != 1:
+            raise self._error(f"{expected}; got {len(node.args)} arguments", node)
+        arg = node.args[0]
+        value: Any = None
+        if isinstance(arg, ast.Constant):
+            value = arg.value
+        elif isinstance(arg, (ast.Name, ast.Attribute)):
+            resolved = self._resolve(arg)
+            value = resolved.value if isinstance(resolved, _Constant) else None
+        is_int = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+        if not is_int or not 1 <= int(value) <= 3:
+            raise self._error(f"{expected}; got '{ast.unparse(arg)}'", arg)
+        return IRNode("int", self._loc(arg), str(int(value)))
+
+
+# ---------------------------------------------------------------------------
+# The module: the entry function, then the device functions it reaches
+
+class _ModuleBuilder:
+    def __init__(self, entry: FunctionType):
+        self.entry = entry
+        entry_name = _ir_identifier(entry.__name__)
+        self.names: dict[FunctionType, str] = {entry: entry_name}
+        self.used_names = {entry_name}
+        self.pending: list[FunctionType] = [entry]
+        self.counter = 0
+
+    def device_function_name(self, pyfunc: FunctionType) -> str:
+        """The IR name of a device function, queueing it for translation once."""
+        pyfunc = _unwrap(pyfunc)
+        if pyfunc not in self.names:
+            name = ""
+            while not name or name in self.used_names:
+                self.counter += 1
+                name = f"{_mangle(pyfunc.__qualname__)}_{self.counter}"
+            self.names[pyfunc] = name
+            self.used_names.add(name)
+            self.pending.append(pyfunc)
+        return self.names[pyfunc]
+
+    def build(self) -> str:
+        functions = []
+        while self.pending:  # grows while translating: calls queue their callees
+            pyfunc = self.pending.pop(0)
+            functions.append(_FunctionTranslator(pyfunc, self.names[pyfunc], self).translate())
+        module = IRNode("module", None, _string_atom(self.entry.__code__.co_filename),
+                        *functions)
+        return render(module) + "\n"
+
+
+def _unwrap(function: Any) -> FunctionType:
+    for attribute in ("_cudajit_kernel_pyfunc", "_cudajit_device_pyfunc"):
+        wrapped = getattr(function, attribute, None)
+        if wrapped is not None:
+            function = wrapped
+            break
+    # Source and globals must come from the same function: look through functools.wraps.
+    function = inspect.unwrap(function) if callable(function) else function
+    if not isinstance(function, FunctionType):
+        raise TypeError(f"expected a Python function (def) to compile; got {function!r}")
+    return function
+
+
+def build_module(pyfunc: Callable[..., Any]) -> str:
+    """The kernel IR text of ``pyfunc`` and of every device function it calls.
+
+    ``pyfunc`` is a plain Python function or a cudajit kernel/device function
+    wrapping one. Raises CompileError at the first unsupported construct.
+    """
+    builder = _ModuleBuilder(_unwrap(pyfunc))
+    try:
+        return builder.build()
+    except CompileError as exc:
+        # Point the traceback at the user's code, not the translator's recursion.
+        raise exc.with_traceback(None) from None

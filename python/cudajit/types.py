@@ -1,0 +1,338 @@
+"""The types of cudajit's kernel language, shaped like Numba's.
+
+Scalars (``float32``, ``int64``, ...), arrays (``float32[:, ::1]``), tuples and
+``void``; calling a type with types makes a signature, as in Numba:
+``void(float32[::1], float32)``. ``str()`` of every type is exactly the
+spelling of the C++ compiler's ``Type::str()`` ("array(float32, 2d, C)"), which
+is how types cross the binding layer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = [
+    "Type", "NoneType", "ScalarType", "Array", "Tuple", "Signature",
+    "typeof", "from_dtype", "parse_signature",
+    "none", "void",
+    "boolean", "bool_", "b1",
+    "int8", "int16", "int32", "int64", "i1", "i2", "i4", "i8",
+    "uint8", "uint16", "uint32", "uint64", "u1", "u2", "u4", "u8",
+    "byte", "short", "ushort", "intc", "uintc", "intp", "uintp", "int_", "uint",
+    "longlong", "ulonglong",
+    "float32", "float64", "f4", "f8", "float_", "single", "double",
+    "complex64", "complex128", "c8", "c16", "csingle", "cdouble",
+]
+
+MAX_ARRAY_NDIM = 4
+LAYOUTS = ("C", "F", "A")
+
+
+class Type:
+    """Base of all cudajit types. Types compare equal when they print the same."""
+
+    def __str__(self) -> str:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Type) and type(other) is type(self) and str(other) == str(self)
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, str(self)))
+
+    def __call__(self, *args: Any) -> "Signature":
+        """``return_type(arg_type, ...)`` makes a Signature, as in Numba."""
+        if all(isinstance(a, Type) for a in args):
+            return Signature(self, args)
+        raise TypeError(f"{self}(...) expects types to make a signature; got {args!r}")
+
+
+class NoneType(Type):
+    """The type of ``None``: the return type of kernels (``void``)."""
+
+    def __str__(self) -> str:
+        return "none"
+
+
+class ScalarType(Type):
+    """A boolean, integer, floating-point or complex number type."""
+
+    def __init__(self, name: str, numpy_type: type):
+        self.name = name
+        self.numpy_dtype = np.dtype(numpy_type)
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def bitwidth(self) -> int:
+        return 1 if self.name == "bool" else self.numpy_dtype.itemsize * 8
+
+    @property
+    def is_bool(self) -> bool:
+        return self.numpy_dtype.kind == "b"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.numpy_dtype.kind in "iu"
+
+    @property
+    def is_signed(self) -> bool:
+        return self.numpy_dtype.kind in "ifc"
+
+    @property
+    def is_float(self) -> bool:
+        return self.numpy_dtype.kind == "f"
+
+    @property
+    def is_complex(self) -> bool:
+        return self.numpy_dtype.kind == "c"
+
+    def __getitem__(self, key: Any) -> "Array":
+        """``float32[::1]`` is a C-contiguous 1d array, ``float32[::1, :]`` an F 2d one."""
+        return Array(self, len(_as_tuple(key)), _layout_from_slices(_as_tuple(key)))
+
+    def __call__(self, *args: Any) -> Any:
+        """With types, a Signature; with one value, the value converted as NumPy would."""
+        if all(isinstance(a, Type) for a in args):
+            return Signature(self, args)
+        if len(args) == 1:
+            return self.numpy_dtype.type(args[0])
+        raise TypeError(
+            f"{self}(...) expects either types (to make a signature) or one value "
+            f"(to convert); got {args!r}")
+
+
+class Array(Type):
+    """An array of ``dtype`` with ``ndim`` dimensions (1 to 4) and a layout:
+    "C" (C-contiguous), "F" (Fortran-contiguous) or "A" (any strides)."""
+
+    def __init__(self, dtype: ScalarType, ndim: int, layout: str, readonly: bool = False):
+        if not isinstance(dtype, ScalarType):
+            raise TypeError(f"array dtype must be a scalar type such as float32; got {dtype!r}")
+        if not isinstance(ndim, int) or not 1 <= ndim <= MAX_ARRAY_NDIM:
+            raise TypeError(f"arrays have 1 to {MAX_ARRAY_NDIM} dimensions; got ndim={ndim!r}")
+        if layout not in LAYOUTS:
+            raise TypeError(f"array layout must be one of 'C', 'F', 'A'; got {layout!r}")
+        self.dtype = dtype
+        self.ndim = ndim
+        self.layout = layout
+        self.readonly = bool(readonly)
+
+    @property
+    def mutable(self) -> bool:
+        return not self.readonly
+
+    def copy(self, dtype: ScalarType | None = None, ndim: int | None = None,
+             layout: str | None = None, readonly: bool | None = None) -> "Array":
+        """This array type with some of its properties replaced (Numba's ``Array.copy``)."""
+        return Array(
+            self.dtype if dtype is None else dtype,
+            self.ndim if ndim is None else ndim,
+            self.layout if layout is None else layout,
+            self.readonly if readonly is None else readonly)
+
+    def __str__(self) -> str:
+        prefix = "readonly " if self.readonly else ""
+        return f"{prefix}array({self.dtype}, {self.ndim}d, {self.layout})"
+
+
+class Tuple(Type):
+    """A tuple of types; homogeneous ones print as Numba's ``UniTuple(int64 x 2)``."""
+
+    def __init__(self, elements: Sequence[Type]):
+        for element in elements:
+            if not isinstance(element, Type) or isinstance(element, NoneType):
+                raise TypeError(f"tuple elements must be cudajit types; got {element!r}")
+        self.elements = tuple(elements)
+
+    def __len__(self) -> int:
+        return len(self.elements)
+
+    def __str__(self) -> str:
+        first = self.elements[0] if self.elements else None
+        if first is not None and all(e == first for e in self.elements):
+            return f"UniTuple({first} x {len(self.elements)})"
+        return "Tuple(" + ", ".join(str(e) for e in self.elements) + ")"
+
+
+class Signature:
+    """A function signature: ``return_type`` (None when not given) and ``args``."""
+
+    __slots__ = ("return_type", "args")
+
+    def __init__(self, return_type: Type | None, args: Sequence[Type]):
+        for arg in args:
+            if not isinstance(arg, Type) or isinstance(arg, NoneType):
+                raise TypeError(f"signature argument types must be cudajit types; got {arg!r}")
+        if return_type is not None and not isinstance(return_type, Type):
+            raise TypeError(f"signature return type must be a cudajit type; got {return_type!r}")
+        self.return_type = return_type
+        self.args = tuple(args)
+
+    def __str__(self) -> str:
+        args = "(" + ", ".join(str(a) for a in self.args) + ")"
+        return args if self.return_type is None else f"{args} -> {self.return_type}"
+
+    def __repr__(self) -> str:
+        return f"Signature({self})"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Signature) and self.return_type == other.return_type
+                and self.args == other.args)
+
+    def __hash__(self) -> int:
+        return hash((self.return_type, self.args))
+
+
+def _as_tuple(key: Any) -> tuple:
+    return key if isinstance(key, tuple) else (key,)
+
+
+def _layout_from_slices(slices: tuple) -> str:
+    """Numba's rule: ``::1`` on the last dimension means C, on the first F."""
+    usage = "index a type with ':' or '::1' slices, e.g. float32[:, ::1]"
+    if not 1 <= len(slices) <= MAX_ARRAY_NDIM:
+        raise TypeError(f"arrays have 1 to {MAX_ARRAY_NDIM} dimensions; got {len(slices)} slices")
+    contiguous = []
+    for position, item in enumerate(slices):
+        if not (isinstance(item, slice) and item.start is None and item.stop is None
+                and item.step in (None, 1)):
+            raise TypeError(f"{usage}; got {item!r}")
+        if item.step == 1:
+            contiguous.append(position)
+    if not contiguous:
+        return "A"
+    if contiguous == [len(slices) - 1]:
+        return "C"
+    if contiguous == [0]:
+        return "F"
+    raise TypeError(f"only the first (F) or the last (C) dimension can be '::1'; got {slices!r}")
+
+
+none = NoneType()
+void = none
+
+boolean = bool_ = b1 = ScalarType("bool", np.bool_)
+int8 = i1 = ScalarType("int8", np.int8)
+int16 = i2 = short = ScalarType("int16", np.int16)
+int32 = i4 = intc = ScalarType("int32", np.int32)
+int64 = i8 = intp = int_ = longlong = ScalarType("int64", np.int64)
+uint8 = u1 = byte = ScalarType("uint8", np.uint8)
+uint16 = u2 = ushort = ScalarType("uint16", np.uint16)
+uint32 = u4 = uintc = ScalarType("uint32", np.uint32)
+uint64 = u8 = uintp = uint = ulonglong = ScalarType("uint64", np.uint64)
+# As in Numba, float_ is float32 (single) and double is float64.
+float32 = f4 = float_ = single = ScalarType("float32", np.float32)
+float64 = f8 = double = ScalarType("float64", np.float64)
+complex64 = c8 = csingle = ScalarType("complex64", np.complex64)
+complex128 = c16 = cdouble = ScalarType("complex128", np.complex128)
+
+SCALAR_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                float32, float64, complex64, complex128)
+_SCALAR_BY_DTYPE = {t.numpy_dtype: t for t in SCALAR_TYPES}
+_SUPPORTED_DTYPES = ", ".join(str(t) for t in SCALAR_TYPES)
+
+# The names a signature string may use, as in Numba.
+SIGNATURE_NAMESPACE: dict[str, Any] = {
+    name: value for name, value in globals().items() if isinstance(value, Type)}
+SIGNATURE_NAMESPACE.update(Array=Array, Tuple=Tuple)
+
+
+def from_dtype(dtype: Any, what: str = "dtype") -> ScalarType:
+    """The scalar type of a NumPy dtype (or anything ``np.dtype()`` accepts)."""
+    try:
+        np_dtype = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"expected a NumPy dtype; got {dtype!r} ({exc})") from None
+    if not np_dtype.isnative:
+        raise TypeError(f"{what} must have the native byte order; got {np_dtype.str!r}")
+    scalar = _SCALAR_BY_DTYPE.get(np_dtype)
+    if scalar is None:
+        raise TypeError(f"unsupported {what} {np_dtype}; expected one of {_SUPPORTED_DTYPES}")
+    return scalar
+
+
+def typeof(value: Any) -> Type:
+    """The cudajit type of a NumPy array, a Python or NumPy number, or a tuple of them."""
+    if isinstance(value, np.ndarray):
+        return _typeof_array(value)
+    if isinstance(value, (bool, np.bool_)):
+        return bool_
+    if isinstance(value, np.generic):  # before float/complex: np.float64 subclasses float
+        return from_dtype(value.dtype)
+    if isinstance(value, int):
+        if -2**63 <= value < 2**63:
+            return int64
+        if 0 <= value < 2**64:
+            return uint64
+        raise TypeError(f"integer {value} does not fit in int64 or uint64")
+    if isinstance(value, float):
+        return float64
+    if isinstance(value, complex):
+        return complex128
+    if isinstance(value, tuple):
+        return Tuple([typeof(v) for v in value])
+    raise TypeError(
+        f"cannot determine the cudajit type of a {type(value).__name__} value; "
+        "expected a NumPy array, a number or a tuple of them")
+
+
+def _typeof_array(array: np.ndarray) -> Array:
+    if not 1 <= array.ndim <= MAX_ARRAY_NDIM:
+        raise TypeError(f"arrays must have 1 to {MAX_ARRAY_NDIM} dimensions; got {array.ndim}")
+    dtype = from_dtype(array.dtype, what="array dtype")
+    if array.flags.c_contiguous:
+        layout = "C"
+    elif array.flags.f_contiguous:
+        layout = "F"
+    else:
+        layout = "A"
+    return Array(dtype, array.ndim, layout, readonly=not array.flags.writeable)
+
+
+_SIGNATURE_USAGE = ("expected a signature such as 'void(float32[::1], float32)', "
+                    "a Signature, or a tuple of argument types")
+
+
+def parse_signature(sig: Any) -> Signature:
+    """A Signature from a Signature, a string such as ``"void(float32[::1], float32)"``
+    (evaluated among the type names, as Numba does) or a tuple/list of argument
+    types (the return type is then None)."""
+    if isinstance(sig, Signature):
+        return sig
+    if isinstance(sig, str):
+        parsed = _eval_type_expression(sig)
+        if isinstance(parsed, Signature):
+            return parsed
+        if isinstance(parsed, tuple):
+            return _signature_from_args(parsed, sig)
+        raise TypeError(f"invalid signature {sig!r}: {_SIGNATURE_USAGE}; got {parsed!r}")
+    if isinstance(sig, (tuple, list)):
+        return _signature_from_args(sig, sig)
+    raise TypeError(f"invalid signature {sig!r}: {_SIGNATURE_USAGE}")
+
+
+def _signature_from_args(args: Sequence[Any], original: Any) -> Signature:
+    types = []
+    for arg in args:
+        arg_type = _eval_type_expression(arg) if isinstance(arg, str) else arg
+        if not isinstance(arg_type, Type) or isinstance(arg_type, NoneType):
+            raise TypeError(f"invalid signature {original!r}: argument {arg!r} is not a type; "
+                            f"{_SIGNATURE_USAGE}")
+        types.append(arg_type)
+    return Signature(None, types)
+
+
+def _eval_type_expression(text: str) -> Any:
+    try:
+        return eval(text, {"__builtins__": {}}, dict(SIGNATURE_NAMESPACE))  # noqa: S307
+    except Exception as exc:  # any failure means the string is not a signature
+        raise TypeError(
+            f"invalid signature {text!r}: {_SIGNATURE_USAGE} ({type(exc).__name__}: {exc})"
+        ) from None

@@ -1,0 +1,236 @@
+#include "arguments.hpp"
+
+#include <pybind11/numpy.h>
+
+#include <cstring>
+
+namespace cudajit::python {
+
+namespace {
+
+std::string type_name(py::handle obj) { return py::str(py::type::handle_of(obj).attr("__name__")); }
+
+Scalar dtype_scalar(const py::dtype& dtype, size_t position) {
+  char kind = dtype.kind();
+  auto size = static_cast<int>(dtype.itemsize());
+  auto fail = [&]() -> Scalar {
+    throw py::type_error("argument " + std::to_string(position) +
+                         ": expected an array of bool, int8..int64, uint8..uint64, float32, "
+                         "float64, complex64 or complex128, got dtype " +
+                         std::string(py::str(dtype)));
+  };
+  if (dtype.attr("byteorder").cast<std::string>() == ">")
+    throw py::type_error("argument " + std::to_string(position) +
+                         ": expected native (little-endian) byte order, got dtype " +
+                         std::string(py::str(dtype)) + "; use arr.astype(arr.dtype.newbyteorder('='))");
+  switch (kind) {
+    case 'b':
+      return Scalar::Bool;
+    case 'i':
+    case 'u':
+      if (size != 1 && size != 2 && size != 4 && size != 8) return fail();
+      return make_int(size * 8, kind == 'i');
+    case 'f':
+      if (size == 4) return Scalar::Float32;
+      if (size == 8) return Scalar::Float64;
+      return fail();
+    case 'c':
+      if (size == 8) return Scalar::Complex64;
+      if (size == 16) return Scalar::Complex128;
+      return fail();
+    default:
+      return fail();
+  }
+}
+
+void read_scalar(ArgValue& v, const void* p) {
+  switch (v.type.scalar()) {
+#define CUDAJIT_READ(S, T, FIELD) \
+  case Scalar::S: {               \
+    T x;                          \
+    std::memcpy(&x, p, sizeof x); \
+    v.FIELD = x;                  \
+    break;                        \
+  }
+    CUDAJIT_READ(Bool, bool, i)
+    CUDAJIT_READ(Int8, int8_t, i)
+    CUDAJIT_READ(Int16, int16_t, i)
+    CUDAJIT_READ(Int32, int32_t, i)
+    CUDAJIT_READ(Int64, int64_t, i)
+    CUDAJIT_READ(UInt8, uint8_t, u)
+    CUDAJIT_READ(UInt16, uint16_t, u)
+    CUDAJIT_READ(UInt32, uint32_t, u)
+    CUDAJIT_READ(UInt64, uint64_t, u)
+    CUDAJIT_READ(Float32, float, f)
+    CUDAJIT_READ(Float64, double, f)
+    CUDAJIT_READ(Complex64, std::complex<float>, c)
+    CUDAJIT_READ(Complex128, std::complex<double>, c)
+#undef CUDAJIT_READ
+  }
+}
+
+}  // namespace
+
+ArgValue classify_argument(py::handle obj, size_t position) {
+  ArgValue v;
+  PyObject* o = obj.ptr();
+  // bool before int: bool is a subclass of int.
+  if (PyBool_Check(o)) {
+    v.type = Type::scalar(Scalar::Bool);
+    v.i = o == Py_True;
+    return v;
+  }
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    v.i = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow)
+      throw py::type_error("argument " + std::to_string(position) + ": the int " +
+                           std::string(py::str(obj)) + " does not fit in int64");
+    v.type = Type::scalar(Scalar::Int64);
+    return v;
+  }
+  if (PyFloat_Check(o)) {
+    v.type = Type::scalar(Scalar::Float64);
+    v.f = PyFloat_AS_DOUBLE(o);
+    return v;
+  }
+  if (PyComplex_Check(o)) {
+    v.type = Type::scalar(Scalar::Complex128);
+    v.c = {PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)};
+    return v;
+  }
+  if (py::isinstance<py::array>(obj)) {
+    auto array = py::reinterpret_borrow<py::array>(obj);
+    Scalar dtype = dtype_scalar(array.dtype(), position);
+    auto ndim = static_cast<int>(array.ndim());
+    if (ndim < 1 || ndim > 4)
+      throw py::type_error("argument " + std::to_string(position) +
+                           ": expected an array of 1 to 4 dimensions, got " + std::to_string(ndim) +
+                           " dimensions" + (ndim == 0 ? " (pass a 0-d array as a scalar)" : ""));
+    int flags = array.flags();
+    Layout layout = (flags & py::array::c_style)   ? Layout::C
+                    : (flags & py::array::f_style) ? Layout::F
+                                                   : Layout::A;
+    v.type = Type::array(dtype, ndim, layout, !array.writeable());
+    v.data = const_cast<void*>(array.data());
+    for (int d = 0; d < ndim; ++d) {
+      v.shape[d] = array.shape(d);
+      v.strides[d] = array.strides(d);
+    }
+    return v;
+  }
+  // NumPy scalars (np.float32(1), ...) keep their dtype.
+  static py::object numpy_generic = py::module_::import("numpy").attr("generic");
+  if (py::isinstance(obj, numpy_generic)) {
+    auto array = py::array::ensure(obj);
+    v.type = Type::scalar(dtype_scalar(array.dtype(), position));
+    read_scalar(v, array.data());
+    return v;
+  }
+  throw py::type_error("argument " + std::to_string(position) +
+                       ": expected a NumPy array, or a bool, int, float or complex scalar, got " +
+                       type_name(obj));
+}
+
+void append_type_key(const Type& t, std::string& key) {
+  key += static_cast<char>(t.kind());
+  key += static_cast<char>(t.scalar());
+  if (t.is_array()) {
+    key += static_cast<char>(t.ndim());
+    key += static_cast<char>(t.layout());
+    key += static_cast<char>(t.readonly());
+  }
+}
+
+bool argument_matches(const Type& given, const Type& wanted) {
+  if (given.is_scalar() && wanted.is_scalar()) {
+    // No silent loss: complex stays complex, floats do not become integers.
+    Scalar g = given.scalar(), w = wanted.scalar();
+    if (is_complex(g)) return is_complex(w);
+    if (is_float(g)) return is_float(w) || is_complex(w);
+    return true;
+  }
+  if (!given.is_array() || !wanted.is_array()) return false;
+  if (given.dtype() != wanted.dtype() || given.ndim() != wanted.ndim()) return false;
+  if (given.readonly() && !wanted.readonly()) return false;
+  return wanted.layout() == Layout::A || given.layout() == wanted.layout();
+}
+
+template <class T>
+void ParamPack::put(size_t index, T value) {
+  static_assert(sizeof(T) <= sizeof(Slot));
+  std::memcpy(slots_[index].bytes.data(), &value, sizeof value);
+}
+
+void ParamPack::pack(const std::vector<ArgValue>& args, const std::vector<ParamLayout>& layout) {
+  size_t count = layout.empty() ? 0 : layout.back().first_param + layout.back().param_count;
+  slots_.resize(count);
+  pointers_.resize(count);
+  for (size_t i = 0; i < count; ++i) pointers_[i] = slots_[i].bytes.data();
+  for (size_t a = 0; a < args.size(); ++a) {
+    const ArgValue& v = args[a];
+    const ParamLayout& p = layout[a];
+    size_t at = p.first_param;
+    if (p.type.is_array()) {
+      put(at, v.data);
+      for (int d = 0; d < p.type.ndim(); ++d) {
+        put(at + 1 + d, v.shape[d]);
+        put(at + 1 + p.type.ndim() + d, v.strides[d]);
+      }
+      continue;
+    }
+    // Convert the scalar from its own kind to the parameter's type.
+    Scalar from = v.type.scalar();
+    std::complex<double> c = is_complex(from)      ? v.c
+                             : is_float(from)      ? std::complex<double>(v.f)
+                             : is_signed(from) || from == Scalar::Bool
+                                 ? std::complex<double>(static_cast<double>(v.i))
+                                 : std::complex<double>(static_cast<double>(v.u));
+    int64_t as_int = is_float(from) || is_complex(from) ? static_cast<int64_t>(c.real())
+                     : (is_signed(from) || from == Scalar::Bool) ? v.i
+                                                                : static_cast<int64_t>(v.u);
+    switch (p.type.scalar()) {
+      case Scalar::Bool:
+        put(at, static_cast<uint8_t>(is_float(from) || is_complex(from) ? c != 0.0 : as_int != 0));
+        break;
+      case Scalar::Int8:
+        put(at, static_cast<int8_t>(as_int));
+        break;
+      case Scalar::Int16:
+        put(at, static_cast<int16_t>(as_int));
+        break;
+      case Scalar::Int32:
+        put(at, static_cast<int32_t>(as_int));
+        break;
+      case Scalar::Int64:
+        put(at, as_int);
+        break;
+      case Scalar::UInt8:
+        put(at, static_cast<uint8_t>(as_int));
+        break;
+      case Scalar::UInt16:
+        put(at, static_cast<uint16_t>(as_int));
+        break;
+      case Scalar::UInt32:
+        put(at, static_cast<uint32_t>(as_int));
+        break;
+      case Scalar::UInt64:
+        put(at, from == Scalar::UInt64 ? v.u : static_cast<uint64_t>(as_int));
+        break;
+      case Scalar::Float32:
+        put(at, static_cast<float>(c.real()));
+        break;
+      case Scalar::Float64:
+        put(at, c.real());
+        break;
+      case Scalar::Complex64:
+        put(at, std::complex<float>(c));
+        break;
+      case Scalar::Complex128:
+        put(at, c);
+        break;
+    }
+  }
+}
+
+}  // namespace cudajit::python

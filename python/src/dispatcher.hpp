@@ -1,0 +1,57 @@
+// The launch hot path: a kernel's specialisations by argument types, and
+// kernel[griddim, blockdim](*args) without Python code of ours once the
+// argument types have been seen.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "arguments.hpp"
+#include "cudajit/compiler/compile.hpp"
+#include "cudajit/runtime/host_launch.hpp"
+
+namespace cudajit::python {
+
+// griddim/blockdim from an int or a tuple of 1 to 3 ints, checked against
+// CUDA's limits (the cpu device keeps them, so code that runs here runs on a GPU).
+runtime::Dim3 parse_dim3(py::handle obj, const char* what);
+
+class Dispatcher {
+ public:
+  // `ir_provider()` returns the kernel IR text; it is called once, at the first compile.
+  Dispatcher(std::string name, py::object ir_provider, CompileOptions options);
+
+  // Eager compilation for declared argument types; launches then only accept
+  // arguments that match one of them.
+  void declare(const std::vector<Type>& arg_types);
+  void launch(runtime::Dim3 grid, runtime::Dim3 block, py::args args);
+
+  const Program& program();
+  const CompileOptions& options() const { return options_; }
+  const std::string& name() const { return name_; }
+  // The argument types of every specialisation compiled so far, in order.
+  std::vector<std::vector<Type>> compiled_signatures() const;
+
+ private:
+  struct Specialization {
+    std::vector<Type> arg_types;
+    HostArtifact host;
+  };
+  const Specialization& specialize(const std::vector<Type>& arg_types);
+  const Specialization& resolve(const std::vector<ArgValue>& args, const std::string& key);
+
+  std::string name_;
+  py::object ir_provider_;
+  CompileOptions options_;
+  std::unique_ptr<Program> program_;
+  std::vector<std::vector<Type>> declared_;
+  std::deque<Specialization> specializations_;
+  std::unordered_map<std::string, const Specialization*> by_key_;
+};
+
+}  // namespace cudajit::python

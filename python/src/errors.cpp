@@ -1,0 +1,28 @@
+// The one place C++ exceptions become Python exceptions.
+#include "errors.hpp"
+
+#include "cudajit/compiler/errors.hpp"
+
+namespace cudajit::python {
+
+void register_exception_translators() {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const CompileError& e) {
+      // cudajit.errors.CompileError formats file:line:col with the source line.
+      py::object cls = py::module_::import("cudajit.errors").attr("CompileError");
+      py::object error = cls(e.what(), e.file(), e.loc().line, e.loc().col);
+      PyErr_SetObject(cls.ptr(), error.ptr());
+    } catch (const IrSyntaxError& e) {
+      PyErr_SetString(PyExc_RuntimeError,
+                      (std::string("internal error: malformed kernel IR from the front end: ") +
+                       e.what())
+                          .c_str());
+    } catch (const LlvmError& e) {
+      PyErr_SetString(PyExc_RuntimeError, (std::string("LLVM error: ") + e.what()).c_str());
+    }
+  });
+}
+
+}  // namespace cudajit::python

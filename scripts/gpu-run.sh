@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs the Python tests and the benchmarks on the GPU machine, which has Python, pybind11, CMake
+# and Ninja but no LLVM: libcudajit.so is built here and carried there, and only the module
+# cudajit._core is built there, against it (CMake option CUDAJIT_PREBUILT_LIB).
+#
+#   1. here:  scripts/gpu-run.sh prepare
+#             builds libcudajit.so, strips it into .carry/lib/ (with dlpack.h in .carry/include/);
+#             .carry/ is ignored by git, so it travels only when carried.
+#   2. there: the device tool's `run`, with carry [".carry"] and the command
+#             bash scripts/gpu-run.sh run
+#             builds _core in build/gpu, puts _core and libcudajit.so in python/cudajit/, runs
+#             pytest tests/python and every benchmarks/*.py; logs and results go to $OUT.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CARRY=${CARRY:-.carry}
+PYTHON=${PYTHON:-python3}
+JOBS=${JOBS:-2}
+
+prepare() {
+  make configure
+  ninja -C build -j"$JOBS" libcudajit
+  mkdir -p "$CARRY/lib" "$CARRY/include"
+  strip --strip-unneeded -o "$CARRY/lib/libcudajit.so" build/libcudajit.so
+  local dlpack
+  dlpack=$(sed -n 's/^CUDAJIT_DLPACK_INCLUDE_DIR:PATH=//p' build/CMakeCache.txt)
+  cp -r "$dlpack/dlpack" "$CARRY/include/"
+  local exclude
+  exclude=$(git rev-parse --git-path info/exclude)
+  mkdir -p "$(dirname "$exclude")"
+  grep -qxF "/$CARRY/" "$exclude" 2>/dev/null || echo "/$CARRY/" >>"$exclude"
+  du -h "$CARRY/lib/libcudajit.so"
+  echo "gpu-run: ready; on the device: carry [\"$CARRY\"], command: bash scripts/gpu-run.sh run"
+}
+
+run() {
+  local lib=$PWD/$CARRY/lib/libcudajit.so
+  [ -f "$lib" ] || { echo "gpu-run: no $lib; run 'scripts/gpu-run.sh prepare' here first" >&2; exit 1; }
+  local out=${OUT:-build/gpu/out}
+  mkdir -p "$out"
+  command -v nvidia-smi >/dev/null && nvidia-smi -L || true
+
+  local generator=()
+  command -v ninja >/dev/null && generator=(-G Ninja)
+  cmake -S . -B build/gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DCUDAJIT_PREBUILT_LIB="$lib" -DCUDAJIT_BUILD_TESTS=OFF \
+    -DPython_EXECUTABLE="$("$PYTHON" -c 'import sys; print(sys.executable)')"
+  cmake --build build/gpu -j"$(nproc)"
+
+  export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+  local status=0
+  "$PYTHON" -m pytest tests/python -q -ra 2>&1 | tee "$out/pytest.log" || status=$?
+  for bench in benchmarks/*.py; do
+    [ -e "$bench" ] || continue
+    case $(basename "$bench") in _*) continue ;; esac
+    echo "==> $bench"
+    "$PYTHON" "$bench" 2>&1 | tee -a "$out/benchmarks.log" || status=$?
+  done
+  if [ -d benchmarks/results ]; then
+    tar -czf "$out/benchmark-results.tar.gz" -C benchmarks results
+  fi
+  return "$status"
+}
+
+case ${1:-} in
+  prepare) prepare ;;
+  run) run ;;
+  *)
+    echo "usage: $0 prepare|run   (prepare here, run on the GPU machine; see the top of $0)" >&2
+    exit 2
+    ;;
+esac

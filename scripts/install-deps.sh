@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Installs what cudajit needs to build and test, only what is missing.
+# Safe to run again: each step checks first.
+#   LLVM_VERSION (or CUDAJIT_LLVM_VERSION): the LLVM to install, 19 by default.
+#   PYTHON: the interpreter the Python packages are for, python3 by default.
+set -euo pipefail
+
+LLVM_VERSION=${LLVM_VERSION:-${CUDAJIT_LLVM_VERSION:-19}}
+PYTHON=${PYTHON:-python3}
+
+apt_packages=(llvm-${LLVM_VERSION}-dev libzstd-dev libdlpack-dev catch2 cmake ninja-build g++ make)
+pip_packages=(numpy pytest pybind11 scikit-build-core)
+
+if ! command -v "$PYTHON" >/dev/null; then
+  apt_packages+=(python3 python3-dev python3-pip)
+else
+  # The module needs Python.h (python3-dev for Debian's own python3).
+  if ! "$PYTHON" -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
+    apt_packages+=(python3-dev)
+  fi
+fi
+
+# Debian's own python3 refuses pip installs (PEP 668): take Debian's packages where they exist.
+externally_managed() {
+  "$PYTHON" -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))' \
+    2>/dev/null
+}
+
+apt_install() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  echo "install-deps: apt-get install ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+apt_install "${apt_packages[@]}"
+
+missing=()
+for p in "${pip_packages[@]}"; do
+  "$PYTHON" -c "import ${p//-/_}" 2>/dev/null || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if externally_managed; then
+    declare -A debian=([numpy]=python3-numpy [pytest]=python3-pytest [pybind11]=python3-pybind11)
+    from_apt=() rest=()
+    for p in "${missing[@]}"; do
+      if [ -n "${debian[$p]:-}" ]; then from_apt+=("${debian[$p]}"); else rest+=("$p"); fi
+    done
+    ((${#from_apt[@]})) && apt_install "${from_apt[@]}"
+    # scikit-build-core (only `pip install .` needs it) is not packaged in Debian 12.
+    if ((${#rest[@]})); then
+      echo "install-deps: pip install --user --break-system-packages ${rest[*]}"
+      "$PYTHON" -m pip install -q --user --break-system-packages "${rest[@]}"
+    fi
+  else
+    echo "install-deps: pip install ${missing[*]}"
+    "$PYTHON" -m pip install -q "${missing[@]}"
+  fi
+fi
+
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+if [ ! -f "$CUDA_HOME/nvvm/libdevice/libdevice.10.bc" ]; then
+  echo "install-deps: warning: no libdevice under $CUDA_HOME; set CUDA_HOME to the CUDA toolkit" >&2
+fi

@@ -1,0 +1,263 @@
+"""Shared fixtures for the cudajit Python tests.
+
+- `device`: every kernel test runs once per device, "cpu" always and "cuda"
+  when a GPU is present (skipped otherwise, with the reason).
+- `ptxas` / `check_ptx`: assemble generated PTX with the toolkit's ptxas.
+- `assert_compile_error`: checks a CompileError's location, source line, caret
+  and message in one place, so every error test reads the same.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+# Test modules import kernels from one another (test_compile_ptx reuses the
+# kernels of test_kernels_*), whatever pytest's import mode.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import cudajit  # noqa: E402
+
+
+def _cuda_unavailable_reason():
+    """None when cudajit can run kernels on a GPU, else why not."""
+    available = getattr(cudajit, "cuda_available", None)
+    if available is None:
+        return "cudajit.cuda_available() does not exist yet"
+    try:
+        if available():
+            return None
+    except Exception as exc:  # a missing driver must skip, not error
+        return f"cudajit.cuda_available() raised {type(exc).__name__}: {exc}"
+    return "no GPU or no CUDA driver on this machine"
+
+
+@pytest.fixture(params=["cpu", "cuda"])
+def device(request):
+    """The device a kernel test runs on.
+
+    In issue 2 every launch goes to the cpu device; the "cuda" variant runs
+    only where a GPU is present, and is reported as skipped elsewhere.
+    """
+    if request.param == "cuda":
+        reason = _cuda_unavailable_reason()
+        if reason is not None:
+            pytest.skip(f"cuda device not available: {reason}")
+    return request.param
+
+
+def _find_ptxas():
+    candidates = []
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        root = os.environ.get(var)
+        if root:
+            candidates.append(os.path.join(root, "bin", "ptxas"))
+    candidates.append("/usr/local/cuda/bin/ptxas")
+    for path in candidates:
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path, candidates
+    return None, candidates
+
+
+@pytest.fixture(scope="session")
+def ptxas():
+    """Path of ptxas from $CUDA_HOME, $CUDA_PATH or /usr/local/cuda/bin."""
+    path, looked = _find_ptxas()
+    if path is None:
+        pytest.skip("ptxas not found (looked at " + ", ".join(looked) + "); set CUDA_HOME")
+    return path
+
+
+# ptxas of CUDA 13 no longer assembles for Maxwell, Pascal and Volta.
+PTXAS_MIN_CC = (7, 5)
+
+
+def run_ptxas(ptxas_path, ptx, cc):
+    """Assembles `ptx` for sm_<cc>; returns the CompletedProcess."""
+    arch = "sm_%d%d" % tuple(cc)
+    with tempfile.TemporaryDirectory(prefix="cudajit-ptxas-") as tmp:
+        src = os.path.join(tmp, "kernel.ptx")
+        with open(src, "w") as f:
+            f.write(ptx)
+        return subprocess.run(
+            [ptxas_path, f"-arch={arch}", src, "-o", os.path.join(tmp, "kernel.cubin")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+
+@pytest.fixture
+def check_ptx(ptxas):
+    """check_ptx(ptx, cc, kernel=True): `.entry` (or `.func`) is present and
+    ptxas -arch=sm_XX assembles the text; shows ptxas's stderr on failure."""
+
+    def check(ptx, cc=(8, 0), kernel=True):
+        assert isinstance(ptx, str) and ptx, "compile_ptx returned no PTX text"
+        if kernel:
+            assert ".entry" in ptx, "kernel PTX has no .entry:\n" + ptx[:2000]
+        else:
+            assert ".func" in ptx, "device function PTX has no .func:\n" + ptx[:2000]
+        if tuple(cc) < PTXAS_MIN_CC:
+            return  # this ptxas cannot target it; the text checks above still ran
+        result = run_ptxas(ptxas, ptx, cc)
+        assert result.returncode == 0, (
+            "ptxas -arch=sm_%d%d failed (exit %d):\n%s\n--- PTX ---\n%s"
+            % (cc[0], cc[1], result.returncode, result.stderr + result.stdout, ptx)
+        )
+
+    return check
+
+
+# --- compile errors ------------------------------------------------------
+
+_HEADER = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<message>.+)$")
+
+
+def parse_compile_error(exc):
+    """Splits str(CompileError) into (file, line, col, message, source, caret)."""
+    text = str(exc)
+    lines = text.splitlines()
+    assert len(lines) >= 3, "a CompileError shows `file:line:col: message`, the source line and a caret; got:\n" + text
+    m = _HEADER.match(lines[0])
+    assert m, "first line of a CompileError is `file:line:col: message`; got:\n" + text
+    return (m["file"], int(m["line"]), int(m["col"]), m["message"], lines[1], lines[2])
+
+
+def source_line_of(pyfunc, marker):
+    """(line number, source text) of the first line of the body of `pyfunc` containing `marker`."""
+    import inspect
+
+    lines, start = inspect.getsourcelines(pyfunc)
+    header = next(k for k, text in enumerate(lines) if text.lstrip().startswith("def "))
+    for offset, text in enumerate(lines[header + 1 :], header + 1):  # the body, not the def line
+        if marker in text:
+            return start + offset, text.rstrip("\n")
+    raise AssertionError(f"{marker!r} is not in the source of {pyfunc.__name__}")
+
+
+@pytest.fixture
+def assert_compile_error():
+    """assert_compile_error(exc, pyfunc, marker, *patterns):
+
+    the error points at the line of `pyfunc` that contains `marker` (in the
+    file that defines it), shows that line with a caret under the offending
+    code (somewhere in `marker`), and its message matches every
+    regex in `patterns` (case-insensitive)."""
+    import inspect
+
+    def check(exc, pyfunc, marker, *patterns):
+        import cudajit as cuda
+
+        assert isinstance(exc, cuda.CompileError), f"expected CompileError, got {type(exc).__name__}: {exc}"
+        file, line, col, message, source, caret = parse_compile_error(exc)
+        expected_line, expected_source = source_line_of(pyfunc, marker)
+        expected_file = inspect.getsourcefile(pyfunc)
+        assert os.path.basename(file) == os.path.basename(expected_file), str(exc)
+        assert line == expected_line, f"expected line {expected_line} ({expected_source.strip()!r}), got:\n{exc}"
+        assert expected_source.strip() in source, f"second line is the source line:\n{exc}"
+        assert caret.strip() and set(caret.strip()) <= set("^~"), f"third line is a caret, got {caret!r}:\n{exc}"
+        marker_at = source.index(marker)
+        assert marker_at <= caret.index("^") < marker_at + len(marker), (
+            f"caret is not under {marker!r}:\n{exc}"
+        )
+        for pattern in patterns:
+            assert re.search(pattern, message, re.IGNORECASE), f"message does not match {pattern!r}:\n{exc}"
+        return message
+
+    return check
+
+
+# --- data and launch helpers shared by the kernel tests ------------------
+
+import numpy as np  # noqa: E402
+
+ALL_DTYPES = [
+    np.bool_,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.float32,
+    np.float64,
+    np.complex64,
+    np.complex128,
+]
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+FLOAT_DTYPES = [np.float32, np.float64]
+COMPLEX_DTYPES = [np.complex64, np.complex128]
+
+
+def dtype_id(dtype):
+    return np.dtype(dtype).name
+
+
+def random_array(dtype, shape, seed=0):
+    """Values that exercise `dtype`: both signs, the extremes of integer types,
+    fractions for floats, distinct real and imaginary parts for complex."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape, dtype=np.int64))
+    if dtype == np.bool_:
+        flat = rng.integers(0, 2, size).astype(np.bool_)
+    elif dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        flat = rng.integers(info.min, info.max, size, dtype=dtype, endpoint=True)
+        flat[: min(size, 2)] = [info.min, info.max][: min(size, 2)]
+    elif dtype.kind == "f":
+        flat = (rng.standard_normal(size) * 100).astype(dtype)
+    else:
+        flat = (rng.standard_normal(size) * 100 + 1j * rng.standard_normal(size) * 100).astype(dtype)
+    return flat.reshape(shape)
+
+
+LAYOUTS = ["C", "F", "step2", "subarray", "moveaxis", "reversed"]
+
+
+def in_layout(values, layout):
+    """A view equal to `values` whose memory layout is `layout`:
+
+    C / F: contiguous; step2: every other element of a larger array along each
+    axis (a[::2, ::2]); subarray: an interior block of a larger array (a slice
+    of a 2-D array); moveaxis: axes permuted (a.T for 2-D); reversed: negative
+    strides on every axis (a[::-1])."""
+    values = np.asarray(values)
+    ndim = values.ndim
+    if layout == "C":
+        view = np.ascontiguousarray(values)
+    elif layout == "F":
+        view = np.asfortranarray(values)
+    elif layout == "step2":
+        base = np.zeros(tuple(2 * n + 1 for n in values.shape), values.dtype)
+        view = base[(slice(None, None, 2),) * ndim][tuple(slice(0, n) for n in values.shape)]
+        view[...] = values
+    elif layout == "subarray":
+        base = np.zeros(tuple(n + 3 for n in values.shape), values.dtype)
+        view = base[tuple(slice(1, 1 + n) for n in values.shape)]
+        view[...] = values
+    elif layout == "moveaxis":
+        view = np.moveaxis(np.ascontiguousarray(np.moveaxis(values, 0, -1)), -1, 0)
+    elif layout == "reversed":
+        flip = (slice(None, None, -1),) * ndim
+        view = np.ascontiguousarray(values[flip])[flip]
+    else:
+        raise ValueError(layout)
+    assert np.array_equal(view, values)
+    return view
+
+
+def cover(shape, block):
+    """griddim that covers `shape` with blocks of `block` threads (per axis)."""
+    return tuple(-(-n // b) for n, b in zip(shape, block))
+
+
+def launch_1d(kernel, n, *args, block=32):
+    """Launches `kernel` over at least n threads in one dimension."""
+    kernel[max(1, -(-n // block)), block](*args)

@@ -1,0 +1,323 @@
+"""Device functions (@jit(device=True)) called from kernels and from each
+other, with scalar and array arguments and a scalar return."""
+
+import math
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+from conftest import launch_1d
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+@cuda.jit(device=True)
+def add(a, b):
+    return a + b
+
+
+@cuda.jit(device=True)
+def square(x):
+    return x * x
+
+
+@cuda.jit(device=True)
+def norm2(x, y):
+    return math.sqrt(add(square(x), square(y)))
+
+
+@cuda.jit(device=True)
+def clamp(x, lo, hi):
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+
+
+@cuda.jit(device=True)
+def dot_row(m, i, v):
+    acc = 0.0
+    for j in range(v.size):
+        acc += m[i, j] * v[j]
+    return acc
+
+
+@cuda.jit(device=True)
+def fill_row(m, i, value):
+    for j in range(m.shape[1]):
+        m[i, j] = value
+
+
+@cuda.jit(device=True)
+def first_negative(a):
+    for i in range(a.size):
+        if a[i] < 0:
+            return i
+    return -1
+
+
+def test_device_function_with_scalar_arguments_and_return():
+    @cuda.jit
+    def k(a, b, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = add(a[i], b[i])
+
+    a = np.arange(10, dtype=np.float64)
+    b = np.linspace(0, 1, 10)
+    out = np.zeros(10)
+    k[1, 16](a, b, out)
+    np.testing.assert_array_equal(out, a + b)
+
+
+def test_device_function_specializes_for_each_argument_type():
+    @cuda.jit
+    def k(ai, bi, af, bf, oi, of):
+        i = cuda.grid(1)
+        if i < oi.size:
+            oi[i] = add(ai[i], bi[i])
+            of[i] = add(af[i], bf[i])
+
+    ai = np.array([2**31 - 1, -5], np.int32)
+    af = np.array([0.5, 0.25], np.float32)
+    oi = np.zeros(2, np.int64)
+    of = np.zeros(2, np.float32)
+    k[1, 2](ai, ai, af, af, oi, of)
+    np.testing.assert_array_equal(oi, [2**32 - 2, -10])  # int32 + int32 is int64 in the device function too
+    np.testing.assert_array_equal(of, [1.0, 0.5])
+
+
+def test_device_functions_call_each_other():
+    @cuda.jit
+    def k(x, y, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = norm2(x[i], y[i])
+
+    x = np.array([3.0, 5.0, 0.0, -8.0])
+    y = np.array([4.0, 12.0, 0.0, 15.0])
+    out = np.zeros(4)
+    k[1, 4](x, y, out)
+    np.testing.assert_array_equal(out, [5.0, 13.0, 0.0, 17.0])
+
+
+def test_device_function_with_several_returns():
+    @cuda.jit
+    def k(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = clamp(x[i], -1.0, 1.0)
+
+    x = np.linspace(-3, 3, 13)
+    out = np.zeros(13)
+    k[1, 16](x, out)
+    np.testing.assert_array_equal(out, np.clip(x, -1.0, 1.0))
+
+
+def test_device_function_returns_merge_to_a_common_type():
+    @cuda.jit
+    def k(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = clamp(x[i], 0, 2.5)  # returns int64 or float64: float64
+
+    x = np.array([-1, 1, 7], np.int64)
+    out = np.zeros(3)
+    k[1, 4](x, out)
+    np.testing.assert_array_equal(out, [0.0, 1.0, 2.5])
+
+
+def test_device_function_reads_an_array_argument():
+    @cuda.jit
+    def matvec(m, v, out):
+        i = cuda.grid(1)
+        if i < m.shape[0]:
+            out[i] = dot_row(m, i, v)
+
+    m = np.arange(12, dtype=np.float64).reshape(4, 3)
+    v = np.array([1.0, -1.0, 0.5])
+    out = np.zeros(4)
+    matvec[1, 4](m, v, out)
+    np.testing.assert_allclose(out, m @ v, rtol=1e-15)
+
+
+def test_device_function_reads_a_strided_array_argument():
+    @cuda.jit
+    def matvec(m, v, out):
+        i = cuda.grid(1)
+        if i < m.shape[0]:
+            out[i] = dot_row(m, i, v)
+
+    m = np.arange(24, dtype=np.float64).reshape(4, 6)[:, ::2]
+    v = np.arange(10, dtype=np.float64)[::-4]
+    out = np.zeros(4)
+    matvec[1, 4](m, v, out)
+    np.testing.assert_allclose(out, m @ v, rtol=1e-15)
+
+
+def test_device_function_writes_an_array_argument_and_returns_nothing():
+    @cuda.jit
+    def k(m):
+        i = cuda.grid(1)
+        if i < m.shape[0]:
+            fill_row(m, i, i * 10)
+
+    m = np.zeros((3, 4), np.int16)
+    k[1, 4](m)
+    np.testing.assert_array_equal(m, np.repeat(np.array([[0], [10], [20]], np.int16), 4, axis=1))
+
+
+def test_return_from_inside_a_loop_of_a_device_function():
+    @cuda.jit
+    def k(a, out):
+        out[0] = first_negative(a)
+
+    out = np.zeros(1, np.int64)
+    k[1, 1](np.array([3.0, 1.0, -2.0, -5.0]), out)
+    assert out[0] == 2
+    k[1, 1](np.array([3.0, 1.0]), out)
+    assert out[0] == -1
+
+
+def test_one_device_function_used_by_two_kernels():
+    @cuda.jit
+    def k1(x, out):
+        out[0] = square(x)
+
+    @cuda.jit
+    def k2(x, out):
+        out[0] = square(x) + 1
+
+    out = np.zeros(1, np.int64)
+    k1[1, 1](7, out)
+    assert out[0] == 49
+    k2[1, 1](7, out)
+    assert out[0] == 50
+
+
+def test_device_function_result_used_in_a_condition_and_an_index():
+    @cuda.jit
+    def k(a, out):
+        i = cuda.grid(1)
+        if i < a.size and square(a[i]) > 10:
+            out[add(i, 0)] = square(a[i])
+
+    a = np.array([1, 4, -5, 3], np.int64)
+    out = np.zeros(4, np.int64)
+    k[1, 4](a, out)
+    np.testing.assert_array_equal(out, [0, 16, 25, 0])
+
+
+@cuda.jit(device=True)
+def level3(x):
+    return x + 3
+
+
+@cuda.jit(device=True)
+def level2(x):
+    return level3(x) * 2
+
+
+@cuda.jit(device=True)
+def level1(x):
+    return level2(x) - 1
+
+
+def test_chain_of_three_device_calls():
+    @cuda.jit
+    def k(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = level1(x[i])
+
+    x = np.arange(5, dtype=np.int64)
+    out = np.zeros(5, np.int64)
+    k[1, 8](x, out)
+    np.testing.assert_array_equal(out, (x + 3) * 2 - 1)
+
+
+def test_device_function_defined_after_the_kernel_is_resolved_at_compile_time():
+    out = np.zeros(1)
+    uses_later[1, 1](2.0, out)
+    assert out[0] == 4.5
+
+
+@cuda.jit
+def uses_later(x, out):
+    out[0] = defined_later(x)
+
+
+@cuda.jit(device=True)
+def defined_later(x):
+    return x * 2 + 0.5
+
+
+def test_device_function_with_no_arguments():
+    @cuda.jit(device=True)
+    def answer():
+        return 42
+
+    @cuda.jit
+    def k(out):
+        out[0] = answer()
+
+    out = np.zeros(1, np.int64)
+    k[1, 1](out)
+    assert out[0] == 42
+
+
+def test_device_function_result_can_be_ignored():
+    @cuda.jit
+    def k(out):
+        square(3)
+        out[0] = 1
+
+    out = np.zeros(1, np.int64)
+    k[1, 1](out)
+    assert out[0] == 1
+
+
+def test_eager_device_function_casts_to_its_declared_types():
+    @cuda.jit("float32(float32, float32)", device=True)
+    def mul32(a, b):
+        return a * b
+
+    @cuda.jit
+    def k(out):
+        out[0] = mul32(0.1, 3.0)
+
+    out = np.zeros(1)
+    k[1, 1](out)
+    assert out[0] == float(np.float32(np.float32(0.1) * np.float32(3.0)))
+
+
+def test_device_function_return_type_from_compile_ptx():
+    def f(a, b):
+        return add(a, b) / 2
+
+    _, result = cuda.compile_ptx(f, (cuda.int32, cuda.int32), device=True)
+    assert result == cuda.float64
+
+
+def test_device_function_calling_a_device_function_from_compile_ptx():
+    _, result = cuda.compile_ptx(norm2.py_func, (cuda.float32, cuda.float32), device=True)
+    assert result == cuda.float32
+
+
+def test_device_function_with_many_arguments():
+    @cuda.jit(device=True)
+    def poly(x, c0, c1, c2, c3, c4, c5, c6, c7):
+        return c0 + x * (c1 + x * (c2 + x * (c3 + x * (c4 + x * (c5 + x * (c6 + x * c7))))))
+
+    @cuda.jit
+    def k(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = poly(x[i], 1, 2, 3, 4, 5, 6, 7, 8)
+
+    x = np.linspace(-1, 1, 9)
+    out = np.zeros(9)
+    launch_1d(k, 9, x, out)
+    np.testing.assert_allclose(out, np.polyval(np.arange(8, 0, -1), x), rtol=1e-14)
