@@ -21,14 +21,15 @@ if(NOT LLVM_ENABLE_RTTI)
                   "-fno-rtti")
 endif()
 
-# What compiler/src uses: NVPTX for PTX, the host target (${LLVM_NATIVE_ARCH}: X86 here) and ORC
-# for the cpu device, the optimisation pipelines, and bitcode reading and linking for libdevice.
+# What compiler/src uses (see the top of compiler/src/target/llvm_support.hpp): NVPTX for PTX, the
+# host target (${LLVM_NATIVE_ARCH}: X86 here) and ORC for the cpu device, the optimisation
+# pipelines, bitcode reading, writing and linking for libdevice. The rest comes transitively.
 set(CUDAJIT_LLVM_COMPONENTS
     nvptxcodegen nvptxdesc nvptxinfo
     ${LLVM_NATIVE_ARCH}codegen ${LLVM_NATIVE_ARCH}asmparser ${LLVM_NATIVE_ARCH}desc
     ${LLVM_NATIVE_ARCH}info
-    orcjit passes ipo linker bitreader irreader support core target analysis transformutils
-    scalaropts instcombine)
+    orcjit passes ipo linker bitreader bitwriter irreader support core target analysis
+    transformutils scalaropts instcombine)
 llvm_map_components_to_libnames(CUDAJIT_LLVM_LIBS ${CUDAJIT_LLVM_COMPONENTS})
 
 separate_arguments(CUDAJIT_LLVM_DEFINITIONS NATIVE_COMMAND "${LLVM_DEFINITIONS}")
