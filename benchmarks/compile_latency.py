@@ -126,7 +126,9 @@ DEVICE_FUNCTIONS = {"dev_1": _dev_1, "dev_2": _dev_2, "dev_3": _dev_3, "dev_4": 
 def fresh_copy(func):
     """An identical function with a new function object and a new code object."""
     code = func.__code__.replace()
-    copy = types.FunctionType(code, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+    copy = types.FunctionType(
+        code, func.__globals__, func.__name__, func.__defaults__, func.__closure__
+    )
     copy.__qualname__ = func.__qualname__
     copy.__module__ = func.__module__
     return copy
@@ -194,6 +196,16 @@ def run_child(mode, backend_name, kernel, warm_runs):
 # --- the parent: processes, statistics, table, JSON ----------------------------
 
 
+# A build in the source tree (python/cudajit with its _core extension) is used
+# when cudajit is not installed.
+SOURCE_TREE_PYTHON = os.path.normpath(os.path.join(HERE, "..", "python"))
+
+
+def built_in_source_tree():
+    package = os.path.join(SOURCE_TREE_PYTHON, "cudajit")
+    return os.path.isdir(package) and any(f.startswith("_core") for f in os.listdir(package))
+
+
 def backend_unavailable(name):
     """None when the backend can be imported here, else why not and how to fix it."""
     module = {"cudajit": "cudajit", "numba-cuda": "numba_cuda"}[name]
@@ -201,10 +213,13 @@ def backend_unavailable(name):
         found = importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
         found = False
-    if found:
+    if found or (name == "cudajit" and built_in_source_tree()):
         return None
     if name == "numba-cuda":
-        return "numba-cuda is not installed (pip install numba-cuda; it needs the CUDA toolkit's NVVM, not a GPU)"
+        return (
+            "numba-cuda is not installed (pip install numba-cuda; "
+            "it needs the CUDA toolkit's NVVM, not a GPU)"
+        )
     return "cudajit is not importable (build it first: pip install -e . or make)"
 
 
@@ -212,14 +227,33 @@ def child_env(backend):
     env = dict(os.environ)
     if backend == "numba-cuda":
         env.setdefault("CUDA_HOME", "/usr/local/cuda")
+    if (
+        backend == "cudajit"
+        and importlib.util.find_spec("cudajit") is None
+        and built_in_source_tree()
+    ):
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (SOURCE_TREE_PYTHON, env.get("PYTHONPATH")) if p
+        )
     return env
 
 
 def spawn(mode, backend, kernel, warm_runs=0, timeout=600):
-    command = [sys.executable, os.path.abspath(__file__), "--child", mode, "--backend", backend, "--kernel", kernel]
+    command = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--child",
+        mode,
+        "--backend",
+        backend,
+        "--kernel",
+        kernel,
+    ]
     if mode == "warm":
         command += ["--warm-runs", str(warm_runs)]
-    proc = subprocess.run(command, capture_output=True, text=True, env=child_env(backend), timeout=timeout)
+    proc = subprocess.run(
+        command, capture_output=True, text=True, env=child_env(backend), timeout=timeout
+    )
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     if proc.returncode != 0 or not lines:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
@@ -247,7 +281,11 @@ def measure(backend, kernel, cold_runs, warm_runs):
         cold.extend(result["compile_s"])
         imports.append(result["import_s"])
     warm = spawn("warm", backend, kernel, warm_runs)["compile_s"]
-    return {"cold_ms": summary_ms(cold), "warm_ms": summary_ms(warm), "import_ms": summary_ms(imports)}
+    return {
+        "cold_ms": summary_ms(cold),
+        "warm_ms": summary_ms(warm),
+        "import_ms": summary_ms(imports),
+    }
 
 
 def fmt(entry, key):
@@ -266,9 +304,15 @@ def mark(entry, key, target):
 
 def print_table(results, unavailable, kernels, cold_runs, warm_runs):
     print()
-    print(f"Compile latency to PTX (cc {CC[0]}.{CC[1]}): median of {cold_runs} fresh processes (cold) "
-          f"and of {warm_runs} calls (warm)")
-    header = f"{'kernel':14s} {'cudajit cold':>14s} {'cudajit warm':>14s} {'numba-cuda cold':>16s} {'numba-cuda warm':>16s}"
+    print(
+        f"Compile latency to PTX (cc {CC[0]}.{CC[1]}): "
+        f"median of {cold_runs} fresh processes (cold) "
+        f"and of {warm_runs} calls (warm)"
+    )
+    header = (
+        f"{'kernel':14s} {'cudajit cold':>14s} {'cudajit warm':>14s}"
+        f" {'numba-cuda cold':>16s} {'numba-cuda warm':>16s}"
+    )
     print(header)
     print("-" * len(header))
     for kernel in kernels:
@@ -284,7 +328,10 @@ def print_table(results, unavailable, kernels, cold_runs, warm_runs):
         entries = [e for e in results.get(backend, {}).values() if "error" not in e]
         if entries:
             median_import = statistics.median(e["import_ms"]["median"] for e in entries)
-            print(f"import time, {backend}: {median_import:.0f} ms (not part of the compile times above)")
+            print(
+                f"import time, {backend}: {median_import:.0f} ms"
+                " (not part of the compile times above)"
+            )
     for backend, reason in unavailable.items():
         print(f"{backend}: n/a: {reason}")
     for backend, per_kernel in results.items():
@@ -310,18 +357,31 @@ def misses_targets(results):
     for entry in results.get("cudajit", {}).values():
         if "error" in entry:
             return True
-        if entry["cold_ms"]["median"] >= TARGET_COLD_MS or entry["warm_ms"]["median"] >= TARGET_WARM_MS:
+        if (
+            entry["cold_ms"]["median"] >= TARGET_COLD_MS
+            or entry["warm_ms"]["median"] >= TARGET_WARM_MS
+        ):
             return True
     return not results.get("cudajit")
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cold-runs", type=int, default=5, help="fresh processes per kernel (default 5)")
-    parser.add_argument("--warm-runs", type=int, default=20, help="timed calls per kernel (default 20)")
-    parser.add_argument("--backends", default=",".join(BACKENDS), help="comma-separated: cudajit,numba-cuda")
-    parser.add_argument("--kernels", default=",".join(KERNELS), help="comma-separated: " + ",".join(KERNELS))
-    parser.add_argument("--json", default=DEFAULT_JSON, help="where to write the results (default %(default)s)")
+    parser.add_argument(
+        "--cold-runs", type=int, default=5, help="fresh processes per kernel (default 5)"
+    )
+    parser.add_argument(
+        "--warm-runs", type=int, default=20, help="timed calls per kernel (default 20)"
+    )
+    parser.add_argument(
+        "--backends", default=",".join(BACKENDS), help="comma-separated: cudajit,numba-cuda"
+    )
+    parser.add_argument(
+        "--kernels", default=",".join(KERNELS), help="comma-separated: " + ",".join(KERNELS)
+    )
+    parser.add_argument(
+        "--json", default=DEFAULT_JSON, help="where to write the results (default %(default)s)"
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 when cudajit misses a target")
     parser.add_argument("--child", choices=["cold", "warm"], help=argparse.SUPPRESS)
     parser.add_argument("--backend", help=argparse.SUPPRESS)
@@ -332,7 +392,8 @@ def main(argv=None):
         try:
             result = run_child(args.child, args.backend, args.kernel, args.warm_runs)
         except Exception as exc:  # reported by the parent, which goes on with the rest
-            result = {"error": f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"}
+            first_line = (str(exc).strip().splitlines() or [""])[0]
+            result = {"error": f"{type(exc).__name__}: {first_line}"}
         print(json.dumps(result))
         return 0
 
@@ -354,7 +415,9 @@ def main(argv=None):
         for kernel in kernels:
             print(f"measuring {backend} {kernel} ...", file=sys.stderr, flush=True)
             try:
-                results.setdefault(backend, {})[kernel] = measure(backend, kernel, args.cold_runs, args.warm_runs)
+                results.setdefault(backend, {})[kernel] = measure(
+                    backend, kernel, args.cold_runs, args.warm_runs
+                )
             except (RuntimeError, subprocess.TimeoutExpired) as exc:
                 results.setdefault(backend, {})[kernel] = {"error": str(exc)}
 
@@ -367,8 +430,11 @@ def main(argv=None):
         "warm_runs": args.warm_runs,
         "targets_ms": {"cold": TARGET_COLD_MS, "warm": TARGET_WARM_MS},
         "versions": versions(),
-        "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-                    "cpus": os.cpu_count()},
+        "machine": {
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "cpus": os.cpu_count(),
+        },
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "results": results,
         "unavailable": unavailable,

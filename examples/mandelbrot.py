@@ -38,7 +38,9 @@ def mandelbrot(xmin, xmax, ymin, ymax, counts):
 def mandelbrot_numpy(xmin, xmax, ymin, ymax, height, width):
     cols = np.arange(width)
     rows = np.arange(height)
-    c = (xmin + (xmax - xmin) * cols / width)[None, :] + 1j * (ymin + (ymax - ymin) * rows / height)[:, None]
+    c = (xmin + (xmax - xmin) * cols / width)[None, :] + 1j * (
+        ymin + (ymax - ymin) * rows / height
+    )[:, None]
     z = np.zeros_like(c)
     counts = np.full(c.shape, MAX_ITER, np.int32)
     escaped = np.zeros(c.shape, bool)
@@ -68,20 +70,28 @@ def main():
     counts = np.zeros((height, width), np.int32)
     block = (16, 16)
     grid = ((width + 15) // 16, (height + 15) // 16)
-    print(f"mandelbrot: {height}x{width} pixels, up to {MAX_ITER} iterations of z = z*z + c (complex128)")
+    print(
+        f"mandelbrot: {height}x{width} pixels, up to {MAX_ITER} iterations of z = z*z + c"
+        " (complex128)"
+    )
     print(f"  launch [{grid}, {block}] on device: {device_name()}")
     mandelbrot[grid, block](*window, counts)
 
     for row in range(0, height, 10):  # a coarse picture of the set
-        print("  " + "".join("#" if counts[row, col] == MAX_ITER else "." for col in range(0, width, 5)))
+        print(
+            "  "
+            + "".join("#" if counts[row, col] == MAX_ITER else "." for col in range(0, width, 5))
+        )
 
     expected = mandelbrot_numpy(*window, height, width)
     differing = int(np.count_nonzero(counts != expected))
     # A point right on the boundary may take one iteration more or less if the
     # compiler contracts z*z + c into fused multiply-adds.
     ok = differing <= counts.size // 1000
-    print(f"  {np.count_nonzero(counts == MAX_ITER)} points in the set; "
-          f"{differing} of {counts.size} counts differ from numpy: {'OK' if ok else 'MISMATCH'}")
+    print(
+        f"  {np.count_nonzero(counts == MAX_ITER)} points in the set; "
+        f"{differing} of {counts.size} counts differ from numpy: {'OK' if ok else 'MISMATCH'}"
+    )
     return 0 if ok else 1
 
 

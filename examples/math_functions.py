@@ -61,17 +61,40 @@ def binary_functions(x, y, out):
 
 
 UNARY = [
-    ("sqrt", math.sqrt), ("exp", math.exp), ("expm1", math.expm1), ("log", math.log), ("log2", math.log2),
-    ("log10", math.log10), ("log1p", math.log1p), ("sin", math.sin), ("cos", math.cos), ("tan", math.tan),
-    ("asin", lambda v: math.asin(v / 4)), ("acos", lambda v: math.acos(v / 4)), ("atan", math.atan),
-    ("sinh", math.sinh), ("cosh", math.cosh), ("tanh", math.tanh), ("asinh", math.asinh),
-    ("acosh", lambda v: math.acosh(v + 1)), ("atanh", lambda v: math.atanh(v / 4)), ("fabs", lambda v: math.fabs(-v)),
-    ("erf", math.erf), ("erfc", math.erfc), ("gamma", math.gamma), ("lgamma", math.lgamma),
-    ("floor", math.floor), ("ceil", math.ceil), ("trunc", lambda v: math.trunc(-v)),
+    ("sqrt", math.sqrt),
+    ("exp", math.exp),
+    ("expm1", math.expm1),
+    ("log", math.log),
+    ("log2", math.log2),
+    ("log10", math.log10),
+    ("log1p", math.log1p),
+    ("sin", math.sin),
+    ("cos", math.cos),
+    ("tan", math.tan),
+    ("asin", lambda v: math.asin(v / 4)),
+    ("acos", lambda v: math.acos(v / 4)),
+    ("atan", math.atan),
+    ("sinh", math.sinh),
+    ("cosh", math.cosh),
+    ("tanh", math.tanh),
+    ("asinh", math.asinh),
+    ("acosh", lambda v: math.acosh(v + 1)),
+    ("atanh", lambda v: math.atanh(v / 4)),
+    ("fabs", lambda v: math.fabs(-v)),
+    ("erf", math.erf),
+    ("erfc", math.erfc),
+    ("gamma", math.gamma),
+    ("lgamma", math.lgamma),
+    ("floor", math.floor),
+    ("ceil", math.ceil),
+    ("trunc", lambda v: math.trunc(-v)),
 ]
 BINARY = [
-    ("pow", math.pow), ("atan2", lambda x, y: math.atan2(y, x)), ("copysign", lambda x, y: math.copysign(x, -y)),
-    ("fmod", math.fmod), ("hypot", math.hypot),
+    ("pow", math.pow),
+    ("atan2", lambda x, y: math.atan2(y, x)),
+    ("copysign", lambda x, y: math.copysign(x, -y)),
+    ("fmod", math.fmod),
+    ("hypot", math.hypot),
 ]
 TOLERANCE = {np.float32: 2e-5, np.float64: 1e-13}
 
@@ -98,8 +121,11 @@ def main():
     n = 1000
     x64 = np.linspace(0.05, 3.9, n)
     y64 = np.linspace(-2.0, 2.5, n) + 0.013
-    print(f"math_functions: {len(UNARY) + len(BINARY)} math functions on {n} float32 and float64 values "
-          f"on device: {device_name()}")
+    print(
+        f"math_functions: {len(UNARY) + len(BINARY)} math functions on {n} float32 and float64 "
+        "values "
+        f"on device: {device_name()}"
+    )
     print(f"  {'function':10s} {'float32 rel. error':>20s} {'float64 rel. error':>20s}")
 
     failures = []
@@ -118,14 +144,18 @@ def main():
             floor = 1.0 if name == "lgamma" else 1e-30
             results.setdefault(name, {})[dtype] = worst_relative_error(out1[row], reference, floor)
         for row, (name, func) in enumerate(BINARY):
-            reference = np.array([func(a, b) for a, b in zip(xs, ys)]).astype(dtype).astype(np.float64)
+            reference = (
+                np.array([func(a, b) for a, b in zip(xs, ys)]).astype(dtype).astype(np.float64)
+            )
             results.setdefault(name, {})[dtype] = worst_relative_error(out2[row], reference)
 
     for name, errors in results.items():
         flags = ""
         for dtype, error in errors.items():
             if not error <= TOLERANCE[dtype]:
-                failures.append(f"{name} ({np.dtype(dtype).name}): {error:.3g} > {TOLERANCE[dtype]:.0e}")
+                failures.append(
+                    f"{name} ({np.dtype(dtype).name}): {error:.3g} > {TOLERANCE[dtype]:.0e}"
+                )
                 flags = "  <-- MISMATCH"
         print(f"  {name:10s} {errors[np.float32]:20.3g} {errors[np.float64]:20.3g}{flags}")
 

@@ -21,7 +21,7 @@ def saxpy(a, x, y, out):
 
 
 def device_name():
-    """The device kernels run on: cudajit.get_current_device() where it exists, else the cpu device."""
+    """The device kernels run on: cudajit.get_current_device() where it exists, else cpu."""
     get_current_device = getattr(cuda, "get_current_device", None)
     if get_current_device is None:
         return "cpu"
@@ -52,7 +52,9 @@ def main():
     start = time.perf_counter()
     saxpy[blocks, threads](a, x, y, out)
     second = time.perf_counter() - start
-    print(f"  first launch (compile + run) {first * 1e3:.1f} ms, second launch {second * 1e3:.1f} ms")
+    print(
+        f"  first launch (compile + run) {first * 1e3:.1f} ms, second launch {second * 1e3:.1f} ms"
+    )
 
     expected = a * x + y
     error = float(np.max(np.abs(out - expected)))

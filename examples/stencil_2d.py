@@ -65,8 +65,10 @@ def main():
 
     error = float(np.max(np.abs(a - expected)))
     ok = np.allclose(a, expected, rtol=1e-12, atol=1e-12)
-    print(f"  total heat {a.sum():.6f} (numpy {expected.sum():.6f}), max |difference| = {error:.3g}: "
-          f"{'OK' if ok else 'MISMATCH'}")
+    print(
+        f"  total heat {a.sum():.6f} (numpy {expected.sum():.6f}), max |difference| = {error:.3g}: "
+        f"{'OK' if ok else 'MISMATCH'}"
+    )
     return 0 if ok else 1
 
 

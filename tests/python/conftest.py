@@ -104,9 +104,14 @@ def check_ptx(ptxas):
         if tuple(cc) < PTXAS_MIN_CC:
             return  # this ptxas cannot target it; the text checks above still ran
         result = run_ptxas(ptxas, ptx, cc)
-        assert result.returncode == 0, (
-            "ptxas -arch=sm_%d%d failed (exit %d):\n%s\n--- PTX ---\n%s"
-            % (cc[0], cc[1], result.returncode, result.stderr + result.stdout, ptx)
+        assert (
+            result.returncode == 0
+        ), "ptxas -arch=sm_%d%d failed (exit %d):\n%s\n--- PTX ---\n%s" % (
+            cc[0],
+            cc[1],
+            result.returncode,
+            result.stderr + result.stdout,
+            ptx,
         )
 
     return check
@@ -121,7 +126,9 @@ def parse_compile_error(exc):
     """Splits str(CompileError) into (file, line, col, message, source, caret)."""
     text = str(exc)
     lines = text.splitlines()
-    assert len(lines) >= 3, "a CompileError shows `file:line:col: message`, the source line and a caret; got:\n" + text
+    assert len(lines) >= 3, (
+        "a CompileError shows `file:line:col: message`, the source line and a caret; got:\n" + text
+    )
     m = _HEADER.match(lines[0])
     assert m, "first line of a CompileError is `file:line:col: message`; got:\n" + text
     return (m["file"], int(m["line"]), int(m["col"]), m["message"], lines[1], lines[2])
@@ -152,20 +159,28 @@ def assert_compile_error():
     def check(exc, pyfunc, marker, *patterns):
         import cudajit as cuda
 
-        assert isinstance(exc, cuda.CompileError), f"expected CompileError, got {type(exc).__name__}: {exc}"
+        assert isinstance(
+            exc, cuda.CompileError
+        ), f"expected CompileError, got {type(exc).__name__}: {exc}"
         file, line, col, message, source, caret = parse_compile_error(exc)
         expected_line, expected_source = source_line_of(pyfunc, marker)
         expected_file = inspect.getsourcefile(pyfunc)
         assert os.path.basename(file) == os.path.basename(expected_file), str(exc)
-        assert line == expected_line, f"expected line {expected_line} ({expected_source.strip()!r}), got:\n{exc}"
+        assert (
+            line == expected_line
+        ), f"expected line {expected_line} ({expected_source.strip()!r}), got:\n{exc}"
         assert expected_source.strip() in source, f"second line is the source line:\n{exc}"
-        assert caret.strip() and set(caret.strip()) <= set("^~"), f"third line is a caret, got {caret!r}:\n{exc}"
+        assert caret.strip() and set(caret.strip()) <= set(
+            "^~"
+        ), f"third line is a caret, got {caret!r}:\n{exc}"
         marker_at = source.index(marker)
-        assert marker_at <= caret.index("^") < marker_at + len(marker), (
-            f"caret is not under {marker!r}:\n{exc}"
-        )
+        assert (
+            marker_at <= caret.index("^") < marker_at + len(marker)
+        ), f"caret is not under {marker!r}:\n{exc}"
         for pattern in patterns:
-            assert re.search(pattern, message, re.IGNORECASE), f"message does not match {pattern!r}:\n{exc}"
+            assert re.search(
+                pattern, message, re.IGNORECASE
+            ), f"message does not match {pattern!r}:\n{exc}"
         return message
 
     return check
@@ -214,7 +229,9 @@ def random_array(dtype, shape, seed=0):
     elif dtype.kind == "f":
         flat = (rng.standard_normal(size) * 100).astype(dtype)
     else:
-        flat = (rng.standard_normal(size) * 100 + 1j * rng.standard_normal(size) * 100).astype(dtype)
+        flat = (rng.standard_normal(size) * 100 + 1j * rng.standard_normal(size) * 100).astype(
+            dtype
+        )
     return flat.reshape(shape)
 
 

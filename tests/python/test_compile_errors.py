@@ -153,17 +153,27 @@ UNSUPPORTED = [
 ]
 
 
-@pytest.mark.parametrize("func, marker, patterns", UNSUPPORTED, ids=[f.__name__ for f, _, _ in UNSUPPORTED])
-def test_unsupported_python_is_a_compile_error_at_the_first_launch(func, marker, patterns, assert_compile_error):
+@pytest.mark.parametrize(
+    "func, marker, patterns", UNSUPPORTED, ids=[f.__name__ for f, _, _ in UNSUPPORTED]
+)
+def test_unsupported_python_is_a_compile_error_at_the_first_launch(
+    func, marker, patterns, assert_compile_error
+):
     kernel = cuda.jit(func)  # decorating a lazy kernel never fails
-    args = (np.zeros(1), np.zeros(1)) if "a" in inspect.signature(func).parameters else (np.zeros(1),)
+    args = (
+        (np.zeros(1), np.zeros(1)) if "a" in inspect.signature(func).parameters else (np.zeros(1),)
+    )
     with pytest.raises(cuda.CompileError) as excinfo:
         kernel[1, 1](*args)
     assert_compile_error(excinfo.value, func, marker, *patterns)
 
 
-@pytest.mark.parametrize("func, marker, patterns", UNSUPPORTED[:6], ids=[f.__name__ for f, _, _ in UNSUPPORTED[:6]])
-def test_unsupported_python_is_a_compile_error_in_compile_ptx(func, marker, patterns, assert_compile_error):
+@pytest.mark.parametrize(
+    "func, marker, patterns", UNSUPPORTED[:6], ids=[f.__name__ for f, _, _ in UNSUPPORTED[:6]]
+)
+def test_unsupported_python_is_a_compile_error_in_compile_ptx(
+    func, marker, patterns, assert_compile_error
+):
     with pytest.raises(cuda.CompileError) as excinfo:
         cuda.compile_ptx(func, (cuda.float64[::1],))
     assert_compile_error(excinfo.value, func, marker, *patterns)
@@ -225,8 +235,12 @@ NAME_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("func, marker, patterns", NAME_ERRORS, ids=[f.__name__ for f, _, _ in NAME_ERRORS])
-def test_names_that_cannot_be_resolved_are_compile_errors(func, marker, patterns, assert_compile_error):
+@pytest.mark.parametrize(
+    "func, marker, patterns", NAME_ERRORS, ids=[f.__name__ for f, _, _ in NAME_ERRORS]
+)
+def test_names_that_cannot_be_resolved_are_compile_errors(
+    func, marker, patterns, assert_compile_error
+):
     kernel = cuda.jit(func)
     with pytest.raises(cuda.CompileError) as excinfo:
         kernel[1, 1](np.zeros(1))
@@ -267,7 +281,9 @@ def readonly(values):
     [(writes_weights, "weights[i] = 0.0"), (augments_weights, "weights[0] += 1.0")],
     ids=["assignment", "augmented-assignment"],
 )
-def test_writing_a_read_only_array_names_the_argument_and_the_line(func, marker, assert_compile_error):
+def test_writing_a_read_only_array_names_the_argument_and_the_line(
+    func, marker, assert_compile_error
+):
     kernel = cuda.jit(func)
     with pytest.raises(cuda.CompileError) as excinfo:
         kernel[1, 4](readonly([1.0, 2.0]), np.zeros(2))
@@ -309,7 +325,8 @@ def launches_a_kernel(out):
 
 
 @pytest.mark.parametrize(
-    "func, marker", [(calls_a_kernel, "helper_kernel(out)"), (launches_a_kernel, "helper_kernel[1, 1]")]
+    "func, marker",
+    [(calls_a_kernel, "helper_kernel(out)"), (launches_a_kernel, "helper_kernel[1, 1]")],
 )
 def test_calling_a_kernel_from_a_kernel_is_a_compile_error(func, marker, assert_compile_error):
     kernel = cuda.jit(func)
@@ -416,15 +433,34 @@ TYPE_ERRORS = [
     (math_with_too_many_arguments, (1.5, F64), "math.sqrt(x, x)", [r"sqrt", r"argument"]),
     (grid_of_four_dimensions, (1.5, F64), "cuda.grid(4)", [r"grid", r"1, 2 or 3|1.*3"]),
     (grid_of_a_runtime_value, (1, F64), "cuda.grid(x)", [r"grid", r"literal|constant"]),
-    (calls_device_function_with_too_few_arguments, (1.5, F64), "two_arguments(x)", [r"two_arguments", r"argument"]),
-    (calls_device_function_with_too_many_arguments, (1.5, F64), "two_arguments(x, x, x)", [r"two_arguments", r"argument"]),
+    (
+        calls_device_function_with_too_few_arguments,
+        (1.5, F64),
+        "two_arguments(x)",
+        [r"two_arguments", r"argument"],
+    ),
+    (
+        calls_device_function_with_too_many_arguments,
+        (1.5, F64),
+        "two_arguments(x, x, x)",
+        [r"two_arguments", r"argument"],
+    ),
     (returns_a_value_from_a_kernel, (1.5, F64), "return 1", [r"return|void"]),
-    (integer_literal_too_large, (1.5, F64), "123456789012345678901234567890", [r"int64|too large|overflow|fit"]),
+    (
+        integer_literal_too_large,
+        (1.5, F64),
+        "123456789012345678901234567890",
+        [r"int64|too large|overflow|fit"],
+    ),
 ]
 
 
-@pytest.mark.parametrize("func, args, marker, patterns", TYPE_ERRORS, ids=[f[0].__name__ for f in TYPE_ERRORS])
-def test_ill_typed_code_is_a_compile_error_at_the_offending_expression(func, args, marker, patterns, assert_compile_error):
+@pytest.mark.parametrize(
+    "func, args, marker, patterns", TYPE_ERRORS, ids=[f[0].__name__ for f in TYPE_ERRORS]
+)
+def test_ill_typed_code_is_a_compile_error_at_the_offending_expression(
+    func, args, marker, patterns, assert_compile_error
+):
     kernel = cuda.jit(func)
     with pytest.raises(cuda.CompileError) as excinfo:
         kernel[1, 1](*args)
@@ -435,7 +471,9 @@ def test_type_error_message_names_the_types_involved(assert_compile_error):
     kernel = cuda.jit(adds_array_and_scalar)
     with pytest.raises(cuda.CompileError) as excinfo:
         kernel[1, 1](np.zeros(2, np.float32), np.zeros(2))
-    assert_compile_error(excinfo.value, adds_array_and_scalar, "a + 1", r"array\(float32, 1d, C\)", r"int64")
+    assert_compile_error(
+        excinfo.value, adds_array_and_scalar, "a + 1", r"array\(float32, 1d, C\)", r"int64"
+    )
 
 
 def test_error_in_a_device_function_points_into_the_device_function(assert_compile_error):
@@ -472,7 +510,8 @@ def test_compile_error_shows_file_line_column_source_and_caret():
     expected_line, text = source_line_of(uses_unknown_name, "undefined_thing")
     assert same_file(file, inspect.getsourcefile(uses_unknown_name))
     assert line == expected_line
-    assert col == text.index("undefined_thing") + 1  # columns count from 1, as in compilers' messages
+    # columns count from 1, as in compilers' messages
+    assert col == text.index("undefined_thing") + 1
     assert source.strip() == text.strip()
     assert caret.index("^") == source.index("undefined_thing")
     assert "undefined_thing" in message
@@ -487,7 +526,12 @@ def test_compile_error_of_a_nested_kernel_points_into_this_file():
         nested[1, 1](np.zeros(1))
     file, line, _, _, source, _ = parse_compile_error(excinfo.value)
     assert same_file(file, __file__)
-    assert line == source_line_of(test_compile_error_of_a_nested_kernel_points_into_this_file, "not_defined_anywhere")[0]
+    assert (
+        line
+        == source_line_of(
+            test_compile_error_of_a_nested_kernel_points_into_this_file, "not_defined_anywhere"
+        )[0]
+    )
     assert "not_defined_anywhere" in source
 
 
@@ -531,7 +575,15 @@ def test_a_failed_compile_leaves_other_kernels_working():
         ("void(float32[::1], 3)", r"\b3\b"),
         ("banana", r"banana"),
     ],
-    ids=["unknown-type", "unbalanced", "step-2", "middle-contiguous", "5d", "not-a-type", "nonsense"],
+    ids=[
+        "unknown-type",
+        "unbalanced",
+        "step-2",
+        "middle-contiguous",
+        "5d",
+        "not-a-type",
+        "nonsense",
+    ],
 )
 def test_bad_signature_string_is_rejected_at_decoration_naming_it(sig, named):
     with pytest.raises((TypeError, ValueError)) as excinfo:
@@ -575,7 +627,17 @@ def noop(out):
         (None, TypeError),
         ((2, 1.0), TypeError),
     ],
-    ids=["zero", "negative", "zero-in-tuple", "negative-in-tuple", "four-dims", "float", "str", "None", "float-in-tuple"],
+    ids=[
+        "zero",
+        "negative",
+        "zero-in-tuple",
+        "negative-in-tuple",
+        "four-dims",
+        "float",
+        "str",
+        "None",
+        "float-in-tuple",
+    ],
 )
 def test_bad_launch_configuration_is_rejected_with_a_clear_message(where, bad, error):
     config = (bad, 1) if where == "griddim" else (1, bad)
@@ -609,7 +671,9 @@ def two_args(a, b):
     pass
 
 
-@pytest.mark.parametrize("args", [(), (np.zeros(1),), (np.zeros(1), np.zeros(1), np.zeros(1))], ids=["0", "1", "3"])
+@pytest.mark.parametrize(
+    "args", [(), (np.zeros(1),), (np.zeros(1), np.zeros(1), np.zeros(1))], ids=["0", "1", "3"]
+)
 def test_wrong_number_of_kernel_arguments_is_a_type_error(args):
     with pytest.raises(TypeError) as excinfo:
         two_args[1, 1](*args)
@@ -653,7 +717,9 @@ EXPECTED = r"expect|must|support"
         "huge-int",
     ],
 )
-def test_unsupported_argument_type_is_a_type_error_naming_expected_and_given(value, given, expected):
+def test_unsupported_argument_type_is_a_type_error_naming_expected_and_given(
+    value, given, expected
+):
     out = np.zeros(1)
     with pytest.raises(TypeError) as excinfo:
         two_args[1, 1](value, out)

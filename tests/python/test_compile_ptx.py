@@ -92,7 +92,9 @@ LOWEST_PTX_VERSION = {
 def test_ptx_targets_the_compute_capability_with_the_lowest_ptx_version(cc):
     ptx, _ = cuda.compile_ptx(pyfunc(saxpy), SAXPY_SIG, cc=cc)
     assert re.search(r"^\s*\.target\s+sm_%d%d\b" % cc, ptx, re.M), ptx[:500]
-    assert re.search(r"^\s*\.version\s+%s\s*$" % re.escape(LOWEST_PTX_VERSION[cc]), ptx, re.M), ptx[:500]
+    assert re.search(r"^\s*\.version\s+%s\s*$" % re.escape(LOWEST_PTX_VERSION[cc]), ptx, re.M), ptx[
+        :500
+    ]
     assert re.search(r"^\s*\.address_size\s+64\s*$", ptx, re.M)
 
 
@@ -204,7 +206,9 @@ def test_declared_return_type_converts_the_result_as_numba_does():
 
 
 def test_device_function_with_array_argument_and_scalar_return(check_ptx):
-    ptx, return_type = cuda.compile_ptx(pyfunc(devfn.dot_row), (float64[:, ::1], int64, float64[::1]), device=True)
+    ptx, return_type = cuda.compile_ptx(
+        pyfunc(devfn.dot_row), (float64[:, ::1], int64, float64[::1]), device=True
+    )
     assert return_type == float64
     check_ptx(ptx, (8, 0), kernel=False)
 
@@ -292,7 +296,10 @@ def test_inspect_asm_distinguishes_the_dtypes_of_each_signature():
     kernel[1, 4](np.zeros(4, np.float64), np.zeros(4, np.float64))
     kernel[1, 4](np.zeros(4, np.uint8), np.zeros(4, np.uint8))
     texts = list(kernel.inspect_asm().values())
-    assert sum("ld.global.f64" in t or "ld.global.u64" in t or "ld.global.b64" in t for t in texts) >= 1
+    assert (
+        sum("ld.global.f64" in t or "ld.global.u64" in t or "ld.global.b64" in t for t in texts)
+        >= 1
+    )
     assert sum("ld.global.u8" in t or "ld.global.b8" in t for t in texts) == 1
 
 
@@ -317,7 +324,9 @@ def test_eager_kernel_is_compiled_at_decoration(sig):
 
 
 def test_eager_kernel_with_several_signatures():
-    kernel = cuda.jit(["void(float32[::1], float32[::1])", "void(int64[::1], int64[::1])"])(pyfunc(arrays.copy_1d))
+    kernel = cuda.jit(["void(float32[::1], float32[::1])", "void(int64[::1], int64[::1])"])(
+        pyfunc(arrays.copy_1d)
+    )
     assert len(kernel.inspect_asm()) == 2
 
 
@@ -341,7 +350,21 @@ def test_jit_options_are_accepted_and_kernels_still_run(option):
 
 # --- one PTX test per feature group ------------------------------------------------
 
-ALL_SCALARS = [boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64, complex64, complex128]
+ALL_SCALARS = [
+    boolean,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    float32,
+    float64,
+    complex64,
+    complex128,
+]
 
 FEATURE_KERNELS = {
     # arrays: every dtype, ndim 1 to 4, C / F / any layout, read-only input
@@ -376,12 +399,21 @@ FEATURE_KERNELS = {
     "round": (builtins_.k_round, (float64[::1], int64[::1])),
     # complex
     "complex-ops-64": (complex_.k_complex_ops, (complex64[::1], complex64[::1], complex64[:, ::1])),
-    "complex-ops-128": (complex_.k_complex_ops, (complex128[::1], float64[::1], complex128[:, ::1])),
-    "complex-parts": (complex_.k_parts, (complex64[::1], float32[::1], float32[::1], complex64[::1])),
+    "complex-ops-128": (
+        complex_.k_complex_ops,
+        (complex128[::1], float64[::1], complex128[:, ::1]),
+    ),
+    "complex-parts": (
+        complex_.k_parts,
+        (complex64[::1], float32[::1], float32[::1], complex64[::1]),
+    ),
     "mandelbrot": (complex_.mandelbrot, (float64, float64, float64, float64, int64, int32[:, ::1])),
     # device functions
     "device-function-defined-later": (devfn.uses_later, (float64, float64[::1])),
-    "device-functions": (calls_device_functions, (float64[:, ::1], float64[::1], float64[::1], float64[::1])),
+    "device-functions": (
+        calls_device_functions,
+        (float64[:, ::1], float64[::1], float64[::1], float64[::1]),
+    ),
     # names: globals, tuples, aliases
     "numeric-globals": (names.uses_numeric_globals, (float64[::1], float64[::1])),
     "alias-cudajit": (names.uses_plain_module_name, (int64[::1],)),
@@ -401,11 +433,20 @@ for _name in sorted(math_.UNARY):
         FEATURE_KERNELS[f"math-{_name}-{_t}"] = (math_.UNARY[_name][0], (_t[::1], _t[::1]))
 for _name in sorted(math_.BINARY):
     for _t in (float32, float64):
-        FEATURE_KERNELS[f"math-{_name}-{_t}"] = (math_.BINARY[_name][0], (_t[::1], _t[::1], _t[::1]))
+        FEATURE_KERNELS[f"math-{_name}-{_t}"] = (
+            math_.BINARY[_name][0],
+            (_t[::1], _t[::1], _t[::1]),
+        )
 for _name in sorted(math_.ROUNDING):
-    FEATURE_KERNELS[f"math-{_name}-float32"] = (math_.ROUNDING[_name][0], (float32[::1], int64[::1]))
+    FEATURE_KERNELS[f"math-{_name}-float32"] = (
+        math_.ROUNDING[_name][0],
+        (float32[::1], int64[::1]),
+    )
 for _name in sorted(math_.PREDICATES):
-    FEATURE_KERNELS[f"math-{_name}-float64"] = (math_.PREDICATES[_name][0], (float64[::1], boolean[::1]))
+    FEATURE_KERNELS[f"math-{_name}-float64"] = (
+        math_.PREDICATES[_name][0],
+        (float64[::1], boolean[::1]),
+    )
 
 
 @pytest.mark.parametrize("cc", CCS, ids=cc_id)

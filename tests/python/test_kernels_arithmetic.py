@@ -134,7 +134,9 @@ def operands(a_dtype, b_dtype, kind, seed=0):
             return rng.integers(0, 2, N).astype(bool)
         if dtype.kind in "iu":
             info = np.iinfo(dtype)
-            return rng.integers(max(low, info.min), min(high, info.max), N, endpoint=True, dtype=dtype)
+            return rng.integers(
+                max(low, info.min), min(high, info.max), N, endpoint=True, dtype=dtype
+            )
         return rng.uniform(low, high, N).astype(dtype)
 
     if kind == "full":  # the whole range of each type: results need the wider type
@@ -153,8 +155,16 @@ def operands(a_dtype, b_dtype, kind, seed=0):
             b = np.where(np.abs(b) < 0.5, b + np.copysign(1, b), b).astype(b.dtype)
         else:
             b[b == 0] = 7
-        a[:8] = np.array([7, -7, 7, -7, 0, 1, -1, 6], a.dtype) if a.dtype.kind != "u" else [7, 7, 7, 7, 0, 1, 1, 6]
-        b[:8] = np.array([2, 2, -2, -2, 3, -3, 3, 3], b.dtype) if b.dtype.kind != "u" else [2, 2, 2, 2, 3, 3, 3, 3]
+        a[:8] = (
+            np.array([7, -7, 7, -7, 0, 1, -1, 6], a.dtype)
+            if a.dtype.kind != "u"
+            else [7, 7, 7, 7, 0, 1, 1, 6]
+        )
+        b[:8] = (
+            np.array([2, 2, -2, -2, 3, -3, 3, 3], b.dtype)
+            if b.dtype.kind != "u"
+            else [2, 2, 2, 2, 3, 3, 3, 3]
+        )
     elif kind == "bits":
         a = draw(a_dtype, -(2**63), 2**64 - 1)
         b = draw(b_dtype, 0, 31)
@@ -269,8 +279,12 @@ def test_modulo_takes_the_sign_of_the_divisor(pair):
     out = run_binary(k_mod, a, b, pair[2])
     expected = np.mod(a.astype(pair[2]), b.astype(pair[2]))
     if np.dtype(pair[2]).kind == "f":
-        np.testing.assert_allclose(out, expected, rtol=1e-5 if pair[2] == np.float32 else 1e-12, atol=1e-6)
-        assert np.all((out == 0) | (np.sign(out) == np.sign(b))), "the remainder has the sign of the divisor"
+        np.testing.assert_allclose(
+            out, expected, rtol=1e-5 if pair[2] == np.float32 else 1e-12, atol=1e-6
+        )
+        assert np.all(
+            (out == 0) | (np.sign(out) == np.sign(b))
+        ), "the remainder has the sign of the divisor"
     else:
         np.testing.assert_array_equal(out, expected)
 
@@ -330,8 +344,12 @@ def test_integer_power_of_integers_is_exact_int64():
 )
 def test_float_power_matches_numpy(a_dtype, b_dtype, result, rtol):
     rng = np.random.default_rng(1)
-    a = (rng.uniform(0.1, 10, N) if np.dtype(a_dtype).kind == "f" else rng.integers(1, 10, N)).astype(a_dtype)
-    b = (rng.uniform(-3, 3, N) if np.dtype(b_dtype).kind == "f" else rng.integers(-3, 4, N)).astype(b_dtype)
+    a = (
+        rng.uniform(0.1, 10, N) if np.dtype(a_dtype).kind == "f" else rng.integers(1, 10, N)
+    ).astype(a_dtype)
+    b = (rng.uniform(-3, 3, N) if np.dtype(b_dtype).kind == "f" else rng.integers(-3, 4, N)).astype(
+        b_dtype
+    )
     out = run_binary(k_pow, a, b, result)
     np.testing.assert_allclose(out, np.power(a.astype(result), b.astype(result)), rtol=rtol)
 
@@ -358,7 +376,11 @@ BITWISE_PAIRS = [
 @pytest.mark.parametrize("op", ["&", "|", "^"])
 def test_bitwise_and_or_xor_on_integers_and_booleans(op, pair):
     a, b = operands(pair[0], pair[1], "full")
-    kernel, ufunc = {"&": (k_and, np.bitwise_and), "|": (k_or, np.bitwise_or), "^": (k_xor, np.bitwise_xor)}[op]
+    kernel, ufunc = {
+        "&": (k_and, np.bitwise_and),
+        "|": (k_or, np.bitwise_or),
+        "^": (k_xor, np.bitwise_xor),
+    }[op]
     out = run_binary(kernel, a, b, pair[2])
     np.testing.assert_array_equal(out, ufunc(a.astype(pair[2]), b.astype(pair[2])))
 
@@ -401,7 +423,12 @@ def test_right_shift_of_a_negative_number_keeps_the_sign():
 )
 def test_unary_minus(values, result, expected):
     a = np.resize(np.array(values, result), N)
-    out_dtype = {np.int32: np.int64, np.uint8: np.uint64, np.float32: np.float32, np.bool_: np.int64}[result]
+    out_dtype = {
+        np.int32: np.int64,
+        np.uint8: np.uint64,
+        np.float32: np.float32,
+        np.bool_: np.int64,
+    }[result]
     out = np.zeros(N, out_dtype)
     launch_1d(k_neg, N, a, out)
     np.testing.assert_array_equal(out[:2], np.array(expected, out_dtype))
@@ -423,8 +450,15 @@ def test_unary_plus_is_identity():
 @pytest.mark.parametrize(
     "values, result, expected",
     [
-        pytest.param(np.array([0, -1, 2**31 - 1], np.int32), np.int64, [-1, 0, -(2**31)], id="int32"),
-        pytest.param(np.array([0, 5, 255], np.uint8), np.uint64, [2**64 - 1, 2**64 - 6, 2**64 - 256], id="uint8-as-uint64"),
+        pytest.param(
+            np.array([0, -1, 2**31 - 1], np.int32), np.int64, [-1, 0, -(2**31)], id="int32"
+        ),
+        pytest.param(
+            np.array([0, 5, 255], np.uint8),
+            np.uint64,
+            [2**64 - 1, 2**64 - 6, 2**64 - 256],
+            id="uint8-as-uint64",
+        ),
         pytest.param(np.array([0, 2**62], np.int64), np.int64, [-1, -(2**62) - 1], id="int64"),
     ],
 )
@@ -453,12 +487,32 @@ def k_compare_all(a, b, out):
 @pytest.mark.parametrize(
     "a, b",
     [
-        pytest.param(np.array([1, 2, 3, -5], np.int32), np.array([2, 2, 2, -5], np.int32), id="int32"),
-        pytest.param(np.array([-1, 0, 100, -128], np.int8), np.array([200, 0, 100, 255], np.uint8), id="int8-vs-uint8"),
-        pytest.param(np.array([1.5, 2.0, np.nan, -0.0]), np.array([2, 2, 1, 0], np.int64), id="float64-vs-int64"),
-        pytest.param(np.array([0.1, 1.0, np.inf, np.nan], np.float32), np.array([0.1, 1.0, np.inf, np.nan]), id="float32-vs-float64"),
-        pytest.param(np.array([True, False, True, False]), np.array([True, True, False, False]), id="bool"),
-        pytest.param(np.array([2**63 - 1, 0, 5, 2**40], np.uint64), np.array([2**63 - 1, 1, 5, 1], np.uint64), id="uint64"),
+        pytest.param(
+            np.array([1, 2, 3, -5], np.int32), np.array([2, 2, 2, -5], np.int32), id="int32"
+        ),
+        pytest.param(
+            np.array([-1, 0, 100, -128], np.int8),
+            np.array([200, 0, 100, 255], np.uint8),
+            id="int8-vs-uint8",
+        ),
+        pytest.param(
+            np.array([1.5, 2.0, np.nan, -0.0]),
+            np.array([2, 2, 1, 0], np.int64),
+            id="float64-vs-int64",
+        ),
+        pytest.param(
+            np.array([0.1, 1.0, np.inf, np.nan], np.float32),
+            np.array([0.1, 1.0, np.inf, np.nan]),
+            id="float32-vs-float64",
+        ),
+        pytest.param(
+            np.array([True, False, True, False]), np.array([True, True, False, False]), id="bool"
+        ),
+        pytest.param(
+            np.array([2**63 - 1, 0, 5, 2**40], np.uint64),
+            np.array([2**63 - 1, 1, 5, 1], np.uint64),
+            id="uint64",
+        ),
     ],
 )
 def test_comparisons_compare_values_not_bit_patterns(a, b):
@@ -487,7 +541,10 @@ def test_chained_comparisons_are_pairwise_conjunctions():
     lo, hi = 2, 8
     out = np.zeros((a.size, 5), np.bool_)
     k_chained[1, 32](a, lo, hi, out)
-    expected = [[lo <= x < hi, lo < x > hi, lo == x == hi, lo < x < hi < 100, x != lo != hi] for x in a.tolist()]
+    expected = [
+        [lo <= x < hi, lo < x > hi, lo == x == hi, lo < x < hi < 100, x != lo != hi]
+        for x in a.tolist()
+    ]
     np.testing.assert_array_equal(out, expected)
 
 
@@ -664,10 +721,10 @@ def test_operator_precedence_and_parentheses_follow_python():
     @cuda.jit
     def prec(a, out):
         x = a[0]
-        out[0] = x + 2 * 3 ** 2
+        out[0] = x + 2 * 3**2
         out[1] = (x + 2) * 3
-        out[2] = -x ** 2
-        out[3] = 2 ** 3 ** 2
+        out[2] = -(x**2)
+        out[3] = 2**3**2
         out[4] = x - 10 - 3
         out[5] = 1 << 2 + 1
         out[6] = x & 3 | 8 ^ 1
@@ -677,7 +734,17 @@ def test_operator_precedence_and_parentheses_follow_python():
     prec[1, 1](np.array([5], np.int64), out)
     x = 5
     np.testing.assert_array_equal(
-        out, [x + 2 * 3**2, (x + 2) * 3, -(x**2), 2**3**2, x - 10 - 3, 1 << 2 + 1, x & 3 | 8 ^ 1, 100 // 7 % 4]
+        out,
+        [
+            x + 2 * 3**2,
+            (x + 2) * 3,
+            -(x**2),
+            2**3**2,
+            x - 10 - 3,
+            1 << 2 + 1,
+            x & 3 | 8 ^ 1,
+            100 // 7 % 4,
+        ],
     )
 
 

@@ -6,7 +6,16 @@ import numpy as np
 import pytest
 
 import cudajit as cuda
-from conftest import ALL_DTYPES, INT_DTYPES, LAYOUTS, cover, dtype_id, in_layout, launch_1d, random_array
+from conftest import (
+    ALL_DTYPES,
+    INT_DTYPES,
+    LAYOUTS,
+    cover,
+    dtype_id,
+    in_layout,
+    launch_1d,
+    random_array,
+)
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -65,7 +74,9 @@ def test_array_of_any_dtype_ndim_and_layout_is_read_element_by_element(dtype, nd
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("ndim", [1, 2, 3, 4])
-@pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.uint64, np.float32, np.complex128], ids=dtype_id)
+@pytest.mark.parametrize(
+    "dtype", [np.bool_, np.int16, np.uint64, np.float32, np.complex128], ids=dtype_id
+)
 def test_array_of_any_layout_is_written_in_place(dtype, ndim, layout):
     values = random_array(dtype, SHAPES[ndim], seed=10 + ndim)
     dst = in_layout(np.zeros(SHAPES[ndim], dtype), layout)
@@ -84,7 +95,9 @@ def test_array_of_any_layout_is_written_in_place(dtype, ndim, layout):
 def same_view(other_owner, owner, view):
     """The view of `other_owner` that `view` is of `owner` (same offset, strides)."""
     offset = view.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
-    return np.ndarray(view.shape, view.dtype, buffer=other_owner, offset=offset, strides=view.strides)
+    return np.ndarray(
+        view.shape, view.dtype, buffer=other_owner, offset=offset, strides=view.strides
+    )
 
 
 def test_column_of_a_c_matrix_is_a_strided_1d_array():
@@ -294,16 +307,46 @@ def store_converted(values, out):
 @pytest.mark.parametrize(
     "values, out_dtype, expected",
     [
-        pytest.param(np.array([2.7, -2.7, 0.5, -0.5]), np.int32, [2, -2, 0, 0], id="float64-to-int32-truncates"),
-        pytest.param(np.array([300, -1, 255, 256], np.int64), np.uint8, [44, 255, 255, 0], id="int64-to-uint8-wraps"),
-        pytest.param(np.array([70000, -70000], np.int64), np.int16, [4464, -4464], id="int64-to-int16-wraps"),
-        pytest.param(np.array([0, 5, -1, 0], np.int64), np.bool_, [False, True, True, False], id="int-to-bool-is-nonzero"),
-        pytest.param(np.array([0.0, 0.25, -0.0, np.nan]), np.bool_, [False, True, False, True], id="float-to-bool-is-nonzero"),
+        pytest.param(
+            np.array([2.7, -2.7, 0.5, -0.5]),
+            np.int32,
+            [2, -2, 0, 0],
+            id="float64-to-int32-truncates",
+        ),
+        pytest.param(
+            np.array([300, -1, 255, 256], np.int64),
+            np.uint8,
+            [44, 255, 255, 0],
+            id="int64-to-uint8-wraps",
+        ),
+        pytest.param(
+            np.array([70000, -70000], np.int64), np.int16, [4464, -4464], id="int64-to-int16-wraps"
+        ),
+        pytest.param(
+            np.array([0, 5, -1, 0], np.int64),
+            np.bool_,
+            [False, True, True, False],
+            id="int-to-bool-is-nonzero",
+        ),
+        pytest.param(
+            np.array([0.0, 0.25, -0.0, np.nan]),
+            np.bool_,
+            [False, True, False, True],
+            id="float-to-bool-is-nonzero",
+        ),
         pytest.param(np.array([True, False]), np.float64, [1.0, 0.0], id="bool-to-float"),
-        pytest.param(np.array([16777217], np.int64), np.float32, [16777216.0], id="int64-to-float32-rounds"),
-        pytest.param(np.array([0.1]), np.float32, [np.float32(0.1)], id="float64-to-float32-rounds"),
-        pytest.param(np.array([1.5, -2.0]), np.complex64, [1.5 + 0j, -2.0 + 0j], id="float-to-complex"),
-        pytest.param(np.array([-3, 4], np.int8), np.complex128, [-3 + 0j, 4 + 0j], id="int-to-complex"),
+        pytest.param(
+            np.array([16777217], np.int64), np.float32, [16777216.0], id="int64-to-float32-rounds"
+        ),
+        pytest.param(
+            np.array([0.1]), np.float32, [np.float32(0.1)], id="float64-to-float32-rounds"
+        ),
+        pytest.param(
+            np.array([1.5, -2.0]), np.complex64, [1.5 + 0j, -2.0 + 0j], id="float-to-complex"
+        ),
+        pytest.param(
+            np.array([-3, 4], np.int8), np.complex128, [-3 + 0j, 4 + 0j], id="int-to-complex"
+        ),
     ],
 )
 def test_store_converts_value_to_the_array_element_type(values, out_dtype, expected):

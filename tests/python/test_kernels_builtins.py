@@ -63,10 +63,17 @@ def min_max(a, b, c, out):
 )
 def test_min_and_max_of_two_and_three_values(dtypes, out_dtype):
     rng = np.random.default_rng(4)
-    a, b, c = (np.array(rng.integers(-50 if np.dtype(t).kind != "u" else 0, 50, 40), t) for t in dtypes)
+    a, b, c = (
+        np.array(rng.integers(-50 if np.dtype(t).kind != "u" else 0, 50, 40), t) for t in dtypes
+    )
     out = np.zeros((40, 4), out_dtype)
     launch_1d(min_max, 40, a, b, c, out)
-    columns = [np.minimum(a, b), np.maximum(a, b), np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)]
+    columns = [
+        np.minimum(a, b),
+        np.maximum(a, b),
+        np.minimum(np.minimum(a, b), c),
+        np.maximum(np.maximum(a, b), c),
+    ]
     np.testing.assert_array_equal(out, np.stack(columns, axis=1).astype(out_dtype))
 
 
@@ -110,16 +117,26 @@ def k_abs(x, out):
         pytest.param(np.array([-3, 0, 7, -(2**31) + 1], np.int32), np.int32, id="int32"),
         pytest.param(np.array([-(2**62), 5], np.int64), np.int64, id="int64"),
         pytest.param(np.array([-100, 100], np.int8), np.int8, id="int8"),
-        pytest.param(np.array([-1.5, 0.0, -0.0, np.inf, -np.inf], np.float32), np.float32, id="float32"),
+        pytest.param(
+            np.array([-1.5, 0.0, -0.0, np.inf, -np.inf], np.float32), np.float32, id="float32"
+        ),
         pytest.param(np.array([-1e300, 2.5, -0.0]), np.float64, id="float64"),
-        pytest.param(np.array([3 + 4j, -1j, 0j], np.complex64), np.float32, id="complex64-magnitude"),
-        pytest.param(np.array([-5 - 12j, 1e200 + 1e200j]), np.float64, id="complex128-magnitude-without-overflow"),
+        pytest.param(
+            np.array([3 + 4j, -1j, 0j], np.complex64), np.float32, id="complex64-magnitude"
+        ),
+        pytest.param(
+            np.array([-5 - 12j, 1e200 + 1e200j]),
+            np.float64,
+            id="complex128-magnitude-without-overflow",
+        ),
     ],
 )
 def test_abs_is_the_magnitude(values, out_dtype):
     out = np.zeros(values.size, out_dtype)
     k_abs[1, 8](values, out)
-    np.testing.assert_allclose(out, np.abs(values).astype(out_dtype), rtol=1e-6 if out_dtype == np.float32 else 1e-15)
+    np.testing.assert_allclose(
+        out, np.abs(values).astype(out_dtype), rtol=1e-6 if out_dtype == np.float32 else 1e-15
+    )
     assert not np.signbit(out).any()
 
 
@@ -136,7 +153,11 @@ def k_int(x, out):
 @pytest.mark.parametrize(
     "values, expected",
     [
-        pytest.param(np.array([2.7, -2.7, 0.5, -0.5, 1e15 + 0.5]), [2, -2, 0, 0, 10**15], id="float64-truncates"),
+        pytest.param(
+            np.array([2.7, -2.7, 0.5, -0.5, 1e15 + 0.5]),
+            [2, -2, 0, 0, 10**15],
+            id="float64-truncates",
+        ),
         pytest.param(np.array([2.99, -2.99], np.float32), [2, -2], id="float32-truncates"),
         pytest.param(np.array([True, False]), [1, 0], id="bool"),
         pytest.param(np.array([-7, 2**40], np.int64), [-7, 2**40], id="int64"),
@@ -168,7 +189,12 @@ def k_float(x, out):
 
 @pytest.mark.parametrize(
     "values",
-    [np.array([3, -7, 2**53], np.int64), np.array([True, False]), np.array([1.25, -0.5]), np.array([250], np.uint8)],
+    [
+        np.array([3, -7, 2**53], np.int64),
+        np.array([True, False]),
+        np.array([1.25, -0.5]),
+        np.array([250], np.uint8),
+    ],
     ids=["int64", "bool", "float64", "uint8"],
 )
 def test_float_converts_to_a_floating_point_value(values):

@@ -78,7 +78,9 @@ def k_parts(z, re, im, conj):
 
 
 @pytest.mark.parametrize(
-    "dtype, part_dtype", [(np.complex64, np.float32), (np.complex128, np.float64)], ids=["complex64", "complex128"]
+    "dtype, part_dtype",
+    [(np.complex64, np.float32), (np.complex128, np.float64)],
+    ids=["complex64", "complex128"],
 )
 def test_real_imag_and_conjugate_of_complex(dtype, part_dtype):
     z = complex_values(dtype, 4)
@@ -201,7 +203,9 @@ def mandelbrot(xmin, xmax, ymin, ymax, max_iter, counts):
 def mandelbrot_numpy(xmin, xmax, ymin, ymax, max_iter, height, width):
     cols = np.arange(width)
     rows = np.arange(height)
-    c = (xmin + (xmax - xmin) * cols / width)[None, :] + 1j * (ymin + (ymax - ymin) * rows / height)[:, None]
+    c = (xmin + (xmax - xmin) * cols / width)[None, :] + 1j * (
+        ymin + (ymax - ymin) * rows / height
+    )[:, None]
     z = np.zeros_like(c)
     counts = np.zeros(c.shape, np.int32)
     active = np.ones(c.shape, bool)

@@ -76,7 +76,17 @@ def test_nested_ifs():
 
 @pytest.mark.parametrize(
     "value, truthy",
-    [(0, False), (3, True), (-1, True), (0.0, False), (-0.0, False), (0.5, True), (float("nan"), True), (True, True), (False, False)],
+    [
+        (0, False),
+        (3, True),
+        (-1, True),
+        (0.0, False),
+        (-0.0, False),
+        (0.5, True),
+        (float("nan"), True),
+        (True, True),
+        (False, False),
+    ],
 )
 def test_if_uses_python_truthiness_of_numbers(value, truthy):
     @cuda.jit

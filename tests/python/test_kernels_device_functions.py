@@ -85,7 +85,8 @@ def test_device_function_specializes_for_each_argument_type():
     oi = np.zeros(2, np.int64)
     of = np.zeros(2, np.float32)
     k[1, 2](ai, ai, af, af, oi, of)
-    np.testing.assert_array_equal(oi, [2**32 - 2, -10])  # int32 + int32 is int64 in the device function too
+    # int32 + int32 is int64 in the device function too
+    np.testing.assert_array_equal(oi, [2**32 - 2, -10])
     np.testing.assert_array_equal(of, [1.0, 0.5])
 
 

@@ -191,7 +191,9 @@ def uses_imported_names(out):
         out[i] = gridsize(1)
 
 
-@pytest.mark.parametrize("kernel", [uses_plain_module_name, uses_other_alias], ids=["cudajit", "cj"])
+@pytest.mark.parametrize(
+    "kernel", [uses_plain_module_name, uses_other_alias], ids=["cudajit", "cj"]
+)
 def test_cudajit_works_under_any_import_name(kernel):
     out = np.zeros(8, np.int64)
     kernel[2, 4](out)

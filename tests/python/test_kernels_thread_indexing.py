@@ -88,9 +88,15 @@ def test_each_thread_runs_exactly_once():
 
 @cuda.jit
 def record_grid(g1, g2, g3, s1, s2, s3):
-    n = (cuda.blockIdx.x + cuda.blockIdx.y * cuda.gridDim.x + cuda.blockIdx.z * cuda.gridDim.x * cuda.gridDim.y) * (
-        cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z
-    ) + (cuda.threadIdx.x + cuda.threadIdx.y * cuda.blockDim.x + cuda.threadIdx.z * cuda.blockDim.x * cuda.blockDim.y)
+    n = (
+        cuda.blockIdx.x
+        + cuda.blockIdx.y * cuda.gridDim.x
+        + cuda.blockIdx.z * cuda.gridDim.x * cuda.gridDim.y
+    ) * (cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z) + (
+        cuda.threadIdx.x
+        + cuda.threadIdx.y * cuda.blockDim.x
+        + cuda.threadIdx.z * cuda.blockDim.x * cuda.blockDim.y
+    )
     g1[n] = cuda.grid(1)
     x, y = cuda.grid(2)
     g2[n, 0] = x
@@ -156,7 +162,11 @@ def test_2d_grid_indexes_rows_and_columns():
 def record_lanes(lane, warp):
     n = (cuda.blockIdx.x + cuda.blockIdx.y * cuda.gridDim.x) * (
         cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z
-    ) + (cuda.threadIdx.x + cuda.threadIdx.y * cuda.blockDim.x + cuda.threadIdx.z * cuda.blockDim.x * cuda.blockDim.y)
+    ) + (
+        cuda.threadIdx.x
+        + cuda.threadIdx.y * cuda.blockDim.x
+        + cuda.threadIdx.z * cuda.blockDim.x * cuda.blockDim.y
+    )
     lane[n] = cuda.laneid
     warp[n] = cuda.warpsize
 
