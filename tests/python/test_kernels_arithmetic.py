@@ -850,6 +850,7 @@ TYPING_RULES = [
     (f_pow, (T.int32, T.int32), T.int64),
     (f_pow, (T.float32, T.float32), T.float32),
     (f_pow, (T.float64, T.int64), T.float64),
+    (f_pow, (T.float32, T.int64), T.float32),  # numba-cuda keeps the float's type
     (f_pow, (T.int64, T.float64), T.float64),
     (f_and, (T.int32, T.int32), T.int64),
     (f_and, (T.uint8, T.uint8), T.uint64),

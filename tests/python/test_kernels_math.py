@@ -269,7 +269,7 @@ def uniform(low, high, specials=()):
     return values
 
 
-# name -> (kernel, reference, domain of the operand); floor/ceil/trunc return ints
+# name -> (kernel, reference, domain of the operand)
 UNARY = {
     "sqrt": (k_sqrt, math.sqrt, uniform(0, 100, [0.0, 1.0, 4.0, 2.0, 1e-30])),
     "exp": (k_exp, math.exp, uniform(-20, 20, [0.0, 1.0, -1.0])),
@@ -419,7 +419,7 @@ def test_hypot_does_not_overflow_for_large_operands():
     np.testing.assert_allclose(out[0], math.hypot(1e200, 1e200), rtol=1e-15)
 
 
-# --- floor / ceil / trunc return integers ---------------------------------------
+# --- floor / ceil / trunc keep the float type, as numba-cuda does ----------------
 
 ROUNDING = {
     "floor": (k_floor, math.floor),
@@ -444,20 +444,20 @@ ROUNDING_INPUTS = [
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
 @pytest.mark.parametrize("name", sorted(ROUNDING))
-def test_floor_ceil_trunc_of_a_float_are_python_ints(name, dtype):
+def test_floor_ceil_trunc_round_to_integral_values(name, dtype):
     kernel, func = ROUNDING[name]
     x = np.array(ROUNDING_INPUTS, dtype)
-    out = np.zeros(x.size, np.int64)
+    out = np.zeros(x.size, np.float64)
     launch_1d(kernel, x.size, x, out)
     np.testing.assert_array_equal(out, [func(v) for v in x.tolist()])
 
 
-def test_floor_result_is_int64_so_it_can_index_an_array():
+def test_floor_result_converted_with_int_can_index_an_array():
     @cuda.jit
     def bucket(x, table, out):
         i = cuda.grid(1)
         if i < x.size:
-            out[i] = table[math.floor(x[i])]
+            out[i] = table[int(math.floor(x[i]))]
 
     x = np.array([0.5, 3.99, 2.0, 9.1])
     table = np.arange(10, dtype=np.int64) * 100
@@ -466,7 +466,7 @@ def test_floor_result_is_int64_so_it_can_index_an_array():
     np.testing.assert_array_equal(out, [0, 300, 200, 900])
 
 
-def test_floor_of_a_large_float_does_not_wrap_at_32_bits():
+def test_floor_of_a_large_float_keeps_every_digit():
     @cuda.jit
     def big(x, out):
         out[0] = math.floor(x) + 1
@@ -671,10 +671,11 @@ MATH_TYPES = [
     (f_exp, (cuda.float32,), cuda.float32),
     (f_sin, (cuda.float32,), cuda.float32),
     (f_gamma, (cuda.float32,), cuda.float32),
-    (f_floor, (cuda.float32,), cuda.int64),
-    (f_floor, (cuda.float64,), cuda.int64),
-    (f_ceil, (cuda.float64,), cuda.int64),
-    (f_trunc, (cuda.float32,), cuda.int64),
+    (f_floor, (cuda.float32,), cuda.float32),
+    (f_floor, (cuda.float64,), cuda.float64),
+    (f_floor, (cuda.int64,), cuda.float64),
+    (f_ceil, (cuda.float64,), cuda.float64),
+    (f_trunc, (cuda.float32,), cuda.float32),
     (f_isnan, (cuda.float32,), cuda.boolean),
     (f_isnan, (cuda.int64,), cuda.boolean),
     (f_atan2, (cuda.float32, cuda.float32), cuda.float32),

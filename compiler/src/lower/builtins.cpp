@@ -97,12 +97,11 @@ llvm::Value* FunctionLowering::call_math_builtin(const Node& n, std::string_view
     return name == "isinf" ? b_.CreateFCmpOEQ(mag, inf) : b_.CreateFCmpOLT(mag, inf);
   }
   if (name == "floor" || name == "ceil" || name == "trunc") {
-    if (!is_float(s)) return cast(args[0].v, args[0].type, result);
+    llvm::Value* x = cast(args[0].v, args[0].type, result);
     auto id = name == "floor" ? llvm::Intrinsic::floor
               : name == "ceil" ? llvm::Intrinsic::ceil
                                : llvm::Intrinsic::trunc;
-    llvm::Value* r = intrinsic(id, {args[0].v->getType()}, {args[0].v});
-    return cast(r, args[0].type, result);
+    return intrinsic(id, {x->getType()}, {x});
   }
   // Every other function computes in the result's float type.
   Scalar f = result.scalar();

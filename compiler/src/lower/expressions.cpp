@@ -179,23 +179,31 @@ llvm::Value* FunctionLowering::float_binop(const std::string& op, llvm::Value* a
   if (op == "*") return b_.CreateFMul(a, b);
   if (op == "/") return b_.CreateFDiv(a, b);
   if (op == "**") return call_math("pow", s, {a, b});
+  // CPython's float_divmod, signed zeros included. A zero divisor gives
+  // a / b (inf or nan) where Python would raise.
+  llvm::Type* t = a->getType();
   llvm::Value* zero = float_const(s, 0.0);
-  // Python's modulo takes the sign of the divisor.
-  llvm::Value* r = b_.CreateFRem(a, b);
-  llvm::Value* fix = b_.CreateAnd(b_.CreateFCmpONE(r, zero),
-                                  b_.CreateXor(b_.CreateFCmpOLT(r, zero), b_.CreateFCmpOLT(b, zero)));
-  if (op == "%") return b_.CreateSelect(fix, b_.CreateFAdd(r, b), r);
+  llvm::Value* one = float_const(s, 1.0);
+  llvm::Value* mod = b_.CreateFRem(a, b);
+  llvm::Value* div = b_.CreateFDiv(b_.CreateFSub(a, mod), b);
+  llvm::Value* nonzero_mod = b_.CreateFCmpUNE(mod, zero);
+  llvm::Value* fix = b_.CreateAnd(
+      nonzero_mod, b_.CreateXor(b_.CreateFCmpOLT(b, zero), b_.CreateFCmpOLT(mod, zero)));
+  mod = b_.CreateSelect(fix, b_.CreateFAdd(mod, b), mod);
+  div = b_.CreateSelect(fix, b_.CreateFSub(div, one), div);
+  if (op == "%") {
+    llvm::Value* signed_zero = intrinsic(llvm::Intrinsic::copysign, {t}, {zero, b});
+    llvm::Value* result = b_.CreateSelect(nonzero_mod, mod, signed_zero);
+    return b_.CreateSelect(b_.CreateFCmpOEQ(b, zero), b_.CreateFRem(a, b), result);
+  }
   if (op == "//") {
-    llvm::Value* q = b_.CreateFDiv(b_.CreateFSub(a, r), b);
-    q = b_.CreateSelect(fix, b_.CreateFSub(q, float_const(s, 1.0)), q);
-    // Round away the error of the division, as CPython's float_floor_div does.
-    llvm::Value* floor_q = intrinsic(llvm::Intrinsic::floor, {a->getType()}, {q});
-    llvm::Value* use_floor =
-        b_.CreateFCmpOGT(b_.CreateFSub(q, floor_q), float_const(s, 0.5));
-    llvm::Value* rounded = b_.CreateSelect(use_floor, b_.CreateFAdd(floor_q, float_const(s, 1.0)),
-                                           floor_q);
-    llvm::Value* exact = b_.CreateFCmpOEQ(b, zero);
-    return b_.CreateSelect(exact, b_.CreateFDiv(a, b), rounded);
+    llvm::Value* floor_div = intrinsic(llvm::Intrinsic::floor, {t}, {div});
+    llvm::Value* round_up = b_.CreateFCmpOGT(b_.CreateFSub(div, floor_div), float_const(s, 0.5));
+    floor_div = b_.CreateSelect(round_up, b_.CreateFAdd(floor_div, one), floor_div);
+    llvm::Value* quotient = b_.CreateFDiv(a, b);
+    llvm::Value* zero_div = intrinsic(llvm::Intrinsic::copysign, {t}, {zero, quotient});
+    llvm::Value* result = b_.CreateSelect(b_.CreateFCmpUNE(div, zero), floor_div, zero_div);
+    return b_.CreateSelect(b_.CreateFCmpOEQ(b, zero), quotient, result);
   }
   throw LlvmError("internal: float operator " + op);
 }

@@ -17,6 +17,7 @@ const std::set<std::string, std::less<>> kUnaryMath = {
     "atanh", "fabs", "erf",  "erfc",  "gamma", "lgamma"};
 const std::set<std::string, std::less<>> kBinaryMath = {"pow", "atan2", "copysign", "fmod",
                                                         "hypot"};
+// numba-cuda types these as floats (the argument's float type), not Python's int.
 const std::set<std::string, std::less<>> kRoundingMath = {"floor", "ceil", "trunc"};
 const std::set<std::string, std::less<>> kPredicateMath = {"isnan", "isinf", "isfinite"};
 
@@ -52,7 +53,6 @@ Type type_math(const Node& call, std::string_view name, const std::vector<Type>&
     type_error(call, "math." + n + "() is not supported in kernels");
   }
   for (const Type& t : args) expect_real(call, t);
-  if (kRoundingMath.count(n)) return Type::scalar(Scalar::Int64);
   if (kPredicateMath.count(n)) return Type::scalar(Scalar::Bool);
   return Type::scalar(math_float(args));
 }

@@ -33,6 +33,19 @@ std::optional<int64_t> literal_int(const Node& n) {
 // True when control cannot fall off the end of `stmts`.
 bool always_returns(const std::vector<ir::NodePtr>& stmts);
 
+// True when `stmts` hold a break of the loop they are the body of (breaks of
+// nested loops do not count).
+bool breaks_out(const std::vector<ir::NodePtr>& stmts) {
+  for (const ir::NodePtr& s : stmts) {
+    if (s->kind == NodeKind::Break) return true;
+    if (s->kind == NodeKind::If && (breaks_out(s->child(1).children) ||
+                                    breaks_out(s->child(2).children)))
+      return true;
+    if (s->kind == NodeKind::Block && breaks_out(s->children)) return true;
+  }
+  return false;
+}
+
 bool stmt_always_returns(const Node& s) {
   switch (s.kind) {
     case NodeKind::Return:
@@ -43,7 +56,7 @@ bool stmt_always_returns(const Node& s) {
       // `while True:` only ends through return (a break would make it fall through).
       const Node& c = s.child(0);
       bool forever = (c.kind == NodeKind::Bool || c.kind == NodeKind::Int) && c.int_value != 0;
-      return forever;
+      return forever && !breaks_out(s.child(1).children);
     }
     default:
       return false;
@@ -401,10 +414,9 @@ class FunctionTyper {
       if (any_complex) type_error(n, "'" + op + "' is not defined for complex numbers");
       return Type::scalar(arithmetic_result(x, y));
     }
-    if (op == "**") {
-      if (ints) return Type::scalar(arithmetic_result(x, y));
-      return Type::scalar(arithmetic_result(x, y));
-    }
+    // float ** int keeps the float's type (numba-cuda: float32 ** int64 -> float32).
+    if (op == "**" && is_float(x) && is_int_like(b)) return a;
+    if (op == "**") return Type::scalar(arithmetic_result(x, y));
     if (op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>") {
       if (!ints)
         type_error(n, "'" + op + "' needs integer operands, got " + describe(a) + " and " +
