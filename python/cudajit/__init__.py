@@ -8,7 +8,12 @@ the GPU and to native code for the cpu device.
 from __future__ import annotations
 
 from . import errors, types
+from .api import *  # noqa: F401,F403  (to_device, stream, synchronize, ...)
+from .api import cuda_available, is_available
 from .compiler import compile_ptx, jit
+from .config import config
+from .devicearray import DeviceNDArray, is_device_array
+from .interop import as_cuda_array, from_cuda_array_interface, from_dlpack, is_cuda_array
 from .dispatcher import DeviceFunction, Dispatcher
 from .errors import CompileError, CudaDriverError, CudaSupportError, PerformanceWarning
 from .intrinsics import blockDim, blockIdx, grid, gridDim, gridsize, laneid, threadIdx, warpsize
@@ -16,13 +21,3 @@ from .types import *  # noqa: F401,F403  (int32, float32[::1], void, ...)
 
 __version__ = "0.1.0"
 
-
-def cuda_available() -> bool:
-    """Whether a CUDA GPU can be used. The cuda device comes with the runtime; until
-    then kernels run on the cpu device."""
-    return False
-
-
-def is_available() -> bool:
-    """numba.cuda.is_available(): whether a CUDA GPU can be used."""
-    return cuda_available()

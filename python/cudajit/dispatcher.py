@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 from . import _core, frontend
 from .types import Type, parse_signature
 
-__all__ = ["Dispatcher", "DeviceFunction", "LaunchConfiguration"]
+__all__ = ["Dispatcher", "DeviceFunction"]
 
 DEFAULT_CC = (8, 0)
 
@@ -41,48 +41,27 @@ def _signature_key(signature: Any) -> tuple[str, ...]:
     return tuple(str(t) for t in parse_signature(signature).args)
 
 
-class LaunchConfiguration:
-    """``kernel[griddim, blockdim, stream, sharedmem]``: call it with the arguments."""
+class Dispatcher(_core.Dispatcher):
+    """A CUDA kernel compiled from ``py_func``, specialised per argument types.
 
-    __slots__ = ("dispatcher", "griddim", "blockdim", "stream", "sharedmem", "_launch")
-
-    def __init__(self, dispatcher: "Dispatcher", griddim: Any, blockdim: Any, stream: Any = 0,
-                 sharedmem: int = 0):
-        if not isinstance(sharedmem, int) or sharedmem < 0:
-            raise ValueError(f"sharedmem must be a non-negative int (bytes); got {sharedmem!r}")
-        self.dispatcher = dispatcher
-        self.griddim = griddim
-        self.blockdim = blockdim
-        self.stream = stream
-        self.sharedmem = sharedmem
-        self._launch = dispatcher._core.launch
-
-    def __call__(self, *args: Any) -> None:
-        self._launch(self.griddim, self.blockdim, *args)
-
-
-class Dispatcher:
-    """A CUDA kernel compiled from ``py_func``, specialised per argument types."""
+    ``kernel[griddim, blockdim, stream, sharedmem](*args)`` launches it on the
+    current device; indexing and calling are C++ methods of the base class.
+    """
 
     def __init__(self, py_func: Callable[..., Any], signatures: Sequence[Any] = (),
                  fastmath: bool = False, lineinfo: bool = False, debug: bool = False):
+        name = getattr(py_func, "__name__", "kernel")
+        super().__init__(name, lambda: frontend.build_module(py_func), fastmath=fastmath,
+                         lineinfo=lineinfo, debug=debug)
         self.py_func = py_func
         self._cudajit_kernel_pyfunc = py_func
-        self.__name__ = getattr(py_func, "__name__", "kernel")
+        self.__name__ = name
         self.__doc__ = getattr(py_func, "__doc__", None)
         self.__wrapped__ = py_func
         self.fastmath = fastmath
-        self._core = _core.Dispatcher(self.__name__, lambda: frontend.build_module(py_func),
-                                      fastmath=fastmath, lineinfo=lineinfo, debug=debug)
         self._ptx_cache: dict[tuple[tuple[str, ...], int], dict[str, str]] = {}
         for signature in signatures:
             self.compile(signature)
-
-    def __getitem__(self, config: Any) -> LaunchConfiguration:
-        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-            raise ValueError("a kernel launch needs kernel[griddim, blockdim] or "
-                             f"kernel[griddim, blockdim, stream, sharedmem]; got [{config!r}]")
-        return LaunchConfiguration(self, *config)
 
     def __call__(self, *args: Any) -> None:
         raise ValueError(f"kernel '{self.__name__}' has no launch configuration: launch it as "
@@ -91,23 +70,31 @@ class Dispatcher:
     def __repr__(self) -> str:
         return f"<cudajit kernel {self.__name__}>"
 
+    def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> Any:
+        """A launch configuration covering ``ntasks`` threads in 1-d: ``tpb``
+        threads per block (128 when 0), as many blocks as needed."""
+        if not isinstance(ntasks, int) or ntasks < 1:
+            raise ValueError(f"forall() needs a positive number of tasks, got {ntasks!r}")
+        threads = tpb or 128
+        return self.configure((ntasks + threads - 1) // threads, threads, stream, sharedmem)
+
     def compile(self, signature: Any) -> None:
         """Compile eagerly for ``signature`` (a Signature, a string or a tuple of types)."""
         sig = parse_signature(signature)
         if sig.return_type is not None and str(sig.return_type) != "none":
             raise TypeError(f"kernel '{self.__name__}' must return void; the signature "
                             f"declares {sig.return_type}")
-        self._core.declare([str(t) for t in sig.args])
+        self.declare([str(t) for t in sig.args])
 
     @property
     def signatures(self) -> list[tuple[str, ...]]:
         """The argument types of every specialization compiled so far."""
-        return [tuple(s) for s in self._core.signatures]
+        return [tuple(s) for s in super().signatures]
 
     def _ptx(self, signature: tuple[str, ...], cc: int) -> dict[str, str]:
         key = (signature, cc)
         if key not in self._ptx_cache:
-            self._ptx_cache[key] = self._core.compile_ptx(list(signature), cc)
+            self._ptx_cache[key] = self.compile_ptx(list(signature), cc)
         return self._ptx_cache[key]
 
     def _inspect(self, field: str, signature: Any, cc: tuple[int, int] | None) -> Any:

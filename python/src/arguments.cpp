@@ -2,7 +2,12 @@
 
 #include <pybind11/numpy.h>
 
+#include <algorithm>
+
 #include <cstring>
+
+#include "device_array.hpp"
+#include "foreign_arrays.hpp"
 
 namespace cudajit::python {
 
@@ -71,7 +76,22 @@ void read_scalar(ArgValue& v, const void* p) {
 
 }  // namespace
 
-ArgValue classify_argument(py::handle obj, size_t position) {
+namespace {
+
+void set_array_dims(ArgValue& v, const int64_t* shape, const int64_t* strides, int ndim,
+                    size_t position, const char* what) {
+  if (ndim < 1 || ndim > 4)
+    throw py::type_error("argument " + std::to_string(position) +
+                         ": kernels take arrays of 1 to 4 dimensions, got " + what + " of " +
+                         std::to_string(ndim));
+  std::copy_n(shape, ndim, v.shape.begin());
+  std::copy_n(strides, ndim, v.strides.begin());
+}
+
+}  // namespace
+
+ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& device,
+                           const runtime::Stream& stream) {
   ArgValue v;
   PyObject* o = obj.ptr();
   // bool before int: bool is a subclass of int.
@@ -99,8 +119,22 @@ ArgValue classify_argument(py::handle obj, size_t position) {
     v.c = {PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)};
     return v;
   }
+  if (py::isinstance<DeviceArray>(obj)) {
+    const auto& a = obj.cast<const DeviceArray&>();
+    set_array_dims(v, a.shape.data(), a.strides.data(), a.ndim, position, "a device array");
+    v.kind = ArgValue::Kind::DeviceArray;
+    v.type = Type::array(a.dtype, a.ndim, a.layout(), a.readonly);
+    v.data = a.data;
+    v.device = a.device;
+    v.memory = a.memory;
+    v.object = obj;
+    if (a.producer_stream) v.producer_stream = runtime::cai_stream_value(a.stream->handle());
+    return v;
+  }
   if (py::isinstance<py::array>(obj)) {
     auto array = py::reinterpret_borrow<py::array>(obj);
+    v.kind = ArgValue::Kind::HostArray;
+    v.object = obj;
     Scalar dtype = dtype_scalar(array.dtype(), position);
     auto ndim = static_cast<int>(array.ndim());
     if (ndim < 1 || ndim > 4)
@@ -113,6 +147,7 @@ ArgValue classify_argument(py::handle obj, size_t position) {
                                                    : Layout::A;
     v.type = Type::array(dtype, ndim, layout, !array.writeable());
     v.data = const_cast<void*>(array.data());
+    v.host_base = array.base();
     for (int d = 0; d < ndim; ++d) {
       v.shape[d] = array.shape(d);
       v.strides[d] = array.strides(d);
@@ -127,9 +162,32 @@ ArgValue classify_argument(py::handle obj, size_t position) {
     read_scalar(v, array.data());
     return v;
   }
+  if (auto f = import_foreign(obj, device, stream)) {
+    const runtime::ArrayImport& a = f->array;
+    set_array_dims(v, a.shape.data(), a.strides.data(), a.ndim(), position, "a foreign array");
+    v.kind = ArgValue::Kind::ForeignArray;
+    v.type = Type::array(a.dtype, a.ndim(), a.layout, a.readonly);
+    v.data = reinterpret_cast<void*>(a.data);
+    v.device = &device;
+    v.memory = std::move(f->owner);
+    v.producer_stream = a.stream;
+    v.object = obj;
+    return v;
+  }
   throw py::type_error("argument " + std::to_string(position) +
-                       ": expected a NumPy array, or a bool, int, float or complex scalar, got " +
+                       ": expected a device array, an array exporting __cuda_array_interface__ "
+                       "or DLPack, a NumPy array, or a bool, int, float or complex scalar; got " +
                        type_name(obj));
+}
+
+std::pair<int64_t, int64_t> array_extent(const ArgValue& v) {
+  int64_t lo = 0, hi = 0;
+  for (int d = 0; d < v.type.ndim(); ++d) {
+    if (v.shape[d] == 0) return {0, 0};
+    int64_t span = (v.shape[d] - 1) * v.strides[d];
+    (span < 0 ? lo : hi) += span;
+  }
+  return {lo, hi + byte_size(v.type.dtype())};
 }
 
 void append_type_key(const Type& t, std::string& key) {
@@ -156,21 +214,15 @@ bool argument_matches(const Type& given, const Type& wanted) {
   return wanted.layout() == Layout::A || given.layout() == wanted.layout();
 }
 
-template <class T>
-void ParamPack::put(size_t index, T value) {
-  static_assert(sizeof(T) <= sizeof(Slot));
-  std::memcpy(slots_[index].bytes.data(), &value, sizeof value);
-}
-
-void ParamPack::pack(const std::vector<ArgValue>& args, const std::vector<ParamLayout>& layout) {
+runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
+                                  const std::vector<ParamLayout>& layout) {
   size_t count = layout.empty() ? 0 : layout.back().first_param + layout.back().param_count;
-  slots_.resize(count);
-  pointers_.resize(count);
-  for (size_t i = 0; i < count; ++i) pointers_[i] = slots_[i].bytes.data();
+  runtime::KernelParams params(count);
   for (size_t a = 0; a < args.size(); ++a) {
     const ArgValue& v = args[a];
     const ParamLayout& p = layout[a];
     size_t at = p.first_param;
+    auto put = [&](size_t i, auto value) { params.set(i, value); };
     if (p.type.is_array()) {
       put(at, v.data);
       for (int d = 0; d < p.type.ndim(); ++d) {
@@ -231,6 +283,7 @@ void ParamPack::pack(const std::vector<ArgValue>& args, const std::vector<ParamL
         break;
     }
   }
+  return params;
 }
 
 }  // namespace cudajit::python

@@ -7,22 +7,32 @@
 
 #include <array>
 #include <complex>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "cudajit/compiler/compile.hpp"
+#include "cudajit/runtime/device.hpp"
 
 namespace cudajit::python {
 
 namespace py = pybind11;
 
 struct ArgValue {
+  enum class Kind { Scalar, HostArray, DeviceArray, ForeignArray };
+  Kind kind = Kind::Scalar;
   Type type;
   // arrays
   void* data = nullptr;
   std::array<int64_t, 4> shape{};
   std::array<int64_t, 4> strides{};
+  py::handle object;                   // the argument itself (host arrays: to copy back)
+  py::object host_base;                // host arrays: the owner of their memory
+  runtime::Device* device = nullptr;   // device arrays: where the memory is
+  std::shared_ptr<const void> memory;  // device and foreign arrays: held until the kernel ends
+  // The producer's stream to order the launch after (CAI convention: 1 legacy default).
+  std::optional<int64_t> producer_stream;
   // scalars, in the widest form of their kind
   int64_t i = 0;
   uint64_t u = 0;
@@ -30,29 +40,24 @@ struct ArgValue {
   std::complex<double> c;
 };
 
-// Classifies one argument; throws py::type_error naming what was expected
-// and what was given. `position` is for the message.
-ArgValue classify_argument(py::handle obj, size_t position);
+// Classifies one argument (our device array, NumPy array or scalar); throws
+// py::type_error naming what was expected and what was given. `position` is
+// for the message.
+// Foreign arrays (CAI, then DLPack) are imported for `device`, asking DLPack
+// producers for `stream`.
+ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& device,
+                           const runtime::Stream& stream);
+
+// Byte range [lo, hi) of an array argument's elements relative to `data`.
+std::pair<int64_t, int64_t> array_extent(const ArgValue& v);
 
 // Appends a compact key of the types to `key` (one entry of the dispatch cache).
 void append_type_key(const Type& t, std::string& key);
 
-// The flattened parameter values of one launch: each parameter in a 16-byte
-// slot, and the array of pointers to them that the entry takes.
-class ParamPack {
- public:
-  void pack(const std::vector<ArgValue>& args, const std::vector<ParamLayout>& layout);
-  void** pointers() { return pointers_.data(); }
-
- private:
-  struct alignas(16) Slot {
-    std::array<std::byte, 16> bytes;
-  };
-  template <class T>
-  void put(size_t index, T value);
-  std::vector<Slot> slots_;
-  std::vector<void*> pointers_;
-};
+// The flattened parameter values of one launch, converted to the types of
+// the specialisation.
+runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
+                                  const std::vector<ParamLayout>& layout);
 
 // Whether a value of type `given` may be passed where `wanted` is declared
 // (eager signatures): arrays must match except that a C or F array may go to

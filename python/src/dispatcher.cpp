@@ -1,5 +1,11 @@
 #include "dispatcher.hpp"
 
+#include <pybind11/stl.h>
+
+#include "device_array.hpp"
+#include "devices.hpp"
+#include "foreign_arrays.hpp"
+
 namespace cudajit::python {
 
 namespace {
@@ -80,21 +86,42 @@ void Dispatcher::declare(const std::vector<Type>& arg_types) {
   declared_.push_back(arg_types);
   std::string key;
   for (const Type& t : arg_types) append_type_key(t, key);
-  by_key_[key] = &specialize(arg_types);
+  Specialization& spec = specialize(arg_types);
+  by_key_[key] = &spec;
+  kernel_for(spec, current_device());  // eager: compile now, errors now
 }
 
-const Dispatcher::Specialization& Dispatcher::specialize(const std::vector<Type>& arg_types) {
-  for (const Specialization& s : specializations_)
+Dispatcher::Specialization& Dispatcher::specialize(const std::vector<Type>& arg_types) {
+  for (Specialization& s : specializations_)
     if (s.arg_types == arg_types) return s;
-  HostArtifact host = program().compile_host(arg_types, options_);
-  return specializations_.emplace_back(Specialization{arg_types, std::move(host)});
+  // Typing first: a kernel that does not type fails here, before anything is cached.
+  program().return_type(arg_types, false);
+  return specializations_.emplace_back(Specialization{arg_types, param_layout(arg_types), {}});
 }
 
-const Dispatcher::Specialization& Dispatcher::resolve(const std::vector<ArgValue>& args,
-                                                      const std::string& key) {
+runtime::LoadedKernel& Dispatcher::kernel_for(Specialization& spec, runtime::Device& device) {
+  auto found = spec.loaded.find(&device);
+  if (found != spec.loaded.end()) return *found->second;
+  runtime::KernelCode code;
+  if (device.kind() == runtime::DeviceKind::Cpu) {
+    code.host_entry = program().compile_host(spec.arg_types, options_).entry;
+  } else {
+    CompileOptions o = options_;
+    o.cc = device.compute_capability();
+    PtxArtifact ptx = program().compile_ptx(spec.arg_types, false, o);
+    code.ptx = std::move(ptx.ptx);
+    code.entry_name = std::move(ptx.entry_name);
+  }
+  auto loaded = device.load(code);
+  spec.loaded[&device] = loaded;
+  return *loaded;
+}
+
+Dispatcher::Specialization& Dispatcher::resolve(const std::vector<ArgValue>& args,
+                                                const std::string& key) {
   std::vector<Type> given;
   for (const ArgValue& a : args) given.push_back(a.type);
-  const Specialization* found = nullptr;
+  Specialization* found = nullptr;
   if (declared_.empty()) {
     found = &specialize(given);
   } else {
@@ -117,7 +144,33 @@ const Dispatcher::Specialization& Dispatcher::resolve(const std::vector<ArgValue
   return *found;
 }
 
-void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, py::args args) {
+namespace {
+
+// A NumPy array given to a kernel on a GPU: copied to the device before the
+// launch and back after it (unless read-only), as Numba does.
+struct StagedArray {
+  ArgValue* arg;
+  std::shared_ptr<runtime::Allocation> memory;
+  char* host;  // the host address of the extent's start
+  int64_t bytes;
+};
+
+void warn_host_copies(const std::string& kernel, size_t count) {
+  static py::object category =
+      py::module_::import("cudajit.errors").attr("PerformanceWarning");
+  std::string message = "kernel '" + kernel + "' was given " + std::to_string(count) +
+                        " NumPy array(s): each is copied to the GPU before the launch and back "
+                        "after it, and the launch waits for the kernel; use cuda.to_device() to "
+                        "keep data on the device";
+  if (PyErr_WarnEx(category.ptr(), message.c_str(), 1) < 0) throw py::error_already_set();
+}
+
+}  // namespace
+
+void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Dim3 block,
+                        const std::shared_ptr<runtime::Stream>& stream, unsigned shared_bytes,
+                        const py::args& args) {
+  release_pending_python_objects();
   size_t wanted = program().module().functions[0].params.size();
   if (args.size() != wanted)
     throw py::type_error("kernel '" + name_ + "' takes " + std::to_string(wanted) +
@@ -125,17 +178,68 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, py::args args) 
   std::vector<ArgValue> values;
   values.reserve(args.size());
   std::string key;
+  bool has_host_arrays = false;
+  std::vector<std::shared_ptr<const void>> keep_alive;
+  runtime::Stream& s = *stream;
+  ProducerSync producers;
   for (size_t i = 0; i < args.size(); ++i) {
-    values.push_back(classify_argument(args[i], i));
-    append_type_key(values.back().type, key);
+    ArgValue& v = values.emplace_back(classify_argument(args[i], i, device, s));
+    append_type_key(v.type, key);
+    if (v.kind == ArgValue::Kind::HostArray && device.kind() == runtime::DeviceKind::Cuda) {
+      // Mapped and managed memory is used in place, like a device array.
+      std::shared_ptr<const void> keep;
+      if (void* p = mapped_device_pointer(v.host_base, v.data, device, &keep)) {
+        v.kind = ArgValue::Kind::DeviceArray;
+        v.data = p;
+        v.device = &device;
+        v.memory = keep;
+      }
+    }
+    if (v.kind == ArgValue::Kind::HostArray) has_host_arrays = true;
+    if (v.kind == ArgValue::Kind::ForeignArray) keep_alive.push_back(v.memory);
+    if (v.kind == ArgValue::Kind::DeviceArray) {
+      if (v.device != &device)
+        throw py::value_error("argument " + std::to_string(i) + " is on device " +
+                              v.device->name() + " " + std::to_string(v.device->ordinal()) +
+                              ", but the kernel launches on " + device.name() + " " +
+                              std::to_string(device.ordinal()));
+      keep_alive.push_back(v.memory);
+    }
   }
   auto it = by_key_.find(key);
-  const Specialization& spec = it != by_key_.end() ? *it->second : resolve(values, key);
-  ParamPack pack;
-  pack.pack(values, spec.host.params);
-  // The arrays stay alive through `args`; the kernel touches no Python object.
-  py::gil_scoped_release release;
-  runtime::launch_host(spec.host.entry, grid, block, pack.pointers());
+  Specialization& spec = it != by_key_.end() ? *it->second : resolve(values, key);
+  runtime::LoadedKernel& kernel = kernel_for(spec, device);
+  for (const ArgValue& v : values)
+    if (v.producer_stream) producers.before(device, v.producer_stream, s);
+
+  std::vector<StagedArray> staged;
+  if (has_host_arrays && device.kind() == runtime::DeviceKind::Cuda) {
+    for (ArgValue& v : values) {
+      if (v.kind != ArgValue::Kind::HostArray) continue;
+      auto [lo, hi] = array_extent(v);
+      auto memory = device.allocate(static_cast<size_t>(std::max<int64_t>(hi - lo, 1)),
+                                    runtime::MemoryKind::Device);
+      char* host = static_cast<char*>(v.data) + lo;
+      device.copy(memory->device_pointer(), host, hi - lo, s);
+      v.data = static_cast<char*>(memory->device_pointer()) - lo;
+      keep_alive.push_back(memory);
+      staged.push_back({&v, memory, host, hi - lo});
+    }
+    warn_host_copies(name_, staged.size());
+  }
+
+  device.launch(kernel, grid, block, shared_bytes, s, pack_params(values, spec.params),
+                std::move(keep_alive));
+  producers.after(s);
+  if (!has_host_arrays) return;
+  // Host memory is only ours for the duration of the call: copy back and wait.
+  for (const StagedArray& a : staged)
+    if (!a.arg->type.readonly()) device.copy(a.host, a.memory->device_pointer(), a.bytes, s);
+  {
+    py::gil_scoped_release release;
+    s.synchronize();
+  }
+  release_pending_python_objects();
 }
 
 std::vector<std::vector<Type>> Dispatcher::compiled_signatures() const {

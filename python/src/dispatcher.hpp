@@ -1,6 +1,6 @@
 // The launch hot path: a kernel's specialisations by argument types, and
-// kernel[griddim, blockdim](*args) without Python code of ours once the
-// argument types have been seen.
+// kernel[griddim, blockdim, stream, sharedmem](*args) with no Python code of
+// ours once the argument types have been seen.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -13,7 +13,7 @@
 
 #include "arguments.hpp"
 #include "cudajit/compiler/compile.hpp"
-#include "cudajit/runtime/host_launch.hpp"
+#include "cudajit/runtime/device.hpp"
 
 namespace cudajit::python {
 
@@ -29,7 +29,9 @@ class Dispatcher {
   // Eager compilation for declared argument types; launches then only accept
   // arguments that match one of them.
   void declare(const std::vector<Type>& arg_types);
-  void launch(runtime::Dim3 grid, runtime::Dim3 block, py::args args);
+  void launch(runtime::Device& device, runtime::Dim3 grid, runtime::Dim3 block,
+              const std::shared_ptr<runtime::Stream>& stream, unsigned shared_bytes,
+              const py::args& args);
 
   const Program& program();
   const CompileOptions& options() const { return options_; }
@@ -40,10 +42,12 @@ class Dispatcher {
  private:
   struct Specialization {
     std::vector<Type> arg_types;
-    HostArtifact host;
+    std::vector<ParamLayout> params;
+    std::unordered_map<const runtime::Device*, std::shared_ptr<runtime::LoadedKernel>> loaded;
   };
-  const Specialization& specialize(const std::vector<Type>& arg_types);
-  const Specialization& resolve(const std::vector<ArgValue>& args, const std::string& key);
+  Specialization& specialize(const std::vector<Type>& arg_types);
+  Specialization& resolve(const std::vector<ArgValue>& args, const std::string& key);
+  runtime::LoadedKernel& kernel_for(Specialization& spec, runtime::Device& device);
 
   std::string name_;
   py::object ir_provider_;
@@ -51,7 +55,19 @@ class Dispatcher {
   std::unique_ptr<Program> program_;
   std::vector<std::vector<Type>> declared_;
   std::deque<Specialization> specializations_;
-  std::unordered_map<std::string, const Specialization*> by_key_;
+  std::unordered_map<std::string, Specialization*> by_key_;
 };
+
+// kernel[griddim, blockdim, stream, sharedmem]: the device and stream are
+// resolved once, here; calling it launches.
+struct LaunchConfig {
+  py::object dispatcher;  // keeps the Dispatcher alive
+  runtime::Device* device;
+  runtime::Dim3 grid, block;
+  std::shared_ptr<runtime::Stream> stream;
+  unsigned shared_bytes;
+};
+
+void bind_dispatcher(py::module_& m);
 
 }  // namespace cudajit::python

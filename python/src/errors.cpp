@@ -2,8 +2,19 @@
 #include "errors.hpp"
 
 #include "cudajit/compiler/errors.hpp"
+#include "cudajit/runtime/device.hpp"
+#include "cudajit/runtime/interop.hpp"
 
 namespace cudajit::python {
+
+namespace {
+
+void raise_from_errors_module(const char* name, const char* message) {
+  py::object cls = py::module_::import("cudajit.errors").attr(name);
+  PyErr_SetString(cls.ptr(), message);
+}
+
+}  // namespace
 
 void register_exception_translators() {
   py::register_exception_translator([](std::exception_ptr p) {
@@ -21,6 +32,14 @@ void register_exception_translators() {
                           .c_str());
     } catch (const LlvmError& e) {
       PyErr_SetString(PyExc_RuntimeError, (std::string("LLVM error: ") + e.what()).c_str());
+    } catch (const runtime::InteropNotImplemented& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const runtime::InteropTypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const runtime::DriverError& e) {
+      raise_from_errors_module("CudaDriverError", e.what());
+    } catch (const runtime::CudaUnavailable& e) {
+      raise_from_errors_module("CudaSupportError", e.what());
     }
   });
 }

@@ -6,7 +6,8 @@ namespace cudajit::python {
 
 namespace py = pybind11;
 
-// CompileError -> cudajit.errors.CompileError; IrSyntaxError and LlvmError ->
+// CompileError -> cudajit.errors.CompileError; DriverError -> CudaDriverError;
+// CudaUnavailable -> CudaSupportError; IrSyntaxError and LlvmError ->
 // RuntimeError; std::invalid_argument -> ValueError (pybind11's own rule).
 void register_exception_translators();
 

@@ -4,7 +4,10 @@
 
 #include "cudajit/compiler/compile.hpp"
 #include "cudajit/runtime/host_launch.hpp"
+#include "device_array.hpp"
+#include "devices.hpp"
 #include "dispatcher.hpp"
+#include "foreign_arrays.hpp"
 #include "errors.hpp"
 
 namespace py = pybind11;
@@ -16,12 +19,6 @@ std::vector<Type> parse_types(const std::vector<std::string>& names) {
   std::vector<Type> types;
   for (const std::string& n : names) types.push_back(parse_type(n));
   return types;
-}
-
-std::vector<std::string> type_names(const std::vector<Type>& types) {
-  std::vector<std::string> names;
-  for (const Type& t : types) names.push_back(t.str());
-  return names;
 }
 
 CompileOptions make_options(bool fastmath, bool lineinfo, bool debug, int cc) {
@@ -66,47 +63,10 @@ PYBIND11_MODULE(_core, m) {
           py::arg("arg_types"), py::arg("device") = false)
       .def("ir_text", [](const Program& p) { return ir::print_module(p.module()); });
 
-  py::class_<python::Dispatcher>(m, "Dispatcher")
-      .def(py::init([](std::string name, py::object provider, bool fastmath, bool lineinfo,
-                       bool debug) {
-             return std::make_unique<python::Dispatcher>(
-                 std::move(name), std::move(provider),
-                 make_options(fastmath, lineinfo, debug, 80));
-           }),
-           py::arg("name"), py::arg("ir_provider"), py::arg("fastmath") = false,
-           py::arg("lineinfo") = false, py::arg("debug") = false)
-      .def(
-          "declare",
-          [](python::Dispatcher& d, const std::vector<std::string>& arg_types) {
-            d.declare(parse_types(arg_types));
-          },
-          py::arg("arg_types"))
-      .def(
-          "launch",
-          [](python::Dispatcher& d, py::handle griddim, py::handle blockdim, py::args args) {
-            d.launch(python::parse_dim3(griddim, "griddim"), python::parse_dim3(blockdim, "blockdim"),
-                     std::move(args));
-          },
-          py::arg("griddim"), py::arg("blockdim"))
-      .def("ir_text", [](python::Dispatcher& d) { return ir::print_module(d.program().module()); })
-      .def(
-          "compile_ptx",
-          [](python::Dispatcher& d, const std::vector<std::string>& arg_types, int cc) {
-            CompileOptions o = d.options();
-            o.cc = cc;
-            PtxArtifact a = d.program().compile_ptx(parse_types(arg_types), false, o);
-            py::dict out;
-            out["ptx"] = a.ptx;
-            out["llvm_ir"] = a.llvm_ir;
-            out["entry_name"] = a.entry_name;
-            return out;
-          },
-          py::arg("arg_types"), py::arg("cc") = 80)
-      .def_property_readonly("signatures", [](const python::Dispatcher& d) {
-        std::vector<std::vector<std::string>> out;
-        for (const auto& s : d.compiled_signatures()) out.push_back(type_names(s));
-        return out;
-      });
+  python::bind_devices(m);
+  python::bind_device_array(m);
+  python::bind_dispatcher(m);
+  python::bind_foreign_arrays(m);
 
   m.def("parse_type", [](const std::string& s) { return parse_type(s).str(); },
         "Normalises a type spelling; raises ValueError for an unknown one.");

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <deque>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -11,8 +13,10 @@ namespace cudajit::runtime {
 
 namespace {
 
-// A fixed set of threads that run the chunks of one launch at a time; the
-// launching thread works too, so a one-core machine needs no extra thread.
+// A fixed set of threads shared by every launch in the process. Each launch is
+// a job of chunks in a shared queue; workers take chunks from the oldest job,
+// and the launching thread works on its own job too. So launches from several
+// streams run at once, and each finishes even if every worker is busy elsewhere.
 class WorkerPool {
  public:
   explicit WorkerPool(unsigned extra_threads) {
@@ -29,67 +33,86 @@ class WorkerPool {
 
   unsigned size() const { return static_cast<unsigned>(threads_.size()) + 1; }
 
-  // Calls task(i) for i in [0, n), spread over the pool; returns when all are done.
+  // Calls task(i) for i in [0, n), spread over the pool; returns when all are
+  // done and rethrows the first exception a call threw.
   void run(int64_t n, const std::function<void(int64_t)>& task) {
-    std::unique_lock launch(launch_mutex_);  // one launch at a time
+    Job job{&task, 0, n, n, nullptr};
     {
       std::lock_guard lock(mutex_);
-      task_ = &task;
-      next_ = 0;
-      total_ = n;
-      pending_ = n;
-      ++generation_;
+      jobs_.push_back(&job);
     }
     wake_.notify_all();
-    drain();
+    for (int64_t i; claim(job, i);) run_chunk(job, i);
     std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    task_ = nullptr;
+    done_.wait(lock, [&] { return job.pending == 0; });
+    if (job.error) std::rethrow_exception(job.error);
   }
 
  private:
-  void drain() {
-    for (;;) {
-      int64_t i;
-      const std::function<void(int64_t)>* task;
-      {
-        std::lock_guard lock(mutex_);
-        if (!task_ || next_ >= total_) return;
-        i = next_++;
-        task = task_;
-      }
-      (*task)(i);
-      std::lock_guard lock(mutex_);
-      if (--pending_ == 0) done_.notify_all();
+  struct Job {
+    const std::function<void(int64_t)>* task;
+    int64_t next, total, pending;  // next chunk to hand out; chunks not yet finished
+    std::exception_ptr error;
+  };
+
+  // Takes the next chunk of `job`; a job leaves the queue once its last chunk is taken.
+  bool claim(Job& job, int64_t& chunk) {
+    std::lock_guard lock(mutex_);
+    return claim_locked(job, chunk);
+  }
+
+  bool claim_locked(Job& job, int64_t& chunk) {
+    if (job.next >= job.total) return false;
+    chunk = job.next++;
+    if (job.next == job.total) jobs_.erase(std::find(jobs_.begin(), jobs_.end(), &job));
+    return true;
+  }
+
+  void run_chunk(Job& job, int64_t chunk) {
+    std::exception_ptr error;
+    try {
+      (*job.task)(chunk);
+    } catch (...) {
+      error = std::current_exception();
     }
+    bool last;
+    {
+      std::lock_guard lock(mutex_);
+      if (error && !job.error) job.error = error;
+      last = --job.pending == 0;
+    }
+    // `job` may be gone once pending is 0 and the lock is released: only the pool's cv is used.
+    if (last) done_.notify_all();
   }
 
   void work() {
-    uint64_t seen = 0;
     for (;;) {
+      Job* job;
+      int64_t chunk;
       {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        wake_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
         if (stopping_) return;
-        seen = generation_;
+        job = jobs_.front();
+        claim_locked(*job, chunk);
       }
-      drain();
+      run_chunk(*job, chunk);
     }
   }
 
   std::vector<std::thread> threads_;
-  std::mutex launch_mutex_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
-  const std::function<void(int64_t)>* task_ = nullptr;
-  int64_t next_ = 0, total_ = 0, pending_ = 0;
-  uint64_t generation_ = 0;
+  std::deque<Job*> jobs_;  // jobs with chunks not yet taken, oldest first
   bool stopping_ = false;
 };
 
 WorkerPool& pool() {
-  static WorkerPool instance(std::max(1u, std::thread::hardware_concurrency()) - 1);
-  return instance;
+  // Never destroyed: stream threads of the cpu device may still launch kernels
+  // while static destructors run at exit (the function-local static pointer idiom).
+  static WorkerPool* instance =
+      new WorkerPool(std::max(1u, std::thread::hardware_concurrency()) - 1);
+  return *instance;
 }
 
 }  // namespace
@@ -105,8 +128,12 @@ void launch_host(target::HostEntry entry, Dim3 grid, Dim3 block, void** params) 
     entry(params, &dims, 0, blocks);
     return;
   }
+  // Chunk c gets blocks/chunks blocks, one more for the first blocks%chunks chunks
+  // (no product of blocks and c: a full grid is close to 2^63 blocks).
+  int64_t per_chunk = blocks / chunks, remainder = blocks % chunks;
   pool().run(chunks, [&](int64_t c) {
-    int64_t begin = blocks * c / chunks, end = blocks * (c + 1) / chunks;
+    int64_t begin = per_chunk * c + std::min(c, remainder);
+    int64_t end = begin + per_chunk + (c < remainder ? 1 : 0);
     entry(params, &dims, begin, end);
   });
 }

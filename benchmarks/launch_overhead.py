@@ -1,0 +1,164 @@
+"""Launch overhead: microseconds per launch of an empty kernel.
+
+For each available device (cpu always, cuda when a GPU is present), launches an
+empty kernel with 0, 1, 3 and 8 device-array arguments and with 3 scalar
+arguments, N times on one stream, and reports the host time per launch (the
+queue is drained once at the end, so this is the cost of the launch call, not
+of the kernel). On cuda, the same kernel launched by a bare cuLaunchKernel loop
+in C++ is reported beside it, and numba-cuda's launch of the same kernel where
+numba-cuda and a GPU are available.
+
+Writes benchmarks/results/launch_overhead.json.
+
+    PYTHONPATH=python python3 benchmarks/launch_overhead.py [--launches N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+import cudajit as cuda
+from cudajit import _core
+
+TARGET_US = 1.5  # cudajit's cost over a bare launch with 3 device arrays (issue 3)
+
+
+@cuda.jit
+def empty0():
+    pass
+
+
+@cuda.jit
+def empty1(a):
+    pass
+
+
+@cuda.jit
+def empty3(a, b, c):
+    pass
+
+
+@cuda.jit
+def empty8(a, b, c, d, e, f, g, h):
+    pass
+
+
+@cuda.jit
+def empty_scalars(x, y, z):
+    pass
+
+
+CASES = [
+    ("0 arrays", empty0, 0, False),
+    ("1 array", empty1, 1, False),
+    ("3 arrays", empty3, 3, False),
+    ("8 arrays", empty8, 8, False),
+    ("3 scalars", empty_scalars, 3, True),
+]
+
+
+def time_launches(kernel, args, stream, launches: int, repeats: int) -> float:
+    """Median over `repeats` of the host microseconds per launch."""
+    launch = kernel[1, 1, stream]
+    launch(*args)  # compile and load outside the timing
+    stream.synchronize()
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(launches):
+            launch(*args)
+        samples.append((time.perf_counter() - t0) / launches * 1e6)
+        stream.synchronize()
+    return statistics.median(samples)
+
+
+def numba_launch_us(count: int, scalars: bool, launches: int, repeats: int) -> float | None:
+    try:
+        from numba import cuda as ncuda
+        if not ncuda.is_available():
+            return None
+    except Exception:
+        return None
+    names = ["a", "b", "c", "d", "e", "f", "g", "h"][:count]
+    src = f"def k({', '.join(names)}):\n    pass\n"
+    scope: dict = {}
+    exec(src, scope)  # noqa: S102 - a benchmark kernel of the same shape
+    kernel = ncuda.jit(scope["k"])
+    args = [1.0] * count if scalars else [ncuda.device_array(16) for _ in range(count)]
+    s = ncuda.stream()
+    kernel[1, 1, s](*args)
+    s.synchronize()
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(launches):
+            kernel[1, 1, s](*args)
+        samples.append((time.perf_counter() - t0) / launches * 1e6)
+        s.synchronize()
+    return statistics.median(samples)
+
+
+def devices() -> list:
+    found = [_core.cpu_device()]
+    if cuda.is_available():
+        found += cuda.list_devices()
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--launches", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=5)
+    options = parser.parse_args()
+
+    rows = []
+    for device in devices():
+        _core.set_current_device(device)
+        stream = cuda.stream()
+        for label, kernel, count, scalars in CASES:
+            args = ([1.0] * count if scalars
+                    else [cuda.device_array(16) for _ in range(count)])
+            us = time_launches(kernel, args, stream, options.launches, options.repeats)
+            bare = None
+            if device.kind == "cuda" and hasattr(_core, "bare_launch_us"):
+                bare = _core.bare_launch_us(kernel, args, stream, options.launches)
+            numba = (numba_launch_us(count, scalars, options.launches, options.repeats)
+                     if device.kind == "cuda" else None)
+            rows.append({"device": f"{device.kind}:{device.id} {device.name}", "case": label,
+                         "cudajit_us": us, "bare_cuLaunchKernel_us": bare,
+                         "numba_cuda_us": numba})
+
+    def fmt(v):
+        return "n/a" if v is None else f"{v:8.2f}"
+
+    print(f"{'device':<28} {'arguments':<10} {'cudajit us':>10} {'bare us':>9} "
+          f"{'added us':>9} {'numba us':>9}")
+    for r in rows:
+        added = (None if r["bare_cuLaunchKernel_us"] is None
+                 else r["cudajit_us"] - r["bare_cuLaunchKernel_us"])
+        r["added_us"] = added
+        print(f"{r['device']:<28} {r['case']:<10} {fmt(r['cudajit_us']):>10} "
+              f"{fmt(r['bare_cuLaunchKernel_us']):>9} {fmt(added):>9} "
+              f"{fmt(r['numba_cuda_us']):>9}")
+    print(f"target: cudajit adds under {TARGET_US} us to a bare cuLaunchKernel with 3 device "
+          "arrays (cuda only; the cpu device has no bare launch to compare with)")
+
+    out = Path(__file__).parent / "results"
+    out.mkdir(exist_ok=True)
+    (out / "launch_overhead.json").write_text(json.dumps({
+        "machine": platform.node(), "python": platform.python_version(),
+        "launches": options.launches, "repeats": options.repeats,
+        "cuda_device": os.environ.get("CUDAJIT_DEVICE", ""), "rows": rows,
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()

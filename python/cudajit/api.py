@@ -1,0 +1,283 @@
+"""The ``numba.cuda`` runtime API: devices, memory, streams and events.
+
+Everything here works on the current device: the first CUDA GPU when a driver
+and a GPU are present, else the cpu device (``CUDAJIT_DEVICE=cpu`` or ``cuda``
+chooses). On the cpu device, device memory is host memory, streams are real
+asynchronous queues and kernels run on worker threads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from . import _core
+from .devicearray import DeviceNDArray
+
+__all__ = [
+    "to_device", "device_array", "device_array_like", "pinned_array", "mapped_array",
+    "managed_array", "pinned", "stream", "default_stream", "legacy_default_stream",
+    "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
+    "synchronize", "select_device", "get_current_device", "list_devices", "gpus",
+    "is_available", "cuda_available", "detect", "Stream", "Event", "Device",
+]
+
+Stream = _core.Stream
+Event = _core.Event
+Device = _core.Device
+
+
+# --- devices -----------------------------------------------------------------------------
+
+def cuda_available() -> bool:
+    """Whether a CUDA GPU and its driver can be used."""
+    return _core.cuda_available()
+
+
+def is_available() -> bool:
+    """numba.cuda.is_available(): whether a CUDA GPU can be used."""
+    return _core.cuda_available()
+
+
+def list_devices() -> list[Device]:
+    """The CUDA GPUs of this machine (empty without a driver)."""
+    if not _core.cuda_available():
+        return []
+    return [_core.cuda_device(i) for i in range(_core.cuda_device_count())]
+
+
+class _GPUList(Sequence):
+    """``cuda.gpus``: the CUDA GPUs, indexable and iterable; ``gpus.current`` is the
+    current device."""
+
+    def __getitem__(self, index: Any) -> Any:
+        return list_devices()[index]
+
+    def __len__(self) -> int:
+        return len(list_devices())
+
+    @property
+    def current(self) -> Device:
+        return _core.current_device()
+
+
+gpus = _GPUList()
+
+
+def select_device(device_id: int) -> Device:
+    """Make CUDA GPU ``device_id`` the current device. Without a GPU, only the
+    cpu device exists, and ``select_device(0)`` selects it."""
+    if not isinstance(device_id, int) or device_id < 0:
+        raise ValueError(f"device_id must be a non-negative int, got {device_id!r}")
+    if _core.cuda_available():
+        count = _core.cuda_device_count()
+        if device_id >= count:
+            raise ValueError(f"device_id {device_id} is out of range: this machine has "
+                             f"{count} CUDA GPU(s)")
+        device = _core.cuda_device(device_id)
+    elif device_id == 0:
+        device = _core.cpu_device()
+    else:
+        raise ValueError(f"device_id {device_id} does not exist: no CUDA GPU is available "
+                         f"({_core.cuda_unavailable_reason()}), only the cpu device (0)")
+    _core.set_current_device(device)
+    return device
+
+
+def get_current_device() -> Device:
+    """The device kernels launch on and memory is allocated on."""
+    return _core.current_device()
+
+
+def detect() -> bool:
+    """Print the CUDA GPUs found and return whether there is at least one."""
+    if not _core.cuda_available():
+        print(f"No CUDA GPU: {_core.cuda_unavailable_reason()}; cudajit uses the cpu device")
+        return False
+    devices = list_devices()
+    print(f"Found {len(devices)} CUDA device(s)")
+    for d in devices:
+        major, minor = d.compute_capability
+        print(f"id {d.id} {d.name!r} compute capability {major}.{minor}")
+    return True
+
+
+def synchronize() -> None:
+    """Wait until all work on the current device has finished."""
+    _core.current_device().synchronize()
+
+
+# --- streams and events -----------------------------------------------------------------
+
+def stream() -> Stream:
+    """A new stream on the current device."""
+    return _core.current_device().create_stream()
+
+
+def legacy_default_stream() -> Stream:
+    return _core.current_device().legacy_default_stream()
+
+
+def per_thread_default_stream() -> Stream:
+    return _core.current_device().per_thread_default_stream()
+
+
+def default_stream() -> Stream:
+    """The default stream: the legacy default stream, as in Numba."""
+    return legacy_default_stream()
+
+
+def external_stream(ptr: int) -> Stream:
+    """A Stream for a CUstream made by another library (not owned by cudajit)."""
+    return _core.current_device().external_stream(int(ptr))
+
+
+class _AutoSynchronize:
+    def __init__(self, s: Stream):
+        self.stream = s
+
+    def __enter__(self) -> Stream:
+        return self.stream
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stream.synchronize()
+
+
+def _auto_synchronize(self: Stream) -> _AutoSynchronize:
+    """``with stream.auto_synchronize():`` synchronizes the stream when the block ends."""
+    return _AutoSynchronize(self)
+
+
+Stream.auto_synchronize = _auto_synchronize
+
+
+def event(timing: bool = True) -> Event:
+    """A new event on the current device; ``timing`` enables elapsed_time()."""
+    return _core.current_device().create_event(timing)
+
+
+def event_elapsed_time(evtstart: Event, evtend: Event) -> float:
+    """Milliseconds between two recorded timing events."""
+    return evtstart.elapsed_time(evtend)
+
+
+# --- memory -----------------------------------------------------------------------------
+
+def _as_shape(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    try:
+        dims = tuple(int(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+    if any(n < 0 for n in dims):
+        raise ValueError(f"negative dimensions are not allowed: {dims}")
+    return dims
+
+
+def _contiguous_strides(shape: tuple[int, ...], itemsize: int, order: str) -> tuple[int, ...]:
+    if order not in ("C", "F"):
+        raise ValueError(f"order must be 'C' or 'F', got {order!r}")
+    strides = [0] * len(shape)
+    step = itemsize
+    dims = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
+    for d in dims:
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def _supported_dtype(dtype: Any) -> np.dtype:
+    dt = np.dtype(dtype)
+    if dt.kind not in "biufc" or dt.byteorder == ">":
+        raise TypeError(f"unsupported dtype {dt}: expected bool, int8..int64, uint8..uint64, "
+                        "float32, float64, complex64 or complex128 in native byte order")
+    return dt
+
+
+def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
+                 stream: Any = 0) -> DeviceNDArray:
+    """An uninitialised array in device memory."""
+    dims = _as_shape(shape)
+    dt = _supported_dtype(dtype)
+    if strides is None:
+        strides = _contiguous_strides(dims, dt.itemsize, order)
+    core = _core.allocate_array(_core.current_device(), list(dims), [int(s) for s in strides],
+                                dt.name, None if stream == 0 else stream)
+    return DeviceNDArray(core)
+
+
+def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
+    """An uninitialised device array with the shape and dtype of ``ary`` (and its
+    layout when contiguous)."""
+    order = "F" if (getattr(ary, "flags", None) is not None and ary.flags.f_contiguous
+                    and not ary.flags.c_contiguous) else "C"
+    if isinstance(ary, DeviceNDArray):
+        order = "F" if ary.layout == "F" else "C"
+    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+
+
+def to_device(obj: Any, stream: Any = 0, copy: bool = True,
+              to: DeviceNDArray | None = None) -> DeviceNDArray:
+    """Copy a host array (or anything ``np.asarray`` accepts) to the device.
+    With ``to``, copy into that device array instead. ``copy=False`` allocates
+    without copying."""
+    if isinstance(obj, DeviceNDArray) and to is None:
+        return obj
+    host = np.asarray(obj)
+    _supported_dtype(host.dtype)
+    if to is not None:
+        if copy:
+            to.copy_to_device(host, stream=stream)
+        return to
+    if not (host.flags.c_contiguous or host.flags.f_contiguous):
+        host = np.ascontiguousarray(host)
+    order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
+    device = device_array(host.shape, host.dtype, order=order, stream=stream)
+    if copy:
+        device.copy_to_device(host, stream=stream)
+    return device
+
+
+def _host_array(kind: str, shape: Any, dtype: Any, strides: Any, order: str) -> np.ndarray:
+    dims = _as_shape(shape)
+    dt = _supported_dtype(dtype)
+    if strides is None:
+        strides = _contiguous_strides(dims, dt.itemsize, order)
+    nbytes = max(1, int(np.prod(dims, dtype=np.int64)) * dt.itemsize)
+    memory = _core.allocate_host(_core.current_device(), nbytes, kind)
+    return np.ndarray(dims, dtype=dt, buffer=memory, strides=strides)
+
+
+def pinned_array(shape: Any, dtype: Any = np.float64, strides: Any = None,
+                 order: str = "C") -> np.ndarray:
+    """A host array in page-locked memory (faster, asynchronous transfers)."""
+    return _host_array("pinned", shape, dtype, strides, order)
+
+
+def mapped_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
+                 stream: Any = 0, portable: bool = False, wc: bool = False) -> np.ndarray:
+    """A host array in page-locked memory mapped into the device's address space:
+    kernels use it in place, without copies."""
+    return _host_array("mapped", shape, dtype, strides, order)
+
+
+def managed_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
+                  stream: Any = 0, attach_global: bool = True) -> np.ndarray:
+    """An array in managed (unified) memory, usable from the host and, in place,
+    from kernels."""
+    return _host_array("managed", shape, dtype, strides, order)
+
+
+@contextlib.contextmanager
+def pinned(*arylist: np.ndarray) -> Iterator[None]:
+    """Page-lock the memory of host arrays for the duration of the block, so
+    copies from and to them are faster and may be asynchronous."""
+    registrations = [_core.register_host(_core.current_device(), np.asarray(a)) for a in arylist]
+    try:
+        yield
+    finally:
+        for r in registrations:
+            r.unregister()

@@ -1,0 +1,45 @@
+"""Run-time settings, as numba.core.config: ``cudajit.config.NAME = value``.
+
+CUDA_ARRAY_INTERFACE_SYNC (env CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC, default 1):
+    synchronise with the stream a foreign array names. Off: the stream is ignored.
+CUDA_ARRAY_INTERFACE_SYNC_MODE (env CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC_MODE):
+    "stream" (default): order the launch after the producer's stream with
+    events, and the producer's later work after the launch; the host never
+    blocks. "host": Numba's behaviour, synchronise the producer's stream from
+    the host before the launch.
+"""
+
+from __future__ import annotations
+
+from . import _core
+
+
+class _Config:
+    """The settings object behind ``cudajit.config``; assignments take effect at once."""
+
+    @property
+    def CUDA_ARRAY_INTERFACE_SYNC(self) -> bool:
+        return _core.get_interop_config()[0]
+
+    @CUDA_ARRAY_INTERFACE_SYNC.setter
+    def CUDA_ARRAY_INTERFACE_SYNC(self, value: bool) -> None:
+        _core.set_interop_config(bool(value), self.CUDA_ARRAY_INTERFACE_SYNC_MODE)
+
+    @property
+    def CUDA_ARRAY_INTERFACE_SYNC_MODE(self) -> str:
+        return _core.get_interop_config()[1]
+
+    @CUDA_ARRAY_INTERFACE_SYNC_MODE.setter
+    def CUDA_ARRAY_INTERFACE_SYNC_MODE(self, value: str) -> None:
+        if value not in ("stream", "host"):
+            raise ValueError(f"CUDA_ARRAY_INTERFACE_SYNC_MODE must be 'stream' or 'host', "
+                             f"got {value!r}")
+        _core.set_interop_config(self.CUDA_ARRAY_INTERFACE_SYNC, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if not hasattr(type(self), name):
+            raise AttributeError(f"cudajit.config has no setting {name!r}")
+        super().__setattr__(name, value)
+
+
+config = _Config()

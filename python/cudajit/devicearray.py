@@ -1,0 +1,242 @@
+"""DeviceNDArray: an array in device memory, as ``numba.cuda``'s.
+
+The memory, shape, strides, dtype and default stream live in the C++ base
+class (``cudajit._core.DeviceArray``), which kernel launches read directly;
+this class adds the NumPy-like surface: copies to and from the host, views by
+indexing, reshape, ravel, transpose, and ``__cuda_array_interface__``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["DeviceNDArray", "is_device_array"]
+
+_INDEX_TYPES = (int, np.integer, slice, type(None), type(Ellipsis))
+
+
+def _numpy_view(shape: tuple, strides: tuple, dtype: np.dtype) -> np.ndarray:
+    """A NumPy array with this shape and these strides over a one-element buffer:
+    indexing it computes the offset, shape and strides of a view without
+    touching memory (the result is never read)."""
+    base = np.empty(1, dtype=dtype)
+    return np.lib.stride_tricks.as_strided(base, shape=shape, strides=strides)
+
+
+def _is_synchronous(stream: Any) -> bool:
+    return stream is None or (isinstance(stream, int) and stream == 0)
+
+
+class DeviceNDArray(_core.DeviceArray):
+    """An array in the memory of a device (the GPU, or the cpu device)."""
+
+    def __init__(self, core: _core.DeviceArray):
+        super().__init__(core)
+
+    # --- description -----------------------------------------------------------------
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(self.dtype_name)
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d device array")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return (f"<cudajit DeviceNDArray shape={self.shape} dtype={self.dtype} "
+                f"on {self.device.name}>")
+
+    def is_c_contiguous(self) -> bool:
+        return self.layout == "C"
+
+    def is_f_contiguous(self) -> bool:
+        return self.layout == "F" or (self.layout == "C" and sum(n > 1 for n in self.shape) <= 1)
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """CUDA Array Interface v3: strides None when C-contiguous; stream the
+        array's default stream, or None for the legacy default stream (never 0)."""
+        stream = super().stream
+        return {
+            "shape": self.shape,
+            "strides": None if self.is_c_contiguous() else self.strides,
+            "data": (self.device_pointer, self.readonly),
+            "typestr": self.dtype.str,
+            "descr": [("", self.dtype.str)],
+            "version": 3,
+            "stream": None if stream is None else stream.handle,
+        }
+
+    def __dlpack__(self, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: Any = None) -> Any:
+        """A DLPack capsule viewing this array (array-API ``__dlpack__``). ``stream``
+        is the consumer's (1 legacy default, 2 per-thread default, -1 no
+        synchronisation); it is made to wait for this array's stream."""
+        if copy:
+            raise BufferError("__dlpack__(copy=True) is not supported: cudajit exports views")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"__dlpack__: the array is on {self.__dlpack_device__()}, "
+                              f"not {tuple(dl_device)}")
+        versioned = max_version is not None and tuple(max_version) >= (1, 0)
+        return _core.export_dlpack(self, stream, versioned)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        device = self.device
+        return (2, device.id) if device.kind == "cuda" else (1, 0)
+
+    # --- copies ------------------------------------------------------------------------
+
+    def _host_buffer_view(self, raw: np.ndarray) -> np.ndarray:
+        """The elements of a host byte buffer laid out as this array's extent."""
+        lo, _ = self.extent()
+        return np.ndarray(self.shape, dtype=self.dtype, buffer=raw, offset=-lo,
+                          strides=self.strides)
+
+    def copy_to_host(self, ary: np.ndarray | None = None, stream: Any = 0) -> np.ndarray:
+        """Copy to host memory: into ``ary`` if given, else into a new array.
+        With ``stream=0`` the copy has finished on return; with a stream it is
+        queued there (synchronize the stream before reading the result)."""
+        lo, hi = self.extent()
+        raw = np.empty(hi - lo, dtype=np.uint8)
+        direct = (ary is not None and ary.dtype == self.dtype and ary.shape == self.shape
+                  and ary.strides == self.strides and self.layout != "A"
+                  and ary.flags.writeable)
+        if direct:
+            raw = ary.ravel(order="A").view(np.uint8)  # a view: ary is contiguous
+        if ary is not None and not direct:
+            if ary.shape != self.shape:
+                raise ValueError(f"copy_to_host: the host array has shape {ary.shape}, the "
+                                 f"device array {self.shape}")
+        super().copy_to_host(raw, None if _is_synchronous(stream) else stream)
+        if _is_synchronous(stream) or (ary is not None and not direct):
+            self._synchronize(stream)
+        if direct:
+            return ary
+        view = self._host_buffer_view(raw)
+        if ary is not None:
+            np.copyto(ary, view)
+            return ary
+        return view if self.layout != "A" else view.copy()
+
+    def copy_to_device(self, ary: Any, stream: Any = 0) -> None:
+        """Copy ``ary`` (a host array, or a device array of the same shape) into this array."""
+        s = None if _is_synchronous(stream) else stream
+        if isinstance(ary, _core.DeviceArray):
+            if ary.shape != self.shape or ary.strides != self.strides:
+                raise ValueError(f"copy_to_device: source shape/strides {ary.shape}/"
+                                 f"{ary.strides} differ from {self.shape}/{self.strides}")
+            self.copy_from_device(ary, s)
+        else:
+            host = np.asarray(ary)
+            if host.shape != self.shape:
+                host = np.broadcast_to(host, self.shape)
+            lo, hi = self.extent()
+            raw = np.empty(hi - lo, dtype=np.uint8)
+            if self.layout == "A" and self.size:
+                # A strided view: keep the bytes between its elements as they are.
+                super().copy_to_host(raw, s)
+                self._synchronize(stream)
+            self._host_buffer_view(raw)[...] = host
+            self.copy_from_host(raw, s)
+        if _is_synchronous(stream):
+            self._synchronize(stream)
+
+    def _synchronize(self, stream: Any) -> None:
+        if _is_synchronous(stream):
+            own = super().stream
+            (own if own is not None else _core.resolve_stream(0)).synchronize()
+        else:
+            _core.resolve_stream(stream).synchronize()
+
+    # --- views -------------------------------------------------------------------------
+
+    def _view(self, offset: int, shape: tuple, strides: tuple) -> "DeviceNDArray":
+        return DeviceNDArray(self.view(offset, list(shape), list(strides)))
+
+    def __getitem__(self, key: Any) -> Any:
+        parts = key if isinstance(key, tuple) else (key,)
+        if not all(isinstance(p, _INDEX_TYPES) for p in parts):
+            raise TypeError("device arrays support indexing by integers, slices, None and "
+                            f"Ellipsis; got {key!r}")
+        scalar = all(isinstance(p, (int, np.integer)) for p in parts) and len(parts) == self.ndim
+        if not any(p is Ellipsis for p in parts):
+            parts = parts + (Ellipsis,)  # keeps NumPy from reading an element
+        model = _numpy_view(self.shape, self.strides, self.dtype)
+        sub = model[parts]
+        offset = sub.__array_interface__["data"][0] - model.__array_interface__["data"][0]
+        view = self._view(offset, sub.shape, sub.strides)
+        if scalar:
+            return view.copy_to_host()[()]
+        return view
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        target = self[key]
+        if not isinstance(target, DeviceNDArray):  # one element
+            target = self[(key if isinstance(key, tuple) else (key,)) + (Ellipsis,)]
+        target.copy_to_device(np.asarray(value, dtype=self.dtype))
+
+    def reshape(self, *newshape: Any, order: str = "C") -> "DeviceNDArray":
+        """A view with a new shape; the array must be contiguous in ``order``."""
+        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
+            newshape = tuple(newshape[0])
+        if order not in ("C", "F"):
+            raise ValueError(f"order must be 'C' or 'F', got {order!r}")
+        contiguous = self.is_c_contiguous() if order == "C" else self.is_f_contiguous()
+        if not contiguous:
+            raise NotImplementedError(f"reshape of a non-{order}-contiguous device array; "
+                                      "copy it first")
+        sizes = list(newshape)
+        unknown = [i for i, n in enumerate(sizes) if n == -1]
+        known = int(np.prod([n for n in sizes if n != -1], dtype=np.int64))
+        if len(unknown) > 1:
+            raise ValueError("can only specify one unknown dimension (-1)")
+        if unknown:
+            if known == 0 or self.size % known:
+                raise ValueError(f"cannot reshape array of size {self.size} into {newshape}")
+            sizes[unknown[0]] = self.size // known
+        if int(np.prod(sizes, dtype=np.int64)) != self.size:
+            raise ValueError(f"cannot reshape array of size {self.size} into shape {tuple(sizes)}")
+        itemsize = self.dtype.itemsize
+        strides = [0] * len(sizes)
+        step = itemsize
+        dims = range(len(sizes) - 1, -1, -1) if order == "C" else range(len(sizes))
+        for d in dims:
+            strides[d] = step
+            step *= sizes[d]
+        return self._view(0, tuple(sizes), tuple(strides))
+
+    def ravel(self, order: str = "C") -> "DeviceNDArray":
+        """A 1-d view; the array must be contiguous in ``order``."""
+        return self.reshape(self.size, order=order)
+
+    def transpose(self, axes: Any = None) -> "DeviceNDArray":
+        axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
+        if sorted(axes) != list(range(self.ndim)):
+            raise ValueError(f"axes {axes} are not a permutation of {self.ndim} dimensions")
+        return self._view(0, tuple(self.shape[a] for a in axes),
+                          tuple(self.strides[a] for a in axes))
+
+    @property
+    def T(self) -> "DeviceNDArray":
+        return self.transpose()
+
+    def bind(self, stream: Any = 0) -> "DeviceNDArray":
+        """The same memory with ``stream`` as its default stream."""
+        return DeviceNDArray(super().bind(stream))
+
+    def split(self, section: int) -> list["DeviceNDArray"]:
+        """Views of consecutive ``section``-element pieces of a 1-d array."""
+        if self.ndim != 1:
+            raise ValueError("split() needs a 1-d device array")
+        return [self[i:i + section] for i in range(0, self.shape[0], section)]
+
+
+def is_device_array(obj: Any) -> bool:
+    """Whether ``obj`` is a cudajit device array."""
+    return isinstance(obj, _core.DeviceArray)

@@ -1,0 +1,105 @@
+// Python face of Dispatcher and LaunchConfig: kernel[...] and its call are
+// C++ methods, so a launch of a seen signature runs no Python code of ours.
+#include <pybind11/stl.h>
+
+#include "devices.hpp"
+#include "dispatcher.hpp"
+
+namespace cudajit::python {
+
+namespace {
+
+std::vector<Type> parse_types(const std::vector<std::string>& names) {
+  std::vector<Type> types;
+  for (const std::string& n : names) types.push_back(parse_type(n));
+  return types;
+}
+
+unsigned parse_shared_bytes(py::handle obj) {
+  long long v = -1;
+  if (PyLong_Check(obj.ptr())) v = PyLong_AsLongLong(obj.ptr());
+  if (PyErr_Occurred()) PyErr_Clear();
+  if (v < 0 || v > 0xffffffffLL)
+    throw py::value_error("sharedmem must be a non-negative int (bytes), got " +
+                          std::string(py::repr(obj)));
+  return static_cast<unsigned>(v);
+}
+
+LaunchConfig configure(py::object self, py::handle config) {
+  if (!py::isinstance<py::tuple>(config) || py::len(config) < 2 || py::len(config) > 4)
+    throw py::value_error(
+        "a kernel launch is kernel[griddim, blockdim] or kernel[griddim, blockdim, stream, "
+        "sharedmem]; got [" + std::string(py::repr(config)) + "]");
+  auto items = config.cast<py::tuple>();
+  runtime::Device& device = current_device();
+  LaunchConfig c{self, &device, parse_dim3(items[0], "griddim"), parse_dim3(items[1], "blockdim"),
+                 nullptr, 0};
+  c.stream = resolve_stream(items.size() > 2 ? items[2] : py::handle(Py_None), device);
+  if (items.size() > 3) c.shared_bytes = parse_shared_bytes(items[3]);
+  return c;
+}
+
+}  // namespace
+
+void bind_dispatcher(py::module_& m) {
+  py::class_<Dispatcher>(m, "Dispatcher")
+      .def(py::init([](std::string name, py::object provider, bool fastmath, bool lineinfo,
+                       bool debug) {
+             CompileOptions o;
+             o.fastmath = fastmath;
+             o.lineinfo = lineinfo;
+             o.debug = debug;
+             return std::make_unique<Dispatcher>(std::move(name), std::move(provider), o);
+           }),
+           py::arg("name"), py::arg("ir_provider"), py::arg("fastmath") = false,
+           py::arg("lineinfo") = false, py::arg("debug") = false)
+      .def("__getitem__", [](py::object self, py::handle config) { return configure(self, config); })
+      .def(
+          "configure",
+          [](py::object self, py::handle griddim, py::handle blockdim, py::handle stream,
+             py::handle sharedmem) {
+            return configure(self, py::make_tuple(griddim, blockdim, stream, sharedmem));
+          },
+          py::arg("griddim"), py::arg("blockdim"), py::arg("stream") = 0, py::arg("sharedmem") = 0)
+      .def(
+          "declare",
+          [](Dispatcher& d, const std::vector<std::string>& arg_types) {
+            d.declare(parse_types(arg_types));
+          },
+          py::arg("arg_types"))
+      .def("ir_text", [](Dispatcher& d) { return ir::print_module(d.program().module()); })
+      .def(
+          "compile_ptx",
+          [](Dispatcher& d, const std::vector<std::string>& arg_types, int cc) {
+            CompileOptions o = d.options();
+            o.cc = cc;
+            PtxArtifact a = d.program().compile_ptx(parse_types(arg_types), false, o);
+            py::dict out;
+            out["ptx"] = a.ptx;
+            out["llvm_ir"] = a.llvm_ir;
+            out["entry_name"] = a.entry_name;
+            return out;
+          },
+          py::arg("arg_types"), py::arg("cc") = 80)
+      .def_property_readonly("signatures", [](const Dispatcher& d) {
+        std::vector<std::vector<std::string>> out;
+        for (const auto& sig : d.compiled_signatures()) {
+          std::vector<std::string> names;
+          for (const Type& t : sig) names.push_back(t.str());
+          out.push_back(std::move(names));
+        }
+        return out;
+      });
+
+  py::class_<LaunchConfig>(m, "LaunchConfig")
+      .def("__call__", [](LaunchConfig& c, py::args args) {
+        c.dispatcher.cast<Dispatcher&>().launch(*c.device, c.grid, c.block, c.stream,
+                                                c.shared_bytes, args);
+      })
+      .def_property_readonly("griddim", [](const LaunchConfig& c) { return py::make_tuple(c.grid.x, c.grid.y, c.grid.z); })
+      .def_property_readonly("blockdim", [](const LaunchConfig& c) { return py::make_tuple(c.block.x, c.block.y, c.block.z); })
+      .def_property_readonly("stream", [](const LaunchConfig& c) { return StreamHandle{c.stream}; })
+      .def_property_readonly("sharedmem", [](const LaunchConfig& c) { return c.shared_bytes; });
+}
+
+}  // namespace cudajit::python

@@ -1,0 +1,214 @@
+#include "devices.hpp"
+
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "device_array.hpp"
+
+namespace cudajit::python {
+
+namespace {
+
+std::atomic<runtime::Device*> g_current{nullptr};
+
+runtime::Device& default_device() {
+  const char* env = std::getenv("CUDAJIT_DEVICE");
+  std::string wanted = env ? env : "";
+  if (wanted == "cpu") return runtime::cpu_device();
+  if (wanted == "cuda") {
+    if (!runtime::cuda_available())
+      throw runtime::CudaUnavailable("CUDAJIT_DEVICE=cuda, but the cuda device is unavailable: " +
+                                     runtime::cuda_unavailable_reason());
+    return runtime::cuda_device(0);
+  }
+  if (!wanted.empty())
+    throw std::invalid_argument("CUDAJIT_DEVICE must be 'cpu' or 'cuda', got '" + wanted + "'");
+  return runtime::cuda_available() ? runtime::cuda_device(0) : runtime::cpu_device();
+}
+
+std::mutex g_release_mutex;
+std::vector<std::function<void()>> g_pending_release;
+
+uintptr_t stream_integer(py::handle obj, const char* what) {
+  try {
+    return obj.cast<uintptr_t>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(std::string(what) + " must be an integer stream handle, got " +
+                         std::string(py::repr(obj)));
+  }
+}
+
+}  // namespace
+
+runtime::Device& current_device() {
+  runtime::Device* d = g_current.load();
+  if (!d) {
+    d = &default_device();
+    g_current.store(d);
+  }
+  return *d;
+}
+
+void set_current_device(runtime::Device& device) { g_current.store(&device); }
+
+py::object wrap_device(runtime::Device& device) { return py::cast(DeviceHandle{&device}); }
+
+std::shared_ptr<runtime::Stream> resolve_stream(py::handle obj, runtime::Device& device) {
+  if (obj.is_none()) return device.legacy_default_stream();
+  if (py::isinstance<StreamHandle>(obj)) {
+    auto s = obj.cast<const StreamHandle&>().stream;
+    if (&s->device() != &device)
+      throw py::value_error("the stream belongs to device " + s->device().name() + " " +
+                            std::to_string(s->device().ordinal()) + ", the work to " +
+                            device.name() + " " + std::to_string(device.ordinal()));
+    return s;
+  }
+  uintptr_t handle;
+  if (PyLong_Check(obj.ptr())) {
+    handle = stream_integer(obj, "stream");
+  } else if (py::hasattr(obj, "__cuda_stream__")) {
+    py::object pair = obj.attr("__cuda_stream__")();
+    if (!py::isinstance<py::tuple>(pair) || py::len(pair) != 2)
+      throw py::type_error("__cuda_stream__ must return (version, handle), got " +
+                           std::string(py::repr(pair)));
+    handle = stream_integer(pair.cast<py::tuple>()[1], "__cuda_stream__()[1]");
+  } else if (py::hasattr(obj, "cuda_stream")) {  // torch.cuda.Stream
+    handle = stream_integer(obj.attr("cuda_stream"), "stream.cuda_stream");
+  } else if (py::hasattr(obj, "ptr")) {  // cupy.cuda.Stream
+    handle = stream_integer(obj.attr("ptr"), "stream.ptr");
+  } else {
+    throw py::type_error(
+        "expected a stream: a cudajit Stream, an integer handle, or an object with "
+        "__cuda_stream__, .cuda_stream (PyTorch) or .ptr (CuPy); got " +
+        std::string(py::repr(obj)));
+  }
+  if (handle == 0 || handle == 1) return device.legacy_default_stream();
+  if (handle == 2) return device.per_thread_default_stream();
+  return device.external_stream(handle);
+}
+
+std::shared_ptr<runtime::Stream> resolve_stream_or_default(py::handle obj, const DeviceArray& a) {
+  if (!obj.is_none()) return resolve_stream(obj, *a.device);
+  return a.stream ? a.stream : a.device->legacy_default_stream();
+}
+
+void defer_under_gil(std::function<void()> release) {
+  std::lock_guard lock(g_release_mutex);
+  g_pending_release.push_back(std::move(release));
+}
+
+std::shared_ptr<const void> hold_python_object(py::handle obj) {
+  PyObject* p = obj.inc_ref().ptr();
+  return std::shared_ptr<const void>(p, [](const void* q) {
+    auto* object = static_cast<PyObject*>(const_cast<void*>(q));
+    defer_under_gil([object] { Py_DECREF(object); });
+  });
+}
+
+void release_pending_python_objects() {
+  std::vector<std::function<void()>> batch;
+  {
+    std::lock_guard lock(g_release_mutex);
+    if (g_pending_release.empty()) return;
+    batch.swap(g_pending_release);
+  }
+  for (auto& release : batch) release();
+}
+
+namespace {
+
+// Runs a blocking runtime call without the GIL (workers may need it released
+// to make progress), then drops the Python references that work released.
+template <class F>
+auto blocking(F&& f) {
+  {
+    py::gil_scoped_release release;
+    f();
+  }
+  release_pending_python_objects();
+}
+
+std::string kind_name(runtime::DeviceKind k) { return k == runtime::DeviceKind::Cpu ? "cpu" : "cuda"; }
+
+}  // namespace
+
+void bind_devices(py::module_& m) {
+  py::class_<DeviceHandle>(m, "Device", "A device: the cpu device or a CUDA GPU.")
+      .def_property_readonly("name", [](const DeviceHandle& d) { return d.device->name(); })
+      .def_property_readonly("id", [](const DeviceHandle& d) { return d.device->ordinal(); })
+      .def_property_readonly("kind", [](const DeviceHandle& d) { return kind_name(d.device->kind()); })
+      .def_property_readonly("compute_capability", [](const DeviceHandle& d) {
+        int cc = d.device->compute_capability();
+        return py::make_tuple(cc / 10, cc % 10);
+      })
+      .def_property_readonly("multiprocessors", [](const DeviceHandle& d) { return d.device->limits().multiprocessors; })
+      .def_property_readonly("max_threads_per_block", [](const DeviceHandle& d) { return d.device->limits().max_threads_per_block; })
+      .def("synchronize", [](const DeviceHandle& d) { blocking([&] { d.device->synchronize(); }); })
+      .def("create_stream", [](const DeviceHandle& d) { return StreamHandle{d.device->create_stream()}; })
+      .def("legacy_default_stream", [](const DeviceHandle& d) { return StreamHandle{d.device->legacy_default_stream()}; })
+      .def("per_thread_default_stream", [](const DeviceHandle& d) { return StreamHandle{d.device->per_thread_default_stream()}; })
+      .def("external_stream", [](const DeviceHandle& d, uintptr_t handle) {
+        return StreamHandle{d.device->external_stream(handle)};
+      }, py::arg("handle"))
+      .def("create_event", [](const DeviceHandle& d, bool timing) { return EventHandle{d.device->create_event(timing)}; },
+           py::arg("timing") = true)
+      .def("__eq__", [](const DeviceHandle& a, const DeviceHandle& b) { return a.device == b.device; })
+      .def("__hash__", [](const DeviceHandle& d) { return std::hash<const void*>()(d.device); })
+      .def("__repr__", [](const DeviceHandle& d) {
+        return "<cudajit Device " + std::to_string(d.device->ordinal()) + " '" + d.device->name() +
+               "' (" + kind_name(d.device->kind()) + ")>";
+      });
+
+  py::class_<StreamHandle>(m, "Stream", "An in-order queue of work on a device.")
+      .def_property_readonly("handle", [](const StreamHandle& s) { return s.stream->handle(); })
+      .def_property_readonly("device", [](const StreamHandle& s) { return wrap_device(s.stream->device()); })
+      .def("synchronize", [](const StreamHandle& s) { blocking([&] { s.stream->synchronize(); }); },
+           "Wait until all work queued on the stream has finished.")
+      .def("query", [](const StreamHandle& s) {
+        bool done = s.stream->query();
+        release_pending_python_objects();
+        return done;
+      }, "True when all work queued on the stream has finished.")
+      .def("__cuda_stream__", [](const StreamHandle& s) { return py::make_tuple(0, s.stream->handle()); })
+      .def("__int__", [](const StreamHandle& s) { return s.stream->handle(); })
+      .def("__eq__", [](const StreamHandle& a, const StreamHandle& b) { return a.stream == b.stream; })
+      .def("__hash__", [](const StreamHandle& s) { return std::hash<const void*>()(s.stream.get()); })
+      .def("__repr__", [](const StreamHandle& s) {
+        return "<cudajit Stream 0x" + [&] {
+          char buf[32];
+          std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(s.stream->handle()));
+          return std::string(buf);
+        }() + " on " + s.stream->device().name() + ">";
+      });
+
+  py::class_<EventHandle>(m, "Event", "A marker in a stream, to wait on or to time.")
+      .def("record", [](const EventHandle& e, py::handle stream) {
+        e.event->record(*resolve_stream(stream, current_device()));
+      }, py::arg("stream") = 0)
+      .def("wait", [](const EventHandle& e, py::handle stream) {
+        resolve_stream(stream, current_device())->wait(*e.event);
+      }, py::arg("stream") = 0, "Make later work on `stream` wait for this event.")
+      .def("synchronize", [](const EventHandle& e) { blocking([&] { e.event->synchronize(); }); })
+      .def("query", [](const EventHandle& e) { return e.event->query(); })
+      .def("elapsed_time", [](const EventHandle& start, const EventHandle& end) {
+        return start.event->elapsed_ms(*end.event);
+      }, py::arg("end"), "Milliseconds from this event to `end`.");
+
+  m.def("cpu_device", [] { return wrap_device(runtime::cpu_device()); });
+  m.def("cuda_available", &runtime::cuda_available);
+  m.def("cuda_unavailable_reason", &runtime::cuda_unavailable_reason);
+  m.def("cuda_device_count", &runtime::cuda_device_count);
+  m.def("cuda_device", [](int ordinal) { return wrap_device(runtime::cuda_device(ordinal)); });
+  m.def("current_device", [] { return wrap_device(current_device()); });
+  m.def("set_current_device", [](const DeviceHandle& d) { set_current_device(*d.device); });
+  m.def("resolve_stream", [](py::handle obj) { return StreamHandle{resolve_stream(obj, current_device())}; },
+        py::arg("stream"), "The stream `obj` names on the current device.");
+  m.def("release_pending", &release_pending_python_objects);
+}
+
+}  // namespace cudajit::python

@@ -1,0 +1,363 @@
+#include "foreign_arrays.hpp"
+
+#include <cstdlib>
+#include <string>
+
+#include "device_array.hpp"
+#include "devices.hpp"
+
+namespace cudajit::python {
+
+using runtime::CaiDescription;
+using runtime::throw_cai_bad_entry;
+
+InteropConfig& interop_config() {
+  static InteropConfig config = [] {
+    InteropConfig c;
+    if (const char* v = std::getenv("CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC")) c.sync = std::string(v) != "0";
+    if (const char* v = std::getenv("CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC_MODE"))
+      c.mode = runtime::parse_sync_mode(v);
+    return c;
+  }();
+  return config;
+}
+
+namespace {
+
+std::string repr_text(py::handle h) { return py::repr(h); }
+
+std::vector<int64_t> int_tuple(py::handle value, const char* key) {
+  if (!py::isinstance<py::tuple>(value)) throw_cai_bad_entry(key, "a tuple of ints", repr_text(value));
+  std::vector<int64_t> out;
+  for (py::handle item : value) {
+    if (!PyLong_Check(item.ptr())) throw_cai_bad_entry(key, "a tuple of ints", repr_text(value));
+    out.push_back(item.cast<int64_t>());
+  }
+  return out;
+}
+
+py::handle required(const py::dict& d, const char* key) {
+  PyObject* v = PyDict_GetItemString(d.ptr(), key);
+  if (!v) runtime::throw_cai_missing_key(key);
+  return v;
+}
+
+py::handle optional_entry(const py::dict& d, const char* key) {
+  PyObject* v = PyDict_GetItemString(d.ptr(), key);
+  return v && v != Py_None ? py::handle(v) : py::handle();
+}
+
+}  // namespace
+
+CaiDescription read_cai(py::handle dict) {
+  if (!PyDict_Check(dict.ptr())) throw_cai_bad_entry("__cuda_array_interface__", "a dict", repr_text(dict));
+  auto d = py::reinterpret_borrow<py::dict>(dict);
+  CaiDescription c;
+  py::handle version = required(d, "version");
+  if (!PyLong_Check(version.ptr())) throw_cai_bad_entry("version", "an int", repr_text(version));
+  c.version = version.cast<int64_t>();
+  c.shape = int_tuple(required(d, "shape"), "shape");
+  py::handle typestr = required(d, "typestr");
+  if (!PyUnicode_Check(typestr.ptr())) throw_cai_bad_entry("typestr", "a str", repr_text(typestr));
+  c.typestr = typestr.cast<std::string>();
+  py::handle data = required(d, "data");
+  if (!py::isinstance<py::tuple>(data) || py::len(data) != 2 ||
+      !PyLong_Check(py::reinterpret_borrow<py::tuple>(data)[0].ptr()))
+    throw_cai_bad_entry("data", "a 2-tuple (int, bool)", repr_text(data));
+  auto pair = py::reinterpret_borrow<py::tuple>(data);
+  c.data = pair[0].cast<uintptr_t>();
+  c.readonly = PyObject_IsTrue(pair[1].ptr()) == 1;
+  if (py::handle strides = optional_entry(d, "strides")) c.strides = int_tuple(strides, "strides");
+  if (py::handle descr = optional_entry(d, "descr")) {
+    if (!py::isinstance<py::list>(descr)) throw_cai_bad_entry("descr", "a list of tuples", repr_text(descr));
+    std::vector<runtime::CaiDescrField> fields;
+    for (py::handle entry : descr) {
+      if (!py::isinstance<py::tuple>(entry) || py::len(entry) < 2)
+        throw_cai_bad_entry("descr", "a list of (name, typestr) tuples", repr_text(descr));
+      auto t = py::reinterpret_borrow<py::tuple>(entry);
+      runtime::CaiDescrField f;
+      f.name = py::str(t[0]);
+      if (PyUnicode_Check(t[1].ptr())) f.typestr = t[1].cast<std::string>();
+      f.has_shape = t.size() > 2;
+      fields.push_back(std::move(f));
+    }
+    c.descr = std::move(fields);
+  }
+  c.mask_present = static_cast<bool>(optional_entry(d, "mask"));
+  if (py::handle stream = optional_entry(d, "stream")) {
+    if (!PyLong_Check(stream.ptr())) throw_cai_bad_entry("stream", "an int or None", repr_text(stream));
+    c.stream = stream.cast<int64_t>();
+  }
+  return c;
+}
+
+void check_pointer_device(uintptr_t data, runtime::Device& device) {
+  device.check_accessible(reinterpret_cast<const void*>(data));
+}
+
+namespace {
+
+// Takes the capsule's tensor: renames it "used_..." (so nobody else consumes
+// it) and returns its owner, which calls the producer's deleter once.
+runtime::DlpackOwner consume_capsule(py::handle capsule) {
+  const char* name = PyCapsule_GetName(capsule.ptr());
+  if (!name) throw py::error_already_set();
+  std::string_view n = name;
+  if (n == runtime::kDltensorVersionedCapsule) {
+    auto* t = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule.ptr(), name));
+    PyCapsule_SetName(capsule.ptr(), runtime::kUsedDltensorVersionedCapsule);
+    return runtime::DlpackOwner(t);
+  }
+  if (n == runtime::kDltensorCapsule) {
+    auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), name));
+    PyCapsule_SetName(capsule.ptr(), runtime::kUsedDltensorCapsule);
+    return runtime::DlpackOwner(t);
+  }
+  throw py::type_error("__dlpack__() returned a capsule named '" + std::string(n) +
+                       "', expected 'dltensor' or 'dltensor_versioned' (already consumed?)");
+}
+
+py::object call_dlpack(py::handle obj, std::optional<int64_t> stream) {
+  py::object stream_arg = stream ? py::object(py::int_(*stream)) : py::none();
+  try {
+    return obj.attr("__dlpack__")(py::arg("stream") = stream_arg,
+                                  py::arg("max_version") = py::make_tuple(1, 0));
+  } catch (py::error_already_set& e) {
+    // Producers older than DLPack 1.0 take no max_version.
+    if (!e.matches(PyExc_TypeError)) throw;
+    return obj.attr("__dlpack__")(py::arg("stream") = stream_arg);
+  }
+}
+
+std::optional<ForeignArray> import_dlpack(py::handle obj, runtime::Device& device,
+                                          const runtime::Stream& launch_stream) {
+  py::object where = obj.attr("__dlpack_device__")();
+  if (!py::isinstance<py::tuple>(where) || py::len(where) != 2)
+    throw py::type_error("__dlpack_device__() must return (device_type, device_id), got " +
+                         repr_text(where));
+  auto pair = where.cast<py::tuple>();
+  DLDevice dl{static_cast<DLDeviceType>(pair[0].cast<int>()), pair[1].cast<int>()};
+  bool on_cuda = device.kind() == runtime::DeviceKind::Cuda;
+  runtime::check_dlpack_device(dl, on_cuda, device.ordinal());
+  InteropConfig& config = interop_config();
+  auto stream = runtime::dlpack_stream_argument(dl.device_type, launch_stream.handle(),
+                                                config.sync ? config.mode : runtime::SyncMode::Off);
+  py::object capsule = call_dlpack(obj, on_cuda ? stream : std::nullopt);
+  auto owner = std::make_shared<runtime::DlpackOwner>(consume_capsule(capsule));
+  ForeignArray f{owner->import(), nullptr};
+  // The producer's deleter may call into Python: release it under the GIL.
+  f.owner = defer_release_under_gil(std::move(owner));
+  return f;
+}
+
+}  // namespace
+
+std::optional<ForeignArray> import_foreign(py::handle obj, runtime::Device& device,
+                                           const runtime::Stream& launch_stream) {
+  PyObject* cai = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
+  if (cai) {
+    py::object dict = py::reinterpret_steal<py::object>(cai);
+    ForeignArray f{runtime::validate_cai(read_cai(dict)), hold_python_object(obj)};
+    if (!interop_config().sync) f.array.stream.reset();
+    if (f.array.size > 0) check_pointer_device(f.array.data, device);
+    return f;
+  }
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+  PyErr_Clear();
+  if (py::hasattr(obj, "__dlpack__") && py::hasattr(obj, "__dlpack_device__"))
+    return import_dlpack(obj, device, launch_stream);
+  return std::nullopt;
+}
+
+void ProducerSync::before(runtime::Device& device, std::optional<int64_t> stream,
+                          runtime::Stream& launch) {
+  InteropConfig& config = interop_config();
+  runtime::SyncMode mode = config.sync ? config.mode : runtime::SyncMode::Off;
+  runtime::SyncAction action = runtime::sync_action(mode, stream, launch.handle());
+  if (action == runtime::SyncAction::None) return;
+  auto producer = device.external_stream(static_cast<uintptr_t>(*stream));
+  if (action == runtime::SyncAction::HostSync) {
+    py::gil_scoped_release release;
+    producer->synchronize();
+    return;
+  }
+  auto ready = device.create_event(false);
+  ready->record(*producer);
+  launch.wait(*ready);
+  producers_.push_back(std::move(producer));
+}
+
+void ProducerSync::after(runtime::Stream& launch) {
+  if (producers_.empty()) return;
+  // Nothing the producer queues later may run before our kernel is done.
+  auto done = launch.device().create_event(false);
+  done->record(launch);
+  for (auto& p : producers_) p->wait(*done);
+}
+
+namespace {
+
+DeviceArray device_array_from(ForeignArray f, runtime::Device& device, bool sync) {
+  const runtime::ArrayImport& a = f.array;
+  if (a.ndim() > DeviceArray::kMaxDims)
+    throw py::value_error("device arrays have at most " + std::to_string(DeviceArray::kMaxDims) +
+                          " dimensions; the foreign array has " + std::to_string(a.ndim()));
+  DeviceArray d;
+  d.device = &device;
+  d.memory = std::move(f.owner);
+  d.data = reinterpret_cast<void*>(a.data);
+  d.dtype = a.dtype;
+  d.ndim = a.ndim();
+  std::copy(a.shape.begin(), a.shape.end(), d.shape.begin());
+  std::copy(a.strides.begin(), a.strides.end(), d.strides.begin());
+  d.readonly = a.readonly;
+  InteropConfig& config = interop_config();
+  if (sync && config.sync && a.stream) {
+    // The producer's stream becomes the array's default stream.
+    d.stream = device.external_stream(static_cast<uintptr_t>(*a.stream));
+    d.producer_stream = true;
+    if (config.mode == runtime::SyncMode::Host) {
+      py::gil_scoped_release release;
+      d.stream->synchronize();  // Numba's behaviour
+    }
+  }
+  return d;
+}
+
+// --- export: DLPack capsules of our arrays ----------------------------------------
+
+// What a capsule's managed tensor points into: the array's shape and strides,
+// and a reference to its memory. Freed by the tensor's deleter, on whatever
+// thread the consumer calls it (it touches no Python).
+struct ExportContext {
+  std::shared_ptr<const void> memory;
+  std::vector<int64_t> shape, strides;
+  DLManagedTensor legacy{};
+  DLManagedTensorVersioned versioned{};
+};
+
+void fill_tensor(DLTensor& t, ExportContext& ctx, const DeviceArray& a) {
+  bool cuda = a.device->kind() == runtime::DeviceKind::Cuda;
+  t.data = a.data;
+  t.device = {cuda ? kDLCUDA : kDLCPU, cuda ? a.device->ordinal() : 0};
+  t.ndim = a.ndim;
+  t.dtype = runtime::dlpack_dtype(a.dtype);
+  int64_t item = byte_size(a.dtype);
+  for (int d = 0; d < a.ndim; ++d) {
+    ctx.shape.push_back(a.shape[d]);
+    if (a.strides[d] % item != 0)
+      throw py::buffer_error("DLPack strides count elements: a stride of " +
+                             std::to_string(a.strides[d]) + " bytes is not a multiple of " +
+                             std::to_string(item));
+    ctx.strides.push_back(a.strides[d] / item);
+  }
+  t.shape = ctx.shape.data();
+  t.strides = ctx.strides.data();
+  t.byte_offset = 0;
+}
+
+void capsule_destructor(PyObject* capsule, const char* unused_name, bool versioned) {
+  // A capsule nobody consumed still owns its tensor.
+  if (!PyCapsule_IsValid(capsule, versioned ? runtime::kDltensorVersionedCapsule
+                                            : runtime::kDltensorCapsule))
+    return;
+  (void)unused_name;
+  void* p = PyCapsule_GetPointer(capsule, versioned ? runtime::kDltensorVersionedCapsule
+                                                    : runtime::kDltensorCapsule);
+  if (versioned) {
+    auto* t = static_cast<DLManagedTensorVersioned*>(p);
+    if (t->deleter) t->deleter(t);
+  } else {
+    auto* t = static_cast<DLManagedTensor*>(p);
+    if (t->deleter) t->deleter(t);
+  }
+}
+
+py::object export_dlpack(const DeviceArray& a, py::handle stream, bool versioned) {
+  bool cuda = a.device->kind() == runtime::DeviceKind::Cuda;
+  if (!stream.is_none()) {
+    if (!cuda)
+      throw py::buffer_error("__dlpack__: stream must be None for arrays on the cpu device, got " +
+                             repr_text(stream));
+    auto value = stream.cast<int64_t>();
+    if (value == 0)
+      throw py::value_error("__dlpack__: stream 0 is disallowed (ambiguous); use 1 for the legacy "
+                            "default stream or 2 for the per-thread default stream");
+    if (value != -1) {
+      // The consumer's stream waits for the work queued on the array's stream.
+      auto ours = a.stream ? a.stream : a.device->legacy_default_stream();
+      auto theirs = a.device->external_stream(static_cast<uintptr_t>(value));
+      if (ours->handle() != theirs->handle()) {
+        auto ready = a.device->create_event(false);
+        ready->record(*ours);
+        theirs->wait(*ready);
+      }
+    }
+  }
+  auto ctx = std::make_unique<ExportContext>();
+  ctx->memory = a.memory;
+  PyObject* capsule;
+  if (versioned) {
+    auto& t = ctx->versioned;
+    t.version = {runtime::kDlpackMajorVersion, runtime::kDlpackMinorVersion};
+    t.flags = a.readonly ? runtime::kDlpackFlagReadOnly : 0;
+    fill_tensor(t.dl_tensor, *ctx, a);
+    t.manager_ctx = ctx.get();
+    t.deleter = [](DLManagedTensorVersioned* self) {
+      std::unique_ptr<ExportContext>(static_cast<ExportContext*>(self->manager_ctx));
+    };
+    capsule = PyCapsule_New(&t, runtime::kDltensorVersionedCapsule, [](PyObject* c) {
+      capsule_destructor(c, nullptr, true);
+    });
+  } else {
+    auto& t = ctx->legacy;
+    fill_tensor(t.dl_tensor, *ctx, a);
+    t.manager_ctx = ctx.get();
+    t.deleter = [](DLManagedTensor* self) {
+      std::unique_ptr<ExportContext>(static_cast<ExportContext*>(self->manager_ctx));
+    };
+    capsule = PyCapsule_New(&t, runtime::kDltensorCapsule, [](PyObject* c) {
+      capsule_destructor(c, nullptr, false);
+    });
+  }
+  if (!capsule) throw py::error_already_set();
+  (void)ctx.release();  // owned by the capsule's tensor from here on
+  return py::reinterpret_steal<py::object>(capsule);
+}
+
+}  // namespace
+
+void bind_foreign_arrays(py::module_& m) {
+  m.def("export_dlpack", &export_dlpack, py::arg("array"), py::arg("stream"),
+        py::arg("versioned"), "A DLPack capsule viewing `array`, holding its memory.");
+  m.def("import_array", [](py::handle obj, bool sync) {
+    runtime::Device& device = current_device();
+    auto stream = device.legacy_default_stream();
+    auto f = import_foreign(obj, device, *stream);
+    if (!f)
+      throw py::type_error("expected an object exporting __cuda_array_interface__ or DLPack "
+                           "(__dlpack__ and __dlpack_device__), got " + repr_text(py::type::handle_of(obj)));
+    return device_array_from(std::move(*f), device, sync);
+  }, py::arg("obj"), py::arg("sync") = true,
+  "A DeviceArray viewing a foreign array's memory; holds the object (or its DLPack capsule).");
+
+  m.def("import_cai_dict", [](py::handle desc, py::handle owner, bool sync) {
+    runtime::Device& device = current_device();
+    ForeignArray f{runtime::validate_cai(read_cai(desc)), nullptr};
+    if (!owner.is_none()) f.owner = hold_python_object(owner);
+    if (f.array.size > 0) check_pointer_device(f.array.data, device);
+    return device_array_from(std::move(f), device, sync);
+  }, py::arg("desc"), py::arg("owner") = py::none(), py::arg("sync") = true);
+
+  m.def("set_interop_config", [](bool sync, const std::string& mode) {
+    InteropConfig& c = interop_config();
+    c.mode = runtime::parse_sync_mode(mode);
+    c.sync = sync;
+  }, py::arg("sync"), py::arg("mode"));
+  m.def("get_interop_config", [] {
+    InteropConfig& c = interop_config();
+    return py::make_tuple(c.sync, std::string(runtime::sync_mode_name(c.mode)));
+  });
+}
+
+}  // namespace cudajit::python

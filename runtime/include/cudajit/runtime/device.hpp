@@ -1,0 +1,201 @@
+// The device interface of the runtime: memory, streams, events, loading and
+// launching kernels. Two implementations: `cuda` (the driver API, dlopen'd at
+// first use) and `cpu` (host memory, worker-thread streams, host-compiled code).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cudajit/compiler/target.hpp"
+#include "cudajit/runtime/host_launch.hpp"
+
+namespace cudajit::runtime {
+
+enum class DeviceKind { Cpu, Cuda };
+enum class MemoryKind { Device, Pinned, Mapped, Managed };
+
+// A CUDA driver call failed: names the call and the CUresult (name and text).
+class DriverError : public std::runtime_error {
+ public:
+  DriverError(std::string call, int code, std::string code_name, std::string detail)
+      : std::runtime_error(call + " failed: " + code_name + " (" + detail + ")"),
+        call_(std::move(call)),
+        code_(code),
+        code_name_(std::move(code_name)) {}
+  const std::string& call() const { return call_; }
+  int code() const { return code_; }
+  const std::string& code_name() const { return code_name_; }
+
+ private:
+  std::string call_;
+  int code_;
+  std::string code_name_;
+};
+
+// The cuda device cannot be used: no driver, no GPU, a driver too old.
+class CudaUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Device;
+class Event;
+
+// Memory of one device, freed when the last reference goes. Launches and
+// copies hold a reference until their work has finished.
+class Allocation {
+ public:
+  virtual ~Allocation() = default;
+  virtual void* device_pointer() const = 0;  // what kernels see
+  virtual void* host_pointer() const = 0;    // null for plain device memory on cuda
+  virtual size_t size() const = 0;
+  virtual MemoryKind kind() const = 0;
+  virtual Device& device() const = 0;
+};
+
+// An in-order queue of work on one device.
+class Stream {
+ public:
+  virtual ~Stream() = default;
+  virtual Device& device() const = 0;
+  // CUDA's values on both devices: 0 the legacy default stream, 2 the
+  // per-thread default stream; a created stream has its CUstream (cuda) or a
+  // unique id from 0x1000 up (cpu), never 0, 1 or 2. The CUDA Array Interface
+  // spells the legacy default stream 1: an export maps 0 to 1.
+  virtual uintptr_t handle() const = 0;
+  // cpu: also rethrows the first exception a host task of this stream threw.
+  virtual void synchronize() = 0;
+  virtual bool query() = 0;  // true when every queued item has finished
+  // Work queued after this call waits until `event` has completed.
+  virtual void wait(Event& event) = 0;
+  // Runs `fn` on the host once all work queued before it has finished, in
+  // stream order; used by the cpu device for everything and by both for
+  // host-side completion work. `fn` must not call into Python.
+  // cpu: on the stream's worker thread; later work on the stream waits for it.
+  // cuda: at the next sweep after the stream reached it, on whichever host
+  // thread next launches, copies, queries or synchronizes on the device; later
+  // work on the stream does not wait for it (no driver callback is used, so
+  // `fn` may call the driver).
+  virtual void enqueue_host(std::function<void()> fn) = 0;
+};
+
+class Event {
+ public:
+  virtual ~Event() = default;
+  virtual void record(Stream& stream) = 0;
+  virtual void synchronize() = 0;
+  virtual bool query() = 0;  // true when recorded work has completed (or never recorded)
+  // Milliseconds from this event to `end`; both timing events, recorded and complete.
+  virtual float elapsed_ms(Event& end) = 0;
+  virtual bool timing() const = 0;
+};
+
+struct DeviceLimits {
+  int max_threads_per_block = 1024;
+  std::array<uint32_t, 3> max_block{1024, 1024, 64};
+  std::array<uint32_t, 3> max_grid{0x7fffffffu, 65535u, 65535u};
+  size_t max_shared_per_block = 48 * 1024;
+  int warp_size = 32;
+  int multiprocessors = 1;
+};
+
+// What a device loads: PTX (cuda) or a host entry point (cpu).
+struct KernelCode {
+  std::string ptx;
+  std::string entry_name;
+  target::HostEntry host_entry = nullptr;
+};
+
+class LoadedKernel {
+ public:
+  virtual ~LoadedKernel() = default;
+};
+
+// Flattened parameter values of one launch: each in a 16-byte slot, with the
+// array of pointers to them that cuLaunchKernel and host entries take.
+// Movable: the pointers are rebuilt from the slots.
+class KernelParams {
+ public:
+  explicit KernelParams(size_t count = 0);
+  KernelParams(KernelParams&& other) noexcept;
+  KernelParams& operator=(KernelParams&& other) noexcept;
+  KernelParams(const KernelParams& other);
+  template <class T>
+  void set(size_t index, const T& value) {
+    static_assert(sizeof(T) <= sizeof(Slot));
+    std::memcpy(slots_[index].bytes.data(), &value, sizeof value);
+  }
+  void** pointers() { return pointers_.data(); }
+  size_t size() const { return slots_.size(); }
+
+ private:
+  struct alignas(16) Slot {
+    std::array<std::byte, 16> bytes;
+  };
+  void rebuild_pointers();
+  std::vector<Slot> slots_;
+  std::vector<void*> pointers_;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual DeviceKind kind() const = 0;
+  virtual int ordinal() const = 0;
+  virtual std::string name() const = 0;
+  virtual int compute_capability() const = 0;  // major*10+minor; 0 on cpu
+  virtual const DeviceLimits& limits() const = 0;
+
+  // Throws std::runtime_error (cpu) or DriverError (cuda) when out of memory.
+  // 0 bytes is allowed and gives null pointers. Device memory is aligned to 256 bytes.
+  virtual std::shared_ptr<Allocation> allocate(size_t bytes, MemoryKind kind) = 0;
+  // Stream-ordered copies and fills; pointers may be host or device (unified addressing).
+  // `keep_alive` is held until the copy has finished.
+  virtual void copy(void* dst, const void* src, size_t bytes, Stream& stream,
+                    std::vector<std::shared_ptr<const void>> keep_alive = {}) = 0;
+  virtual void memset(void* dst, int value, size_t bytes, Stream& stream) = 0;
+  // Throws std::invalid_argument when kernels on this device cannot use memory
+  // at `ptr` (cuda: not device-accessible, or another device's). The cpu
+  // device takes any host pointer.
+  virtual void check_accessible(const void* ptr) = 0;
+  // Page-locks host memory until the returned token is released
+  // (cuMemHostRegister); the cpu device has nothing to do.
+  virtual std::shared_ptr<void> register_host(void* ptr, size_t bytes) = 0;
+
+  virtual std::shared_ptr<Stream> create_stream() = 0;
+  virtual std::shared_ptr<Stream> legacy_default_stream() = 0;
+  virtual std::shared_ptr<Stream> per_thread_default_stream() = 0;
+  // A stream made elsewhere (CuPy, PyTorch); not owned. 0 and 1
+  // (CU_STREAM_LEGACY) give legacy_default_stream(), 2 per_thread_default_stream().
+  // cpu: only the handles of its own live streams, else std::invalid_argument.
+  // cuda: std::invalid_argument for a stream of another context.
+  virtual std::shared_ptr<Stream> external_stream(uintptr_t handle) = 0;
+  virtual std::shared_ptr<Event> create_event(bool timing) = 0;
+  virtual void synchronize() = 0;  // every stream of the device
+
+  virtual std::shared_ptr<LoadedKernel> load(const KernelCode& code) = 0;
+  // Checks grid/block/shared memory against limits() (ValueError-worthy
+  // std::invalid_argument), then queues the kernel on `stream`. The params are
+  // copied; `keep_alive` is held until the kernel has finished.
+  virtual void launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
+                      Stream& stream, KernelParams params,
+                      std::vector<std::shared_ptr<const void>> keep_alive) = 0;
+};
+
+// --- the devices of this process ------------------------------------------------
+
+Device& cpu_device();
+// Loads the driver on first call. cuda_available() never throws.
+bool cuda_available();
+std::string cuda_unavailable_reason();  // empty when available
+int cuda_device_count();
+Device& cuda_device(int ordinal);  // throws CudaUnavailable or std::out_of_range
+
+}  // namespace cudajit::runtime

@@ -1,0 +1,110 @@
+// The cpu device: memory, copies, kernels and launches. Streams and their
+// order are in cpu_stream.cpp, events in cpu_event.cpp.
+#include "cpu_device.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "cudajit/runtime/host_launch.hpp"
+#include "launch_config.hpp"
+
+namespace cudajit::runtime {
+
+namespace {
+
+constexpr size_t kAlignment = 256;  // cuMemAlloc's alignment
+
+}  // namespace
+
+// --- memory ---------------------------------------------------------------------
+
+void CpuAllocation::Free::operator()(void* p) const { std::free(p); }
+
+CpuAllocation::CpuAllocation(CpuDevice& device, size_t bytes, MemoryKind kind)
+    : device_(device), size_(bytes), kind_(kind) {
+  if (bytes == 0) return;  // no memory, a null pointer (as a zero-size CAI array has)
+  if (bytes > SIZE_MAX - kAlignment)
+    throw std::runtime_error("cpu device: cannot allocate " + std::to_string(bytes) + " bytes");
+  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;  // aligned_alloc needs it
+  data_.reset(std::aligned_alloc(kAlignment, rounded));
+  if (!data_)
+    throw std::runtime_error("cpu device: out of memory allocating " + std::to_string(bytes) +
+                             " bytes");
+}
+
+Device& CpuAllocation::device() const { return device_; }
+
+// --- the device -----------------------------------------------------------------
+
+CpuDevice::CpuDevice() : legacy_(make_stream(kLegacyStreamHandle)) {
+  limits_.multiprocessors = static_cast<int>(host_worker_count());
+}
+
+std::shared_ptr<Allocation> CpuDevice::allocate(size_t bytes, MemoryKind kind) {
+  // Every kind is plain host memory: pinned, mapped and managed need nothing more here.
+  return std::make_shared<CpuAllocation>(*this, bytes, kind);
+}
+
+void CpuDevice::copy(void* dst, const void* src, size_t bytes, Stream& stream,
+                     std::vector<std::shared_ptr<const void>> keep_alive) {
+  enqueue(own(stream), [dst, src, bytes, keep_alive = std::move(keep_alive)] {
+    if (bytes != 0) std::memcpy(dst, src, bytes);
+  });
+}
+
+void CpuDevice::check_accessible(const void*) {}
+
+std::shared_ptr<void> CpuDevice::register_host(void*, size_t) {
+  return std::make_shared<int>(0);  // host memory is what kernels use here already
+}
+
+void CpuDevice::memset(void* dst, int value, size_t bytes, Stream& stream) {
+  enqueue(own(stream), [dst, value, bytes] {
+    if (bytes != 0) std::memset(dst, value, bytes);
+  });
+}
+
+std::shared_ptr<Event> CpuDevice::create_event(bool timing) {
+  return std::make_shared<CpuEvent>(*this, timing);
+}
+
+std::shared_ptr<LoadedKernel> CpuDevice::load(const KernelCode& code) {
+  if (code.host_entry == nullptr)
+    throw std::invalid_argument(
+        "the cpu device runs host code: KernelCode::host_entry is null" +
+        (code.entry_name.empty() ? std::string() : " for kernel " + code.entry_name) +
+        " (PTX is for the cuda device)");
+  return std::make_shared<CpuKernel>(code.host_entry, code.entry_name);
+}
+
+void CpuDevice::launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
+                       Stream& stream, KernelParams params,
+                       std::vector<std::shared_ptr<const void>> keep_alive) {
+  auto* cpu_kernel = dynamic_cast<CpuKernel*>(&kernel);
+  if (cpu_kernel == nullptr)
+    throw std::invalid_argument("the cpu device can launch only kernels it loaded");
+  check_launch_config(limits_, grid, block, shared_bytes, "cpu");
+  target::HostEntry entry = cpu_kernel->entry();
+  enqueue(own(stream), [entry, grid, block, params = std::move(params),
+                        keep_alive = std::move(keep_alive)]() mutable {
+    launch_host(entry, grid, block, params.pointers());
+  });
+}
+
+CpuStream& CpuDevice::own(Stream& stream) {
+  auto* cpu_stream = dynamic_cast<CpuStream*>(&stream);
+  if (cpu_stream == nullptr || &cpu_stream->device() != this)
+    throw std::invalid_argument("expected a stream of the cpu device, got one of device " +
+                                stream.device().name());
+  return *cpu_stream;
+}
+
+CpuEvent& CpuDevice::own(Event& event) {
+  auto* cpu_event = dynamic_cast<CpuEvent*>(&event);
+  if (cpu_event == nullptr)
+    throw std::invalid_argument("expected an event of the cpu device, got one of another device");
+  return *cpu_event;
+}
+
+}  // namespace cudajit::runtime

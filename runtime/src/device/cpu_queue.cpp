@@ -1,0 +1,94 @@
+#include "cpu_queue.hpp"
+
+#include <thread>
+#include <utility>
+
+namespace cudajit::runtime {
+
+void Fence::wait() const {
+  if (queue) queue->wait(seq);
+}
+
+bool Fence::reached() const { return !queue || queue->reached(seq); }
+
+uint64_t CpuQueue::push(std::function<void()> task) {
+  std::unique_lock lock(mutex_);
+  tasks_.push_back(std::move(task));
+  if (!started_) {
+    try {
+      // Detached, holding the queue: it drains whatever is queued when the
+      // stream goes, and nothing has to join it at exit.
+      std::thread([self = shared_from_this()] { self->run(); }).detach();
+    } catch (...) {
+      tasks_.pop_back();  // no thread: the task was never queued
+      throw;
+    }
+    started_ = true;
+  }
+  uint64_t seq = ++pushed_;
+  lock.unlock();
+  wake_.notify_one();
+  return seq;
+}
+
+Fence CpuQueue::pending_fence() {
+  std::lock_guard lock(mutex_);
+  if (finished_ == pushed_) return {};
+  return {shared_from_this(), pushed_};
+}
+
+void CpuQueue::wait(uint64_t seq) {
+  std::unique_lock lock(mutex_);
+  progress_.wait(lock, [&] { return finished_ >= seq; });
+}
+
+bool CpuQueue::reached(uint64_t seq) {
+  std::lock_guard lock(mutex_);
+  return finished_ >= seq;
+}
+
+void CpuQueue::synchronize() {
+  std::unique_lock lock(mutex_);
+  uint64_t target = pushed_;
+  progress_.wait(lock, [&] { return finished_ >= target; });
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+bool CpuQueue::idle() {
+  std::lock_guard lock(mutex_);
+  return finished_ == pushed_;
+}
+
+void CpuQueue::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+}
+
+void CpuQueue::run() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+    if (tasks_.empty()) return;  // stopping and drained
+    std::function<void()> task = std::move(tasks_.front());
+    tasks_.pop_front();
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      task();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    // Dropped before the task counts as finished, so what it kept alive is
+    // released by the time a synchronize returns.
+    task = nullptr;
+    lock.lock();
+    if (error && !error_) error_ = error;
+    ++finished_;
+    progress_.notify_all();
+  }
+}
+
+}  // namespace cudajit::runtime

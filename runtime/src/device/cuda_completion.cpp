@@ -1,0 +1,82 @@
+#include "cuda_completion.hpp"
+
+#include <algorithm>
+#include <exception>
+
+namespace cudajit::runtime::cuda {
+
+CompletionList::~CompletionList() {
+  // Reached only if the device goes, which it does not before exit; the driver
+  // may be gone by then, so failures are ignored.
+  if (!try_bind_context(api_, context_)) return;
+  for (auto& stream : streams_)
+    for (auto& entry : stream.entries) api_.cuEventDestroy_v2(entry.event);
+  for (CUevent event : free_events_) api_.cuEventDestroy_v2(event);
+}
+
+CUevent CompletionList::take_event() {
+  if (!free_events_.empty()) {
+    CUevent event = free_events_.back();
+    free_events_.pop_back();
+    return event;
+  }
+  CUevent event = nullptr;
+  check(api_, api_.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  return event;
+}
+
+void CompletionList::add(CUstream stream, KeepAlive keep_alive, std::function<void()> then) {
+  std::lock_guard lock(mutex_);
+  CUevent event = take_event();
+  if (CUresult result = api_.cuEventRecord(event, stream); result != CUDA_SUCCESS) {
+    free_events_.push_back(event);
+    throw driver_error(api_, "cuEventRecord", result);
+  }
+  auto found = std::find_if(streams_.begin(), streams_.end(),
+                            [&](const StreamEntries& s) { return s.stream == stream; });
+  if (found == streams_.end()) found = streams_.insert(streams_.end(), StreamEntries{stream, {}});
+  found->entries.push_back(Entry{event, std::move(keep_alive), std::move(then)});
+}
+
+CUresult CompletionList::collect_completed(std::vector<Entry>& done) {
+  std::lock_guard lock(mutex_);
+  CUresult failure = CUDA_SUCCESS;
+  for (StreamEntries& stream : streams_) {
+    while (!stream.entries.empty()) {
+      CUresult result = api_.cuEventQuery(stream.entries.front().event);
+      if (result == CUDA_ERROR_NOT_READY) break;
+      if (result != CUDA_SUCCESS) {
+        // A failed kernel leaves the context unusable; keep the entry and report it.
+        failure = result;
+        break;
+      }
+      free_events_.push_back(stream.entries.front().event);
+      done.push_back(std::move(stream.entries.front()));
+      stream.entries.pop_front();
+    }
+  }
+  std::erase_if(streams_, [](const StreamEntries& s) { return s.entries.empty(); });
+  return failure;
+}
+
+void CompletionList::sweep() {
+  std::vector<Entry> done;
+  CUresult failure = collect_completed(done);
+  // Outside the lock: releasing a reference may free memory (cuMemFree) or run
+  // an owner's deleter, and `then` may queue more work.
+  std::exception_ptr first_error;
+  for (Entry& entry : done) {
+    entry.keep_alive.clear();
+    if (!entry.then) continue;
+    try {
+      entry.then();
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  }
+  done.clear();
+  if (first_error) std::rethrow_exception(first_error);
+  if (failure != CUDA_SUCCESS) throw driver_error(api_, "cuEventQuery", failure);
+}
+
+}  // namespace cudajit::runtime::cuda

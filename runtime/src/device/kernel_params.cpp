@@ -1,0 +1,33 @@
+#include "cudajit/runtime/device.hpp"
+
+namespace cudajit::runtime {
+
+// Slots are value-initialised (zeroed), so an unset parameter is 0, never garbage.
+KernelParams::KernelParams(size_t count) : slots_(count) { rebuild_pointers(); }
+
+// A moved vector keeps its buffer, so the moved pointers still address the moved slots.
+KernelParams::KernelParams(KernelParams&& other) noexcept
+    : slots_(std::move(other.slots_)), pointers_(std::move(other.pointers_)) {
+  other.slots_.clear();
+  other.pointers_.clear();
+}
+
+KernelParams& KernelParams::operator=(KernelParams&& other) noexcept {
+  if (this != &other) {
+    slots_ = std::move(other.slots_);
+    pointers_ = std::move(other.pointers_);
+    other.slots_.clear();
+    other.pointers_.clear();
+  }
+  return *this;
+}
+
+// The pointers of a copy must address its own slots, never the source's.
+KernelParams::KernelParams(const KernelParams& other) : slots_(other.slots_) { rebuild_pointers(); }
+
+void KernelParams::rebuild_pointers() {
+  pointers_.resize(slots_.size());
+  for (size_t i = 0; i < slots_.size(); ++i) pointers_[i] = slots_[i].bytes.data();
+}
+
+}  // namespace cudajit::runtime

@@ -1,0 +1,92 @@
+// The devices of this process: the cpu device, and the GPUs once the driver
+// has been loaded (at the first question about them, never at import).
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <vector>
+
+#include "cpu_device.hpp"
+#include "cuda_device.hpp"
+
+namespace cudajit::runtime {
+
+namespace {
+
+// What the driver said at initialisation; `reason` is empty when usable.
+struct CudaState {
+  const cuda::DriverApi* api = nullptr;
+  std::string reason;
+  int count = 0;
+  std::mutex mutex;                                        // guards `devices`
+  std::vector<std::unique_ptr<cuda::CudaDevice>> devices;  // by ordinal, made at first use
+};
+
+void initialise(CudaState& state) {
+  state.api = cuda::load_driver(&state.reason);
+  if (state.api == nullptr) return;
+  const cuda::DriverApi& api = *state.api;
+  if (CUresult result = api.cuInit(0); result != CUDA_SUCCESS) {
+    state.reason =
+        (result == CUDA_ERROR_NO_DEVICE ? "no CUDA GPU: cuInit failed: " : "cuInit failed: ") +
+        cuda::error_name(api, result) + " (" + cuda::error_text(api, result) + ")";
+    return;
+  }
+  if (CUresult result = api.cuDeviceGetCount(&state.count); result != CUDA_SUCCESS) {
+    state.reason = "cuDeviceGetCount failed: " + cuda::error_name(api, result) + " (" +
+                   cuda::error_text(api, result) + ")";
+    return;
+  }
+  if (state.count == 0) state.reason = "no CUDA GPU (the driver sees no device)";
+}
+
+CudaState& cuda_state() {
+  // Never destroyed: the devices must not release their contexts while the
+  // driver tears itself down at exit (the function-local static pointer idiom).
+  static CudaState* state = [] {
+    auto* fresh = new CudaState;
+    try {
+      initialise(*fresh);
+    } catch (const std::exception& error) {  // std::bad_alloc, at worst
+      fresh->reason = std::string("CUDA initialisation failed: ") + error.what();
+    }
+    return fresh;
+  }();
+  return *state;
+}
+
+}  // namespace
+
+Device& cpu_device() {
+  // Never destroyed: stream threads may still run while static destructors do.
+  static CpuDevice* device = new CpuDevice;
+  return *device;
+}
+
+bool cuda_available() {
+  try {
+    return cuda_state().reason.empty();
+  } catch (...) {  // only std::bad_alloc can come here; the promise is never to throw
+    return false;
+  }
+}
+
+std::string cuda_unavailable_reason() { return cuda_state().reason; }
+
+int cuda_device_count() { return cuda_available() ? cuda_state().count : 0; }
+
+Device& cuda_device(int ordinal) {
+  CudaState& state = cuda_state();
+  if (!state.reason.empty())
+    throw CudaUnavailable("the cuda device is unavailable: " + state.reason);
+  if (ordinal < 0 || ordinal >= state.count)
+    throw std::out_of_range("no cuda device " + std::to_string(ordinal) + "; this machine has " +
+                            std::to_string(state.count) + " (ordinals 0 to " +
+                            std::to_string(state.count - 1) + ")");
+  std::lock_guard lock(state.mutex);
+  if (state.devices.empty()) state.devices.resize(size_t(state.count));
+  auto& device = state.devices[size_t(ordinal)];
+  if (!device) device = std::make_unique<cuda::CudaDevice>(*state.api, ordinal);
+  return *device;
+}
+
+}  // namespace cudajit::runtime

@@ -1,0 +1,200 @@
+"""DeviceNDArray and the memory API (to_device, device_array, pinned/mapped/managed
+arrays), on the current device, compared with NumPy."""
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+
+DTYPES = [np.bool_, np.int8, np.uint16, np.int32, np.int64, np.float32, np.float64,
+          np.complex64, np.complex128]
+
+
+def sample(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    data = rng.integers(-50, 50, size=shape)
+    if np.dtype(dtype).kind == "c":
+        return (data + 1j * rng.integers(-50, 50, size=shape)).astype(dtype)
+    if np.dtype(dtype).kind == "b":
+        return data > 0
+    if np.dtype(dtype).kind == "u":
+        return np.abs(data).astype(dtype)
+    return data.astype(dtype)
+
+
+@cuda.jit
+def add_one(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_to_device_and_back_keeps_every_value(dtype):
+    host = sample((7, 5), dtype)
+    d = cuda.to_device(host)
+    assert d.shape == host.shape and d.dtype == host.dtype and d.strides == host.strides
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+
+
+def test_to_device_keeps_fortran_order():
+    host = np.asfortranarray(sample((4, 6), np.float64))
+    d = cuda.to_device(host)
+    assert d.is_f_contiguous() and not d.is_c_contiguous()
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+
+
+def test_to_device_of_a_strided_host_array_copies_its_values():
+    host = sample((10, 8), np.int32)[::2, ::3]
+    np.testing.assert_array_equal(cuda.to_device(host).copy_to_host(), host)
+
+
+def test_device_array_describes_its_shape_and_size():
+    d = cuda.device_array((3, 4), dtype=np.float32)
+    assert (d.shape, d.strides, d.ndim, d.size, d.nbytes) == ((3, 4), (16, 4), 2, 12, 48)
+    f = cuda.device_array((3, 4), dtype=np.float32, order="F")
+    assert f.strides == (4, 12)
+
+
+def test_device_array_like_copies_shape_dtype_and_order():
+    host = np.asfortranarray(np.zeros((2, 5), np.int16))
+    d = cuda.device_array_like(host)
+    assert d.shape == (2, 5) and d.dtype == np.int16 and d.is_f_contiguous()
+
+
+def test_unsupported_dtype_is_a_type_error_naming_it():
+    with pytest.raises(TypeError, match="float16"):
+        cuda.device_array(4, dtype=np.float16)
+
+
+def test_negative_shape_is_a_value_error():
+    with pytest.raises(ValueError, match="negative"):
+        cuda.device_array((2, -1))
+
+
+def test_copy_to_host_into_a_given_array():
+    host = sample(9, np.float64)
+    out = np.zeros(9)
+    result = cuda.to_device(host).copy_to_host(out)
+    assert result is out
+    np.testing.assert_array_equal(out, host)
+
+
+def test_copy_to_host_into_a_wrong_shape_is_a_value_error():
+    with pytest.raises(ValueError, match="shape"):
+        cuda.to_device(np.zeros(4)).copy_to_host(np.zeros(5))
+
+
+def test_copy_to_device_from_host_and_from_device():
+    d = cuda.device_array(6, dtype=np.int64)
+    d.copy_to_device(np.arange(6))
+    e = cuda.device_array(6, dtype=np.int64)
+    e.copy_to_device(d)
+    np.testing.assert_array_equal(e.copy_to_host(), np.arange(6))
+
+
+@pytest.mark.parametrize("key", [
+    np.s_[1:5], np.s_[::2], np.s_[::-1], np.s_[2], np.s_[:, 1], np.s_[1, ::-2],
+    np.s_[..., 0], np.s_[None, 1:3],
+], ids=str)
+def test_indexing_gives_the_numpy_view(key):
+    host = sample((6, 5), np.float64)
+    d = cuda.to_device(host)
+    view = d[key]
+    np.testing.assert_array_equal(view.copy_to_host(), host[key])
+
+
+def test_indexing_every_dimension_gives_the_element():
+    host = sample((3, 4), np.int32)
+    assert cuda.to_device(host)[2, -1] == host[2, -1]
+
+
+def test_fancy_indexing_is_a_type_error():
+    with pytest.raises(TypeError, match="integers, slices"):
+        cuda.to_device(np.zeros(4))[[0, 1]]
+
+
+def test_setitem_writes_elements_and_slices():
+    d = cuda.to_device(np.zeros((3, 4)))
+    d[1, 2] = 5.0
+    d[0] = np.arange(4)
+    d[2, ::2] = -1
+    expected = np.zeros((3, 4))
+    expected[1, 2] = 5.0
+    expected[0] = np.arange(4)
+    expected[2, ::2] = -1
+    np.testing.assert_array_equal(d.copy_to_host(), expected)
+
+
+def test_writing_a_strided_view_leaves_the_elements_between_alone():
+    d = cuda.to_device(np.arange(10.0))
+    d[::3].copy_to_device(np.full(4, -1.0))
+    expected = np.arange(10.0)
+    expected[::3] = -1
+    np.testing.assert_array_equal(d.copy_to_host(), expected)
+
+
+def test_reshape_ravel_and_transpose_are_views():
+    host = np.arange(12.0).reshape(3, 4)
+    d = cuda.to_device(host)
+    np.testing.assert_array_equal(d.reshape(4, 3).copy_to_host(), host.reshape(4, 3))
+    np.testing.assert_array_equal(d.reshape(-1, 6).copy_to_host(), host.reshape(-1, 6))
+    np.testing.assert_array_equal(d.ravel().copy_to_host(), host.ravel())
+    np.testing.assert_array_equal(d.T.copy_to_host(), host.T)
+    d.reshape(12)[0] = 100.0
+    assert d[0, 0] == 100.0
+
+
+def test_reshape_of_a_non_contiguous_array_is_not_implemented():
+    with pytest.raises(NotImplementedError, match="contiguous"):
+        cuda.to_device(np.zeros((4, 4)))[:, ::2].reshape(8)
+
+
+def test_reshape_to_a_different_size_is_a_value_error():
+    with pytest.raises(ValueError, match="cannot reshape"):
+        cuda.to_device(np.zeros(6)).reshape(4)
+
+
+def test_kernels_write_device_arrays_and_views():
+    d = cuda.to_device(np.zeros(8))
+    add_one[1, 8](d)
+    add_one[1, 8](d[::2])
+    np.testing.assert_array_equal(d.copy_to_host(), [2, 1, 2, 1, 2, 1, 2, 1])
+
+
+def test_cuda_array_interface_v3_describes_the_array():
+    d = cuda.to_device(np.zeros((2, 3), np.float32))
+    cai = d.__cuda_array_interface__
+    assert cai["version"] == 3 and cai["shape"] == (2, 3) and cai["typestr"] == "<f4"
+    assert cai["strides"] is None and cai["data"] == (d.device_pointer, False)
+    assert cai["stream"] is None
+    assert d.T.__cuda_array_interface__["strides"] == (4, 12)
+
+
+def test_cuda_array_interface_names_a_bound_stream_never_zero():
+    s = cuda.stream()
+    d = cuda.to_device(np.zeros(3)).bind(s)
+    assert d.__cuda_array_interface__["stream"] == s.handle != 0
+
+
+@pytest.mark.parametrize("make", [cuda.pinned_array, cuda.mapped_array, cuda.managed_array],
+                         ids=["pinned", "mapped", "managed"])
+def test_host_arrays_of_every_kind_work_in_kernels(make):
+    a = make(16, dtype=np.float64)
+    a[:] = np.arange(16)
+    add_one[2, 8](a)
+    np.testing.assert_array_equal(a, np.arange(16) + 1)
+
+
+def test_pinned_context_accepts_host_arrays():
+    a = np.zeros(32)
+    with cuda.pinned(a):
+        d = cuda.to_device(a)
+        add_one[1, 32](d)
+        d.copy_to_host(a)
+    np.testing.assert_array_equal(a, np.ones(32))
+
+
+def test_is_device_array():
+    assert cuda.is_device_array(cuda.device_array(2))
+    assert not cuda.is_device_array(np.zeros(2))
