@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import linecache
 import math
 import re
 import sys
@@ -215,7 +216,25 @@ class _FunctionSource:
     col_shift: int  # the indentation textwrap.dedent removed, added back to columns
 
 
+# Parsed functions by (file, first line, name), valid while linecache holds the same
+# lines for the file: re-reading and re-parsing a source is most of a warm compile.
+_SOURCE_CACHE: dict[tuple[str, int, str], tuple[list[str], _FunctionSource]] = {}
+
+
 def _read_function(pyfunc: FunctionType) -> _FunctionSource:
+    code = pyfunc.__code__
+    key = (code.co_filename, code.co_firstlineno, code.co_name)
+    lines = linecache.getlines(code.co_filename)
+    cached = _SOURCE_CACHE.get(key)
+    if cached is not None and cached[0] is lines and lines:
+        return cached[1]
+    source = _parse_function(pyfunc)
+    if lines:
+        _SOURCE_CACHE[key] = (lines, source)
+    return source
+
+
+def _parse_function(pyfunc: FunctionType) -> _FunctionSource:
     code = pyfunc.__code__
     filename = code.co_filename
     if pyfunc.__name__ == "<lambda>":

@@ -37,16 +37,22 @@ def _cuda_unavailable_reason():
 
 @pytest.fixture(params=["cpu", "cuda"])
 def device(request):
-    """The device a kernel test runs on.
+    """The device a kernel test runs on, made the current device for the test:
+    "cpu" always; "cuda" only where a GPU is present (skipped elsewhere, with
+    the reason). The previous current device is restored afterwards."""
+    from cudajit import _core
 
-    In issue 2 every launch goes to the cpu device; the "cuda" variant runs
-    only where a GPU is present, and is reported as skipped elsewhere.
-    """
     if request.param == "cuda":
         reason = _cuda_unavailable_reason()
         if reason is not None:
             pytest.skip(f"cuda device not available: {reason}")
-    return request.param
+        chosen = _core.cuda_device(0)
+    else:
+        chosen = _core.cpu_device()
+    previous = _core.current_device()
+    _core.set_current_device(chosen)
+    yield request.param
+    _core.set_current_device(previous)
 
 
 def _find_ptxas():
