@@ -91,6 +91,15 @@ void bind_dispatcher(py::module_& m) {
         return out;
       });
 
+  m.def(
+      "bare_launch_us",
+      [](Dispatcher& d, const py::list& args, const StreamHandle& stream, int count) {
+        return d.bare_launch_us(stream.stream->device(), *stream.stream, py::args(py::tuple(args)),
+                                count);
+      },
+      py::arg("kernel"), py::arg("args"), py::arg("stream"), py::arg("count"),
+      "Microseconds per launch of the kernel by bare cuLaunchKernel calls (cuda only).");
+
   py::class_<LaunchConfig>(m, "LaunchConfig")
       .def("__call__", [](LaunchConfig& c, py::args args) {
         c.dispatcher.cast<Dispatcher&>().launch(*c.device, c.grid, c.block, c.stream,

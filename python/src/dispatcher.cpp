@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "device_array.hpp"
+#include "cudajit/runtime/bench.hpp"
 #include "devices.hpp"
 #include "foreign_arrays.hpp"
 
@@ -240,6 +241,25 @@ void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Di
     s.synchronize();
   }
   release_pending_python_objects();
+}
+
+double Dispatcher::bare_launch_us(runtime::Device& device, runtime::Stream& stream,
+                                  const py::args& args, int count) {
+  std::vector<ArgValue> values;
+  std::string key;
+  for (size_t i = 0; i < args.size(); ++i) {
+    ArgValue& v = values.emplace_back(classify_argument(args[i], i, device, stream));
+    if (v.kind == ArgValue::Kind::HostArray)
+      throw py::type_error("bare_launch_us takes device arrays and scalars only");
+    append_type_key(v.type, key);
+  }
+  auto it = by_key_.find(key);
+  Specialization& spec = it != by_key_.end() ? *it->second : resolve(values, key);
+  runtime::LoadedKernel& kernel = kernel_for(spec, device);
+  runtime::KernelParams params = pack_params(values, spec.params);
+  py::gil_scoped_release release;
+  return runtime::bare_launch_microseconds(device, kernel, {1, 1, 1}, {1, 1, 1}, stream, params,
+                                           count);
 }
 
 std::vector<std::vector<Type>> Dispatcher::compiled_signatures() const {

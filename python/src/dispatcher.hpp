@@ -33,6 +33,11 @@ class Dispatcher {
               const std::shared_ptr<runtime::Stream>& stream, unsigned shared_bytes,
               const py::args& args);
 
+  // benchmarks/launch_overhead.py: the same launch by bare cuLaunchKernel calls
+  // (device arrays and scalars only), in microseconds per launch.
+  double bare_launch_us(runtime::Device& device, runtime::Stream& stream, const py::args& args,
+                        int count);
+
   const Program& program();
   const CompileOptions& options() const { return options_; }
   const std::string& name() const { return name_; }
