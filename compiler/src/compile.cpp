@@ -12,33 +12,12 @@
 #include <string>
 
 #include "cudajit/compiler/typed.hpp"
+#include "dump.hpp"
 #include "lower/lowering.hpp"
 
 namespace cudajit {
 
 namespace {
-
-bool dump_enabled(std::string_view stage) {
-  static const std::string dump = [] {
-    const char* v = std::getenv("CUDAJIT_DUMP");
-    return std::string(v ? v : "");
-  }();
-  if (dump == "all") return true;
-  size_t start = 0;
-  while (start <= dump.size()) {
-    size_t end = dump.find(',', start);
-    if (end == std::string::npos) end = dump.size();
-    if (std::string_view(dump).substr(start, end - start) == stage) return true;
-    start = end + 1;
-  }
-  return false;
-}
-
-void dump(std::string_view stage, const std::string& what, const std::string& text) {
-  if (!dump_enabled(stage)) return;
-  std::fprintf(stderr, "=== cudajit %.*s: %s ===\n%s\n", static_cast<int>(stage.size()),
-               stage.data(), what.c_str(), text.c_str());
-}
 
 std::string module_text(const llvm::Module& module) {
   std::string text;
@@ -65,13 +44,16 @@ Lowered lower_for_target(const ir::Module& ir_module, const std::vector<Type>& a
                          bool device, lower::TargetKind target, const CompileOptions& options,
                          std::optional<Type> declared_return = std::nullopt) {
   std::string what = signature_text(ir_module.functions.at(0).name, arg_types);
+  std::optional<StageTimer> timer(std::in_place, "typing");
   typing::TypedProgram typed =
       typing::type_program(ir_module, arg_types, !device, declared_return);
+  timer.emplace("lowering");
   dump("typed", what, typing::print_typed(typed));
   Lowered out;
   out.context = std::make_unique<llvm::LLVMContext>();
   out.module = std::make_unique<llvm::Module>(ir_module.functions[0].name, *out.context);
   out.entry_name = lower::lower_program(typed, *out.module, target, device, options);
+  timer.reset();
   out.llvm_ir = module_text(*out.module);
   out.return_type = typed.entry->return_type;
   dump("llvm", what, out.llvm_ir);
@@ -98,7 +80,10 @@ PtxArtifact Program::compile_ptx(const std::vector<Type>& arg_types, bool device
   out.entry_name = l.entry_name;
   out.return_type = l.return_type;
   out.params = param_layout(arg_types);
-  out.ptx = target::emit_ptx(std::move(l.module), {options.cc, options.fastmath, 3});
+  {
+    StageTimer timer("ptx (total)");
+    out.ptx = target::emit_ptx(std::move(l.module), {options.cc, options.fastmath, 3});
+  }
   dump("ptx", signature_text(module_.functions[0].name, arg_types), out.ptx);
   return out;
 }
@@ -114,6 +99,7 @@ HostArtifact Program::compile_host(const std::vector<Type>& arg_types,
   out.llvm_ir = std::move(l.llvm_ir);
   out.entry_name = unique;
   out.params = param_layout(arg_types);
+  StageTimer timer("host jit");
   out.entry = target::jit_host(std::move(l.module), std::move(l.context), unique);
   return out;
 }

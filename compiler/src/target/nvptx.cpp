@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -21,6 +22,7 @@
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/compiler/target.hpp"
 #include "libdevice.hpp"
+#include "../dump.hpp"
 #include "llvm_support.hpp"
 
 namespace cudajit::target {
@@ -186,15 +188,23 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
 #if LLVM_VERSION_MAJOR < 20
   annotate_kernels(*module);
 #endif
-  detail::link_libdevice(*module);
+  {
+    StageTimer timer("libdevice");
+    detail::link_libdevice(*module);
+  }
   detail::internalize_except(*module, keeps_external_linkage);
   // libdevice asks __nvvm_reflect("__CUDA_FTZ"); NVVMReflect answers from this.
   module->setModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", options.fastmath ? 1U : 0U);
   if (options.fastmath) add_fastmath_attributes(*module);
 
   detail::DiagnosticCapture diagnostics(module->getContext());
-  detail::optimize_module(*module, machine, options.opt_level);
+  {
+    StageTimer timer("optimize");
+    detail::optimize_module(*module, machine, options.opt_level);
+  }
+  std::optional<StageTimer> codegen(std::in_place, "codegen");
   std::string ptx = generate_ptx(*module, machine);
+  codegen.reset();
   if (!diagnostics.errors().empty()) {
     throw LlvmError("NVPTX code generation for " + sm_name(options.cc) +
                     " failed: " + diagnostics.errors());
