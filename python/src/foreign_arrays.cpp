@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <unordered_map>
 
 #include "device_array.hpp"
 #include "devices.hpp"
@@ -36,14 +37,27 @@ std::vector<int64_t> int_tuple(py::handle value, const char* key) {
   return out;
 }
 
+// The dict's keys as interned strings, made once: looking a C string up
+// would build and hash a new str at every launch.
+PyObject* interned(const char* key) {
+  static std::unordered_map<std::string_view, PyObject*> keys;
+  auto it = keys.find(key);
+  if (it != keys.end()) return it->second;
+  PyObject* k = PyUnicode_InternFromString(key);  // kept for the process
+  keys.emplace(key, k);
+  return k;
+}
+
 py::handle required(const py::dict& d, const char* key) {
-  PyObject* v = PyDict_GetItemString(d.ptr(), key);
+  PyObject* v = PyDict_GetItemWithError(d.ptr(), interned(key));
+  if (!v && PyErr_Occurred()) throw py::error_already_set();
   if (!v) runtime::throw_cai_missing_key(key);
   return v;
 }
 
 py::handle optional_entry(const py::dict& d, const char* key) {
-  PyObject* v = PyDict_GetItemString(d.ptr(), key);
+  PyObject* v = PyDict_GetItemWithError(d.ptr(), interned(key));
+  if (!v && PyErr_Occurred()) throw py::error_already_set();
   return v && v != Py_None ? py::handle(v) : py::handle();
 }
 
@@ -154,7 +168,8 @@ std::optional<ForeignArray> import_dlpack(py::handle obj, runtime::Device& devic
 
 std::optional<ForeignArray> import_foreign(py::handle obj, runtime::Device& device,
                                            const runtime::Stream& launch_stream) {
-  PyObject* cai = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
+  static PyObject* const kCaiName = PyUnicode_InternFromString("__cuda_array_interface__");
+  PyObject* cai = PyObject_GetAttr(obj.ptr(), kCaiName);
   if (cai) {
     py::object dict = py::reinterpret_steal<py::object>(cai);
     ForeignArray f{runtime::validate_cai(read_cai(dict)), hold_python_object(obj)};

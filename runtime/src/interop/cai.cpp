@@ -9,6 +9,8 @@ namespace cudajit::runtime {
 namespace {
 
 constexpr std::string_view kSource = "__cuda_array_interface__";
+constexpr std::string_view kDescrContext = "__cuda_array_interface__ descr";
+constexpr std::string_view kTypestrContext = "__cuda_array_interface__ typestr";
 
 InteropError cai_error(const std::string& text) {
   return InteropError(std::string(kSource) + ": " + text);
@@ -28,19 +30,20 @@ std::string descr_text(const std::vector<CaiDescrField>& descr) {
 // descr describes the same type as typestr, or more (a structure): a single
 // unnamed-or-named field of the typestr's type is the only form a scalar array has.
 void check_descr(const std::vector<CaiDescrField>& descr, std::string_view typestr, Scalar dtype) {
-  const std::string given = descr_text(descr);
+  // Messages only: the success path builds no strings (it runs at every launch).
+  auto given = [&] { return descr_text(descr); };
   if (descr.empty()) {
     throw cai_error("descr is an empty list; expected [('', '" + std::string(typestr) + "')]");
   }
   if (descr.size() > 1 || !descr[0].typestr || descr[0].has_shape) {
-    throw InteropTypeError(std::string(kSource) + ": descr " + given +
+    throw InteropTypeError(std::string(kSource) + ": descr " + given() +
                            " describes a structured dtype; structured dtypes are not supported "
                            "(expected [('', '" +
                            std::string(typestr) + "')])");
   }
-  const Scalar field = detail::parse_typestr_in(*descr[0].typestr, std::string(kSource) + " descr");
+  const Scalar field = detail::parse_typestr_in(*descr[0].typestr, kDescrContext);
   if (field != dtype) {
-    throw cai_error("descr " + given + " does not match typestr '" + std::string(typestr) +
+    throw cai_error("descr " + given() + " does not match typestr '" + std::string(typestr) +
                     "'; expected [('', '" + std::string(typestr) + "')]");
   }
 }
@@ -71,7 +74,7 @@ ArrayImport validate_cai(const CaiDescription& d) {
   }
 
   ArrayImport array;
-  array.dtype = detail::parse_typestr_in(d.typestr, std::string(kSource) + " typestr");
+  array.dtype = detail::parse_typestr_in(d.typestr, kTypestrContext);
   array.itemsize = byte_size(array.dtype);
   if (d.descr) check_descr(*d.descr, d.typestr, array.dtype);
 

@@ -1,0 +1,193 @@
+"""Interop overhead: microseconds per launch of an empty kernel on 3 arrays, by kind.
+
+For the current device: 3 of cudajit's own arrays; 3 foreign arrays through
+__cuda_array_interface__ (on the cpu device, a minimal exporter over cudajit's
+memory; on cuda, CuPy arrays and PyTorch tensors when installed); 3 through
+DLPack only (PyTorch tensors on cuda; on the cpu device, NumPy arrays behind a
+wrapper that hides everything but __dlpack__). numba-cuda's launch on the same
+CuPy arrays where numba-cuda and a GPU are present. Last, the host time that
+stream-ordered synchronisation saves over host mode when the producer's stream
+is busy.
+
+Writes benchmarks/results/interop_overhead.json.
+
+    PYTHONPATH=python python3 benchmarks/interop_overhead.py [--launches N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+import cudajit as cuda
+
+TARGET_US = 0.5  # a foreign array's cost over an own array, per argument (issue 4)
+
+
+@cuda.jit
+def empty3(a, b, c):
+    pass
+
+
+@cuda.jit
+def spin(out, iterations):
+    acc = 0.0
+    for k in range(iterations):
+        acc += k * 1e-9
+    if cuda.grid(1) == 0:
+        out[0] = acc * 0.0 + 1.0
+
+
+class CaiExporter:
+    """The smallest __cuda_array_interface__ producer, over cudajit memory."""
+
+    def __init__(self, array, stream=None):
+        self._array = array
+        self.__cuda_array_interface__ = dict(array.__cuda_array_interface__)
+        self.__cuda_array_interface__["stream"] = stream
+
+
+class DlpackOnly:
+    """Hides an array behind __dlpack__ / __dlpack_device__ only."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._array.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def per_launch_us(args, stream, launches: int, repeats: int) -> float:
+    launch = empty3[1, 1, stream]
+    launch(*args)
+    stream.synchronize()
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(launches):
+            launch(*args)
+        samples.append((time.perf_counter() - t0) / launches * 1e6)
+        stream.synchronize()
+    return statistics.median(samples)
+
+
+def foreign_cases(device_kind: str):
+    """(label, args factory) for the foreign arrays this machine can make."""
+    cases = []
+    if device_kind == "cpu":
+        cases.append(("CAI exporter", lambda: [CaiExporter(cuda.device_array(16))
+                                               for _ in range(3)]))
+        cases.append(("DLPack (NumPy)", lambda: [DlpackOnly(np.zeros(16)) for _ in range(3)]))
+        return cases
+    try:
+        import cupy
+        cases.append(("CuPy (CAI)", lambda: [cupy.zeros(16) for _ in range(3)]))
+    except ImportError:
+        pass
+    try:
+        import torch
+        cases.append(("torch (CAI)", lambda: [torch.zeros(16, device="cuda") for _ in range(3)]))
+        cases.append(("torch (DLPack)", lambda: [DlpackOnly(torch.zeros(16, device="cuda"))
+                                                 for _ in range(3)]))
+    except ImportError:
+        pass
+    return cases
+
+
+def numba_on_cupy_us(launches: int, repeats: int) -> float | None:
+    try:
+        import cupy
+        from numba import cuda as ncuda
+        if not ncuda.is_available():
+            return None
+    except Exception:
+        return None
+
+    @ncuda.jit
+    def nempty3(a, b, c):
+        pass
+
+    args = [cupy.zeros(16) for _ in range(3)]
+    s = ncuda.stream()
+    nempty3[1, 1, s](*args)
+    s.synchronize()
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(launches):
+            nempty3[1, 1, s](*args)
+        samples.append((time.perf_counter() - t0) / launches * 1e6)
+        s.synchronize()
+    return statistics.median(samples)
+
+
+def sync_savings_ms(iterations: int) -> dict:
+    """Host time of a launch whose argument's producer stream is busy, per mode."""
+    result = {}
+    producer_stream, launch_stream = cuda.stream(), cuda.stream()
+    busy = cuda.device_array(1)
+    data = cuda.device_array(16)
+    spin[1, 1, producer_stream](busy, 1)
+    producer_stream.synchronize()
+    for mode in ("stream", "host"):
+        cuda.config.CUDA_ARRAY_INTERFACE_SYNC_MODE = mode
+        try:
+            spin[1, 1, producer_stream](busy, iterations)
+            t0 = time.perf_counter()
+            empty3[1, 1, launch_stream](CaiExporter(data, producer_stream.handle), data, data)
+            result[mode] = (time.perf_counter() - t0) * 1e3
+            cuda.synchronize()
+        finally:
+            cuda.config.CUDA_ARRAY_INTERFACE_SYNC_MODE = "stream"
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--launches", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--spin", type=int, default=20_000_000,
+                        help="iterations of the producer's busy kernel")
+    options = parser.parse_args()
+
+    device = cuda.get_current_device()
+    stream = cuda.stream()
+    own = per_launch_us([cuda.device_array(16) for _ in range(3)], stream, options.launches,
+                        options.repeats)
+    rows = [{"arrays": "3 own", "us": own, "added_per_argument_us": 0.0}]
+    for label, make in foreign_cases(device.kind):
+        us = per_launch_us(make(), stream, options.launches, options.repeats)
+        rows.append({"arrays": f"3 {label}", "us": us, "added_per_argument_us": (us - own) / 3})
+    numba = numba_on_cupy_us(options.launches, options.repeats) if device.kind == "cuda" else None
+    savings = sync_savings_ms(options.spin)
+
+    print(f"device: {device.kind}:{device.id} {device.name}")
+    print(f"{'arguments':<22} {'us/launch':>10} {'added us/arg':>13}")
+    for r in rows:
+        print(f"{r['arrays']:<22} {r['us']:>10.2f} {r['added_per_argument_us']:>13.2f}")
+    print(f"{'numba-cuda, 3 CuPy':<22} {'n/a' if numba is None else f'{numba:10.2f}':>10}")
+    print(f"target: a foreign array adds under {TARGET_US} us per argument over an own array")
+    print(f"host time of a launch while the producer's stream is busy: stream-ordered "
+          f"{savings['stream']:.2f} ms, host mode {savings['host']:.2f} ms "
+          f"(saved {savings['host'] - savings['stream']:.2f} ms)")
+
+    out = Path(__file__).parent / "results"
+    out.mkdir(exist_ok=True)
+    (out / "interop_overhead.json").write_text(json.dumps({
+        "machine": platform.node(), "device": f"{device.kind}:{device.id} {device.name}",
+        "launches": options.launches, "rows": rows, "numba_cuda_cupy_us": numba,
+        "sync_host_ms": savings,
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()
