@@ -197,6 +197,11 @@ def _supported_dtype(dtype: Any) -> np.dtype:
     return dt
 
 
+def _is_default(stream: Any) -> bool:
+    """0 and None name no stream in particular (Numba's convention)."""
+    return stream is None or (isinstance(stream, int) and stream == 0)
+
+
 def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
                  stream: Any = 0) -> DeviceNDArray:
     """An uninitialised array in device memory."""
@@ -205,7 +210,7 @@ def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
     if strides is None:
         strides = _contiguous_strides(dims, dt.itemsize, order)
     core = _core.allocate_array(_core.current_device(), list(dims), [int(s) for s in strides],
-                                dt.name, None if stream == 0 else stream)
+                                dt.name, None if _is_default(stream) else stream)
     return DeviceNDArray(core)
 
 

@@ -63,14 +63,17 @@ class DeviceNDArray(_core.DeviceArray):
         """CUDA Array Interface v3: strides None when C-contiguous; stream the
         array's default stream, or None for the legacy default stream (never 0)."""
         stream = super().stream
+        handle = None if stream is None else stream.handle
         return {
             "shape": self.shape,
             "strides": None if self.is_c_contiguous() else self.strides,
-            "data": (self.device_pointer, self.readonly),
+            # Zero-size arrays export 0, as the interface asks.
+            "data": (self.device_pointer if self.size else 0, self.readonly),
             "typestr": self.dtype.str,
             "descr": [("", self.dtype.str)],
             "version": 3,
-            "stream": None if stream is None else stream.handle,
+            # The legacy default stream is 1 in the interface (0 is forbidden).
+            "stream": 1 if handle == 0 else handle,
         }
 
     def __dlpack__(self, stream: Any = None, max_version: Any = None, dl_device: Any = None,

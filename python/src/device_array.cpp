@@ -176,7 +176,7 @@ void bind_device_array(py::module_& m) {
         auto s = resolve_stream_or_default(stream, a);
         // The host buffer must stay valid until the copy has run: hold it.
         auto keep = hold_python_object(src);
-        a.device->copy(static_cast<char*>(a.data) + lo, info.ptr, hi - lo, *s, {keep});
+        a.device->copy(static_cast<char*>(a.data) + lo, info.ptr, hi - lo, *s, {keep, a.memory});
       }, py::arg("src"), py::arg("stream") = py::none(),
       "Queue a copy of a host buffer holding exactly the array's extent into it.")
       .def("copy_to_host", [](const DeviceArray& a, const py::buffer& dst, py::handle stream) {
@@ -200,7 +200,7 @@ void bind_device_array(py::module_& m) {
       .def("memset", [](DeviceArray& a, int value, py::handle stream) {
         auto [lo, hi] = a.extent();
         auto s = resolve_stream_or_default(stream, a);
-        a.device->memset(static_cast<char*>(a.data) + lo, value, hi - lo, *s);
+        a.device->memset(static_cast<char*>(a.data) + lo, value, hi - lo, *s, {a.memory});
       }, py::arg("value"), py::arg("stream") = py::none());
 
   m.def("allocate_array", [](DeviceHandle device, const std::vector<int64_t>& shape,

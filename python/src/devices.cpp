@@ -157,7 +157,10 @@ void bind_devices(py::module_& m) {
       }, py::arg("handle"))
       .def("create_event", [](const DeviceHandle& d, bool timing) { return EventHandle{d.device->create_event(timing)}; },
            py::arg("timing") = true)
-      .def("__eq__", [](const DeviceHandle& a, const DeviceHandle& b) { return a.device == b.device; })
+      .def("__eq__", [](const DeviceHandle& a, py::handle b) -> py::object {
+        if (!py::isinstance<DeviceHandle>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+        return py::bool_(a.device == b.cast<const DeviceHandle&>().device);
+      })
       .def("__hash__", [](const DeviceHandle& d) { return std::hash<const void*>()(d.device); })
       .def("__repr__", [](const DeviceHandle& d) {
         return "<cudajit Device " + std::to_string(d.device->ordinal()) + " '" + d.device->name() +
@@ -176,7 +179,10 @@ void bind_devices(py::module_& m) {
       }, "True when all work queued on the stream has finished.")
       .def("__cuda_stream__", [](const StreamHandle& s) { return py::make_tuple(0, s.stream->handle()); })
       .def("__int__", [](const StreamHandle& s) { return s.stream->handle(); })
-      .def("__eq__", [](const StreamHandle& a, const StreamHandle& b) { return a.stream == b.stream; })
+      .def("__eq__", [](const StreamHandle& a, py::handle b) -> py::object {
+        if (!py::isinstance<StreamHandle>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+        return py::bool_(a.stream == b.cast<const StreamHandle&>().stream);
+      })
       .def("__hash__", [](const StreamHandle& s) { return std::hash<const void*>()(s.stream.get()); })
       .def("__repr__", [](const StreamHandle& s) {
         return "<cudajit Stream 0x" + [&] {

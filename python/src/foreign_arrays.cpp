@@ -15,9 +15,13 @@ using runtime::throw_cai_bad_entry;
 InteropConfig& interop_config() {
   static InteropConfig config = [] {
     InteropConfig c;
-    if (const char* v = std::getenv("CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC")) c.sync = std::string(v) != "0";
+    if (const char* v = std::getenv("CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC")) {
+      std::string value = v;
+      c.sync = !(value == "0" || value == "false" || value == "False" || value == "off" ||
+                 value == "no");
+    }
     if (const char* v = std::getenv("CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC_MODE"))
-      c.mode = runtime::parse_sync_mode(v);
+      c.set_mode(runtime::parse_sync_mode(v));
     return c;
   }();
   return config;
@@ -64,7 +68,8 @@ py::handle optional_entry(const py::dict& d, const char* key) {
 }  // namespace
 
 CaiDescription read_cai(py::handle dict) {
-  if (!PyDict_Check(dict.ptr())) throw_cai_bad_entry("__cuda_array_interface__", "a dict", repr_text(dict));
+  if (!PyDict_Check(dict.ptr()))
+    throw py::type_error("__cuda_array_interface__ must be a dict, got " + repr_text(dict));
   auto d = py::reinterpret_borrow<py::dict>(dict);
   CaiDescription c;
   py::handle version = required(d, "version");
@@ -114,6 +119,9 @@ namespace {
 // Takes the capsule's tensor: renames it "used_..." (so nobody else consumes
 // it) and returns its owner, which calls the producer's deleter once.
 runtime::DlpackOwner consume_capsule(py::handle capsule) {
+  if (!PyCapsule_CheckExact(capsule.ptr()))
+    throw py::type_error("__dlpack__() must return a PyCapsule, got " +
+                         repr_text(py::type::handle_of(capsule)) + " " + repr_text(capsule));
   const char* name = PyCapsule_GetName(capsule.ptr());
   if (!name) throw py::error_already_set();
   std::string_view n = name;
@@ -309,6 +317,9 @@ py::object export_dlpack(const DeviceArray& a, py::handle stream, bool versioned
       }
     }
   }
+  if (a.readonly && !versioned)
+    throw py::buffer_error("__dlpack__: a read-only array needs a versioned capsule (pass "
+                           "max_version=(1, 0)); a legacy capsule cannot mark it read-only");
   auto ctx = std::make_unique<ExportContext>();
   ctx->memory = a.memory;
   PyObject* capsule;
@@ -366,8 +377,8 @@ void bind_foreign_arrays(py::module_& m) {
 
   m.def("set_interop_config", [](bool sync, const std::string& mode) {
     InteropConfig& c = interop_config();
-    c.mode = runtime::parse_sync_mode(mode);
     c.sync = sync;
+    c.set_mode(runtime::parse_sync_mode(mode));
   }, py::arg("sync"), py::arg("mode"));
   m.def("get_interop_config", [] {
     InteropConfig& c = interop_config();

@@ -19,7 +19,14 @@ namespace py = pybind11;
 // a launch reads them without Python.
 struct InteropConfig {
   bool sync = true;
-  runtime::SyncMode mode = runtime::SyncMode::Stream;
+  runtime::SyncMode mode = runtime::SyncMode::Stream;  // Stream or Host; never Off
+  // A mode of "off" is the switch, not a mode: sync off, mode left as it was.
+  void set_mode(runtime::SyncMode m) {
+    if (m == runtime::SyncMode::Off)
+      sync = false;
+    else
+      mode = m;
+  }
 };
 InteropConfig& interop_config();
 

@@ -59,8 +59,9 @@ std::shared_ptr<void> CpuDevice::register_host(void*, size_t) {
   return std::make_shared<int>(0);  // host memory is what kernels use here already
 }
 
-void CpuDevice::memset(void* dst, int value, size_t bytes, Stream& stream) {
-  enqueue(own(stream), [dst, value, bytes] {
+void CpuDevice::memset(void* dst, int value, size_t bytes, Stream& stream,
+                       std::vector<std::shared_ptr<const void>> keep_alive) {
+  enqueue(own(stream), [dst, value, bytes, keep_alive = std::move(keep_alive)] {
     if (bytes != 0) std::memset(dst, value, bytes);
   });
 }

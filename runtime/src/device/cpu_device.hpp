@@ -126,7 +126,8 @@ class CpuDevice final : public Device {
   std::shared_ptr<Allocation> allocate(size_t bytes, MemoryKind kind) override;
   void copy(void* dst, const void* src, size_t bytes, Stream& stream,
             std::vector<std::shared_ptr<const void>> keep_alive = {}) override;
-  void memset(void* dst, int value, size_t bytes, Stream& stream) override;
+  void memset(void* dst, int value, size_t bytes, Stream& stream,
+              std::vector<std::shared_ptr<const void>> keep_alive = {}) override;
   void check_accessible(const void* ptr) override;
   std::shared_ptr<void> register_host(void* ptr, size_t bytes) override;
 

@@ -141,7 +141,8 @@ std::shared_ptr<void> CudaDevice::register_host(void* ptr, size_t bytes) {
   });
 }
 
-void CudaDevice::memset(void* dst, int value, size_t bytes, Stream& stream) {
+void CudaDevice::memset(void* dst, int value, size_t bytes, Stream& stream,
+                        std::vector<std::shared_ptr<const void>> keep_alive) {
   CudaStream& cuda_stream = own(stream);
   bind();
   completions_.sweep();
@@ -150,6 +151,7 @@ void CudaDevice::memset(void* dst, int value, size_t bytes, Stream& stream) {
         api_.cuMemsetD8Async(device_address(dst), static_cast<unsigned char>(value), bytes,
                              cuda_stream.get()),
         "cuMemsetD8Async");
+  if (!keep_alive.empty()) completions_.add(cuda_stream.get(), std::move(keep_alive));
 }
 
 // --- streams and events ---------------------------------------------------------

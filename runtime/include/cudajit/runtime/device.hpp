@@ -160,7 +160,8 @@ class Device {
   // `keep_alive` is held until the copy has finished.
   virtual void copy(void* dst, const void* src, size_t bytes, Stream& stream,
                     std::vector<std::shared_ptr<const void>> keep_alive = {}) = 0;
-  virtual void memset(void* dst, int value, size_t bytes, Stream& stream) = 0;
+  virtual void memset(void* dst, int value, size_t bytes, Stream& stream,
+                      std::vector<std::shared_ptr<const void>> keep_alive = {}) = 0;
   // Throws std::invalid_argument when kernels on this device cannot use memory
   // at `ptr` (cuda: not device-accessible, or another device's). The cpu
   // device takes any host pointer.
