@@ -19,13 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import time
 from pathlib import Path
 
 import numpy as np
 
 import cudajit as cuda
+from _timing import us_per_launch
 
 TARGET_US = 0.5  # a foreign array's cost over an own array, per argument (issue 4)
 
@@ -67,17 +67,7 @@ class DlpackOnly:
 
 
 def per_launch_us(args, stream, launches: int, repeats: int) -> float:
-    launch = empty3[1, 1, stream]
-    launch(*args)
-    stream.synchronize()
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(launches):
-            launch(*args)
-        samples.append((time.perf_counter() - t0) / launches * 1e6)
-        stream.synchronize()
-    return statistics.median(samples)
+    return us_per_launch(empty3, (1, 1, stream), args, stream.synchronize, launches, repeats)
 
 
 def foreign_cases(device_kind: str):
@@ -118,16 +108,7 @@ def numba_on_cupy_us(launches: int, repeats: int) -> float | None:
 
     args = [cupy.zeros(16) for _ in range(3)]
     s = ncuda.stream()
-    nempty3[1, 1, s](*args)
-    s.synchronize()
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(launches):
-            nempty3[1, 1, s](*args)
-        samples.append((time.perf_counter() - t0) / launches * 1e6)
-        s.synchronize()
-    return statistics.median(samples)
+    return us_per_launch(nempty3, (1, 1, s), args, s.synchronize, launches, repeats)
 
 
 def sync_savings_ms(iterations: int) -> dict:

@@ -19,13 +19,12 @@ import argparse
 import json
 import os
 import platform
-import statistics
-import time
 from pathlib import Path
 
 import numpy as np
 
 import cudajit as cuda
+from _timing import us_per_launch
 from cudajit import _core
 
 TARGET_US = 1.5  # cudajit's cost over a bare launch with 3 device arrays (issue 3)
@@ -65,21 +64,6 @@ CASES = [
 ]
 
 
-def time_launches(kernel, args, stream, launches: int, repeats: int) -> float:
-    """Median over `repeats` of the host microseconds per launch."""
-    launch = kernel[1, 1, stream]
-    launch(*args)  # compile and load outside the timing
-    stream.synchronize()
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(launches):
-            launch(*args)
-        samples.append((time.perf_counter() - t0) / launches * 1e6)
-        stream.synchronize()
-    return statistics.median(samples)
-
-
 def numba_launch_us(count: int, scalars: bool, launches: int, repeats: int) -> float | None:
     try:
         from numba import cuda as ncuda
@@ -94,16 +78,7 @@ def numba_launch_us(count: int, scalars: bool, launches: int, repeats: int) -> f
     kernel = ncuda.jit(scope["k"])
     args = [1.0] * count if scalars else [ncuda.device_array(16) for _ in range(count)]
     s = ncuda.stream()
-    kernel[1, 1, s](*args)
-    s.synchronize()
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(launches):
-            kernel[1, 1, s](*args)
-        samples.append((time.perf_counter() - t0) / launches * 1e6)
-        s.synchronize()
-    return statistics.median(samples)
+    return us_per_launch(kernel, (1, 1, s), args, s.synchronize, launches, repeats)
 
 
 def devices() -> list:
@@ -126,7 +101,8 @@ def main() -> None:
         for label, kernel, count, scalars in CASES:
             args = ([1.0] * count if scalars
                     else [cuda.device_array(16) for _ in range(count)])
-            us = time_launches(kernel, args, stream, options.launches, options.repeats)
+            us = us_per_launch(kernel, (1, 1, stream), args, stream.synchronize,
+                               options.launches, options.repeats)
             bare = None
             if device.kind == "cuda" and hasattr(_core, "bare_launch_us"):
                 bare = _core.bare_launch_us(kernel, args, stream, options.launches)

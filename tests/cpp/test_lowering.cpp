@@ -24,6 +24,7 @@
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/compiler/target.hpp"
 #include "cudajit/compiler/types.hpp"
+#include "ptxas.hpp"
 
 using cudajit::CompileOptions;
 using cudajit::Program;
@@ -56,35 +57,6 @@ bool libdevice_missing() {
   }
 }
 
-std::string ptxas_path() {
-  const char* home = std::getenv("CUDA_HOME");
-  std::string path = std::string(home != nullptr ? home : "/usr/local/cuda") + "/bin/ptxas";
-  if (std::filesystem::exists(path)) return path;
-  return std::filesystem::exists("/usr/local/cuda/bin/ptxas") ? "/usr/local/cuda/bin/ptxas" : "";
-}
-
-// Runs ptxas on `ptx` (written to a temporary file); returns its exit status
-// and fills `output` with what it printed.
-int run_ptxas(const std::string& ptxas, const std::string& ptx, const std::string& arch,
-              std::string& output) {
-  static std::atomic<int> counter{0};
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string stem = "cudajit_lowering_" + std::to_string(::getpid()) + "_" +
-                           std::to_string(counter++) + "_" + arch;
-  const std::string ptx_file = (dir / (stem + ".ptx")).string();
-  const std::string cubin_file = (dir / (stem + ".cubin")).string();
-  std::ofstream(ptx_file) << ptx;
-  const std::string command =
-      ptxas + " -arch=" + arch + " " + ptx_file + " -o " + cubin_file + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
-  const int status = ::pclose(pipe);
-  std::filesystem::remove(ptx_file);
-  std::filesystem::remove(cubin_file);
-  return status;
-}
 
 // The flattened parameters of a host entry: one pointer per parameter, each
 // to its value in memory form, in the order compile.hpp's ParamLayout gives.
@@ -246,7 +218,7 @@ TEST_CASE("a declared return type converts a device function's result", "[loweri
 
 TEST_CASE("ptxas accepts the PTX of kernels for sm_80 and sm_90", "[lowering][ptxas]") {
   if (libdevice_missing()) return;
-  const std::string ptxas = ptxas_path();
+  const std::string ptxas = cudajit::testing::ptxas_path();
   if (ptxas.empty()) {
     WARN("skipped: ptxas not found ($CUDA_HOME/bin or /usr/local/cuda/bin)");
     return;
@@ -276,7 +248,7 @@ TEST_CASE("ptxas accepts the PTX of kernels for sm_80 and sm_90", "[lowering][pt
         options.fastmath = fastmath;
         std::string ptx = Program(c.ir).compile_ptx(c.args, c.device, options).ptx;
         std::string output;
-        int status = run_ptxas(ptxas, ptx, cudajit::target::sm_name(compute), output);
+        int status = cudajit::testing::run_ptxas(ptxas, ptx, cudajit::target::sm_name(compute), output);
         INFO(c.what << " sm_" << compute << (fastmath ? " fastmath" : "") << ": " << output);
         CHECK(status == 0);
       }

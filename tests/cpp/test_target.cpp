@@ -20,6 +20,7 @@
 
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/compiler/target.hpp"
+#include "ptxas.hpp"
 
 namespace target = cudajit::target;
 using Catch::Matchers::Contains;
@@ -74,31 +75,6 @@ bool libdevice_missing() {
   }
 }
 
-std::string ptxas_path() {
-  const char* home = std::getenv("CUDA_HOME");
-  std::string path = std::string(home != nullptr ? home : "/usr/local/cuda") + "/bin/ptxas";
-  return std::filesystem::exists(path) ? path : std::string();
-}
-
-// Runs ptxas on `ptx`; returns its exit status and fills `output`.
-int run_ptxas(const std::string& ptxas, const std::string& ptx, const std::string& arch,
-              std::string& output) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string stem = "cudajit_test_" + std::to_string(::getpid()) + "_" + arch;
-  const std::string ptx_file = (dir / (stem + ".ptx")).string();
-  const std::string cubin_file = (dir / (stem + ".cubin")).string();
-  std::ofstream(ptx_file) << ptx;
-  const std::string command =
-      ptxas + " -arch=" + arch + " " + ptx_file + " -o " + cubin_file + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
-  const int status = ::pclose(pipe);
-  std::filesystem::remove(ptx_file);
-  std::filesystem::remove(cubin_file);
-  return status;
-}
 
 // The host entry signature: void entry(void** params, const LaunchDims*, i64, i64).
 // Writes out[0] = (double)callee_f32(x) and out[1] = callee_f64(y), where
@@ -213,7 +189,7 @@ TEST_CASE("emit_ptx targets the requested sm", "[target][nvptx]") {
 
 TEST_CASE("ptxas accepts the PTX for sm_80 and sm_90", "[target][nvptx][ptxas]") {
   if (libdevice_missing()) return;
-  const std::string ptxas = ptxas_path();
+  const std::string ptxas = cudajit::testing::ptxas_path();
   if (ptxas.empty()) {
     WARN("skipped: ptxas not found ($CUDA_HOME/bin or /usr/local/cuda/bin)");
     return;
@@ -224,7 +200,7 @@ TEST_CASE("ptxas accepts the PTX for sm_80 and sm_90", "[target][nvptx][ptxas]")
       const std::string ptx =
           target::emit_ptx(make_math_kernel(context), {.cc = cc, .fastmath = fastmath});
       std::string output;
-      const int status = run_ptxas(ptxas, ptx, target::sm_name(cc), output);
+      const int status = cudajit::testing::run_ptxas(ptxas, ptx, target::sm_name(cc), output);
       INFO("sm_" << cc << (fastmath ? " fastmath" : "") << ": " << output);
       CHECK(status == 0);
     }

@@ -58,6 +58,20 @@ def copy_1d(x, out):
 
 
 @cuda.jit
+def copy_2d(x, out):
+    i, j = cuda.grid(2)
+    if i < x.shape[0] and j < x.shape[1]:
+        out[i, j] = x[i, j]
+
+
+@cuda.jit
+def write_ones(x):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        x[i] = 1
+
+
+@cuda.jit
 def slow_copy(x, out, iterations):
     # One thread spins, then reads every element of x: the read happens late.
     acc = 0.0

@@ -16,7 +16,15 @@ import pytest
 
 import cudajit as cuda
 from conftest import ALL_DTYPES, dtype_id, in_layout, random_array
-from interop_producers import REMOVE, CaiProducer, DlpackOnly, host_view_of
+from interop_producers import (
+    REMOVE,
+    CaiProducer,
+    DlpackOnly,
+    copy_1d,
+    copy_2d,
+    host_view_of,
+    write_ones,
+)
 
 pytestmark = pytest.mark.skipif(
     cuda.get_current_device().kind != "cpu",
@@ -25,31 +33,10 @@ pytestmark = pytest.mark.skipif(
 
 
 @cuda.jit
-def copy_1d(x, out):
-    i = cuda.grid(1)
-    if i < x.shape[0]:
-        out[i] = x[i]
-
-
-@cuda.jit
-def copy_2d(x, out):
-    i, j = cuda.grid(2)
-    if i < x.shape[0] and j < x.shape[1]:
-        out[i, j] = x[i, j]
-
-
-@cuda.jit
 def add_2d(x, y, out):
     i, j = cuda.grid(2)
     if i < x.shape[0] and j < x.shape[1]:
         out[i, j] = x[i, j] + y[i, j]
-
-
-@cuda.jit
-def write_ones(x):
-    i = cuda.grid(1)
-    if i < x.shape[0]:
-        x[i] = 1
 
 
 @cuda.jit

@@ -24,10 +24,13 @@ from interop_producers import (
     LegacyDlpackProducer,
     TypeErrorOnMaxVersion,
     capsule_name,
+    copy_1d,
+    copy_2d,
     host_view_of,
     slow_copy,
     spin_iterations,
     warm_up_kernels,
+    write_ones,
 )
 
 pytestmark = pytest.mark.skipif(
@@ -41,27 +44,6 @@ def scale_1d(x, factor):
     i = cuda.grid(1)
     if i < x.shape[0]:
         x[i] = x[i] * factor
-
-
-@cuda.jit
-def copy_1d(x, out):
-    i = cuda.grid(1)
-    if i < x.shape[0]:
-        out[i] = x[i]
-
-
-@cuda.jit
-def copy_2d(x, out):
-    i, j = cuda.grid(2)
-    if i < x.shape[0] and j < x.shape[1]:
-        out[i, j] = x[i, j]
-
-
-@cuda.jit
-def write_ones(x):
-    i = cuda.grid(1)
-    if i < x.shape[0]:
-        x[i] = 1
 
 
 def released(ref):
