@@ -155,8 +155,10 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
     return v;
   }
   // NumPy scalars (np.float32(1), ...) keep their dtype.
-  static py::object numpy_generic = py::module_::import("numpy").attr("generic");
-  if (py::isinstance(obj, numpy_generic)) {
+  // Leaked on purpose: a static py::object would be released after the interpreter is gone.
+  static PyObject* const numpy_generic =
+      py::object(py::module_::import("numpy").attr("generic")).release().ptr();
+  if (PyObject_IsInstance(obj.ptr(), numpy_generic) == 1) {
     auto array = py::array::ensure(obj);
     v.type = Type::scalar(dtype_scalar(array.dtype(), position));
     read_scalar(v, array.data());

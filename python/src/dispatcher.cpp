@@ -157,65 +157,66 @@ struct StagedArray {
 };
 
 void warn_host_copies(const std::string& kernel, size_t count) {
-  static py::object category =
-      py::module_::import("cudajit.errors").attr("PerformanceWarning");
+  static PyObject* const category =  // leaked on purpose, as in arguments.cpp
+      py::object(py::module_::import("cudajit.errors").attr("PerformanceWarning")).release().ptr();
   std::string message = "kernel '" + kernel + "' was given " + std::to_string(count) +
                         " NumPy array(s): each is copied to the GPU before the launch and back "
                         "after it, and the launch waits for the kernel; use cuda.to_device() to "
                         "keep data on the device";
-  if (PyErr_WarnEx(category.ptr(), message.c_str(), 1) < 0) throw py::error_already_set();
+  if (PyErr_WarnEx(category, message.c_str(), 1) < 0) throw py::error_already_set();
 }
 
 }  // namespace
+
+Dispatcher::Prepared Dispatcher::prepare(runtime::Device& device, runtime::Stream& stream,
+                                         const py::args& args) {
+  size_t wanted = program().module().functions[0].params.size();
+  if (args.size() != wanted)
+    throw py::type_error("kernel '" + name_ + "' takes " + std::to_string(wanted) +
+                         " arguments, got " + std::to_string(args.size()));
+  Prepared p;
+  p.values.reserve(args.size());
+  std::string key;
+  for (size_t i = 0; i < args.size(); ++i) {
+    ArgValue& v = p.values.emplace_back(classify_argument(args[i], i, device, stream));
+    append_type_key(v.type, key);
+    if (v.kind == ArgValue::Kind::HostArray && device.kind() == runtime::DeviceKind::Cuda) {
+      // Mapped and managed memory is used in place, like a device array.
+      std::shared_ptr<const void> keep;
+      if (void* ptr = mapped_device_pointer(v.host_base, v.data, device, &keep)) {
+        v.kind = ArgValue::Kind::DeviceArray;
+        v.data = ptr;
+        v.device = &device;
+        v.memory = keep;
+      }
+    }
+    if (v.kind == ArgValue::Kind::HostArray) p.has_host_arrays = true;
+    if (v.kind == ArgValue::Kind::DeviceArray && v.device != &device)
+      throw py::value_error("argument " + std::to_string(i) + " is on device " +
+                            v.device->name() + " " + std::to_string(v.device->ordinal()) +
+                            ", but the kernel launches on " + device.name() + " " +
+                            std::to_string(device.ordinal()));
+    if (v.memory) p.keep_alive.push_back(v.memory);
+  }
+  auto it = by_key_.find(key);
+  p.spec = it != by_key_.end() ? it->second : &resolve(p.values, key);
+  p.kernel = &kernel_for(*p.spec, device);
+  return p;
+}
 
 void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Dim3 block,
                         const std::shared_ptr<runtime::Stream>& stream, unsigned shared_bytes,
                         const py::args& args) {
   release_pending_python_objects();
-  size_t wanted = program().module().functions[0].params.size();
-  if (args.size() != wanted)
-    throw py::type_error("kernel '" + name_ + "' takes " + std::to_string(wanted) +
-                         " arguments, got " + std::to_string(args.size()));
-  std::vector<ArgValue> values;
-  values.reserve(args.size());
-  std::string key;
-  bool has_host_arrays = false;
-  std::vector<std::shared_ptr<const void>> keep_alive;
   runtime::Stream& s = *stream;
+  Prepared p = prepare(device, s, args);
   ProducerSync producers;
-  for (size_t i = 0; i < args.size(); ++i) {
-    ArgValue& v = values.emplace_back(classify_argument(args[i], i, device, s));
-    append_type_key(v.type, key);
-    if (v.kind == ArgValue::Kind::HostArray && device.kind() == runtime::DeviceKind::Cuda) {
-      // Mapped and managed memory is used in place, like a device array.
-      std::shared_ptr<const void> keep;
-      if (void* p = mapped_device_pointer(v.host_base, v.data, device, &keep)) {
-        v.kind = ArgValue::Kind::DeviceArray;
-        v.data = p;
-        v.device = &device;
-        v.memory = keep;
-      }
-    }
-    if (v.kind == ArgValue::Kind::HostArray) has_host_arrays = true;
-    if (v.kind == ArgValue::Kind::ForeignArray) keep_alive.push_back(v.memory);
-    if (v.kind == ArgValue::Kind::DeviceArray) {
-      if (v.device != &device)
-        throw py::value_error("argument " + std::to_string(i) + " is on device " +
-                              v.device->name() + " " + std::to_string(v.device->ordinal()) +
-                              ", but the kernel launches on " + device.name() + " " +
-                              std::to_string(device.ordinal()));
-      keep_alive.push_back(v.memory);
-    }
-  }
-  auto it = by_key_.find(key);
-  Specialization& spec = it != by_key_.end() ? *it->second : resolve(values, key);
-  runtime::LoadedKernel& kernel = kernel_for(spec, device);
-  for (const ArgValue& v : values)
+  for (const ArgValue& v : p.values)
     if (v.producer_stream) producers.before(device, v.producer_stream, s);
 
   std::vector<StagedArray> staged;
-  if (has_host_arrays && device.kind() == runtime::DeviceKind::Cuda) {
-    for (ArgValue& v : values) {
+  if (p.has_host_arrays && device.kind() == runtime::DeviceKind::Cuda) {
+    for (ArgValue& v : p.values) {
       if (v.kind != ArgValue::Kind::HostArray) continue;
       auto [lo, hi] = array_extent(v);
       auto memory = device.allocate(static_cast<size_t>(std::max<int64_t>(hi - lo, 1)),
@@ -223,16 +224,16 @@ void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Di
       char* host = static_cast<char*>(v.data) + lo;
       device.copy(memory->device_pointer(), host, hi - lo, s);
       v.data = static_cast<char*>(memory->device_pointer()) - lo;
-      keep_alive.push_back(memory);
+      p.keep_alive.push_back(memory);
       staged.push_back({&v, memory, host, hi - lo});
     }
     warn_host_copies(name_, staged.size());
   }
 
-  device.launch(kernel, grid, block, shared_bytes, s, pack_params(values, spec.params),
-                std::move(keep_alive));
+  device.launch(*p.kernel, grid, block, shared_bytes, s, pack_params(p.values, p.spec->params),
+                std::move(p.keep_alive));
   producers.after(s);
-  if (!has_host_arrays) return;
+  if (!p.has_host_arrays) return;
   // Host memory is only ours for the duration of the call: copy back and wait.
   for (const StagedArray& a : staged)
     if (!a.arg->type.readonly()) device.copy(a.host, a.memory->device_pointer(), a.bytes, s);
@@ -245,20 +246,11 @@ void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Di
 
 double Dispatcher::bare_launch_us(runtime::Device& device, runtime::Stream& stream,
                                   const py::args& args, int count) {
-  std::vector<ArgValue> values;
-  std::string key;
-  for (size_t i = 0; i < args.size(); ++i) {
-    ArgValue& v = values.emplace_back(classify_argument(args[i], i, device, stream));
-    if (v.kind == ArgValue::Kind::HostArray)
-      throw py::type_error("bare_launch_us takes device arrays and scalars only");
-    append_type_key(v.type, key);
-  }
-  auto it = by_key_.find(key);
-  Specialization& spec = it != by_key_.end() ? *it->second : resolve(values, key);
-  runtime::LoadedKernel& kernel = kernel_for(spec, device);
-  runtime::KernelParams params = pack_params(values, spec.params);
+  Prepared p = prepare(device, stream, args);
+  if (p.has_host_arrays) throw py::type_error("bare_launch_us takes device arrays and scalars only");
+  runtime::KernelParams params = pack_params(p.values, p.spec->params);
   py::gil_scoped_release release;
-  return runtime::bare_launch_microseconds(device, kernel, {1, 1, 1}, {1, 1, 1}, stream, params,
+  return runtime::bare_launch_microseconds(device, *p.kernel, {1, 1, 1}, {1, 1, 1}, stream, params,
                                            count);
 }
 

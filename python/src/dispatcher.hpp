@@ -50,6 +50,15 @@ class Dispatcher {
     std::vector<ParamLayout> params;
     std::unordered_map<const runtime::Device*, std::shared_ptr<runtime::LoadedKernel>> loaded;
   };
+  // A launch's arguments classified, its specialisation found and loaded.
+  struct Prepared {
+    std::vector<ArgValue> values;
+    std::vector<std::shared_ptr<const void>> keep_alive;
+    Specialization* spec = nullptr;
+    runtime::LoadedKernel* kernel = nullptr;
+    bool has_host_arrays = false;
+  };
+  Prepared prepare(runtime::Device& device, runtime::Stream& stream, const py::args& args);
   Specialization& specialize(const std::vector<Type>& arg_types);
   Specialization& resolve(const std::vector<ArgValue>& args, const std::string& key);
   runtime::LoadedKernel& kernel_for(Specialization& spec, runtime::Device& device);

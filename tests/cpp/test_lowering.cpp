@@ -213,7 +213,8 @@ TEST_CASE("a declared return type converts a device function's result", "[loweri
   cudajit::PtxArtifact art = Program(ir).compile_ptx({Type::scalar(Scalar::Int32)}, true, cc(80), f32);
   CHECK(art.return_type == f32);
   CHECK_THAT(art.ptx, Contains("cvt.rn.f32.s64"));
-  CHECK_THAT(art.ptx, Contains("st.param.f32"));
+  // LLVM 19 stores the result as .f32, LLVM 22 as .b32.
+  CHECK_THAT(art.ptx, Contains("st.param.f32") || Contains("st.param.b32"));
 }
 
 TEST_CASE("ptxas accepts the PTX of kernels for sm_80 and sm_90", "[lowering][ptxas]") {
