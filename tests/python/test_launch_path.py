@@ -1,0 +1,108 @@
+"""The launch hot path: a launch whose argument types were seen before runs no
+Python code of cudajit's (indexing the kernel and calling the configuration are
+C++), and what it rejects it rejects with a clear message."""
+
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+
+
+@cuda.jit
+def scale(out, x, factor):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] * factor
+
+
+def python_calls_during(fn):
+    """The Python functions entered while fn() runs (C calls are not counted)."""
+    entered = []
+
+    def profiler(frame, event, arg):
+        if event == "call":
+            entered.append(f"{frame.f_code.co_filename}:{frame.f_code.co_name}")
+
+    sys.setprofile(profiler)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    # The test's own lambda is the one frame that is not cudajit's.
+    return [e for e in entered if "test_launch_path.py" not in e]
+
+
+def test_a_launch_of_a_seen_signature_runs_no_python_code(device):
+    out = cuda.device_array(32)
+    x = cuda.to_device(np.arange(32.0))
+    s = cuda.stream()
+    scale[1, 32, s](out, x, 2.0)  # compiles
+    s.synchronize()
+    calls = python_calls_during(lambda: scale[1, 32, s](out, x, 3.0))
+    s.synchronize()
+    assert calls == []
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(32.0) * 3.0)
+
+
+def test_a_new_signature_compiles_a_new_specialization(device):
+    out32 = cuda.device_array(4, dtype=np.float32)
+    out64 = cuda.device_array(4, dtype=np.float64)
+    scale[1, 4](out32, cuda.to_device(np.ones(4, np.float32)), np.float32(2))
+    scale[1, 4](out64, cuda.to_device(np.ones(4)), 2.0)
+    cuda.synchronize()
+    assert ("array(float32, 1d, C)", "array(float32, 1d, C)", "float32") in scale.signatures
+    assert ("array(float64, 1d, C)", "array(float64, 1d, C)", "float64") in scale.signatures
+
+
+def test_a_launch_with_the_wrong_number_of_arguments_is_a_type_error():
+    with pytest.raises(TypeError, match=r"kernel 'scale' takes 3 arguments, got 2"):
+        scale[1, 1](cuda.device_array(1), cuda.device_array(1))
+
+
+def test_an_eager_kernel_rejects_arguments_that_match_no_signature():
+    @cuda.jit("void(float32[::1], float32)")
+    def fill(out, value):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = value
+
+    out = cuda.device_array(4, dtype=np.float32)
+    fill[1, 4](out, 1)  # an int converts to float32
+    cuda.synchronize()
+    np.testing.assert_array_equal(out.copy_to_host(), np.ones(4, np.float32))
+    with pytest.raises(TypeError, match=r"no matching definition of kernel 'fill' for argument "
+                                        r"types \(array\(float64, 1d, C\), int64\)"):
+        fill[1, 4](cuda.device_array(4), 1)
+
+
+def test_numpy_arrays_on_the_cpu_device_run_in_place_without_warning():
+    out = np.zeros(8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with_cpu_device(lambda: scale[1, 8](out, np.arange(8.0), 2.0))
+    np.testing.assert_array_equal(out, np.arange(8.0) * 2.0)
+
+
+def with_cpu_device(fn):
+    from cudajit import _core
+
+    previous = _core.current_device()
+    _core.set_current_device(_core.cpu_device())
+    try:
+        fn()
+    finally:
+        _core.set_current_device(previous)
+
+
+def test_a_device_array_of_another_device_is_refused():
+    if not cuda.is_available():
+        pytest.skip("needs a GPU beside the cpu device")
+    from cudajit import _core
+
+    on_gpu = cuda.to_device(np.zeros(4))
+    with pytest.raises(ValueError, match=r"argument 0 is on device .* but the kernel launches on"):
+        with_cpu_device(lambda: scale[1, 4](on_gpu, on_gpu, 1.0))
+    assert _core.current_device().kind == "cuda"
