@@ -53,15 +53,9 @@ def mandelbrot_numpy(xmin, xmax, ymin, ymax, height, width):
 
 
 def device_name():
-    get_current_device = getattr(cuda, "get_current_device", None)
-    if get_current_device is None:
-        return "cpu"
-    try:
-        device = get_current_device()
-    except Exception:
-        return "cpu"
-    name = getattr(device, "name", device)
-    return name.decode() if isinstance(name, bytes) else str(name)
+    """The device kernels run on: a GPU when one is present, else the cpu device."""
+    device = cuda.get_current_device()
+    return f"{device.kind} ({device.name})"
 
 
 def main():
