@@ -10,6 +10,11 @@
 #             bash scripts/gpu-run.sh run
 #             builds _core in build/gpu, puts _core and libcudajit.so in python/cudajit/, runs
 #             pytest tests/python and every benchmarks/*.py; logs and results go to $OUT.
+#
+# The C++ tests of the cuda device need their own carry (the two binaries are over the
+# 64 MiB a call can carry together):
+#   here:  scripts/gpu-run.sh prepare-cpp      (strips build/cudajit_cpp_tests into .carry-cpp/)
+#   there: carry [".carry-cpp"], command: bash scripts/gpu-run.sh run-cpp
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +36,26 @@ prepare() {
   grep -qxF "/$CARRY/" "$exclude" 2>/dev/null || echo "/$CARRY/" >>"$exclude"
   du -h "$CARRY/lib/libcudajit.so"
   echo "gpu-run: ready; on the device: carry [\"$CARRY\"], command: bash scripts/gpu-run.sh run"
+}
+
+prepare_cpp() {
+  make configure
+  ninja -C build -j"$JOBS" cudajit_cpp_tests
+  mkdir -p .carry-cpp
+  strip --strip-unneeded -o .carry-cpp/cudajit_cpp_tests build/cudajit_cpp_tests
+  local exclude
+  exclude=$(git rev-parse --git-path info/exclude)
+  grep -qxF "/.carry-cpp/" "$exclude" 2>/dev/null || echo "/.carry-cpp/" >>"$exclude"
+  du -h .carry-cpp/cudajit_cpp_tests
+  echo "gpu-run: ready; on the device: carry [\".carry-cpp\"], command: bash scripts/gpu-run.sh run-cpp"
+}
+
+run_cpp() {
+  local out=${OUT:-build/gpu/out}
+  mkdir -p "$out"
+  command -v nvidia-smi >/dev/null && nvidia-smi -L || true
+  # Every test: the cuda device's own ([cuda]) and the rest, which must pass there too.
+  ./.carry-cpp/cudajit_cpp_tests 2>&1 | tee "$out/cpp-tests.log"
 }
 
 run() {
@@ -65,8 +90,11 @@ run() {
 case ${1:-} in
   prepare) prepare ;;
   run) run ;;
+  prepare-cpp) prepare_cpp ;;
+  run-cpp) run_cpp ;;
   *)
-    echo "usage: $0 prepare|run   (prepare here, run on the GPU machine; see the top of $0)" >&2
+    echo "usage: $0 prepare|run|prepare-cpp|run-cpp   (prepare here, run on the GPU machine;" \
+      "see the top of $0)" >&2
     exit 2
     ;;
 esac
