@@ -2,18 +2,13 @@
 // C++ methods, so a launch of a seen signature runs no Python code of ours.
 #include <pybind11/stl.h>
 
+#include "conversions.hpp"
 #include "devices.hpp"
 #include "dispatcher.hpp"
 
 namespace cudajit::python {
 
 namespace {
-
-std::vector<Type> parse_types(const std::vector<std::string>& names) {
-  std::vector<Type> types;
-  for (const std::string& n : names) types.push_back(parse_type(n));
-  return types;
-}
 
 unsigned parse_shared_bytes(py::handle obj) {
   long long v = -1;
@@ -73,12 +68,7 @@ void bind_dispatcher(py::module_& m) {
           [](Dispatcher& d, const std::vector<std::string>& arg_types, int cc) {
             CompileOptions o = d.options();
             o.cc = cc;
-            PtxArtifact a = d.program().compile_ptx(parse_types(arg_types), false, o);
-            py::dict out;
-            out["ptx"] = a.ptx;
-            out["llvm_ir"] = a.llvm_ir;
-            out["entry_name"] = a.entry_name;
-            return out;
+            return ptx_dict(d.program().compile_ptx(parse_types(arg_types), false, o));
           },
           py::arg("arg_types"), py::arg("cc") = 80)
       .def_property_readonly("signatures", [](const Dispatcher& d) {

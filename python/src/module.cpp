@@ -4,6 +4,7 @@
 
 #include "cudajit/compiler/compile.hpp"
 #include "cudajit/runtime/host_launch.hpp"
+#include "conversions.hpp"
 #include "device_array.hpp"
 #include "devices.hpp"
 #include "dispatcher.hpp"
@@ -14,12 +15,6 @@ namespace py = pybind11;
 using namespace cudajit;
 
 namespace {
-
-std::vector<Type> parse_types(const std::vector<std::string>& names) {
-  std::vector<Type> types;
-  for (const std::string& n : names) types.push_back(parse_type(n));
-  return types;
-}
 
 CompileOptions make_options(bool fastmath, bool lineinfo, bool debug, int cc) {
   CompileOptions o;
@@ -44,21 +39,16 @@ PYBIND11_MODULE(_core, m) {
              bool fastmath, int cc, std::optional<std::string> return_type) {
             std::optional<Type> declared;
             if (return_type) declared = parse_type(*return_type);
-            PtxArtifact a = p.compile_ptx(parse_types(arg_types), device,
-                                          make_options(fastmath, false, false, cc), declared);
-            py::dict out;
-            out["ptx"] = a.ptx;
-            out["llvm_ir"] = a.llvm_ir;
-            out["entry_name"] = a.entry_name;
-            out["return_type"] = a.return_type.str();
-            return out;
+            return python::ptx_dict(p.compile_ptx(python::parse_types(arg_types), device,
+                                                  make_options(fastmath, false, false, cc),
+                                                  declared));
           },
           py::arg("arg_types"), py::arg("device") = false, py::arg("fastmath") = false,
           py::arg("cc") = 80, py::arg("return_type") = py::none())
       .def(
           "return_type",
           [](const Program& p, const std::vector<std::string>& arg_types, bool device) {
-            return p.return_type(parse_types(arg_types), device).str();
+            return p.return_type(python::parse_types(arg_types), device).str();
           },
           py::arg("arg_types"), py::arg("device") = false)
       .def("ir_text", [](const Program& p) { return ir::print_module(p.module()); });
