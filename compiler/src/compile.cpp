@@ -88,14 +88,29 @@ PtxArtifact Program::compile_ptx(const std::vector<Type>& arg_types, bool device
   return out;
 }
 
+namespace {
+
+bool boundscheck_allowed() {
+  static const bool allowed = [] {
+    const char* v = std::getenv("CUDAJIT_BOUNDSCHECK");
+    return !(v && std::string(v) == "0");
+  }();
+  return allowed;
+}
+
+}  // namespace
+
 HostArtifact Program::compile_host(const std::vector<Type>& arg_types,
                                    const CompileOptions& options) const {
-  Lowered l = lower_for_target(module_, arg_types, false, lower::TargetKind::Host, options);
+  CompileOptions host_options = options;
+  host_options.boundscheck = options.boundscheck && boundscheck_allowed();
+  Lowered l = lower_for_target(module_, arg_types, false, lower::TargetKind::Host, host_options);
   // One process-wide JIT: every entry needs a name of its own.
   static std::atomic<int> counter{0};
   std::string unique = l.entry_name + "_" + std::to_string(counter++);
   l.module->getFunction(l.entry_name)->setName(unique);
   HostArtifact out;
+  out.boundscheck = host_options.boundscheck;
   out.llvm_ir = std::move(l.llvm_ir);
   out.entry_name = unique;
   out.params = param_layout(arg_types);

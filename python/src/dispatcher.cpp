@@ -104,6 +104,8 @@ runtime::LoadedKernel& Dispatcher::kernel_for(Specialization& spec, runtime::Dev
   auto found = spec.loaded.find(&device);
   if (found != spec.loaded.end()) return *found->second;
   runtime::KernelCode code;
+  code.kernel_name = name_;
+  code.source_file = program().module().file;
   if (device.kind() == runtime::DeviceKind::Cpu) {
     code.host_entry = program().compile_host(spec.arg_types, options_).entry;
   } else {

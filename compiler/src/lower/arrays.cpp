@@ -26,14 +26,25 @@ std::vector<llvm::Value*> FunctionLowering::indices(const Node& index_node) {
 namespace {
 
 // The byte offset of indices idx[0..n) into `array`; `unit_dim` (or -1) is
-// the contiguous dimension, whose stride is the item size.
+// the contiguous dimension, whose stride is the item size. With `check`, also
+// whether every index is in bounds, and the first one that is not.
 llvm::Value* byte_offset(llvm::IRBuilder<>& b, llvm::Value* array, const std::vector<llvm::Value*>& idx,
-                         int unit_dim, int itemsize) {
+                         int unit_dim, int itemsize, IndexCheck* check) {
   llvm::Value* offset = b.getInt64(0);
+  if (check) *check = {b.getTrue(), b.getInt32(0), b.getInt64(0), b.getInt64(0)};
   for (unsigned d = 0; d < idx.size(); ++d) {
     llvm::Value* extent = b.CreateExtractValue(array, {1, d});
     llvm::Value* i = idx[d];
     i = b.CreateSelect(b.CreateICmpSLT(i, b.getInt64(0)), b.CreateAdd(i, extent), i);
+    if (check) {
+      // Unsigned: a still-negative index compares as huge.
+      llvm::Value* in_bounds = b.CreateICmpULT(i, extent);
+      llvm::Value* first_bad = b.CreateAnd(check->ok, b.CreateNot(in_bounds));
+      check->axis = b.CreateSelect(first_bad, b.getInt32(d), check->axis);
+      check->index = b.CreateSelect(first_bad, i, check->index);
+      check->extent = b.CreateSelect(first_bad, extent, check->extent);
+      check->ok = b.CreateAnd(check->ok, in_bounds);
+    }
     llvm::Value* stride = static_cast<int>(d) == unit_dim ? b.getInt64(itemsize)
                                                           : b.CreateExtractValue(array, {2, d});
     offset = b.CreateAdd(offset, b.CreateMul(i, stride));
@@ -43,26 +54,78 @@ llvm::Value* byte_offset(llvm::IRBuilder<>& b, llvm::Value* array, const std::ve
 
 }  // namespace
 
+bool FunctionLowering::checks_bounds() const {
+  return thread_ctx_ != nullptr && m_.options.boundscheck;
+}
+
+// Where an access may go: `ptr` when the indices are in bounds; otherwise the
+// launch's scratch bytes, after recording the first failure of the launch.
+llvm::Value* FunctionLowering::guard(llvm::Value* ptr, const IndexCheck& check, SourceLoc loc) {
+  llvm::StructType* record_type = m_.error_record_type();
+  llvm::Value* record =
+      b_.CreateLoad(b_.getPtrTy(), b_.CreateStructGEP(m_.thread_ctx_type(), thread_ctx_, 1));
+  llvm::Value* scratch = b_.CreateStructGEP(record_type, record, 6);
+  llvm::BasicBlock* in_bounds = b_.GetInsertBlock();
+  auto* fail = llvm::BasicBlock::Create(m_.context, "index.out_of_bounds", fn_);
+  auto* report = llvm::BasicBlock::Create(m_.context, "index.report", fn_);
+  auto* done = llvm::BasicBlock::Create(m_.context, "index.checked", fn_);
+  b_.CreateCondBr(check.ok, done, fail);
+
+  b_.SetInsertPoint(fail);  // only the launch's first failure is recorded
+  llvm::Value* won = b_.CreateExtractValue(
+      b_.CreateAtomicCmpXchg(b_.CreateStructGEP(record_type, record, 0), b_.getInt32(0),
+                             b_.getInt32(1), llvm::MaybeAlign(4),
+                             llvm::AtomicOrdering::SequentiallyConsistent,
+                             llvm::AtomicOrdering::SequentiallyConsistent),
+      1);
+  b_.CreateCondBr(won, report, done);
+
+  b_.SetInsertPoint(report);
+  b_.CreateStore(check.axis, b_.CreateStructGEP(record_type, record, 1));
+  b_.CreateStore(b_.getInt32(loc.line), b_.CreateStructGEP(record_type, record, 2));
+  b_.CreateStore(b_.getInt32(loc.col), b_.CreateStructGEP(record_type, record, 3));
+  b_.CreateStore(check.index, b_.CreateStructGEP(record_type, record, 4));
+  b_.CreateStore(check.extent, b_.CreateStructGEP(record_type, record, 5));
+  b_.CreateBr(done);
+
+  b_.SetInsertPoint(done);
+  llvm::PHINode* safe = b_.CreatePHI(b_.getPtrTy(), 3);
+  safe->addIncoming(ptr, in_bounds);
+  safe->addIncoming(scratch, fail);
+  safe->addIncoming(scratch, report);
+  return safe;
+}
+
 llvm::Value* FunctionLowering::element_pointer(llvm::Value* array, const Type& t,
-                                               const std::vector<llvm::Value*>& idx) {
+                                               const std::vector<llvm::Value*>& idx, SourceLoc loc) {
   int unit_dim = -1;
   if (t.layout() == Layout::C) unit_dim = t.ndim() - 1;
   if (t.layout() == Layout::F) unit_dim = 0;
-  llvm::Value* offset = byte_offset(b_, array, idx, unit_dim, byte_size(t.dtype()));
+  IndexCheck check;
+  llvm::Value* offset =
+      byte_offset(b_, array, idx, unit_dim, byte_size(t.dtype()), checks_bounds() ? &check : nullptr);
   llvm::Value* data = b_.CreateExtractValue(array, {0});
-  return b_.CreateInBoundsGEP(b_.getInt8Ty(), data, offset);
+  llvm::Value* ptr = b_.CreateInBoundsGEP(b_.getInt8Ty(), data, offset);
+  return checks_bounds() ? guard(ptr, check, loc) : ptr;
 }
 
 llvm::Value* FunctionLowering::view(llvm::Value* array, const Type& t,
-                                    const std::vector<llvm::Value*>& idx, const Type& result) {
+                                    const std::vector<llvm::Value*>& idx, const Type& result,
+                                    SourceLoc loc) {
   int unit_dim = t.layout() == Layout::F ? 0 : -1;
-  llvm::Value* offset = byte_offset(b_, array, idx, unit_dim, byte_size(t.dtype()));
+  IndexCheck check;
+  llvm::Value* offset =
+      byte_offset(b_, array, idx, unit_dim, byte_size(t.dtype()), checks_bounds() ? &check : nullptr);
   llvm::Value* data = b_.CreateInBoundsGEP(b_.getInt8Ty(), b_.CreateExtractValue(array, {0}), offset);
+  if (checks_bounds()) data = guard(data, check, loc);
   llvm::Value* out = llvm::UndefValue::get(m_.array_struct(result.ndim()));
   out = b_.CreateInsertValue(out, data, {0});
   for (unsigned d = 0; d < static_cast<unsigned>(result.ndim()); ++d) {
     unsigned from = d + static_cast<unsigned>(idx.size());
-    out = b_.CreateInsertValue(out, b_.CreateExtractValue(array, {1, from}), {1, d});
+    llvm::Value* extent = b_.CreateExtractValue(array, {1, from});
+    // A view of a bad index is empty, so every access through it fails its own check.
+    if (checks_bounds()) extent = b_.CreateSelect(check.ok, extent, int64(0));
+    out = b_.CreateInsertValue(out, extent, {1, d});
     out = b_.CreateInsertValue(out, b_.CreateExtractValue(array, {2, from}), {2, d});
   }
   return out;
@@ -92,8 +155,8 @@ llvm::Value* FunctionLowering::subscript(const Node& n) {
   }
   std::vector<llvm::Value*> idx = indices(n.child(1));
   const Type& result = type_of(n);
-  if (result.is_array()) return view(v, t, idx, result);
-  return load_element(element_pointer(v, t, idx), t.dtype());
+  if (result.is_array()) return view(v, t, idx, result, n.loc);
+  return load_element(element_pointer(v, t, idx, n.loc), t.dtype());
 }
 
 // A uniform tuple indexed at run time: spill it to an array and load.

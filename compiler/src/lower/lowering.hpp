@@ -48,9 +48,18 @@ struct ModuleLowering {
   llvm::Type* memory_type(Scalar s);         // in memory: bool is i8
   llvm::Type* scalar_type(Scalar s);
   llvm::StructType* array_struct(int ndim);  // {ptr data, [N x i64] shape, [N x i64] strides}
-  llvm::Type* thread_ctx_type();             // host only: 12 x i32
+  llvm::StructType* thread_ctx_type();       // host only: {12 x i32, IndexErrorRecord*}
+  llvm::StructType* error_record_type();     // host only: target::IndexErrorRecord
   llvm::Function* declare(const typing::TypedFunction& f);
   llvm::FunctionCallee math_function(std::string_view name, Scalar float_type, int arity);
+};
+
+// Bounds checking of one access: all indices in bounds, else the first bad one.
+struct IndexCheck {
+  llvm::Value* ok = nullptr;
+  llvm::Value* axis = nullptr;  // i32
+  llvm::Value* index = nullptr;
+  llvm::Value* extent = nullptr;
 };
 
 // A value with its kernel-language type.
@@ -109,9 +118,12 @@ class FunctionLowering {
   llvm::Value* subscript(const ir::Node& n);
   llvm::Value* attribute(const ir::Node& n);
   std::vector<llvm::Value*> indices(const ir::Node& index_node);
-  llvm::Value* element_pointer(llvm::Value* array, const Type& t, const std::vector<llvm::Value*>& idx);
+  llvm::Value* element_pointer(llvm::Value* array, const Type& t,
+                               const std::vector<llvm::Value*>& idx, SourceLoc loc);
   llvm::Value* view(llvm::Value* array, const Type& t, const std::vector<llvm::Value*>& idx,
-                    const Type& result);
+                    const Type& result, SourceLoc loc);
+  bool checks_bounds() const;
+  llvm::Value* guard(llvm::Value* ptr, const IndexCheck& check, SourceLoc loc);
   llvm::Value* load_element(llvm::Value* ptr, Scalar dtype);
   void store_element(llvm::Value* ptr, llvm::Value* v, Scalar dtype);
   llvm::Value* tuple_item(llvm::Value* tuple, const Type& t, const ir::Node& n, llvm::Value* index);

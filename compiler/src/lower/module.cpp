@@ -55,9 +55,19 @@ llvm::Type* ModuleLowering::value_type(const Type& t) {
   return nullptr;
 }
 
-llvm::Type* ModuleLowering::thread_ctx_type() {
-  // threadIdx, blockDim, blockIdx, gridDim: 3 x i32 each, in that order.
-  return llvm::ArrayType::get(llvm::Type::getInt32Ty(context), 12);
+llvm::StructType* ModuleLowering::thread_ctx_type() {
+  // threadIdx, blockDim, blockIdx, gridDim: 3 x i32 each, in that order; then
+  // the launch's IndexErrorRecord*.
+  return llvm::StructType::get(context, {llvm::ArrayType::get(llvm::Type::getInt32Ty(context), 12),
+                                         llvm::PointerType::get(context, 0)});
+}
+
+llvm::StructType* ModuleLowering::error_record_type() {
+  // target::IndexErrorRecord: flag, axis, line, col (i32), index, extent (i64), scratch.
+  auto* i32 = llvm::Type::getInt32Ty(context);
+  auto* i64 = llvm::Type::getInt64Ty(context);
+  return llvm::StructType::get(
+      context, {i32, i32, i32, i32, i64, i64, llvm::ArrayType::get(llvm::Type::getInt8Ty(context), 16)});
 }
 
 llvm::Function* ModuleLowering::declare(const TypedFunction& f) {
@@ -176,7 +186,12 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
     return b.CreateLoad(t, slot);
   });
   llvm::Value* ctx = b.CreateAlloca(m.thread_ctx_type());
-  auto ctx_slot = [&](int i) { return b.CreateConstGEP2_32(m.thread_ctx_type(), ctx, 0, i); };
+  auto ctx_slot = [&](unsigned i) {
+    return b.CreateGEP(m.thread_ctx_type(), ctx, {b.getInt32(0), b.getInt32(0), b.getInt32(i)});
+  };
+  // LaunchDims::errors, after grid[3] and block[3].
+  llvm::Value* errors = b.CreateLoad(ptr, b.CreateConstGEP1_32(b.getInt8Ty(), dims, 24));
+  b.CreateStore(errors, b.CreateStructGEP(m.thread_ctx_type(), ctx, 1));
   // LaunchDims is {grid[3], block[3]}; the context holds blockDim at 3..5, gridDim at 9..11.
   std::vector<llvm::Value*> grid(3), block(3);
   for (int d = 0; d < 3; ++d) {

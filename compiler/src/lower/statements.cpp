@@ -57,7 +57,7 @@ void FunctionLowering::stmt(const Node& s) {
         // a[i] op= v reads and writes one element: compute its address once.
         const Type& array_type = type_of(target.child(0));
         llvm::Value* ptr =
-            element_pointer(expr(target.child(0)), array_type, indices(target.child(1)));
+            element_pointer(expr(target.child(0)), array_type, indices(target.child(1)), target.loc);
         Type element = Type::scalar(array_type.dtype());
         llvm::Value* current = load_element(ptr, array_type.dtype());
         llvm::Value* v = binop(s, s.text, current, element, expr(value), type_of(value), op_type);
@@ -109,7 +109,7 @@ void FunctionLowering::assign(const Node& target, llvm::Value* value, const Type
     case NodeKind::Subscript: {
       const Type& array_type = type_of(target.child(0));
       llvm::Value* array = expr(target.child(0));
-      llvm::Value* ptr = element_pointer(array, array_type, indices(target.child(1)));
+      llvm::Value* ptr = element_pointer(array, array_type, indices(target.child(1)), target.loc);
       Type element = Type::scalar(array_type.dtype());
       store_element(ptr, cast(value, value_type, element), array_type.dtype());
       return;

@@ -76,7 +76,18 @@ std::shared_ptr<LoadedKernel> CpuDevice::load(const KernelCode& code) {
         "the cpu device runs host code: KernelCode::host_entry is null" +
         (code.entry_name.empty() ? std::string() : " for kernel " + code.entry_name) +
         " (PTX is for the cuda device)");
-  return std::make_shared<CpuKernel>(code.host_entry, code.entry_name);
+  return std::make_shared<CpuKernel>(code.host_entry,
+                                     code.kernel_name.empty() ? code.entry_name : code.kernel_name,
+                                     code.source_file);
+}
+
+std::string CpuKernelInfo::index_error_message(const target::IndexErrorRecord& record) const {
+  std::string where = source_file.empty() ? std::string("line ") : source_file + ":";
+  where += std::to_string(record.line) + ":" + std::to_string(record.col + 1);
+  return "kernel '" + name + "' (" + where + "): index " + std::to_string(record.index) +
+         " is out of bounds for axis " + std::to_string(record.axis) + " with size " +
+         std::to_string(record.extent) +
+         " (the access was skipped; CUDAJIT_BOUNDSCHECK=0 turns the cpu device's checks off)";
 }
 
 void CpuDevice::launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
@@ -87,9 +98,12 @@ void CpuDevice::launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned sha
     throw std::invalid_argument("the cpu device can launch only kernels it loaded");
   check_launch_config(limits_, grid, block, shared_bytes, "cpu");
   target::HostEntry entry = cpu_kernel->entry();
-  enqueue(own(stream), [entry, grid, block, params = std::move(params),
+  enqueue(own(stream), [entry, grid, block, info = cpu_kernel->info(), params = std::move(params),
                         keep_alive = std::move(keep_alive)]() mutable {
-    launch_host(entry, grid, block, params.pointers());
+    target::IndexErrorRecord errors;
+    launch_host(entry, grid, block, params.pointers(), &errors);
+    // Surfaces at the stream's next synchronisation, as a CUDA launch error does.
+    if (errors.flag) throw KernelIndexError(info->index_error_message(errors));
   });
 }
 

@@ -103,15 +103,27 @@ class CpuEvent final : public Event {
   std::shared_ptr<EventRecord> record_;
 };
 
+// What messages about a kernel name; shared with its queued launches, which
+// may outlive the kernel object.
+struct CpuKernelInfo {
+  std::string name;
+  std::string source_file;
+  // "kernel 'k' (file.py:12:8): index 10 is out of bounds for axis 0 with size 10"
+  std::string index_error_message(const target::IndexErrorRecord& record) const;
+};
+
 class CpuKernel final : public LoadedKernel {
  public:
-  CpuKernel(target::HostEntry entry, std::string name) : entry_(entry), name_(std::move(name)) {}
+  CpuKernel(target::HostEntry entry, std::string name, std::string source_file)
+      : entry_(entry),
+        info_(std::make_shared<CpuKernelInfo>(CpuKernelInfo{std::move(name), std::move(source_file)})) {}
   target::HostEntry entry() const { return entry_; }
-  const std::string& name() const { return name_; }
+  const std::string& name() const { return info_->name; }
+  const std::shared_ptr<const CpuKernelInfo>& info() const { return info_; }
 
  private:
   target::HostEntry entry_;
-  std::string name_;
+  std::shared_ptr<const CpuKernelInfo> info_;
 };
 
 class CpuDevice final : public Device {

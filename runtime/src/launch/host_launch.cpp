@@ -119,8 +119,9 @@ WorkerPool& pool() {
 
 unsigned host_worker_count() { return pool().size(); }
 
-void launch_host(target::HostEntry entry, Dim3 grid, Dim3 block, void** params) {
-  target::LaunchDims dims{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}};
+void launch_host(target::HostEntry entry, Dim3 grid, Dim3 block, void** params,
+                 target::IndexErrorRecord* errors) {
+  target::LaunchDims dims{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, errors};
   auto blocks = static_cast<int64_t>(grid.count());
   // A few chunks per worker balance uneven blocks without much overhead.
   int64_t chunks = std::min<int64_t>(blocks, int64_t(pool().size()) * 4);

@@ -18,6 +18,10 @@ struct CompileOptions {
   bool lineinfo = false;  // accepted, as in Numba; no effect yet
   bool debug = false;     // accepted, as in Numba; no effect yet
   int cc = 80;            // compute capability for PTX, major*10+minor
+  // Host code checks every index against its extent and reports the first
+  // failure (IndexErrorRecord) instead of touching memory out of bounds.
+  // Off with CUDAJIT_BOUNDSCHECK=0; PTX is not checked (as Numba's).
+  bool boundscheck = true;
 };
 
 // How one kernel argument is passed: the flattened parameters of the kernel
@@ -40,6 +44,7 @@ struct PtxArtifact {
 
 struct HostArtifact {
   target::HostEntry entry = nullptr;
+  bool boundscheck = false;  // reports through LaunchDims::errors
   std::string llvm_ir;
   std::string entry_name;
   std::vector<ParamLayout> params;

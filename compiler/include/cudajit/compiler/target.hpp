@@ -32,10 +32,25 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
 // Path of libdevice.10.bc: $CUDA_HOME, $CUDA_PATH, then /usr/local/cuda.
 std::string libdevice_path();
 
+// Where host code with bounds checking reports the first index out of bounds
+// in a launch; the faulty access goes to `scratch` instead, so nothing is
+// corrupted. Written by generated code: keep the layout in step with
+// lower/module.cpp (error_record_type).
+struct IndexErrorRecord {
+  int32_t flag = 0;  // set (atomically) by the first error
+  int32_t axis = 0;
+  int32_t line = 0;  // source location of the indexing expression
+  int32_t col = 0;
+  int64_t index = 0;  // after negative wrapping
+  int64_t extent = 0;
+  alignas(16) unsigned char scratch[16] = {};
+};
+
 // The layout of the grid a host entry point runs over, shared with the runtime.
 struct LaunchDims {
   uint32_t grid[3];
   uint32_t block[3];
+  IndexErrorRecord* errors = nullptr;  // null: the kernel was compiled without bounds checks
 };
 
 // The entry point the host target generates for each kernel:

@@ -111,6 +111,17 @@ struct KernelCode {
   std::string ptx;
   std::string entry_name;
   target::HostEntry host_entry = nullptr;
+  // For messages about the kernel (the cpu device's index errors).
+  std::string kernel_name;
+  std::string source_file;
+};
+
+// A kernel on the cpu device indexed an array out of bounds (bounds checking
+// is on by default there): raised at the next synchronisation of its stream.
+// An IndexError in Python.
+class KernelIndexError : public std::out_of_range {
+ public:
+  using std::out_of_range::out_of_range;
 };
 
 class LoadedKernel {

@@ -14,7 +14,9 @@ struct Dim3 {
 };
 
 // Blocks until every block has run. `params` is cuLaunchKernel's kernelParams.
-void launch_host(target::HostEntry entry, Dim3 grid, Dim3 block, void** params);
+// `errors` receives the first index out of bounds (kernels compiled with bounds checks).
+void launch_host(target::HostEntry entry, Dim3 grid, Dim3 block, void** params,
+                 target::IndexErrorRecord* errors = nullptr);
 
 // Number of worker threads the cpu device runs blocks on.
 unsigned host_worker_count();
