@@ -15,10 +15,15 @@ Writes benchmarks/results/launch_overhead.json.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import platform
+
+# NumPy's BLAS threads spin on a small machine and disturb sub-microsecond timings;
+# nothing here uses BLAS.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
 from pathlib import Path
 
 import numpy as np

@@ -119,8 +119,8 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
     v.c = {PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)};
     return v;
   }
-  if (py::isinstance<DeviceArray>(obj)) {
-    const auto& a = obj.cast<const DeviceArray&>();
+  if (const DeviceArray* array = as_device_array(obj)) {
+    const DeviceArray& a = *array;
     set_array_dims(v, a.shape.data(), a.strides.data(), a.ndim, position, "a device array");
     v.kind = ArgValue::Kind::DeviceArray;
     v.type = Type::array(a.dtype, a.ndim, a.layout(), a.readonly);

@@ -21,16 +21,21 @@ unsigned parse_shared_bytes(py::handle obj) {
 }
 
 LaunchConfig configure(py::object self, py::handle config) {
-  if (!py::isinstance<py::tuple>(config) || py::len(config) < 2 || py::len(config) > 4)
+  Py_ssize_t n = PyTuple_Check(config.ptr()) ? PyTuple_GET_SIZE(config.ptr()) : 0;
+  if (n < 2 || n > 4)
     throw py::value_error(
         "a kernel launch is kernel[griddim, blockdim] or kernel[griddim, blockdim, stream, "
         "sharedmem]; got [" + std::string(py::repr(config)) + "]");
-  auto items = config.cast<py::tuple>();
+  auto item = [&](Py_ssize_t i) { return py::handle(PyTuple_GET_ITEM(config.ptr(), i)); };
   runtime::Device& device = current_device();
-  LaunchConfig c{self, &device, parse_dim3(items[0], "griddim"), parse_dim3(items[1], "blockdim"),
-                 nullptr, 0};
-  c.stream = resolve_stream(items.size() > 2 ? items[2] : py::handle(Py_None), device);
-  if (items.size() > 3) c.shared_bytes = parse_shared_bytes(items[3]);
+  // `self` is a Dispatcher (the Python subclass's base): no need for pybind11's cast.
+  auto* dispatcher = reinterpret_cast<py::detail::instance*>(self.ptr())
+                         ->get_value_and_holder()
+                         .value_ptr<Dispatcher>();
+  LaunchConfig c{self, dispatcher, &device, parse_dim3(item(0), "griddim"),
+                 parse_dim3(item(1), "blockdim"), nullptr, 0};
+  c.stream = resolve_stream(n > 2 ? item(2) : py::handle(Py_None), device);
+  if (n > 3) c.shared_bytes = parse_shared_bytes(item(3));
   return c;
 }
 
@@ -92,8 +97,7 @@ void bind_dispatcher(py::module_& m) {
 
   py::class_<LaunchConfig>(m, "LaunchConfig")
       .def("__call__", [](LaunchConfig& c, py::args args) {
-        c.dispatcher.cast<Dispatcher&>().launch(*c.device, c.grid, c.block, c.stream,
-                                                c.shared_bytes, args);
+        c.dispatcher->launch(*c.device, c.grid, c.block, c.stream, c.shared_bytes, args);
       })
       .def_property_readonly("griddim", [](const LaunchConfig& c) { return py::make_tuple(c.grid.x, c.grid.y, c.grid.z); })
       .def_property_readonly("blockdim", [](const LaunchConfig& c) { return py::make_tuple(c.block.x, c.block.y, c.block.z); })

@@ -81,6 +81,17 @@ py::buffer_info checked_buffer(const py::buffer& buffer, int64_t bytes, bool wri
 
 }  // namespace
 
+namespace {
+PyTypeObject* g_device_array_type = nullptr;  // set when the class is bound
+}  // namespace
+
+const DeviceArray* as_device_array(py::handle obj) {
+  if (!PyObject_TypeCheck(obj.ptr(), g_device_array_type)) return nullptr;
+  auto* instance = reinterpret_cast<py::detail::instance*>(obj.ptr());
+  // Null when a Python subclass skipped the base __init__: not usable as an array.
+  return instance->get_value_and_holder().value_ptr<DeviceArray>();
+}
+
 void* mapped_device_pointer(py::handle array_base, const void* host_data,
                             const runtime::Device& device, std::shared_ptr<const void>* keep) {
   if (!array_base || !py::isinstance<HostMemory>(array_base)) return nullptr;
@@ -132,7 +143,10 @@ void bind_device_array(py::module_& m) {
     return HostMemory{device.device->allocate(bytes, host_kind(kind))};
   }, py::arg("device"), py::arg("nbytes"), py::arg("kind"));
 
-  py::class_<DeviceArray>(m, "DeviceArray", "Memory of one device with a shape, strides and dtype.")
+  py::class_<DeviceArray> device_array(m, "DeviceArray",
+                                      "Memory of one device with a shape, strides and dtype.");
+  g_device_array_type = reinterpret_cast<PyTypeObject*>(device_array.ptr());
+  device_array
       .def(py::init<const DeviceArray&>(), py::arg("other"),
            "A new reference to the same memory, shape and stream.")
       .def_property_readonly("shape",

@@ -52,6 +52,11 @@ struct HostMemory {
 void* mapped_device_pointer(py::handle array_base, const void* host_data,
                             const runtime::Device& device, std::shared_ptr<const void>* keep);
 
+// The launch path's test for our arrays: a type check against the registered
+// class and the instance's C++ value, without pybind11's per-call type lookup.
+// Null when `obj` is not a DeviceArray (or a Python subclass of it).
+const DeviceArray* as_device_array(py::handle obj);
+
 void bind_device_array(py::module_& m);
 
 }  // namespace cudajit::python

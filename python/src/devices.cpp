@@ -58,10 +58,15 @@ void set_current_device(runtime::Device& device) { g_current.store(&device); }
 
 py::object wrap_device(runtime::Device& device) { return py::cast(DeviceHandle{&device}); }
 
+namespace {
+PyTypeObject* g_stream_type = nullptr;  // set when the class is bound
+}  // namespace
+
 std::shared_ptr<runtime::Stream> resolve_stream(py::handle obj, runtime::Device& device) {
   if (obj.is_none()) return device.legacy_default_stream();
-  if (py::isinstance<StreamHandle>(obj)) {
-    auto s = obj.cast<const StreamHandle&>().stream;
+  if (g_stream_type && PyObject_TypeCheck(obj.ptr(), g_stream_type)) {
+    auto* instance = reinterpret_cast<py::detail::instance*>(obj.ptr());
+    auto s = instance->get_value_and_holder().value_ptr<StreamHandle>()->stream;
     if (&s->device() != &device)
       throw py::value_error("the stream belongs to device " + s->device().name() + " " +
                             std::to_string(s->device().ordinal()) + ", the work to " +
@@ -167,7 +172,9 @@ void bind_devices(py::module_& m) {
                "' (" + kind_name(d.device->kind()) + ")>";
       });
 
-  py::class_<StreamHandle>(m, "Stream", "An in-order queue of work on a device.")
+  py::class_<StreamHandle> stream_class(m, "Stream", "An in-order queue of work on a device.");
+  g_stream_type = reinterpret_cast<PyTypeObject*>(stream_class.ptr());
+  stream_class
       .def_property_readonly("handle", [](const StreamHandle& s) { return s.stream->handle(); })
       .def_property_readonly("device", [](const StreamHandle& s) { return wrap_device(s.stream->device()); })
       .def("synchronize", [](const StreamHandle& s) { blocking([&] { s.stream->synchronize(); }); },

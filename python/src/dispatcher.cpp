@@ -30,6 +30,13 @@ std::string dim_text(const uint32_t (&v)[3], int n) {
 }  // namespace
 
 runtime::Dim3 parse_dim3(py::handle obj, const char* what) {
+  // The common case first: a plain positive int.
+  if (PyLong_CheckExact(obj.ptr())) {
+    long long x = PyLong_AsLongLong(obj.ptr());
+    if (x >= 1 && x <= 0x7fffffffLL && !(std::string_view(what) == "blockdim" && x > 1024))
+      return {static_cast<uint32_t>(x), 1, 1};
+    PyErr_Clear();  // out of range: the general path below says why
+  }
   std::vector<py::handle> items;
   if (py::isinstance<py::tuple>(obj) || py::isinstance<py::list>(obj)) {
     for (py::handle h : obj) items.push_back(h);

@@ -75,7 +75,8 @@ class Dispatcher {
 // kernel[griddim, blockdim, stream, sharedmem]: the device and stream are
 // resolved once, here; calling it launches.
 struct LaunchConfig {
-  py::object dispatcher;  // keeps the Dispatcher alive
+  py::object owner;  // keeps the Dispatcher alive
+  Dispatcher* dispatcher;
   runtime::Device* device;
   runtime::Dim3 grid, block;
   std::shared_ptr<runtime::Stream> stream;
