@@ -26,7 +26,6 @@ import json  # noqa: E402
 import platform  # noqa: E402
 from pathlib import Path
 
-import numpy as np
 
 import cudajit as cuda
 from _timing import us_per_launch
