@@ -25,13 +25,13 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
-import time
-from pathlib import Path
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
-import numpy as np
+import numpy as np  # noqa: E402
 
-import cudajit as cuda
-from _timing import us_per_launch
+import cudajit as cuda  # noqa: E402
+from _timing import us_per_launch  # noqa: E402
 
 TARGET_US = 0.5  # a foreign array's cost over an own array, per argument (issue 4)
 

@@ -24,12 +24,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
-from pathlib import Path
+from pathlib import Path  # noqa: E402
 
-
-import cudajit as cuda
-from _timing import us_per_launch
-from cudajit import _core
+import cudajit as cuda  # noqa: E402
+from _timing import us_per_launch  # noqa: E402
+from cudajit import _core  # noqa: E402
 
 TARGET_US = 1.5  # cudajit's cost over a bare launch with 3 device arrays (issue 3)
 
