@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <string>
-#include <unordered_map>
 
 #include "device_array.hpp"
 #include "devices.hpp"
@@ -32,8 +31,9 @@ namespace {
 std::string repr_text(py::handle h) { return py::repr(h); }
 
 std::vector<int64_t> int_tuple(py::handle value, const char* key) {
-  if (!py::isinstance<py::tuple>(value)) throw_cai_bad_entry(key, "a tuple of ints", repr_text(value));
+  if (!PyTuple_Check(value.ptr())) throw_cai_bad_entry(key, "a tuple of ints", repr_text(value));
   std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(PyTuple_GET_SIZE(value.ptr())));
   for (py::handle item : value) {
     if (!PyLong_Check(item.ptr())) throw_cai_bad_entry(key, "a tuple of ints", repr_text(value));
     out.push_back(item.cast<int64_t>());
@@ -41,28 +41,47 @@ std::vector<int64_t> int_tuple(py::handle value, const char* key) {
   return out;
 }
 
-// The dict's keys as interned strings, made once: looking a C string up
-// would build and hash a new str at every launch.
-PyObject* interned(const char* key) {
-  static std::unordered_map<std::string_view, PyObject*> keys;
-  auto it = keys.find(key);
-  if (it != keys.end()) return it->second;
-  PyObject* k = PyUnicode_InternFromString(key);  // kept for the process
-  keys.emplace(key, k);
+// A key of the dict, as an interned str made once (kept for the process):
+// looking a C string up would build and hash a new str at every launch.
+struct CaiKey {
+  const char* name;
+  PyObject* str;
+  explicit CaiKey(const char* n) : name(n), str(PyUnicode_InternFromString(n)) {}
+};
+
+struct CaiKeys {
+  CaiKey version{"version"}, shape{"shape"}, typestr{"typestr"}, data{"data"},
+      strides{"strides"}, descr{"descr"}, mask{"mask"}, stream{"stream"};
+};
+
+const CaiKeys& keys() {
+  static const CaiKeys k;
   return k;
 }
 
-py::handle required(const py::dict& d, const char* key) {
-  PyObject* v = PyDict_GetItemWithError(d.ptr(), interned(key));
+py::handle required(const py::dict& d, const CaiKey& key) {
+  PyObject* v = PyDict_GetItemWithError(d.ptr(), key.str);
   if (!v && PyErr_Occurred()) throw py::error_already_set();
-  if (!v) runtime::throw_cai_missing_key(key);
+  if (!v) runtime::throw_cai_missing_key(key.name);
   return v;
 }
 
-py::handle optional_entry(const py::dict& d, const char* key) {
-  PyObject* v = PyDict_GetItemWithError(d.ptr(), interned(key));
+py::handle optional_entry(const py::dict& d, const CaiKey& key) {
+  PyObject* v = PyDict_GetItemWithError(d.ptr(), key.str);
   if (!v && PyErr_Occurred()) throw py::error_already_set();
   return v && v != Py_None ? py::handle(v) : py::handle();
+}
+
+// [('', typestr)] with the dict's own typestr: what every plain array exports,
+// recognised without building the description (this runs at every launch).
+bool is_plain_descr(py::handle descr, py::handle typestr) {
+  if (!PyList_CheckExact(descr.ptr()) || PyList_GET_SIZE(descr.ptr()) != 1) return false;
+  PyObject* field = PyList_GET_ITEM(descr.ptr(), 0);
+  if (!PyTuple_CheckExact(field) || PyTuple_GET_SIZE(field) != 2) return false;
+  PyObject* name = PyTuple_GET_ITEM(field, 0);
+  PyObject* type = PyTuple_GET_ITEM(field, 1);
+  return PyUnicode_Check(name) && PyUnicode_GET_LENGTH(name) == 0 && PyUnicode_Check(type) &&
+         PyUnicode_Compare(type, typestr.ptr()) == 0;
 }
 
 }  // namespace
@@ -72,22 +91,24 @@ CaiDescription read_cai(py::handle dict) {
     throw py::type_error("__cuda_array_interface__ must be a dict, got " + repr_text(dict));
   auto d = py::reinterpret_borrow<py::dict>(dict);
   CaiDescription c;
-  py::handle version = required(d, "version");
+  py::handle version = required(d, keys().version);
   if (!PyLong_Check(version.ptr())) throw_cai_bad_entry("version", "an int", repr_text(version));
   c.version = version.cast<int64_t>();
-  c.shape = int_tuple(required(d, "shape"), "shape");
-  py::handle typestr = required(d, "typestr");
+  c.shape = int_tuple(required(d, keys().shape), "shape");
+  py::handle typestr = required(d, keys().typestr);
   if (!PyUnicode_Check(typestr.ptr())) throw_cai_bad_entry("typestr", "a str", repr_text(typestr));
   c.typestr = typestr.cast<std::string>();
-  py::handle data = required(d, "data");
+  py::handle data = required(d, keys().data);
   if (!py::isinstance<py::tuple>(data) || py::len(data) != 2 ||
       !PyLong_Check(py::reinterpret_borrow<py::tuple>(data)[0].ptr()))
     throw_cai_bad_entry("data", "a 2-tuple (int, bool)", repr_text(data));
   auto pair = py::reinterpret_borrow<py::tuple>(data);
   c.data = pair[0].cast<uintptr_t>();
   c.readonly = PyObject_IsTrue(pair[1].ptr()) == 1;
-  if (py::handle strides = optional_entry(d, "strides")) c.strides = int_tuple(strides, "strides");
-  if (py::handle descr = optional_entry(d, "descr")) {
+  if (py::handle strides = optional_entry(d, keys().strides)) c.strides = int_tuple(strides, "strides");
+  py::handle descr = optional_entry(d, keys().descr);
+  if (descr && is_plain_descr(descr, typestr)) descr = py::handle();  // nothing more to check
+  if (descr) {
     if (!py::isinstance<py::list>(descr)) throw_cai_bad_entry("descr", "a list of tuples", repr_text(descr));
     std::vector<runtime::CaiDescrField> fields;
     for (py::handle entry : descr) {
@@ -102,8 +123,8 @@ CaiDescription read_cai(py::handle dict) {
     }
     c.descr = std::move(fields);
   }
-  c.mask_present = static_cast<bool>(optional_entry(d, "mask"));
-  if (py::handle stream = optional_entry(d, "stream")) {
+  c.mask_present = static_cast<bool>(optional_entry(d, keys().mask));
+  if (py::handle stream = optional_entry(d, keys().stream)) {
     if (!PyLong_Check(stream.ptr())) throw_cai_bad_entry("stream", "an int or None", repr_text(stream));
     c.stream = stream.cast<int64_t>();
   }
