@@ -117,7 +117,8 @@ runtime::LoadedKernel& Dispatcher::kernel_for(Specialization& spec, runtime::Dev
     code.host_entry = program().compile_host(spec.arg_types, options_).entry;
   } else {
     CompileOptions o = options_;
-    o.cc = device.compute_capability();
+    // A GPU newer than our table runs the PTX of the newest capability we know.
+    o.cc = target::ptx_cc_for_device(device.compute_capability());
     PtxArtifact ptx = program().compile_ptx(spec.arg_types, false, o);
     code.ptx = std::move(ptx.ptx);
     code.entry_name = std::move(ptx.entry_name);

@@ -315,3 +315,11 @@ TEST_CASE("the host triple and data layout describe this machine", "[target][hos
   CHECK_THAT(target::host_triple(), Contains("x86_64"));
 #endif
 }
+
+TEST_CASE("a GPU newer than the table gets the PTX of the newest capability known",
+          "[target][nvptx]") {
+  CHECK(target::ptx_cc_for_device(80) == 80);
+  CHECK(target::ptx_cc_for_device(88) == 87);
+  CHECK(target::ptx_cc_for_device(120) == 90);
+  CHECK_THROWS_WITH(target::ptx_cc_for_device(35), Contains("unsupported compute capability 35"));
+}

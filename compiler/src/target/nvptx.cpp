@@ -56,6 +56,18 @@ const SmVersion& sm_version(int cc) {
                               " (major*10+minor); supported: " + supported);
 }
 
+}  // namespace
+
+int ptx_cc_for_device(int device_cc) {
+  int best = 0;
+  for (const SmVersion& version : kSmVersions)
+    if (version.cc <= device_cc) best = version.cc;
+  if (best == 0) sm_version(device_cc);  // throws, listing the supported ones
+  return best;
+}
+
+namespace {
+
 void initialize_nvptx() {
   static std::once_flag once;
   std::call_once(once, [] {

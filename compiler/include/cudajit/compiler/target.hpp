@@ -25,6 +25,11 @@ struct PtxOptions {
 std::string sm_name(int cc);
 std::string ptx_feature(int cc);
 
+// The compute capability to generate PTX for on a device of `device_cc`: the
+// highest supported one not above it (PTX runs, JIT-compiled by the driver, on
+// newer GPUs). Throws std::invalid_argument below the oldest supported.
+int ptx_cc_for_device(int device_cc);
+
 // Links the libdevice functions `module` calls (only those), optimises at O3
 // with the NVPTX target machine and returns the PTX text. `module` is consumed.
 std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& options);
