@@ -353,7 +353,11 @@ class _FunctionTranslator:
                 and isinstance(body[0].value.value, str):
             body = body[1:]  # the docstring
         params = IRNode("params", None, *(_ir_identifier(p) for p in self.params))
-        return IRNode("func", self._loc(self.funcdef), self.ir_name, params,
+        # A device function from another file names its own, for the compiler's errors.
+        header = self.ir_name
+        if self.filename != self.module.entry.__code__.co_filename:
+            header += " " + _string_atom(self.filename)
+        return IRNode("func", self._loc(self.funcdef), header, params,
                       *self._statements(body))
 
     # -- statements ---------------------------------------------------------

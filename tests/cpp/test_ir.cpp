@@ -472,3 +472,13 @@ TEST_CASE("an empty head is an error", "[ir]") {
   CHECK_THAT(syntax_error(text),
              Contains("expected a symbol") && Contains(offset(text.find("()") + 1)));
 }
+
+TEST_CASE("a function from another file names it, and prints it back", "[ir]") {
+  const std::string text =
+      "(module \"k.py\"\n (func@1:0 k (params a) (expr@2:4 (callfn@2:4 h_1 (name@2:6 a))))\n"
+      " (func@3:0 h_1 \"other \\\"dir\\\"/h.py\" (params x) (return@4:4 (name@4:11 x))))\n";
+  Module m = parse_module(text);
+  CHECK(m.functions[0].file.empty());
+  CHECK(m.functions[1].file == "other \"dir\"/h.py");
+  CHECK(parse_module(print_module(m)).functions[1].file == m.functions[1].file);
+}

@@ -726,3 +726,17 @@ def test_unsupported_argument_type_is_a_type_error_naming_expected_and_given(
     message = str(excinfo.value)
     assert re.search(given, message), message
     assert re.search(expected, message), message
+
+
+def test_an_error_in_a_device_function_of_another_file_names_that_file():
+    from device_functions_elsewhere import first_element
+
+    @cuda.jit
+    def uses_it(a, out):
+        out[0] = first_element(a)
+
+    with pytest.raises(cuda.CompileError) as info:
+        uses_it[1, 1](np.zeros(3), np.zeros(1))
+    assert info.value.filename.endswith("device_functions_elsewhere.py")
+    assert "too many indices" in str(info.value)
+    assert "return a[0, 0]" in str(info.value)

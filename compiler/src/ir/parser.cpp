@@ -57,6 +57,7 @@ class Reader {
     Function f;
     f.loc = loc;
     f.name = symbol();
+    if (peek() == '"') f.file = string();
     expect('(');
     if (symbol() != "params") fail("expected 'params'");
     while (peek() != ')') f.params.push_back(symbol());

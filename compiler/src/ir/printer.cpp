@@ -18,6 +18,15 @@ std::string format_double(double v) {
 
 bool is_statement(NodeKind k) { return k <= NodeKind::Block; }
 
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 void print_node(const Node& n, int depth, std::string& out) {
   out += '(';
   out += kind_name(n.kind);
@@ -62,15 +71,10 @@ void print_node(const Node& n, int depth, std::string& out) {
 }  // namespace
 
 std::string print_module(const Module& module) {
-  std::string out = "(module \"";
-  for (char c : module.file) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  out += '"';
+  std::string out = "(module \"" + escaped(module.file) + '"';
   for (const Function& f : module.functions) {
     out += "\n (func@" + std::to_string(f.loc.line) + ':' + std::to_string(f.loc.col) + ' ' +
-           f.name + " (params";
+           f.name + (f.file.empty() ? "" : " \"" + escaped(f.file) + "\"") + " (params";
     for (const std::string& p : f.params) out += ' ' + p;
     out += ')';
     for (const NodePtr& s : f.body) {

@@ -188,7 +188,7 @@ TypedProgram type_program(const ir::Module& module, const std::vector<Type>& arg
     }
     return program;
   } catch (CompileError& e) {
-    e.set_file(module.file);
+    if (e.file().empty()) e.set_file(module.file);
     throw;
   }
 }

@@ -536,7 +536,13 @@ const TypedFunction& ProgramTyper::specialize(const ir::Function& fn, const std:
   out.symbol = fn.name + "__" + std::to_string(functions_.size());
   FunctionTyper typer(*this, module_, out);
   if (is_kernel) typer.kernel_ = &out;
-  typer.run();
+  try {
+    typer.run();
+  } catch (CompileError& e) {
+    // The innermost function's file: a device function may live in another file.
+    if (e.file().empty()) e.set_file(fn.file.empty() ? module_.file : fn.file);
+    throw;
+  }
   in_progress_.erase(fn.name);
   done_[{fn.name, key}] = &out;
   return out;

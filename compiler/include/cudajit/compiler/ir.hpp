@@ -68,6 +68,7 @@ using NodePtr = std::unique_ptr<Node>;
 
 struct Function {
   std::string name;
+  std::string file;  // empty: the module's file
   SourceLoc loc;
   std::vector<std::string> params;
   std::vector<NodePtr> body;  // statements
