@@ -35,6 +35,18 @@ def _cuda_unavailable_reason():
     return "no GPU or no CUDA driver on this machine"
 
 
+@pytest.fixture(scope="module")
+def on_cpu_device():
+    """Makes the cpu device current for a whole module (tests about host memory
+    behind device interfaces, or about the cpu device itself)."""
+    from cudajit import _core
+
+    previous = _core.current_device()
+    _core.set_current_device(_core.cpu_device())
+    yield
+    _core.set_current_device(previous)
+
+
 @pytest.fixture(params=["cpu", "cuda"])
 def device(request):
     """The device a kernel test runs on, made the current device for the test:

@@ -13,15 +13,9 @@ import numpy as np
 import pytest
 
 import cudajit as cuda
-from cudajit import _core
 
 
-@pytest.fixture(autouse=True)
-def on_the_cpu_device():
-    previous = _core.current_device()
-    _core.set_current_device(_core.cpu_device())
-    yield
-    _core.set_current_device(previous)
+pytestmark = pytest.mark.usefixtures("on_cpu_device")
 
 
 @cuda.jit

@@ -26,10 +26,9 @@ from interop_producers import (
     write_ones,
 )
 
-pytestmark = pytest.mark.skipif(
-    cuda.get_current_device().kind != "cpu",
-    reason="these tests put host memory behind __cuda_array_interface__: cpu device only",
-)
+# these tests put host memory behind __cuda_array_interface__:
+# they run on the cpu device, also where a GPU is present.
+pytestmark = pytest.mark.usefixtures("on_cpu_device")
 
 
 @cuda.jit

@@ -33,10 +33,9 @@ from interop_producers import (
     write_ones,
 )
 
-pytestmark = pytest.mark.skipif(
-    cuda.get_current_device().kind != "cpu",
-    reason="DLPack round trips with NumPy need the cpu device (kDLCPU memory)",
-)
+# DLPack round trips with NumPy need the cpu device (kDLCPU memory):
+# they run on the cpu device, also where a GPU is present.
+pytestmark = pytest.mark.usefixtures("on_cpu_device")
 
 
 @cuda.jit

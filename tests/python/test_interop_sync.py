@@ -32,10 +32,9 @@ from interop_producers import (
     warm_up_kernels,
 )
 
-pytestmark = pytest.mark.skipif(
-    cuda.get_current_device().kind != "cpu",
-    reason="the producer puts host memory behind __cuda_array_interface__: cpu device only",
-)
+# the producer puts host memory behind __cuda_array_interface__:
+# they run on the cpu device, also where a GPU is present.
+pytestmark = pytest.mark.usefixtures("on_cpu_device")
 
 SPIN_SECONDS = 0.4
 N = 16

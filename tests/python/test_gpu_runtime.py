@@ -1,0 +1,269 @@
+"""The runtime on the cuda device (issue 3): what only a GPU shows.
+
+NumPy arrays given to a kernel are copied in and out around a launch that
+waits (read-only ones only in), with a PerformanceWarning; mapped and managed
+host arrays are used in place; page-locked memory round-trips on a stream;
+kernels on two streams overlap; events time a kernel; launch configurations
+beyond the device's limits and arrays of another device are refused with
+clear errors; a failing driver call raises CudaDriverError naming the
+CUresult. The cpu-device versions are in test_streams_events.py,
+test_device_arrays.py and test_launch_path.py. Skips without a GPU.
+
+Driver errors are provoked only in ways that leave the context usable: an
+allocation larger than any GPU (CUDA_ERROR_OUT_OF_MEMORY) and the elapsed
+time of an event that has not completed (CUDA_ERROR_NOT_READY). cudajit has
+no private API to load arbitrary PTX, so a bad module is not tried here.
+"""
+
+import contextlib
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+from cudajit import _core
+
+if not cuda.is_available():
+    pytest.skip("needs a CUDA GPU: " + _core.cuda_unavailable_reason(), allow_module_level=True)
+
+from cudajit.errors import PerformanceWarning  # noqa: E402
+from conftest import cover, in_layout, random_array  # noqa: E402
+
+N = 4096
+THREADS = 256
+BLOCKS = N // THREADS
+SHAPE = (33, 17)
+BLOCK_2D = (8, 8)
+SPIN_MS = 200.0
+COPIES = (r"was given {} NumPy array\(s\): each is copied to the GPU before the launch and "
+          r"back after it")
+
+
+@cuda.jit
+def add_2d(x, y, out):
+    i, j = cuda.grid(2)
+    if i < x.shape[0] and j < x.shape[1]:
+        out[i, j] = x[i, j] + y[i, j]
+
+
+@cuda.jit
+def add_one(out, x):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = x[i] + 1.0
+
+
+@cuda.jit
+def double_1d(x):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        x[i] = x[i] * 2.0
+
+
+@cuda.jit
+def spin(out, iterations):
+    # One thread's dependent chain: acc reaches 2.0 after ~60 iterations and
+    # stays there, so out[0] == 2.0 shows the kernel ran to the end.
+    acc = 0.0
+    for k in range(iterations):
+        acc = acc * 0.5 + 1.0
+    if cuda.grid(1) == 0:
+        out[0] = acc
+
+
+@pytest.fixture(scope="module", autouse=True)
+def on_the_gpu():
+    """cudajit's current device is the GPU for every test here (module scope,
+    so that the calibration below runs on it too)."""
+    previous = _core.current_device()
+    device = cuda.select_device(0)
+    assert device.kind == "cuda"
+    yield device
+    _core.set_current_device(previous)
+
+
+def timed_ms(stream, launch):
+    """Milliseconds, by events on `stream`, that `launch()` queues there."""
+    start, end = cuda.event(), cuda.event()
+    start.record(stream)
+    launch()
+    end.record(stream)
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
+@pytest.fixture(scope="module")
+def spin_iterations():
+    """Iterations of `spin` that run about SPIN_MS on this GPU (compiled first,
+    timed with events, the faster of two probes)."""
+    s = cuda.stream()
+    out = cuda.device_array(1)
+    spin[1, 1, s](out, 1)
+    s.synchronize()
+    probe = 2_000_000
+    ms = min(timed_ms(s, lambda: spin[1, 1, s](out, probe)) for _ in range(2))
+    assert ms > 0
+    return max(1000, int(probe * SPIN_MS / ms))
+
+
+def test_select_device_makes_the_gpu_current(on_the_gpu):
+    current = cuda.get_current_device()
+    assert current == on_the_gpu
+    assert current.kind == "cuda" and current.id == 0
+    assert len(cuda.gpus) >= 1 and cuda.gpus[0] == current
+
+
+# --- NumPy, mapped, managed and pinned host memory ----------------------------------------------
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "step2", "reversed"])
+def test_numpy_arrays_are_copied_in_and_out_with_a_performance_warning(layout):
+    x = in_layout(random_array(np.float64, SHAPE, seed=1), layout)
+    y = in_layout(random_array(np.float64, SHAPE, seed=2), layout)
+    out = in_layout(np.zeros(SHAPE), layout)
+    with pytest.warns(PerformanceWarning, match=COPIES.format(3)):
+        add_2d[cover(SHAPE, BLOCK_2D), BLOCK_2D](x, y, out)
+    # The launch waited for the kernel and the copy back: no synchronisation.
+    np.testing.assert_array_equal(out, x + y)
+
+
+def test_a_read_only_numpy_array_is_copied_in_but_not_back():
+    base = np.arange(N, dtype=np.float64)
+    read_only = base.view()
+    read_only.flags.writeable = False
+    # `out` and `x` are the same host memory. `out` is copied back first; a
+    # copy back of the read-only `x` after it would restore the old values.
+    with pytest.warns(PerformanceWarning, match=COPIES.format(2)):
+        add_one[BLOCKS, THREADS](base, read_only)
+    np.testing.assert_array_equal(base, np.arange(N) + 1.0)
+    assert ("array(float64, 1d, C)", "readonly array(float64, 1d, C)") in add_one.signatures
+
+
+@pytest.mark.parametrize("make", [cuda.mapped_array, cuda.managed_array], ids=["mapped", "managed"])
+def test_mapped_and_managed_arrays_are_used_in_place_without_a_warning(make):
+    a = make(N, dtype=np.float64)
+    a[:] = np.arange(N)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PerformanceWarning)
+        double_1d[BLOCKS, THREADS](a)
+    cuda.synchronize()
+    np.testing.assert_array_equal(a, np.arange(N) * 2.0)
+
+
+@pytest.mark.parametrize("how", ["pinned_array", "pinned()"])
+def test_page_locked_host_memory_round_trips_on_a_stream(how):
+    if how == "pinned_array":
+        host = cuda.pinned_array(N, dtype=np.float64)
+        locked = contextlib.nullcontext()
+    else:
+        host = np.empty(N, dtype=np.float64)
+        locked = cuda.pinned(host)
+    host[:] = np.arange(N)
+    s = cuda.stream()
+    with locked:
+        d = cuda.to_device(host, stream=s)
+        double_1d[BLOCKS, THREADS, s](d)
+        d.copy_to_host(host, stream=s)
+        s.synchronize()
+    np.testing.assert_array_equal(host, np.arange(N) * 2.0)
+
+
+# --- streams and events -------------------------------------------------------------------------
+
+
+def spins_on(streams, iterations):
+    """Milliseconds from a start event to the end of the last of one `spin`
+    kernel per stream, all queued after the start."""
+    outs = [cuda.device_array(1) for _ in streams]
+    start = cuda.event()
+    start.record(streams[0])
+    for s in streams[1:]:
+        start.wait(s)
+    for s, out in zip(streams, outs):
+        spin[1, 1, s](out, iterations)
+    ends = []
+    for s in streams:
+        end = cuda.event()
+        end.record(s)
+        ends.append(end)
+    for end in ends:
+        end.synchronize()
+    for out in outs:
+        assert out.copy_to_host()[0] == 2.0
+    return max(start.elapsed_time(end) for end in ends)
+
+
+def test_kernels_on_two_streams_overlap(spin_iterations):
+    one = spins_on([cuda.stream()], spin_iterations)
+    two = spins_on([cuda.stream(), cuda.stream()], spin_iterations)
+    assert two < 1.7 * one, f"two streams took {two:.1f} ms, one stream alone {one:.1f} ms"
+
+
+def test_events_time_a_kernel(spin_iterations):
+    s = cuda.stream()
+    out = cuda.device_array(1)
+    ms = timed_ms(s, lambda: spin[1, 1, s](out, spin_iterations // 4))
+    assert ms > 0
+    assert out.copy_to_host()[0] == 2.0
+
+
+# --- launch configurations and arguments the GPU refuses ------------------------------------------
+
+
+@pytest.mark.parametrize("blockdim", [(1025,), (32, 33), (1, 1, 65)], ids=str)
+def test_a_block_beyond_the_thread_limit_is_a_value_error_naming_1024(blockdim):
+    d = cuda.device_array(4)
+    with pytest.raises(ValueError, match=r"exceeds CUDA's limits: at most 1024 threads per block"):
+        double_1d[1, blockdim](d)
+
+
+def test_more_shared_memory_than_a_block_has_is_a_value_error_naming_the_limit():
+    d = cuda.device_array(4)
+    with pytest.raises(ValueError, match=r"dynamic shared memory of 1000000000 bytes exceeds "
+                                         r"the limit of \d+ bytes per block on device ") as info:
+        double_1d[1, 4, 0, 10**9](d)
+    limit = int(re.search(r"the limit of (\d+) bytes", str(info.value)).group(1))
+    assert 48 * 1024 <= limit < 10**9
+
+
+def test_a_device_array_of_the_cpu_device_in_a_gpu_launch_names_both_devices(on_the_gpu):
+    _core.set_current_device(_core.cpu_device())
+    try:
+        on_cpu = cuda.to_device(np.zeros(4))
+    finally:
+        _core.set_current_device(on_the_gpu)
+    assert on_cpu.device.kind == "cpu"
+    with pytest.raises(ValueError) as info:
+        double_1d[1, 4](on_cpu)
+    message = str(info.value)
+    assert "argument 0 is on device cpu 0" in message, message
+    assert f"but the kernel launches on {on_the_gpu.name} {on_the_gpu.id}" in message, message
+
+
+# --- driver errors -----------------------------------------------------------------------------
+
+
+def test_an_allocation_larger_than_the_gpu_raises_cuda_driver_error_naming_the_result():
+    nbytes = 1 << 44  # 16 TiB
+    with pytest.raises(cuda.CudaDriverError,
+                       match=rf"cuMemAlloc\({nbytes} bytes\) failed: CUDA_ERROR_OUT_OF_MEMORY"):
+        cuda.device_array(nbytes // 8, dtype=np.float64)
+    d = cuda.to_device(np.arange(8.0))  # the context is still usable
+    double_1d[1, 8](d)
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(8.0) * 2.0)
+
+
+def test_elapsed_time_before_the_end_event_completes_raises_not_ready(spin_iterations):
+    s = cuda.stream()
+    out = cuda.device_array(1)
+    start, end = cuda.event(), cuda.event()
+    start.record(s)
+    spin[1, 1, s](out, spin_iterations)
+    end.record(s)
+    with pytest.raises(cuda.CudaDriverError,
+                       match=r"cuEventElapsedTime failed: CUDA_ERROR_NOT_READY"):
+        start.elapsed_time(end)
+    end.synchronize()
+    assert start.elapsed_time(end) > 0
