@@ -13,11 +13,8 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
-import linecache
 import math
-import re
 import sys
-import textwrap
 from dataclasses import dataclass
 from types import FunctionType, ModuleType
 from typing import Any, Callable, Union
@@ -27,6 +24,8 @@ import numpy as np
 from . import intrinsics
 from . import types as cjtypes
 from .errors import CompileError
+from .kernel_ir import IRNode, ir_identifier, mangle, render, string_atom
+from .source import BoundNames, read_function
 
 __all__ = ["build_module"]
 
@@ -67,50 +66,6 @@ UNSUPPORTED_SYNTAX = {
     "NamedExpr": "assignment expressions (:=)", "Starred": "starred expressions (*x)",
     "Slice": "slices",
 }
-
-
-# ---------------------------------------------------------------------------
-# IR nodes and their text
-
-class IRNode:
-    """One S-expression ``(HEAD@LINE:COL child ...)``; children are nodes or atoms."""
-
-    __slots__ = ("head", "loc", "children")
-
-    def __init__(self, head: str, loc: tuple[int, int] | None, *children: Union["IRNode", str]):
-        self.head = head
-        self.loc = loc
-        self.children = children
-
-
-# How many leading children stay on the head's line; the rest (statements and
-# blocks) go on lines of their own. Newlines mean nothing to the parser.
-_INLINE_CHILDREN = {"module": 1, "func": 2, "block": 0, "if": 1, "while": 1, "for": 4}
-
-
-def render(node: IRNode | str, depth: int = 0) -> str:
-    if isinstance(node, str):
-        return node
-    text = node.head if node.loc is None else f"{node.head}@{node.loc[0]}:{node.loc[1]}"
-    parts = ["(" + text]
-    inline = _INLINE_CHILDREN.get(node.head, len(node.children))
-    for position, child in enumerate(node.children):
-        separator = " " if position < inline else "\n" + " " * (depth + 1)
-        parts.append(separator + render(child, depth + 1))
-    return "".join(parts) + ")"
-
-
-def _string_atom(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _ir_identifier(name: str) -> str:
-    """IR symbols are ASCII; spell other characters of Python identifiers out."""
-    return "".join(c if c.isascii() else f"_u{ord(c):04x}_" for c in name)
-
-
-def _mangle(qualname: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_]", "_", _ir_identifier(qualname))
 
 
 # ---------------------------------------------------------------------------
@@ -207,97 +162,6 @@ def _module_kind(module: ModuleType) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Reading a function's source
-
-@dataclass
-class _FunctionSource:
-    funcdef: ast.FunctionDef
-    filename: str
-    col_shift: int  # the indentation textwrap.dedent removed, added back to columns
-
-
-# Parsed functions by (file, first line, name), valid while linecache holds the same
-# lines for the file: re-reading and re-parsing a source is most of a warm compile.
-_SOURCE_CACHE: dict[tuple[str, int, str], tuple[list[str], _FunctionSource]] = {}
-
-
-def _read_function(pyfunc: FunctionType) -> _FunctionSource:
-    code = pyfunc.__code__
-    key = (code.co_filename, code.co_firstlineno, code.co_name)
-    lines = linecache.getlines(code.co_filename)
-    cached = _SOURCE_CACHE.get(key)
-    if cached is not None and cached[0] is lines and lines:
-        return cached[1]
-    source = _parse_function(pyfunc)
-    if lines:
-        _SOURCE_CACHE[key] = (lines, source)
-    return source
-
-
-def _parse_function(pyfunc: FunctionType) -> _FunctionSource:
-    code = pyfunc.__code__
-    filename = code.co_filename
-    if pyfunc.__name__ == "<lambda>":
-        raise CompileError("lambda functions cannot be compiled; define the function with def",
-                           filename, code.co_firstlineno, 0)
-    try:
-        lines, first_line = inspect.getsourcelines(pyfunc)
-    except (OSError, TypeError) as exc:
-        raise CompileError(
-            f"cannot read the source of '{pyfunc.__qualname__}' ({exc}); cudajit compiles "
-            "functions defined in a source file", filename, code.co_firstlineno, 0) from None
-    source = "".join(lines)
-    dedented = textwrap.dedent(source)
-    col_shift = len(lines[0]) - len(dedented.splitlines(keepends=True)[0])
-    try:
-        tree = ast.parse(dedented, filename=filename)
-    except SyntaxError as exc:
-        raise CompileError(f"cannot parse the source of '{pyfunc.__qualname__}': {exc.msg}",
-                           filename, (exc.lineno or 1) + first_line - 1,
-                           max((exc.offset or 1) - 1, 0) + col_shift) from None
-    ast.increment_lineno(tree, first_line - 1)
-    funcdef = tree.body[0] if tree.body else None
-    if not isinstance(funcdef, ast.FunctionDef) or funcdef.name != code.co_name:
-        what = "async functions" if isinstance(funcdef, ast.AsyncFunctionDef) else "this function"
-        raise CompileError(f"cannot compile {what}: '{pyfunc.__qualname__}' is not a plain def",
-                           filename, first_line, col_shift)
-    return _FunctionSource(funcdef, filename, col_shift)
-
-
-class _BoundNames(ast.NodeVisitor):
-    """Names bound anywhere in a function body: Python's rule for locals."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if not isinstance(node.ctx, ast.Load):
-            self.names.add(node.id)
-
-    def visit_FunctionDef(self, node: ast.AST) -> None:
-        self.names.add(node.name)  # the name is bound here; its body is another scope
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
-
-    def visit_Lambda(self, node: ast.AST) -> None:
-        pass  # own scope
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda
-
-    def visit_Import(self, node: ast.Import | ast.ImportFrom) -> None:
-        for alias in node.names:
-            if alias.name != "*":
-                self.names.add(alias.asname or alias.name.split(".")[0])
-
-    visit_ImportFrom = visit_Import
-
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.name:
-            self.names.add(node.name)
-        self.generic_visit(node)
-
-
-# ---------------------------------------------------------------------------
 # One function -> (func@ ...)
 
 class _FunctionTranslator:
@@ -305,7 +169,7 @@ class _FunctionTranslator:
         self.pyfunc = pyfunc
         self.ir_name = ir_name
         self.module = module
-        source = _read_function(pyfunc)
+        source = read_function(pyfunc)
         self.funcdef = source.funcdef
         self.filename = source.filename
         self.col_shift = source.col_shift
@@ -315,7 +179,7 @@ class _FunctionTranslator:
         self.builtins = vars(module_builtins) if isinstance(module_builtins, ModuleType) \
             else module_builtins
         self.params = self._parameters()
-        collector = _BoundNames()
+        collector = BoundNames()
         for stmt in self.funcdef.body:
             collector.visit(stmt)
         self.locals = set(self.params) | collector.names
@@ -352,11 +216,11 @@ class _FunctionTranslator:
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
             body = body[1:]  # the docstring
-        params = IRNode("params", None, *(_ir_identifier(p) for p in self.params))
+        params = IRNode("params", None, *(ir_identifier(p) for p in self.params))
         # A device function from another file names its own, for the compiler's errors.
         header = self.ir_name
         if self.filename != self.module.entry.__code__.co_filename:
-            header += " " + _string_atom(self.filename)
+            header += " " + string_atom(self.filename)
         return IRNode("func", self._loc(self.funcdef), header, params,
                       *self._statements(body))
 
@@ -411,7 +275,7 @@ class _FunctionTranslator:
 
     def _target(self, node: ast.expr) -> IRNode:
         if isinstance(node, ast.Name):
-            return IRNode("name", self._loc(node), _ir_identifier(node.id))
+            return IRNode("name", self._loc(node), ir_identifier(node.id))
         if isinstance(node, ast.Subscript):
             return self._expr_Subscript(node)
         if isinstance(node, (ast.Tuple, ast.List)):
@@ -589,7 +453,7 @@ class _FunctionTranslator:
         """A name or attribute chain as IR (a value) or as a compile-time entity."""
         if isinstance(node, ast.Name):
             if node.id in self.locals:
-                return IRNode("name", self._loc(node), _ir_identifier(node.id))
+                return IRNode("name", self._loc(node), ir_identifier(node.id))
             value = self._lookup(node.id, _MISSING)
             if value is _MISSING:
                 if node.id in self.closure:
@@ -802,7 +666,7 @@ class _FunctionTranslator:
 class _ModuleBuilder:
     def __init__(self, entry: FunctionType):
         self.entry = entry
-        entry_name = _ir_identifier(entry.__name__)
+        entry_name = ir_identifier(entry.__name__)
         self.names: dict[FunctionType, str] = {entry: entry_name}
         self.used_names = {entry_name}
         self.pending: list[FunctionType] = [entry]
@@ -815,7 +679,7 @@ class _ModuleBuilder:
             name = ""
             while not name or name in self.used_names:
                 self.counter += 1
-                name = f"{_mangle(pyfunc.__qualname__)}_{self.counter}"
+                name = f"{mangle(pyfunc.__qualname__)}_{self.counter}"
             self.names[pyfunc] = name
             self.used_names.add(name)
             self.pending.append(pyfunc)
@@ -826,7 +690,7 @@ class _ModuleBuilder:
         while self.pending:  # grows while translating: calls queue their callees
             pyfunc = self.pending.pop(0)
             functions.append(_FunctionTranslator(pyfunc, self.names[pyfunc], self).translate())
-        module = IRNode("module", None, _string_atom(self.entry.__code__.co_filename),
+        module = IRNode("module", None, string_atom(self.entry.__code__.co_filename),
                         *functions)
         return render(module) + "\n"
 

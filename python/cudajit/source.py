@@ -1,0 +1,103 @@
+"""Reading a kernel's source: the function's ``ast`` with absolute positions
+(never bytecode), cached per file, and the names a function binds."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import textwrap
+from dataclasses import dataclass
+from types import FunctionType
+
+from .errors import CompileError
+
+__all__ = ["FunctionSource", "read_function", "BoundNames"]
+
+
+@dataclass
+class FunctionSource:
+    funcdef: ast.FunctionDef
+    filename: str
+    col_shift: int  # the indentation textwrap.dedent removed, added back to columns
+
+
+# Parsed functions by (file, first line, name), valid while linecache holds the same
+# lines for the file: re-reading and re-parsing a source is most of a warm compile.
+_SOURCE_CACHE: dict[tuple[str, int, str], tuple[list[str], FunctionSource]] = {}
+
+
+def read_function(pyfunc: FunctionType) -> FunctionSource:
+    code = pyfunc.__code__
+    key = (code.co_filename, code.co_firstlineno, code.co_name)
+    lines = linecache.getlines(code.co_filename)
+    cached = _SOURCE_CACHE.get(key)
+    if cached is not None and cached[0] is lines and lines:
+        return cached[1]
+    source = _parse_function(pyfunc)
+    if lines:
+        _SOURCE_CACHE[key] = (lines, source)
+    return source
+
+
+def _parse_function(pyfunc: FunctionType) -> FunctionSource:
+    code = pyfunc.__code__
+    filename = code.co_filename
+    if pyfunc.__name__ == "<lambda>":
+        raise CompileError("lambda functions cannot be compiled; define the function with def",
+                           filename, code.co_firstlineno, 0)
+    try:
+        lines, first_line = inspect.getsourcelines(pyfunc)
+    except (OSError, TypeError) as exc:
+        raise CompileError(
+            f"cannot read the source of '{pyfunc.__qualname__}' ({exc}); cudajit compiles "
+            "functions defined in a source file", filename, code.co_firstlineno, 0) from None
+    source = "".join(lines)
+    dedented = textwrap.dedent(source)
+    col_shift = len(lines[0]) - len(dedented.splitlines(keepends=True)[0])
+    try:
+        tree = ast.parse(dedented, filename=filename)
+    except SyntaxError as exc:
+        raise CompileError(f"cannot parse the source of '{pyfunc.__qualname__}': {exc.msg}",
+                           filename, (exc.lineno or 1) + first_line - 1,
+                           max((exc.offset or 1) - 1, 0) + col_shift) from None
+    ast.increment_lineno(tree, first_line - 1)
+    funcdef = tree.body[0] if tree.body else None
+    if not isinstance(funcdef, ast.FunctionDef) or funcdef.name != code.co_name:
+        what = "async functions" if isinstance(funcdef, ast.AsyncFunctionDef) else "this function"
+        raise CompileError(f"cannot compile {what}: '{pyfunc.__qualname__}' is not a plain def",
+                           filename, first_line, col_shift)
+    return FunctionSource(funcdef, filename, col_shift)
+
+
+class BoundNames(ast.NodeVisitor):
+    """Names bound anywhere in a function body: Python's rule for locals."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if not isinstance(node.ctx, ast.Load):
+            self.names.add(node.id)
+
+    def visit_FunctionDef(self, node: ast.AST) -> None:
+        self.names.add(node.name)  # the name is bound here; its body is another scope
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def visit_Lambda(self, node: ast.AST) -> None:
+        pass  # own scope
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda
+
+    def visit_Import(self, node: ast.Import | ast.ImportFrom) -> None:
+        for alias in node.names:
+            if alias.name != "*":
+                self.names.add(alias.asname or alias.name.split(".")[0])
+
+    visit_ImportFrom = visit_Import
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.names.add(node.name)
+        self.generic_visit(node)
