@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 from . import _core, frontend
@@ -9,6 +10,15 @@ from .dispatcher import DeviceFunction, Dispatcher, cc_number, return_type_from_
 from .types import Signature, Type, parse_signature
 
 __all__ = ["jit", "compile_ptx"]
+
+# Numba's options that cudajit accepts, with the values that are what it does anyway.
+_ACCEPTED_WITHOUT_EFFECT: dict[str, tuple[Any, ...]] = {
+    "cache": (False,),  # no on-disk cache yet
+    "inline": (False, "never"),
+    "opt": (True,),
+    "link": ((), [], None),  # no linking of external CUDA sources yet
+    "max_registers": (None,),
+}
 
 
 def _is_signature(value: Any) -> bool:
@@ -27,10 +37,15 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     ``debug`` are accepted as in Numba (``fastmath`` enables fast-math flags
     and flush-to-zero).
     """
-    unknown = set(options) - {"cache", "inline", "opt", "link", "max_registers"}
+    unknown = set(options) - set(_ACCEPTED_WITHOUT_EFFECT)
     if unknown:
         raise TypeError(f"jit() got unexpected options {sorted(unknown)}; expected device, "
                         "fastmath, lineinfo, debug")
+    # Numba programs pass these; say that they change nothing here rather than pretend.
+    ignored = sorted(k for k, v in options.items() if v not in _ACCEPTED_WITHOUT_EFFECT[k])
+    if ignored:
+        warnings.warn(f"jit(): {', '.join(f'{k}={options[k]!r}' for k in ignored)} has no effect "
+                      "in cudajit yet", UserWarning, stacklevel=2)
 
     def decorate(pyfunc: Callable[..., Any], signatures: list[Any]) -> Any:
         if device:

@@ -740,3 +740,19 @@ def test_an_error_in_a_device_function_of_another_file_names_that_file():
     assert info.value.filename.endswith("device_functions_elsewhere.py")
     assert "too many indices" in str(info.value)
     assert "return a[0, 0]" in str(info.value)
+
+
+@pytest.mark.parametrize("option", [{"cache": True}, {"link": ["kernels.cu"]},
+                                    {"max_registers": 32}], ids=lambda o: next(iter(o)))
+def test_numba_options_without_effect_say_so(option):
+    with pytest.warns(UserWarning, match=f"{next(iter(option))}=.* has no effect in cudajit"):
+        cuda.jit(**option)(lambda_free_kernel)
+
+
+def test_numba_options_at_their_defaults_are_silent(recwarn):
+    cuda.jit(cache=False, opt=True, max_registers=None)(lambda_free_kernel)
+    assert not [w for w in recwarn if "no effect" in str(w.message)]
+
+
+def lambda_free_kernel(a):
+    a[0] = 1
