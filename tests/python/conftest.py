@@ -35,6 +35,20 @@ def _cuda_unavailable_reason():
     return "no GPU or no CUDA driver on this machine"
 
 
+@pytest.fixture
+def restore_interop_config():
+    """The test leaves cudajit.config's synchronisation settings as it found them."""
+    import cudajit
+
+    saved = (cudajit.config.CUDA_ARRAY_INTERFACE_SYNC,
+             cudajit.config.CUDA_ARRAY_INTERFACE_SYNC_MODE)
+    try:
+        yield
+    finally:
+        cudajit.config.CUDA_ARRAY_INTERFACE_SYNC = saved[0]
+        cudajit.config.CUDA_ARRAY_INTERFACE_SYNC_MODE = saved[1]
+
+
 @pytest.fixture(scope="module")
 def on_cpu_device():
     """Makes the cpu device current for a whole module (tests about host memory

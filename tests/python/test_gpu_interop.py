@@ -35,7 +35,9 @@ if not cuda.is_available():
     pytest.skip("needs a CUDA GPU: " + _core.cuda_unavailable_reason(), allow_module_level=True)
 
 from conftest import cover, dtype_id, random_array  # noqa: E402
-from interop_producers import DlpackOnly, capsule_name  # noqa: E402
+from interop_producers import DlpackOnly, capsule_name, copy_1d  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("restore_interop_config")
 
 N = 4096
 THREADS = 256
@@ -44,13 +46,6 @@ SPIN_SECONDS = 0.25
 SHAPE = (33, 17)
 BLOCK_2D = (8, 8)
 DTYPES = [np.float32, np.float64, np.int32, np.complex64]
-
-
-@cuda.jit
-def copy_1d(x, out):
-    i = cuda.grid(1)
-    if i < x.shape[0]:
-        out[i] = x[i]
 
 
 @cuda.jit
@@ -86,16 +81,6 @@ def on_the_gpu():
     assert _core.current_device().kind == "cuda"
     yield
     _core.set_current_device(previous)
-
-
-@pytest.fixture(autouse=True)
-def restore_interop_config():
-    saved = (cuda.config.CUDA_ARRAY_INTERFACE_SYNC, cuda.config.CUDA_ARRAY_INTERFACE_SYNC_MODE)
-    try:
-        yield
-    finally:
-        cuda.config.CUDA_ARRAY_INTERFACE_SYNC = saved[0]
-        cuda.config.CUDA_ARRAY_INTERFACE_SYNC_MODE = saved[1]
 
 
 @pytest.fixture(scope="module")

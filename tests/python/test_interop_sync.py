@@ -34,23 +34,12 @@ from interop_producers import (
 
 # the producer puts host memory behind __cuda_array_interface__:
 # they run on the cpu device, also where a GPU is present.
-pytestmark = pytest.mark.usefixtures("on_cpu_device")
+pytestmark = pytest.mark.usefixtures("on_cpu_device", "restore_interop_config")
 
 SPIN_SECONDS = 0.4
 N = 16
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(cuda.__file__)))
-
-
-@pytest.fixture(autouse=True)
-def restore_interop_config():
-    """Every test leaves cudajit.config as it found it."""
-    saved = (cuda.config.CUDA_ARRAY_INTERFACE_SYNC, cuda.config.CUDA_ARRAY_INTERFACE_SYNC_MODE)
-    try:
-        yield
-    finally:
-        cuda.config.CUDA_ARRAY_INTERFACE_SYNC = saved[0]
-        cuda.config.CUDA_ARRAY_INTERFACE_SYNC_MODE = saved[1]
 
 
 @pytest.fixture(scope="module")
