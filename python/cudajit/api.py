@@ -14,7 +14,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from . import _core
-from .devicearray import DeviceNDArray
+from .devicearray import DeviceNDArray, contiguous_strides, is_default_stream
 
 __all__ = [
     "to_device", "device_array", "device_array_like", "pinned_array", "mapped_array",
@@ -177,18 +177,6 @@ def _as_shape(shape: Any) -> tuple[int, ...]:
     return dims
 
 
-def _contiguous_strides(shape: tuple[int, ...], itemsize: int, order: str) -> tuple[int, ...]:
-    if order not in ("C", "F"):
-        raise ValueError(f"order must be 'C' or 'F', got {order!r}")
-    strides = [0] * len(shape)
-    step = itemsize
-    dims = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
-    for d in dims:
-        strides[d] = step
-        step *= max(shape[d], 1)
-    return tuple(strides)
-
-
 def _supported_dtype(dtype: Any) -> np.dtype:
     dt = np.dtype(dtype)
     if dt.kind not in "biufc" or dt.byteorder == ">":
@@ -197,20 +185,15 @@ def _supported_dtype(dtype: Any) -> np.dtype:
     return dt
 
 
-def _is_default(stream: Any) -> bool:
-    """0 and None name no stream in particular (Numba's convention)."""
-    return stream is None or (isinstance(stream, int) and stream == 0)
-
-
 def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
                  stream: Any = 0) -> DeviceNDArray:
     """An uninitialised array in device memory."""
     dims = _as_shape(shape)
     dt = _supported_dtype(dtype)
     if strides is None:
-        strides = _contiguous_strides(dims, dt.itemsize, order)
+        strides = contiguous_strides(dims, dt.itemsize, order)
     core = _core.allocate_array(_core.current_device(), list(dims), [int(s) for s in strides],
-                                dt.name, None if _is_default(stream) else stream)
+                                dt.name, None if is_default_stream(stream) else stream)
     return DeviceNDArray(core)
 
 
@@ -250,7 +233,7 @@ def _host_array(kind: str, shape: Any, dtype: Any, strides: Any, order: str) -> 
     dims = _as_shape(shape)
     dt = _supported_dtype(dtype)
     if strides is None:
-        strides = _contiguous_strides(dims, dt.itemsize, order)
+        strides = contiguous_strides(dims, dt.itemsize, order)
     nbytes = max(1, int(np.prod(dims, dtype=np.int64)) * dt.itemsize)
     memory = _core.allocate_host(_core.current_device(), nbytes, kind)
     return np.ndarray(dims, dtype=dt, buffer=memory, strides=strides)

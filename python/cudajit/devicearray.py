@@ -27,8 +27,23 @@ def _numpy_view(shape: tuple, strides: tuple, dtype: np.dtype) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(base, shape=shape, strides=strides)
 
 
-def _is_synchronous(stream: Any) -> bool:
+def is_default_stream(stream: Any) -> bool:
+    """0 and None name no stream in particular (Numba's convention): synchronous
+    copies, and arrays with no default stream of their own."""
     return stream is None or (isinstance(stream, int) and stream == 0)
+
+
+def contiguous_strides(shape: tuple[int, ...], itemsize: int, order: str) -> tuple[int, ...]:
+    """Byte strides of a C- or F-contiguous array of this shape."""
+    if order not in ("C", "F"):
+        raise ValueError(f"order must be 'C' or 'F', got {order!r}")
+    strides = [0] * len(shape)
+    step = itemsize
+    dims = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
+    for d in dims:
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
 
 
 class DeviceNDArray(_core.DeviceArray):
@@ -116,8 +131,8 @@ class DeviceNDArray(_core.DeviceArray):
             if ary.shape != self.shape:
                 raise ValueError(f"copy_to_host: the host array has shape {ary.shape}, the "
                                  f"device array {self.shape}")
-        super().copy_to_host(raw, None if _is_synchronous(stream) else stream)
-        if _is_synchronous(stream) or (ary is not None and not direct):
+        super().copy_to_host(raw, None if is_default_stream(stream) else stream)
+        if is_default_stream(stream) or (ary is not None and not direct):
             self._synchronize(stream)
         if direct:
             return ary
@@ -129,7 +144,7 @@ class DeviceNDArray(_core.DeviceArray):
 
     def copy_to_device(self, ary: Any, stream: Any = 0) -> None:
         """Copy ``ary`` (a host array, or a device array of the same shape) into this array."""
-        s = None if _is_synchronous(stream) else stream
+        s = None if is_default_stream(stream) else stream
         if isinstance(ary, _core.DeviceArray):
             if ary.shape != self.shape or ary.strides != self.strides:
                 raise ValueError(f"copy_to_device: source shape/strides {ary.shape}/"
@@ -147,11 +162,11 @@ class DeviceNDArray(_core.DeviceArray):
                 self._synchronize(stream)
             self._host_buffer_view(raw)[...] = host
             self.copy_from_host(raw, s)
-        if _is_synchronous(stream):
+        if is_default_stream(stream):
             self._synchronize(stream)
 
     def _synchronize(self, stream: Any) -> None:
-        if _is_synchronous(stream):
+        if is_default_stream(stream):
             own = super().stream
             (own if own is not None else _core.resolve_stream(0)).synchronize()
         else:
@@ -205,14 +220,8 @@ class DeviceNDArray(_core.DeviceArray):
             sizes[unknown[0]] = self.size // known
         if int(np.prod(sizes, dtype=np.int64)) != self.size:
             raise ValueError(f"cannot reshape array of size {self.size} into shape {tuple(sizes)}")
-        itemsize = self.dtype.itemsize
-        strides = [0] * len(sizes)
-        step = itemsize
-        dims = range(len(sizes) - 1, -1, -1) if order == "C" else range(len(sizes))
-        for d in dims:
-            strides[d] = step
-            step *= sizes[d]
-        return self._view(0, tuple(sizes), tuple(strides))
+        return self._view(0, tuple(sizes), contiguous_strides(tuple(sizes), self.dtype.itemsize,
+                                                              order))
 
     def ravel(self, order: str = "C") -> "DeviceNDArray":
         """A 1-d view; the array must be contiguous in ``order``."""

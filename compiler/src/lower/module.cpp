@@ -180,7 +180,6 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
   llvm::Value* dims = entry->getArg(1);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", entry));
 
-  auto flat = flat_param_types(m, f.arg_types);
   auto args = unflatten_args(m, b, f.arg_types, [&](int i, llvm::Type* t) {
     llvm::Value* slot = b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, params, i));
     return b.CreateLoad(t, slot);

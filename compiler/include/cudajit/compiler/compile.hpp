@@ -36,7 +36,7 @@ struct ParamLayout {
 
 struct PtxArtifact {
   std::string ptx;
-  std::string llvm_ir;      // optimised? no: as lowered, before O3
+  std::string llvm_ir;      // as lowered, before optimisation
   std::string entry_name;   // the .entry (or .func for device functions)
   Type return_type;
   std::vector<ParamLayout> params;
