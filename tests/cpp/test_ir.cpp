@@ -9,6 +9,7 @@
 
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/compiler/ir.hpp"
+#include "samples.hpp"
 
 using cudajit::IrSyntaxError;
 using namespace cudajit::ir;
@@ -296,15 +297,7 @@ TEST_CASE("printing then parsing gives the same tree, for every node kind", "[ir
 }
 
 TEST_CASE("the saxpy example of docs/kernel-ir.md round-trips", "[ir]") {
-  const char* saxpy = R"((module "examples/saxpy.py"
- (func@2:0 saxpy (params a x y out)
-  (assign@3:4 (name@3:4 i) (call@3:8 cuda.grid (int@3:18 1)))
-  (if@4:4 (compare@4:7 (name@4:7 i) < (attr@4:11 (name@4:11 out) size))
-   (block@5:8 (assign@5:8 (subscript@5:8 (name@5:8 out) (name@5:12 i))
-     (binop@5:17 + (binop@5:17 * (name@5:17 a) (subscript@5:21 (name@5:21 x) (name@5:23 i)))
-                   (subscript@5:28 (name@5:28 y) (name@5:30 i)))))
-   (block@4:4))))
-)";
+  const char* saxpy = cudajit::testing::kSaxpyIr;
   Module first = parse_module(saxpy);
   Module second = parse_module(print_module(first));
   CHECK(same_module(first, second));

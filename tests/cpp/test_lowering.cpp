@@ -25,6 +25,9 @@
 #include "cudajit/compiler/target.hpp"
 #include "cudajit/compiler/types.hpp"
 #include "ptxas.hpp"
+#include "samples.hpp"
+
+using cudajit::testing::kSaxpyIr;
 
 using cudajit::CompileOptions;
 using cudajit::Program;
@@ -134,15 +137,6 @@ std::string two_results(const std::string& op1, const std::string& op2) {
                                       " " + element("b") + "))");
 }
 
-const char* const kSaxpy = R"((module "examples/saxpy.py"
- (func@2:0 saxpy (params a x y out)
-  (assign@3:4 (name@3:4 i) (call@3:8 cuda.grid (int@3:18 1)))
-  (if@4:4 (compare@4:7 (name@4:7 i) < (attr@4:11 (name@4:11 out) size))
-   (block@5:8 (assign@5:8 (subscript@5:8 (name@5:8 out) (name@5:12 i))
-     (binop@5:17 + (binop@5:17 * (name@5:17 a) (subscript@5:21 (name@5:21 x) (name@5:23 i)))
-                   (subscript@5:28 (name@5:28 y) (name@5:30 i)))))
-   (block@4:4))))
-)";
 
 std::vector<Type> saxpy_args() {
   Type v = T("array(float32, 1d, C)");
@@ -161,7 +155,7 @@ std::string math_kernel(const std::string& fn) {
 
 TEST_CASE("a kernel is a .entry named as the Python function", "[lowering]") {
   if (libdevice_missing()) return;
-  cudajit::PtxArtifact a = Program(kSaxpy).compile_ptx(saxpy_args(), false, cc(80));
+  cudajit::PtxArtifact a = Program(kSaxpyIr).compile_ptx(saxpy_args(), false, cc(80));
   CHECK(a.entry_name == "saxpy");
   CHECK_THAT(a.ptx, Contains(".entry saxpy("));
   CHECK(a.return_type == Type::none());
@@ -169,7 +163,7 @@ TEST_CASE("a kernel is a .entry named as the Python function", "[lowering]") {
 
 TEST_CASE("PTX for sm_80 is ISA 7.0 and for sm_90 ISA 7.8", "[lowering]") {
   if (libdevice_missing()) return;
-  Program program(kSaxpy);
+  Program program(kSaxpyIr);
   std::string sm80 = program.compile_ptx(saxpy_args(), false, cc(80)).ptx;
   CHECK_THAT(sm80, Contains(".version 7.0"));
   CHECK_THAT(sm80, Contains(".target sm_80"));
@@ -231,7 +225,7 @@ TEST_CASE("ptxas accepts the PTX of kernels for sm_80 and sm_90", "[lowering][pt
     bool device;
   };
   std::vector<Case> cases = {
-      {"saxpy", kSaxpy, saxpy_args(), false},
+      {"saxpy", kSaxpyIr, saxpy_args(), false},
       {"math.sin float32", math_kernel("sin"), {T("array(float32, 1d, C)"), T("array(float32, 1d, C)")}, false},
       {"math.lgamma float64", math_kernel("lgamma"), {T("array(float64, 1d, C)"), T("array(float64, 1d, C)")}, false},
       {"complex power",
@@ -259,7 +253,7 @@ TEST_CASE("ptxas accepts the PTX of kernels for sm_80 and sm_90", "[lowering][pt
 
 TEST_CASE("a kernel without math links no libdevice function", "[lowering]") {
   if (libdevice_missing()) return;
-  cudajit::PtxArtifact art = Program(kSaxpy).compile_ptx(saxpy_args(), false, cc(80));
+  cudajit::PtxArtifact art = Program(kSaxpyIr).compile_ptx(saxpy_args(), false, cc(80));
   CHECK_THAT(art.llvm_ir, !Contains("__nv_"));
   CHECK_THAT(art.ptx, !Contains("__nv_"));
   CHECK_THAT(art.ptx, !Contains("__internal"));
@@ -331,7 +325,7 @@ TEST_CASE("saxpy on the host computes a*x + y", "[lowering]") {
   std::vector<float> x = {1, 2, 3, 4, 5}, y = {10, 20, 30, 40, 50}, out(5, 0);
   Params p;
   p.scalar(2.0F).array(x).array(y).array(out);
-  run_host(kSaxpy, saxpy_args(), p, {{2, 1, 1}, {4, 1, 1}});
+  run_host(kSaxpyIr, saxpy_args(), p, {{2, 1, 1}, {4, 1, 1}});
   CHECK(out == std::vector<float>{12, 24, 36, 48, 60});
 }
 
