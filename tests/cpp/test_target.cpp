@@ -53,6 +53,36 @@ std::unique_ptr<llvm::Module> make_math_kernel(llvm::LLVMContext& context,
   return module;
 }
 
+// kernel void k(T* out, T x, T y): out[0] = f(x, y) for each (f, T) of `calls`,
+// out[i] for the i-th.
+std::unique_ptr<llvm::Module> make_binary_kernel(llvm::LLVMContext& context,
+                                                 const std::vector<std::string>& callees,
+                                                 bool f64 = false) {
+  auto module = std::make_unique<llvm::Module>("binary_kernel", context);
+  llvm::IRBuilder<> b(context);
+  llvm::Type* real = f64 ? b.getDoubleTy() : b.getFloatTy();
+  auto* type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), real, real}, false);
+  auto* kernel = llvm::Function::Create(type, llvm::Function::ExternalLinkage, "k", *module);
+  kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", kernel));
+  for (std::size_t i = 0; i < callees.size(); ++i) {
+    llvm::FunctionCallee callee =
+        module->getOrInsertFunction(callees[i], llvm::FunctionType::get(real, {real, real}, false));
+    b.CreateStore(b.CreateCall(callee, {kernel->getArg(1), kernel->getArg(2)}),
+                  b.CreateConstGEP1_64(real, kernel->getArg(0), i));
+  }
+  b.CreateRetVoid();
+  return module;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
 // A function whose only block has no terminator.
 std::unique_ptr<llvm::Module> make_invalid_module(llvm::LLVMContext& context,
                                                   const std::string& name) {
@@ -74,7 +104,6 @@ bool libdevice_missing() {
     return true;
   }
 }
-
 
 // The host entry signature: void entry(void** params, const LaunchDims*, i64, i64).
 // Writes out[0] = (double)callee_f32(x) and out[1] = callee_f64(y), where
@@ -177,6 +206,46 @@ TEST_CASE("fastmath flushes float denormals in libdevice code", "[target][nvptx]
       target::emit_ptx(make_math_kernel(context), {.cc = 80, .fastmath = true});
   CHECK_THAT(precise, !Contains(".ftz.f32"));
   CHECK_THAT(fast, Contains(".ftz.f32"));
+}
+
+TEST_CASE("libdevice gets nvcc's __CUDA_PREC_SQRT: a rounded square root unless fastmath",
+          "[target][nvptx]") {
+  if (libdevice_missing()) return;
+  // hypotf asks __nvvm_reflect("__CUDA_PREC_SQRT"), which LLVM's NVVMReflect
+  // (before LLVM 21) answers 0: the approximate square root.
+  llvm::LLVMContext context;
+  const std::string precise = target::emit_ptx(make_binary_kernel(context, {"__nv_hypotf"}), {});
+  const std::string fast =
+      target::emit_ptx(make_binary_kernel(context, {"__nv_hypotf"}), {.fastmath = true});
+  CHECK_THAT(precise, Contains("sqrt.rn.f32"));
+  CHECK_THAT(precise, !Contains("sqrt.approx"));
+  CHECK_THAT(fast, Contains("sqrt.approx.ftz.f32"));
+}
+
+TEST_CASE("libdevice helpers that two functions call are defined once", "[target][nvptx]") {
+  if (libdevice_missing()) return;
+  // Double sin and cos each call the noinline __internal_trig_reduction_slowpathd;
+  // each function is optimised apart, and their copies must merge when linked.
+  llvm::LLVMContext both_context;
+  auto module = std::make_unique<llvm::Module>("sin_cos", both_context);
+  llvm::IRBuilder<> b(both_context);
+  llvm::Type* f64 = b.getDoubleTy();
+  auto* type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), f64}, false);
+  auto* kernel = llvm::Function::Create(type, llvm::Function::ExternalLinkage, "k", *module);
+  kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  b.SetInsertPoint(llvm::BasicBlock::Create(both_context, "entry", kernel));
+  int slot = 0;
+  for (const char* name : {"__nv_sin", "__nv_cos"}) {
+    llvm::FunctionCallee callee =
+        module->getOrInsertFunction(name, llvm::FunctionType::get(f64, {f64}, false));
+    b.CreateStore(b.CreateCall(callee, {kernel->getArg(1)}),
+                  b.CreateConstGEP1_64(f64, kernel->getArg(0), slot++));
+  }
+  b.CreateRetVoid();
+  const std::string both = target::emit_ptx(std::move(module), {});
+  // A forward declaration and a definition, of one function.
+  CHECK(count(both, "__internal_trig_reduction_slowpathd(") == 1);  // the definition
+  CHECK(count(both, ".func ") == 2);  // its forward declaration and its definition
 }
 
 TEST_CASE("emit_ptx targets the requested sm", "[target][nvptx]") {

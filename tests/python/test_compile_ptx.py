@@ -145,6 +145,57 @@ def test_only_the_libdevice_functions_used_are_linked():
     assert len(ptx) < 200_000
 
 
+def sin_in_a_loop(x, out, n):
+    i = cuda.grid(1)
+    if i < x.size:
+        acc = x[i]
+        for _ in range(n):
+            acc = math.sin(acc) + x[i]
+        out[i] = acc
+
+
+def sin_and_cos(x, out_sin, out_cos):
+    i = cuda.grid(1)
+    if i < x.size:
+        out_sin[i] = math.sin(x[i])
+        out_cos[i] = math.cos(x[i])
+
+
+def hypot_f32(x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = math.hypot(x[i], y[i])
+
+
+# sinf's argument reduction multiplies by 2/pi (0f3F22F983): once per copy of its body.
+SINF_REDUCTION = "0f3F22F983"
+
+
+def test_a_loop_around_a_math_function_keeps_one_copy_of_its_body(check_ptx):
+    # libdevice bodies are inlined after the kernel is optimised; the loop,
+    # which looks small to the unroller before that, must not be unrolled
+    # into four copies of sinf.
+    ptx, _ = cuda.compile_ptx(sin_in_a_loop, (float32[::1], float32[::1], int32))
+    assert ptx.count(SINF_REDUCTION) == 1
+    check_ptx(ptx, (8, 0))
+
+
+def test_math_functions_outside_a_loop_are_inlined_each():
+    ptx, _ = cuda.compile_ptx(sin_and_cos, (float32[::1], float32[::1], float32[::1]))
+    assert ".func" not in ptx  # sinf and cosf are inlined: no calls
+    assert ptx.count(SINF_REDUCTION) == 2
+
+
+@pytest.mark.parametrize("fastmath", [False, True])
+def test_hypot_float32_rounds_its_square_root_unless_fastmath(fastmath):
+    ptx, _ = cuda.compile_ptx(hypot_f32, (float32[::1], float32[::1], float32[::1]),
+                              fastmath=fastmath)
+    if fastmath:
+        assert "sqrt.approx" in ptx
+    else:
+        assert "sqrt.rn.f32" in ptx and "sqrt.approx" not in ptx
+
+
 def test_compile_ptx_is_deterministic():
     first, _ = cuda.compile_ptx(pyfunc(saxpy), SAXPY_SIG)
     second, _ = cuda.compile_ptx(pyfunc(saxpy), SAXPY_SIG)

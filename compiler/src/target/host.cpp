@@ -63,6 +63,7 @@ class HostJit {
   HostJit() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    detail::apply_llvm_options_from_environment();
     auto builder = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "cannot detect host");
     builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
     optimizer_machine_ = unwrap(builder.createTargetMachine(), "cannot create host target");

@@ -8,12 +8,14 @@
 #include <llvm/Linker/Linker.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,13 +26,19 @@
 
 namespace cudajit::target {
 
+using detail::DiagnosticCapture;
+using detail::error_message;
+using detail::LibdeviceOptimizer;
+
 namespace {
 
 constexpr const char* kLibdeviceSuffix = "/nvvm/libdevice/libdevice.10.bc";
 
-// Distinct sets of libdevice functions whose bitcode is kept; past this,
-// new sets are extracted on every compile rather than cached.
-constexpr std::size_t kMaxCachedSubsets = 1024;
+// Optimised functions kept, over all configurations: libdevice has about
+// 500, and a program uses a few configurations (cc, fastmath).
+constexpr std::size_t kMaxCachedFunctions = 4096;
+// Sets of functions kept linked together (a few per kernel that uses math).
+constexpr std::size_t kMaxCachedSets = 1024;
 
 using Bitcode = llvm::SmallVector<char, 0>;
 
@@ -55,49 +63,177 @@ const llvm::MemoryBuffer& libdevice_file() {
   return *bitcode;
 }
 
-// Bitcode of the libdevice functions `names` and those they call. Parsing
-// libdevice (lazily) costs about 1 ms; parsing this subset a tenth of that.
-Bitcode extract_subset(const std::vector<std::string>& names) {
-  llvm::LLVMContext context;
+// The libdevice functions `names` and those they call, in one module of
+// `context`. Parsing libdevice (lazily) costs about 1 ms; the subset, a tenth.
+std::unique_ptr<llvm::Module> extract_subset(const std::vector<std::string>& names,
+                                             llvm::LLVMContext& context) {
   auto lazy = llvm::getLazyBitcodeModule(libdevice_file().getMemBufferRef(), context,
                                          /*ShouldLazyLoadMetadata=*/true);
   if (!lazy) {
     throw LlvmError("cannot parse libdevice (" + libdevice_path() +
-                    "): " + detail::error_message(lazy.takeError()));
+                    "): " + error_message(lazy.takeError()));
   }
   std::unique_ptr<llvm::Module> libdevice = std::move(*lazy);
   auto subset = std::make_unique<llvm::Module>("libdevice", context);
   subset->setTargetTriple(libdevice->getTargetTriple());
   subset->setDataLayout(libdevice->getDataLayout());
+  std::string unknown;
   for (const std::string& name : names) {
-    // Unknown names stay undefined in the kernel module and are reported there.
     if (const llvm::Function* function = libdevice->getFunction(name)) {
       subset->getOrInsertFunction(name, function->getFunctionType());
+    } else {
+      unknown += (unknown.empty() ? "" : ", ") + name;
     }
   }
-  detail::DiagnosticCapture diagnostics(context);
+  if (!unknown.empty()) throw LlvmError("libdevice has no function " + unknown);
+  DiagnosticCapture diagnostics(context);
   if (llvm::Linker::linkModules(*subset, std::move(libdevice), llvm::Linker::LinkOnlyNeeded)) {
     throw LlvmError("extracting functions from libdevice failed: " + diagnostics.errors());
   }
+  return subset;
+}
+
+using CacheKey = std::pair<std::string, std::string>;  // configuration, function(s)
+
+Bitcode write_bitcode(const llvm::Module& module) {
   Bitcode bitcode;
   llvm::raw_svector_ostream stream(bitcode);
-  llvm::WriteBitcodeToFile(*subset, stream);
+  llvm::WriteBitcodeToFile(module, stream);
   return bitcode;
 }
 
-// Subsets are cached per process, keyed by the sorted names: a program
-// calls the same few combinations of math functions again and again.
-std::shared_ptr<const Bitcode> subset_bitcode(const std::vector<std::string>& names) {
-  static std::mutex mutex;
-  static std::map<std::vector<std::string>, std::shared_ptr<const Bitcode>> cache;
-  {
-    std::lock_guard lock(mutex);
-    if (auto found = cache.find(names); found != cache.end()) return found->second;
+std::unique_ptr<llvm::Module> parse_bitcode(const Bitcode& bitcode, llvm::LLVMContext& context) {
+  const llvm::MemoryBufferRef buffer(llvm::StringRef(bitcode.data(), bitcode.size()), "libdevice");
+  auto parsed = llvm::parseBitcodeFile(buffer, context);
+  if (!parsed) {
+    throw LlvmError("cannot parse optimised libdevice functions: " +
+                    error_message(parsed.takeError()));
   }
-  auto bitcode = std::make_shared<const Bitcode>(extract_subset(names));  // unlocked: slow
-  std::lock_guard lock(mutex);
-  if (cache.size() < kMaxCachedSubsets) cache.emplace(names, bitcode);
-  return bitcode;
+  return std::move(*parsed);
+}
+
+// One module defining every function of `functions` (bitcode each).
+std::unique_ptr<llvm::Module> link_functions(
+    const std::vector<std::shared_ptr<const Bitcode>>& functions, llvm::LLVMContext& context) {
+  DiagnosticCapture diagnostics(context);
+  std::unique_ptr<llvm::Module> linked;
+  for (const auto& bitcode : functions) {
+    std::unique_ptr<llvm::Module> function = parse_bitcode(*bitcode, context);
+    if (!linked) {
+      linked = std::move(function);
+    } else if (llvm::Linker::linkModules(*linked, std::move(function))) {
+      throw LlvmError("linking libdevice functions failed: " + diagnostics.errors());
+    }
+  }
+  return linked;
+}
+
+// The globals `root` needs: itself, the functions it calls and the tables it
+// reads, directly or not.
+std::set<const llvm::GlobalValue*> needed_globals(const llvm::Function& root) {
+  std::set<const llvm::GlobalValue*> needed{&root};
+  std::vector<const llvm::GlobalValue*> pending{&root};
+  std::set<const llvm::Constant*> seen_constants;
+  // Operands, looking through constant expressions (a GEP into a table).
+  auto visit = [&](const llvm::Value* operand, auto& self) -> void {
+    if (const auto* global = llvm::dyn_cast<llvm::GlobalValue>(operand)) {
+      if (needed.insert(global).second) pending.push_back(global);
+    } else if (const auto* constant = llvm::dyn_cast<llvm::Constant>(operand)) {
+      if (!seen_constants.insert(constant).second) return;
+      for (const llvm::Value* inner : constant->operands()) self(inner, self);
+    }
+  };
+  while (!pending.empty()) {
+    const llvm::GlobalValue* global = pending.back();
+    pending.pop_back();
+    if (const auto* variable = llvm::dyn_cast<llvm::GlobalVariable>(global)) {
+      if (variable->hasInitializer()) visit(variable->getInitializer(), visit);
+    } else if (const auto* function = llvm::dyn_cast<llvm::Function>(global)) {
+      for (const llvm::BasicBlock& block : *function) {
+        for (const llvm::Instruction& instruction : block) {
+          for (const llvm::Value* operand : instruction.operands()) visit(operand, visit);
+        }
+      }
+    }
+  }
+  return needed;
+}
+
+struct OptimizedFunctions {
+  std::map<std::string, Bitcode> each;  // a function with what it needs
+  Bitcode all;                          // all of them in one module
+};
+
+// Optimises the functions `names` of `subset` (extract_subset's) in one run,
+// then clones each, with what it needs, into bitcode of its own. Everything
+// but `names` is made linkonce_odr under its libdevice name first: the copies
+// that two functions carry of a helper or a table merge when linked.
+OptimizedFunctions optimize_and_split(llvm::Module& subset, const std::vector<std::string>& names,
+                                      const llvm::Module& kernel_module,
+                                      const LibdeviceOptimizer& optimize) {
+  subset.setTargetTriple(kernel_module.getTargetTriple());
+  subset.setDataLayout(kernel_module.getDataLayout());
+  const std::set<std::string> exported(names.begin(), names.end());
+  for (llvm::GlobalValue& value : subset.global_values()) {
+    if (value.isDeclaration() || !value.hasName() || value.getName().starts_with("llvm.") ||
+        exported.contains(value.getName().str())) {
+      continue;
+    }
+    value.setLinkage(llvm::GlobalValue::LinkOnceODRLinkage);
+    value.setVisibility(llvm::GlobalValue::DefaultVisibility);
+  }
+  optimize(subset);
+  OptimizedFunctions out{.each = {}, .all = write_bitcode(subset)};
+  for (const std::string& name : names) {
+    const std::set<const llvm::GlobalValue*> needed = needed_globals(*subset.getFunction(name));
+    llvm::ValueToValueMapTy map;
+    std::unique_ptr<llvm::Module> function = llvm::CloneModule(
+        subset, map, [&](const llvm::GlobalValue* value) { return needed.contains(value); });
+    // Exported functions this one calls are declarations in its clone; the
+    // kernel links their own bitcode.
+    out.each.emplace(name, write_bitcode(*function));
+  }
+  return out;
+}
+
+std::mutex cache_mutex;
+std::map<CacheKey, std::shared_ptr<const Bitcode>> cache;  // guarded by cache_mutex
+
+// The optimised bitcode of `names`, all linked in one module: from the
+// per-function cache, optimising what it lacks.
+Bitcode optimized_set(const std::vector<std::string>& names, const std::string& configuration,
+                      const LibdeviceOptimizer& optimize, const llvm::Module& kernel_module) {
+  std::vector<std::shared_ptr<const Bitcode>> found(names.size());
+  std::vector<std::string> missing;
+  {
+    std::lock_guard lock(cache_mutex);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      auto entry = cache.find({configuration, names[i]});
+      if (entry != cache.end()) {
+        found[i] = entry->second;
+      } else {
+        missing.push_back(names[i]);
+      }
+    }
+  }
+  llvm::LLVMContext context;
+  if (!missing.empty()) {
+    // Unlocked: optimising takes milliseconds. Two threads may both make one.
+    const std::unique_ptr<llvm::Module> subset = extract_subset(missing, context);
+    OptimizedFunctions made = optimize_and_split(*subset, missing, kernel_module, optimize);
+    {
+      std::lock_guard lock(cache_mutex);
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (found[i]) continue;
+        found[i] = std::make_shared<const Bitcode>(std::move(made.each.at(names[i])));
+        if (cache.size() < kMaxCachedFunctions) {
+          cache.emplace(CacheKey{configuration, names[i]}, found[i]);
+        }
+      }
+    }
+    if (missing.size() == names.size()) return std::move(made.all);  // no need to link
+  }
+  return write_bitcode(*link_functions(found, context));
 }
 
 }  // namespace
@@ -128,43 +264,44 @@ std::string libdevice_path() {
 
 namespace detail {
 
-void link_libdevice(llvm::Module& module) {
+std::vector<std::string> libdevice_declarations(const llvm::Module& module) {
   std::vector<std::string> names;
   for (const llvm::Function& function : module) {
     if (function.isDeclaration() && is_libdevice_function(function)) {
       names.push_back(function.getName().str());
     }
   }
-  if (names.empty()) return;
   std::sort(names.begin(), names.end());
+  return names;
+}
 
-  const std::shared_ptr<const Bitcode> bitcode = subset_bitcode(names);
-  const llvm::MemoryBufferRef buffer(llvm::StringRef(bitcode->data(), bitcode->size()),
-                                     "libdevice");
-  auto parsed = llvm::parseBitcodeFile(buffer, module.getContext());
-  if (!parsed) {
-    throw LlvmError("cannot parse libdevice functions: " + error_message(parsed.takeError()));
+std::unique_ptr<llvm::Module> optimized_libdevice(const std::vector<std::string>& names,
+                                                  const std::string& configuration,
+                                                  const LibdeviceOptimizer& optimize,
+                                                  const llvm::Module& kernel_module) {
+  // Kernels use the same few sets of functions again and again; a set comes
+  // linked, in one piece of bitcode, which parses in a fraction of the time
+  // that parsing and linking its functions one by one takes.
+  static std::mutex mutex;
+  static std::map<CacheKey, std::shared_ptr<const Bitcode>> linked_sets;  // guarded by mutex
+  std::string set_name;
+  for (const std::string& name : names) set_name += name + ",";
+  const CacheKey key{configuration, set_name};
+  std::shared_ptr<const Bitcode> linked;
+  {
+    std::lock_guard lock(mutex);
+    if (auto found = linked_sets.find(key); found != linked_sets.end()) linked = found->second;
   }
-  std::unique_ptr<llvm::Module> libdevice = std::move(*parsed);
-  // libdevice says nvptx64-nvidia-gpulibs and an older layout; matching them
-  // keeps the linker from warning.
-  libdevice->setTargetTriple(module.getTargetTriple());
-  libdevice->setDataLayout(module.getDataLayout());
-
-  DiagnosticCapture diagnostics(module.getContext());
-  if (llvm::Linker::linkModules(module, std::move(libdevice), llvm::Linker::LinkOnlyNeeded)) {
-    throw LlvmError("linking libdevice failed: " + diagnostics.errors());
+  if (!linked) {
+    linked = std::make_shared<const Bitcode>(
+        optimized_set(names, configuration, optimize, kernel_module));
+    std::lock_guard lock(mutex);
+    if (linked_sets.size() < kMaxCachedSets) linked_sets.emplace(key, linked);
   }
-
-  std::string unknown;
-  for (const llvm::Function& function : module) {
-    if (function.isDeclaration() && is_libdevice_function(function) && !function.use_empty()) {
-      unknown += (unknown.empty() ? "" : ", ") + function.getName().str();
-    }
-  }
-  if (!unknown.empty()) {
-    throw LlvmError("libdevice has no function " + unknown);
-  }
+  std::unique_ptr<llvm::Module> libdevice = parse_bitcode(*linked, kernel_module.getContext());
+  libdevice->setTargetTriple(kernel_module.getTargetTriple());
+  libdevice->setDataLayout(kernel_module.getDataLayout());
+  return libdevice;
 }
 
 }  // namespace detail

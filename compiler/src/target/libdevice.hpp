@@ -1,18 +1,39 @@
-// libdevice, NVIDIA's bitcode math library (__nv_sinf, __nv_pow, ...), linked
-// into kernel modules function by function.
+// libdevice, NVIDIA's bitcode math library (__nv_sinf, __nv_pow, ...), taken
+// function by function and optimised once per process and target
+// configuration, so that a kernel's compile does not optimise sinf's body again.
 #pragma once
 
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
 namespace llvm {
+class LLVMContext;
 class Module;
 }  // namespace llvm
 
 namespace cudajit::target::detail {
 
-// Links into `module` the libdevice functions it declares (__nv_*) and those
-// they call, nothing else; does nothing when it declares none. The module's
-// triple and data layout must be set. Throws std::runtime_error when libdevice
-// is not found, LlvmError when it cannot be read or linked or when a __nv_
-// function is not in it.
-void link_libdevice(llvm::Module& module);
+// Optimises a module holding one libdevice function for one target
+// configuration (NVVMReflect's answers, fastmath attributes, O3).
+using LibdeviceOptimizer = std::function<void(llvm::Module&)>;
+
+// The libdevice functions (__nv_*) `module` declares, sorted.
+std::vector<std::string> libdevice_declarations(const llvm::Module& module);
+
+// A module in `context` (triple and data layout those of `kernel_module`)
+// defining the libdevice functions `names`, optimised by `optimize`, with
+// external linkage; the noinline helpers and tables they use are linkonce_odr
+// under their libdevice names, so that two functions' copies merge when
+// linked. Each function is optimised once per process and `configuration` (a
+// key saying what `optimize` depends on) and kept as bitcode.
+//
+// Throws std::runtime_error when libdevice is not found, LlvmError when it
+// cannot be read or when a name is not in it.
+std::unique_ptr<llvm::Module> optimized_libdevice(const std::vector<std::string>& names,
+                                                  const std::string& configuration,
+                                                  const LibdeviceOptimizer& optimize,
+                                                  const llvm::Module& kernel_module);
 
 }  // namespace cudajit::target::detail

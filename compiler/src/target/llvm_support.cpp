@@ -5,14 +5,29 @@
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/PassManager.h>
+#include <llvm/IR/PassTimingInfo.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
+#include <llvm/Pass.h>
 #include <llvm/Passes/OptimizationLevel.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/IPO/GlobalDCE.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/ADCE.h>
+#include <llvm/Transforms/Scalar/SCCP.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
 
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "cudajit/compiler/errors.hpp"
 
@@ -56,6 +71,25 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(const llvm::Triple& t
   return machine;
 }
 
+void apply_llvm_options_from_environment() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* options = std::getenv("CUDAJIT_LLVM_OPTIONS");
+    if (options == nullptr || *options == '\0') return;
+    std::vector<std::string> words{"cudajit"};
+    std::istringstream stream(options);
+    for (std::string word; stream >> word;) words.push_back(word);
+    std::vector<const char*> argv;
+    for (const std::string& word : words) argv.push_back(word.c_str());
+    std::string errors;
+    llvm::raw_string_ostream error_stream(errors);
+    if (!llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "",
+                                           &error_stream)) {
+      throw LlvmError("CUDAJIT_LLVM_OPTIONS: " + errors);
+    }
+  });
+}
+
 llvm::CodeGenOptLevel codegen_opt_level(int opt_level) {
   switch (opt_level) {
     case 0:
@@ -94,7 +128,17 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt
   llvm::CGSCCAnalysisManager cgscc_analyses;
   llvm::ModuleAnalysisManager module_analyses;
 
-  llvm::PassBuilder builder(&machine);
+  // Instrumented only when CUDAJIT_LLVM_OPTIONS asks (e.g. -time-passes):
+  // setting the instrumentation up costs on every compile.
+  std::optional<llvm::PassInstrumentationCallbacks> callbacks;
+  std::optional<llvm::StandardInstrumentations> instrumentations;
+  if (llvm::TimePassesIsEnabled) {
+    callbacks.emplace();
+    instrumentations.emplace(module.getContext(), /*DebugLogging=*/false);
+    instrumentations->registerCallbacks(*callbacks, &module_analyses);
+  }
+  llvm::PassBuilder builder(&machine, llvm::PipelineTuningOptions(), std::nullopt,
+                            callbacks ? &*callbacks : nullptr);
   machine.registerPassBuilderCallbacks(builder);
   builder.registerModuleAnalyses(module_analyses);
   builder.registerCGSCCAnalyses(cgscc_analyses);
@@ -106,6 +150,50 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt
   llvm::ModulePassManager passes = opt_level == 0 ? builder.buildO0DefaultPipeline(level)
                                                   : builder.buildPerModuleDefaultPipeline(level);
   passes.run(module, module_analyses);
+  if (llvm::TimePassesIsEnabled) llvm::reportAndResetTimings();
+}
+
+namespace {
+
+// Runs `passes` with the analyses (and the cost model) of `machine`.
+void run_passes(llvm::ModulePassManager& passes, llvm::Module& module,
+                llvm::TargetMachine& machine) {
+  llvm::LoopAnalysisManager loop_analyses;
+  llvm::FunctionAnalysisManager function_analyses;
+  llvm::CGSCCAnalysisManager cgscc_analyses;
+  llvm::ModuleAnalysisManager module_analyses;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(module_analyses);
+  builder.registerCGSCCAnalyses(cgscc_analyses);
+  builder.registerFunctionAnalyses(function_analyses);
+  builder.registerLoopAnalyses(loop_analyses);
+  builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses, module_analyses);
+  passes.run(module, module_analyses);
+}
+
+}  // namespace
+
+void inline_always(llvm::Module& module, llvm::TargetMachine& machine) {
+  llvm::ModulePassManager passes;
+  passes.addPass(llvm::AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
+  passes.addPass(llvm::GlobalDCEPass());
+  run_passes(passes, module, machine);
+}
+
+void optimize_library_code(llvm::Module& module, llvm::TargetMachine& machine) {
+  llvm::FunctionPassManager cleanup;
+  cleanup.addPass(llvm::SCCPPass());
+  cleanup.addPass(llvm::SimplifyCFGPass());
+  // No fixpoint check: LLVM 19 aborts the process when InstCombine would
+  // need another iteration, which is no error here.
+  cleanup.addPass(llvm::InstCombinePass(llvm::InstCombineOptions().setVerifyFixpoint(false)));
+  cleanup.addPass(llvm::SimplifyCFGPass());
+  cleanup.addPass(llvm::ADCEPass());
+  llvm::ModulePassManager passes;
+  passes.addPass(llvm::AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
+  passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(cleanup)));
+  passes.addPass(llvm::GlobalDCEPass());
+  run_passes(passes, module, machine);
 }
 
 namespace {

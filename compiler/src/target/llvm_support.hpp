@@ -46,6 +46,11 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(const llvm::Triple& t
                                                            const llvm::TargetOptions& options,
                                                            llvm::CodeGenOptLevel level);
 
+// CUDAJIT_LLVM_OPTIONS="-time-passes ..." goes to LLVM's command-line parser,
+// once per process: a developer's window into the passes. Call after the
+// targets are initialised, so that their options exist.
+void apply_llvm_options_from_environment();
+
 // 0..3 to the code generator's level; throws std::invalid_argument otherwise.
 llvm::CodeGenOptLevel codegen_opt_level(int opt_level);
 
@@ -56,6 +61,16 @@ void verify_module(const llvm::Module& module, std::string_view what);
 // Runs the default new-pass-manager pipeline at `opt_level` (0..3), with the
 // target's own passes (for NVPTX: NVVMReflect) and cost model.
 void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level);
+
+// Inlines the calls to alwaysinline functions (libdevice's) and drops the
+// functions no longer called; a few passes, not a pipeline.
+void inline_always(llvm::Module& module, llvm::TargetMachine& machine);
+
+// A short pipeline for library code that was optimised when it was built
+// (libdevice): inlining its always-inline helpers and cleaning up after
+// constants were substituted (NVVMReflect's answers). A fifth of O3's time,
+// for the same PTX within a few instructions.
+void optimize_library_code(llvm::Module& module, llvm::TargetMachine& machine);
 
 // Gives every definition other than those `keep` accepts internal linkage, so
 // that the optimiser may inline and drop them and that two modules' helpers

@@ -2,11 +2,18 @@
 // NVPTX code generator. Kernels are the functions whose calling convention is
 // PTX_Kernel; everything else is internal to the module.
 #include <llvm/ADT/SmallString.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/CallingConv.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassTimingInfo.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Pass.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -18,11 +25,12 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "../dump.hpp"
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/compiler/target.hpp"
 #include "libdevice.hpp"
-#include "../dump.hpp"
 #include "llvm_support.hpp"
 
 namespace cudajit::target {
@@ -76,6 +84,7 @@ void initialize_nvptx() {
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
   });
+  detail::apply_llvm_options_from_environment();
 }
 
 std::unique_ptr<llvm::TargetMachine> create_nvptx_machine(int cc, bool fastmath) {
@@ -168,6 +177,96 @@ void add_fastmath_attributes(llvm::Module& module) {
   }
 }
 
+// What libdevice asks __nvvm_reflect, answered here rather than by LLVM's
+// NVVMReflect, which (before LLVM 21) answers 0 to __CUDA_PREC_SQRT: that
+// would give hypotf and friends the approximate square root outside fastmath.
+// The answers are nvcc's for --use_fast_math on or off.
+void resolve_nvvm_reflect(llvm::Module& module, const PtxOptions& options) {
+  llvm::Function* reflect = module.getFunction("__nvvm_reflect");
+  if (reflect == nullptr) return;
+  llvm::Type* i32 = llvm::Type::getInt32Ty(module.getContext());
+  for (llvm::User* user : llvm::make_early_inc_range(reflect->users())) {
+    auto* call = llvm::dyn_cast<llvm::CallInst>(user);
+    llvm::StringRef query;
+    if (call == nullptr || call->arg_size() != 1 ||
+        !llvm::getConstantStringInfo(call->getArgOperand(0), query)) {
+      throw LlvmError("libdevice calls __nvvm_reflect in a way cudajit does not understand");
+    }
+    int answer = 0;  // unknown queries: 0, as NVVMReflect answers
+    if (query == "__CUDA_FTZ") answer = options.fastmath ? 1 : 0;
+    if (query == "__CUDA_PREC_SQRT") answer = options.fastmath ? 0 : 1;
+    if (query == "__CUDA_ARCH") answer = sm_version(options.cc).cc * 10;
+    call->replaceAllUsesWith(llvm::ConstantInt::get(i32, answer));
+    call->eraseFromParent();
+  }
+}
+
+// Inlined size, in instructions, past which a loop calling libdevice is not
+// unrolled: about that of a handful of arithmetic helpers (fabsf, fminf).
+constexpr std::size_t kRolledLoopLibdeviceSize = 32;
+
+std::size_t instruction_count(const llvm::Function& function) {
+  std::size_t count = 0;
+  for (const llvm::BasicBlock& block : function) count += block.size();
+  return count;
+}
+
+// The optimiser sees a call where libdevice's body will be: a loop around
+// sinf looks small, and unrolling it would copy sinf's body four times after
+// inlining. Loops whose calls to libdevice would inline to more than a few
+// instructions are marked llvm.loop.unroll.disable (what inlining first, as
+// NVVM does, leads the unroller to decide). User device functions are
+// inlined first, so that their calls count in the caller's loops.
+void keep_loops_around_libdevice_rolled(llvm::Module& module, const llvm::Module& libdevice,
+                                        llvm::TargetMachine& machine) {
+  std::map<const llvm::Function*, std::size_t> inlined_size;
+  for (const llvm::Function& definition : libdevice) {
+    if (definition.isDeclaration() || definition.hasFnAttribute(llvm::Attribute::NoInline)) {
+      continue;
+    }
+    if (const llvm::Function* declaration = module.getFunction(definition.getName())) {
+      inlined_size[declaration] = instruction_count(definition);
+    }
+  }
+  detail::inline_always(module, machine);
+  llvm::LLVMContext& context = module.getContext();
+  llvm::Metadata* disable =
+      llvm::MDNode::get(context, llvm::MDString::get(context, "llvm.loop.unroll.disable"));
+  for (llvm::Function& function : module) {
+    if (function.isDeclaration()) continue;
+    llvm::DominatorTree dominators(function);
+    llvm::LoopInfo loops(dominators);
+    for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
+      std::size_t size = 0;
+      for (const llvm::BasicBlock* block : loop->blocks()) {
+        for (const llvm::Instruction& instruction : *block) {
+          const auto* call = llvm::dyn_cast<llvm::CallBase>(&instruction);
+          if (call == nullptr) continue;
+          auto found = inlined_size.find(call->getCalledFunction());
+          if (found != inlined_size.end()) size += found->second;
+        }
+      }
+      if (size <= kRolledLoopLibdeviceSize) continue;
+      llvm::SmallVector<llvm::Metadata*, 4> operands{nullptr};
+      if (llvm::MDNode* existing = loop->getLoopID()) {
+        operands.append(existing->op_begin() + 1, existing->op_end());
+      }
+      operands.push_back(disable);
+      llvm::MDNode* id = llvm::MDNode::getDistinct(context, operands);
+      id->replaceOperandWith(0, id);
+      loop->setLoopID(id);
+    }
+  }
+}
+
+// The module flags and attributes the optimiser and the code generator read.
+void prepare_for_optimisation(llvm::Module& module, const PtxOptions& options) {
+  resolve_nvvm_reflect(module, options);
+  // For NVVMReflect in the code generator's pipeline, should anything be left.
+  module.setModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", options.fastmath ? 1U : 0U);
+  if (options.fastmath) add_fastmath_attributes(module);
+}
+
 std::string generate_ptx(llvm::Module& module, llvm::TargetMachine& machine) {
   llvm::SmallString<0> ptx;
   llvm::raw_svector_ostream stream(ptx);
@@ -176,6 +275,7 @@ std::string generate_ptx(llvm::Module& module, llvm::TargetMachine& machine) {
     throw LlvmError("the NVPTX target cannot emit PTX assembly");
   }
   passes.run(module);
+  if (llvm::TimePassesIsEnabled) llvm::reportAndResetTimings();
   return std::string(ptx.str());
 }
 
@@ -189,7 +289,11 @@ std::string ptx_feature(int cc) {
 
 std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& options) {
   if (!module) throw std::invalid_argument("emit_ptx: the module is null");
-  const llvm::CodeGenOptLevel codegen_level = detail::codegen_opt_level(options.opt_level);
+  // The code generator at Aggressive differs from Default, for NVPTX, by two
+  // GVN passes where EarlyCSE runs: the same PTX on our kernels (ptxas
+  // optimises after), 10% more time.
+  const llvm::CodeGenOptLevel codegen_level =
+      detail::codegen_opt_level(std::min(options.opt_level, 2));
   llvm::TargetMachine& machine = nvptx_machine(options.cc, options.fastmath);
   machine.setOptLevel(codegen_level);
 
@@ -200,19 +304,49 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
 #if LLVM_VERSION_MAJOR < 20
   annotate_kernels(*module);
 #endif
-  {
+  // libdevice's functions are optimised on their own, once per process and
+  // configuration (libdevice.hpp); the kernel is optimised with their
+  // declarations, which carry the definitions' attributes (memory(none), ...)
+  // so that calls can be moved, merged or dropped, and the bodies are inlined
+  // after. O3 over sinf's inlined body on every compile costs ten times the
+  // kernel's own optimisation.
+  const std::vector<std::string> libdevice_names = detail::libdevice_declarations(*module);
+  std::unique_ptr<llvm::Module> libdevice;
+  if (!libdevice_names.empty()) {
     StageTimer timer("libdevice");
-    detail::link_libdevice(*module);
+    const std::string configuration = sm_name(options.cc) + (options.fastmath ? "+fastmath" : "") +
+                                      "-O" + std::to_string(options.opt_level);
+    libdevice = detail::optimized_libdevice(
+        libdevice_names, configuration,
+        [&](llvm::Module& functions) {
+          prepare_for_optimisation(functions, options);
+          if (options.opt_level == 0) {
+            detail::optimize_module(functions, machine, 0);
+          } else {
+            detail::optimize_library_code(functions, machine);
+          }
+        },
+        *module);
+    for (const std::string& name : libdevice_names) {
+      module->getFunction(name)->setAttributes(libdevice->getFunction(name)->getAttributes());
+    }
+    keep_loops_around_libdevice_rolled(*module, *libdevice, machine);
   }
   detail::internalize_except(*module, keeps_external_linkage);
-  // libdevice asks __nvvm_reflect("__CUDA_FTZ"); NVVMReflect answers from this.
-  module->setModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", options.fastmath ? 1U : 0U);
-  if (options.fastmath) add_fastmath_attributes(*module);
+  prepare_for_optimisation(*module, options);
 
   detail::DiagnosticCapture diagnostics(module->getContext());
   {
     StageTimer timer("optimize");
     detail::optimize_module(*module, machine, options.opt_level);
+  }
+  if (libdevice) {
+    StageTimer timer("inline libdevice");
+    if (llvm::Linker::linkModules(*module, std::move(libdevice), llvm::Linker::LinkOnlyNeeded)) {
+      throw LlvmError("linking libdevice functions failed: " + diagnostics.errors());
+    }
+    detail::internalize_except(*module, keeps_external_linkage);
+    detail::inline_always(*module, machine);
   }
   std::optional<StageTimer> codegen(std::in_place, "codegen");
   std::string ptx = generate_ptx(*module, machine);
