@@ -45,8 +45,7 @@ Lowered lower_for_target(const ir::Module& ir_module, const std::vector<Type>& a
                          std::optional<Type> declared_return = std::nullopt) {
   std::string what = signature_text(ir_module.functions.at(0).name, arg_types);
   std::optional<StageTimer> timer(std::in_place, "typing");
-  typing::TypedProgram typed =
-      typing::type_program(ir_module, arg_types, !device, declared_return);
+  typing::TypedProgram typed = typing::type_program(ir_module, arg_types, !device, declared_return);
   timer.emplace("lowering");
   dump("typed", what, typing::print_typed(typed));
   Lowered out;
@@ -54,7 +53,7 @@ Lowered lower_for_target(const ir::Module& ir_module, const std::vector<Type>& a
   out.module = std::make_unique<llvm::Module>(ir_module.functions[0].name, *out.context);
   out.entry_name = lower::lower_program(typed, *out.module, target, device, options);
   timer.reset();
-  out.llvm_ir = module_text(*out.module);
+  if (options.keep_llvm_ir || dump_enabled("llvm")) out.llvm_ir = module_text(*out.module);
   out.return_type = typed.entry->return_type;
   dump("llvm", what, out.llvm_ir);
   return out;

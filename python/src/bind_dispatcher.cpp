@@ -25,15 +25,17 @@ LaunchConfig configure(py::object self, py::handle config) {
   if (n < 2 || n > 4)
     throw py::value_error(
         "a kernel launch is kernel[griddim, blockdim] or kernel[griddim, blockdim, stream, "
-        "sharedmem]; got [" + std::string(py::repr(config)) + "]");
+        "sharedmem]; got [" +
+        std::string(py::repr(config)) + "]");
   auto item = [&](Py_ssize_t i) { return py::handle(PyTuple_GET_ITEM(config.ptr(), i)); };
   runtime::Device& device = current_device();
   // `self` is a Dispatcher (the Python subclass's base): no need for pybind11's cast.
   auto* dispatcher = reinterpret_cast<py::detail::instance*>(self.ptr())
                          ->get_value_and_holder()
                          .value_ptr<Dispatcher>();
-  LaunchConfig c{self, dispatcher, &device, parse_dim3(item(0), "griddim"),
-                 parse_dim3(item(1), "blockdim"), nullptr, 0};
+  LaunchConfig c{
+      self,    dispatcher, &device, parse_dim3(item(0), "griddim"), parse_dim3(item(1), "blockdim"),
+      nullptr, 0};
   c.stream = resolve_stream(n > 2 ? item(2) : py::handle(Py_None), device);
   if (n > 3) c.shared_bytes = parse_shared_bytes(item(3));
   return c;
@@ -43,17 +45,18 @@ LaunchConfig configure(py::object self, py::handle config) {
 
 void bind_dispatcher(py::module_& m) {
   py::class_<Dispatcher>(m, "Dispatcher")
-      .def(py::init([](std::string name, py::object provider, bool fastmath, bool lineinfo,
-                       bool debug) {
-             CompileOptions o;
-             o.fastmath = fastmath;
-             o.lineinfo = lineinfo;
-             o.debug = debug;
-             return std::make_unique<Dispatcher>(std::move(name), std::move(provider), o);
-           }),
+      .def(py::init(
+               [](std::string name, py::object provider, bool fastmath, bool lineinfo, bool debug) {
+                 CompileOptions o;
+                 o.fastmath = fastmath;
+                 o.lineinfo = lineinfo;
+                 o.debug = debug;
+                 return std::make_unique<Dispatcher>(std::move(name), std::move(provider), o);
+               }),
            py::arg("name"), py::arg("ir_provider"), py::arg("fastmath") = false,
            py::arg("lineinfo") = false, py::arg("debug") = false)
-      .def("__getitem__", [](py::object self, py::handle config) { return configure(self, config); })
+      .def("__getitem__",
+           [](py::object self, py::handle config) { return configure(self, config); })
       .def(
           "configure",
           [](py::object self, py::handle griddim, py::handle blockdim, py::handle stream,
@@ -73,6 +76,7 @@ void bind_dispatcher(py::module_& m) {
           [](Dispatcher& d, const std::vector<std::string>& arg_types, int cc) {
             CompileOptions o = d.options();
             o.cc = cc;
+            o.keep_llvm_ir = true;  // for inspect_llvm
             return ptx_dict(d.program().compile_ptx(parse_types(arg_types), false, o));
           },
           py::arg("arg_types"), py::arg("cc") = 80)
@@ -96,11 +100,16 @@ void bind_dispatcher(py::module_& m) {
       "Microseconds per launch of the kernel by bare cuLaunchKernel calls (cuda only).");
 
   py::class_<LaunchConfig>(m, "LaunchConfig")
-      .def("__call__", [](LaunchConfig& c, py::args args) {
-        c.dispatcher->launch(*c.device, c.grid, c.block, c.stream, c.shared_bytes, args);
-      })
-      .def_property_readonly("griddim", [](const LaunchConfig& c) { return py::make_tuple(c.grid.x, c.grid.y, c.grid.z); })
-      .def_property_readonly("blockdim", [](const LaunchConfig& c) { return py::make_tuple(c.block.x, c.block.y, c.block.z); })
+      .def("__call__",
+           [](LaunchConfig& c, py::args args) {
+             c.dispatcher->launch(*c.device, c.grid, c.block, c.stream, c.shared_bytes, args);
+           })
+      .def_property_readonly(
+          "griddim",
+          [](const LaunchConfig& c) { return py::make_tuple(c.grid.x, c.grid.y, c.grid.z); })
+      .def_property_readonly(
+          "blockdim",
+          [](const LaunchConfig& c) { return py::make_tuple(c.block.x, c.block.y, c.block.z); })
       .def_property_readonly("stream", [](const LaunchConfig& c) { return StreamHandle{c.stream}; })
       .def_property_readonly("sharedmem", [](const LaunchConfig& c) { return c.shared_bytes; });
 }

@@ -29,11 +29,11 @@
 
 using cudajit::testing::kSaxpyIr;
 
+using Catch::Matchers::Contains;
 using cudajit::CompileOptions;
 using cudajit::Program;
 using cudajit::Scalar;
 using cudajit::Type;
-using Catch::Matchers::Contains;
 
 namespace {
 
@@ -47,6 +47,7 @@ const Type boolean = Type::scalar(Scalar::Bool);
 CompileOptions cc(int compute_capability) {
   CompileOptions options;
   options.cc = compute_capability;
+  options.keep_llvm_ir = true;  // these tests read it
   return options;
 }
 
@@ -59,7 +60,6 @@ bool libdevice_missing() {
     return true;
   }
 }
-
 
 // The flattened parameters of a host entry: one pointer per parameter, each
 // to its value in memory form, in the order compile.hpp's ParamLayout gives.
@@ -120,7 +120,8 @@ std::string per_element(const std::string& params, const std::string& body,
   return module(params,
                 "(assign@2:4 (name@2:4 i) (call@2:8 cuda.grid (int@2:18 1)))"
                 "(if@3:4 (compare@3:7 (name@3:7 i) < (attr@3:11 (name@3:11 out) size))"
-                " (block@4:8 " + body + ") (block@3:4))",
+                " (block@4:8 " +
+                    body + ") (block@3:4))",
                 extra);
 }
 
@@ -136,7 +137,6 @@ std::string two_results(const std::string& op1, const std::string& op2) {
                                       element("out") + " (binop@5:15 " + op2 + " " + element("a") +
                                       " " + element("b") + "))");
 }
-
 
 std::vector<Type> saxpy_args() {
   Type v = T("array(float32, 1d, C)");
@@ -176,9 +176,11 @@ TEST_CASE("a kernel's .entry takes 1 + 2N parameters per N-d array and one per s
           "[lowering]") {
   if (libdevice_missing()) return;
   // k(s, a, n): a float32 scalar, a 2-d array (5 parameters) and an int64.
-  std::string ir = module("s a n", "(assign@2:4 (subscript@2:4 (name@2:4 a) (tuple@2:6 (int@2:6 0) "
-                                   "(int@2:9 0))) (binop@2:14 * (name@2:14 s) (name@2:18 n)))");
-  cudajit::PtxArtifact art = Program(ir).compile_ptx({f32, T("array(float32, 2d, A)"), i64}, false, cc(80));
+  std::string ir = module("s a n",
+                          "(assign@2:4 (subscript@2:4 (name@2:4 a) (tuple@2:6 (int@2:6 0) "
+                          "(int@2:9 0))) (binop@2:14 * (name@2:14 s) (name@2:18 n)))");
+  cudajit::PtxArtifact art =
+      Program(ir).compile_ptx({f32, T("array(float32, 2d, A)"), i64}, false, cc(80));
   REQUIRE(art.params.size() == 3);
   CHECK(art.params[0].first_param == 0);
   CHECK(art.params[0].param_count == 1);
@@ -192,7 +194,8 @@ TEST_CASE("a kernel's .entry takes 1 + 2N parameters per N-d array and one per s
 
 TEST_CASE("compile_ptx(device=True) gives a visible .func and no .entry", "[lowering]") {
   if (libdevice_missing()) return;
-  std::string ir = module("x y", "(return@2:4 (binop@2:11 + (name@2:11 x) (name@2:15 y)))", "", "add");
+  std::string ir =
+      module("x y", "(return@2:4 (binop@2:11 + (name@2:11 x) (name@2:15 y)))", "", "add");
   cudajit::PtxArtifact art = Program(ir).compile_ptx({f32, f32}, true, cc(80));
   CHECK(art.return_type == f32);
   CHECK_THAT(art.ptx, Contains(".visible .func"));
@@ -204,7 +207,8 @@ TEST_CASE("compile_ptx(device=True) gives a visible .func and no .entry", "[lowe
 TEST_CASE("a declared return type converts a device function's result", "[lowering]") {
   if (libdevice_missing()) return;
   std::string ir = module("x", "(return@2:4 (binop@2:11 + (name@2:11 x) (int@2:15 1)))", "", "inc");
-  cudajit::PtxArtifact art = Program(ir).compile_ptx({Type::scalar(Scalar::Int32)}, true, cc(80), f32);
+  cudajit::PtxArtifact art =
+      Program(ir).compile_ptx({Type::scalar(Scalar::Int32)}, true, cc(80), f32);
   CHECK(art.return_type == f32);
   CHECK_THAT(art.ptx, Contains("cvt.rn.f32.s64"));
   // LLVM 19 stores the result as .f32, LLVM 22 as .b32.
@@ -226,15 +230,23 @@ TEST_CASE("ptxas accepts the PTX of kernels for sm_80 and sm_90", "[lowering][pt
   };
   std::vector<Case> cases = {
       {"saxpy", kSaxpyIr, saxpy_args(), false},
-      {"math.sin float32", math_kernel("sin"), {T("array(float32, 1d, C)"), T("array(float32, 1d, C)")}, false},
-      {"math.lgamma float64", math_kernel("lgamma"), {T("array(float64, 1d, C)"), T("array(float64, 1d, C)")}, false},
+      {"math.sin float32",
+       math_kernel("sin"),
+       {T("array(float32, 1d, C)"), T("array(float32, 1d, C)")},
+       false},
+      {"math.lgamma float64",
+       math_kernel("lgamma"),
+       {T("array(float64, 1d, C)"), T("array(float64, 1d, C)")},
+       false},
       {"complex power",
        per_element("x out", "(assign@4:8 " + element("out") + " (binop@4:17 ** " + element("x") +
                                 " (complex@4:25 0.5 1.0)))"),
        {T("array(complex64, 1d, C)"), T("array(complex64, 1d, C)")},
        false},
-      {"device function", module("x y", "(return@2:4 (binop@2:11 // (name@2:11 x) (name@2:15 y)))", "", "fdiv"),
-       {i64, i64}, true},
+      {"device function",
+       module("x y", "(return@2:4 (binop@2:11 // (name@2:11 x) (name@2:15 y)))", "", "fdiv"),
+       {i64, i64},
+       true},
   };
   for (const Case& c : cases) {
     for (int compute : {80, 90}) {
@@ -243,12 +255,21 @@ TEST_CASE("ptxas accepts the PTX of kernels for sm_80 and sm_90", "[lowering][pt
         options.fastmath = fastmath;
         std::string ptx = Program(c.ir).compile_ptx(c.args, c.device, options).ptx;
         std::string output;
-        int status = cudajit::testing::run_ptxas(ptxas, ptx, cudajit::target::sm_name(compute), output);
+        int status =
+            cudajit::testing::run_ptxas(ptxas, ptx, cudajit::target::sm_name(compute), output);
         INFO(c.what << " sm_" << compute << (fastmath ? " fastmath" : "") << ": " << output);
         CHECK(status == 0);
       }
     }
   }
+}
+
+TEST_CASE("the lowered LLVM IR is kept only when asked", "[lowering]") {
+  CompileOptions options;
+  CHECK(Program(kSaxpyIr).compile_ptx(saxpy_args(), false, options).llvm_ir.empty());
+  options.keep_llvm_ir = true;
+  CHECK_THAT(Program(kSaxpyIr).compile_ptx(saxpy_args(), false, options).llvm_ir,
+             Contains("define"));
 }
 
 TEST_CASE("a kernel without math links no libdevice function", "[lowering]") {
@@ -291,8 +312,10 @@ TEST_CASE("fastmath makes float32 division approximate", "[lowering]") {
   if (libdevice_missing()) return;
   Type v = T("array(float32, 1d, C)");
   // out[i] = float32(3.0) / x[i]
-  std::string ir = per_element("x out", "(assign@4:8 " + element("out") +
-                                " (binop@4:17 / (call@4:17 cast.float32 (float@4:30 3.0)) " + element("x") + "))");
+  std::string ir =
+      per_element("x out", "(assign@4:8 " + element("out") +
+                               " (binop@4:17 / (call@4:17 cast.float32 (float@4:30 3.0)) " +
+                               element("x") + "))");
   CompileOptions fast = cc(80);
   fast.fastmath = true;
   std::string precise_ptx = Program(ir).compile_ptx({v, v}, false, cc(80)).ptx;
@@ -315,7 +338,8 @@ TEST_CASE("a CompileError from compile_ptx carries the file and the location", "
 }
 
 TEST_CASE("Program::return_type types without lowering", "[lowering]") {
-  std::string ir = module("x", "(return@2:4 (binop@2:11 / (name@2:11 x) (int@2:15 2)))", "", "half");
+  std::string ir =
+      module("x", "(return@2:4 (binop@2:11 / (name@2:11 x) (int@2:15 2)))", "", "half");
   CHECK(Program(ir).return_type({i64}, true) == f64);
 }
 
@@ -404,17 +428,17 @@ TEST_CASE("for range with a negative step counts down and leaves the last value"
   // for i in range(10, 0, -3): s += i
   // for j in range(0, 10, -1): n += 1
   // out[0] = s; out[1] = i; out[2] = n
-  std::string ir = module(
-      "out",
-      "(assign@2:4 (name@2:4 s) (int@2:8 0))"
-      "(assign@3:4 (name@3:4 n) (int@3:8 0))"
-      "(for@4:4 (name@4:8 i) (int@4:17 10) (int@4:21 0) (unary@4:24 - (int@4:25 3))"
-      " (block@5:8 (augassign@5:8 + (name@5:8 s) (name@5:13 i))))"
-      "(for@6:4 (name@6:8 j) (int@6:17 0) (int@6:20 10) (unary@6:24 - (int@6:25 1))"
-      " (block@7:8 (augassign@7:8 + (name@7:8 n) (int@7:13 1))))"
-      "(assign@8:4 (subscript@8:4 (name@8:4 out) (int@8:8 0)) (name@8:13 s))"
-      "(assign@9:4 (subscript@9:4 (name@9:4 out) (int@9:8 1)) (name@9:13 i))"
-      "(assign@10:4 (subscript@10:4 (name@10:4 out) (int@10:8 2)) (name@10:13 n))");
+  std::string ir =
+      module("out",
+             "(assign@2:4 (name@2:4 s) (int@2:8 0))"
+             "(assign@3:4 (name@3:4 n) (int@3:8 0))"
+             "(for@4:4 (name@4:8 i) (int@4:17 10) (int@4:21 0) (unary@4:24 - (int@4:25 3))"
+             " (block@5:8 (augassign@5:8 + (name@5:8 s) (name@5:13 i))))"
+             "(for@6:4 (name@6:8 j) (int@6:17 0) (int@6:20 10) (unary@6:24 - (int@6:25 1))"
+             " (block@7:8 (augassign@7:8 + (name@7:8 n) (int@7:13 1))))"
+             "(assign@8:4 (subscript@8:4 (name@8:4 out) (int@8:8 0)) (name@8:13 s))"
+             "(assign@9:4 (subscript@9:4 (name@9:4 out) (int@9:8 1)) (name@9:13 i))"
+             "(assign@10:4 (subscript@10:4 (name@10:4 out) (int@10:8 2)) (name@10:13 n))");
   std::vector<int64_t> out(3, -99);
   Params p;
   p.array(out);
@@ -424,8 +448,9 @@ TEST_CASE("for range with a negative step counts down and leaves the last value"
 
 TEST_CASE("reassigning the loop variable does not change the iterations", "[lowering]") {
   // for i in range(4): out[i] = i; i = 100
-  std::string ir = module(
-      "out", "(for@2:4 (name@2:8 i) (int@2:17 0) (int@2:20 4) (int@2:17 1)"
+  std::string ir =
+      module("out",
+             "(for@2:4 (name@2:8 i) (int@2:17 0) (int@2:20 4) (int@2:17 1)"
              " (block@3:8 (assign@3:8 (subscript@3:8 (name@3:8 out) (name@3:12 i)) (name@3:17 i))"
              "  (assign@4:8 (name@4:8 i) (int@4:12 100))))");
   std::vector<int64_t> out(4, -1);
@@ -467,7 +492,8 @@ TEST_CASE("an early return leaves the threads past the end untouched", "[lowerin
       "out n",
       "(assign@2:4 (name@2:4 i) (call@2:8 cuda.grid (int@2:18 1)))"
       "(if@3:4 (compare@3:7 (name@3:7 i) >= (name@3:12 n)) (block@4:8 (return@4:8)) (block@3:4))"
-      "(assign@5:4 (subscript@5:4 (name@5:4 out) (name@5:8 i)) (binop@5:13 * (name@5:13 i) (int@5:17 2)))");
+      "(assign@5:4 (subscript@5:4 (name@5:4 out) (name@5:8 i)) (binop@5:13 * (name@5:13 i) "
+      "(int@5:17 2)))");
   std::vector<int64_t> out(8, -1);
   Params p;
   p.array(out).scalar(int64_t{5});
@@ -521,15 +547,17 @@ TEST_CASE("complex multiply and divide", "[lowering]") {
   }
 }
 
-TEST_CASE("a 2-d array with negative strides is addressed through its byte strides",
-          "[lowering]") {
+TEST_CASE("a 2-d array with negative strides is addressed through its byte strides", "[lowering]") {
   // for r in range(a.shape[0]): for c in range(a.shape[1]): out[r, c] = a[r, c]
-  std::string ir = module(
-      "a out",
-      "(for@2:4 (name@2:8 r) (int@2:17 0) (subscript@2:17 (attr@2:17 (name@2:17 a) shape) (int@2:25 0)) (int@2:17 1)"
-      " (block@3:8 (for@3:8 (name@3:12 c) (int@3:21 0) (subscript@3:21 (attr@3:21 (name@3:21 a) shape) (int@3:29 1)) (int@3:21 1)"
-      "  (block@4:12 (assign@4:12 (subscript@4:12 (name@4:12 out) (tuple@4:16 (name@4:16 r) (name@4:19 c)))"
-      "   (subscript@4:24 (name@4:24 a) (tuple@4:26 (name@4:26 r) (name@4:29 c))))))))");
+  std::string ir =
+      module("a out",
+             "(for@2:4 (name@2:8 r) (int@2:17 0) (subscript@2:17 (attr@2:17 (name@2:17 a) shape) "
+             "(int@2:25 0)) (int@2:17 1)"
+             " (block@3:8 (for@3:8 (name@3:12 c) (int@3:21 0) (subscript@3:21 (attr@3:21 "
+             "(name@3:21 a) shape) (int@3:29 1)) (int@3:21 1)"
+             "  (block@4:12 (assign@4:12 (subscript@4:12 (name@4:12 out) (tuple@4:16 (name@4:16 r) "
+             "(name@4:19 c)))"
+             "   (subscript@4:24 (name@4:24 a) (tuple@4:26 (name@4:26 r) (name@4:29 c))))))))");
   // buffer = [[0, 1, 2, 3], [10, 11, 12, 13], [20, 21, 22, 23]] (C order)
   std::vector<double> buffer = {0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23};
   std::vector<double> out(12, -1);
@@ -551,13 +579,14 @@ TEST_CASE("a 2-d array with negative strides is addressed through its byte strid
 
 TEST_CASE("negative indices wrap, on strided arrays too", "[lowering]") {
   // out[0] = a[-1, 0]; out[1] = a[0, -1]; out[2] = a.strides[0]
-  std::string ir = module(
-      "a out",
-      "(assign@2:4 (subscript@2:4 (name@2:4 out) (int@2:8 0)) (subscript@2:13 (name@2:13 a)"
-      " (tuple@2:15 (unary@2:15 - (int@2:16 1)) (int@2:19 0))))"
-      "(assign@3:4 (subscript@3:4 (name@3:4 out) (int@3:8 1)) (subscript@3:13 (name@3:13 a)"
-      " (tuple@3:15 (int@3:15 0) (unary@3:18 - (int@3:19 1)))))"
-      "(assign@4:4 (subscript@4:4 (name@4:4 out) (int@4:8 2)) (subscript@4:13 (attr@4:13 (name@4:13 a) strides) (int@4:23 0)))");
+  std::string ir =
+      module("a out",
+             "(assign@2:4 (subscript@2:4 (name@2:4 out) (int@2:8 0)) (subscript@2:13 (name@2:13 a)"
+             " (tuple@2:15 (unary@2:15 - (int@2:16 1)) (int@2:19 0))))"
+             "(assign@3:4 (subscript@3:4 (name@3:4 out) (int@3:8 1)) (subscript@3:13 (name@3:13 a)"
+             " (tuple@3:15 (int@3:15 0) (unary@3:18 - (int@3:19 1)))))"
+             "(assign@4:4 (subscript@4:4 (name@4:4 out) (int@4:8 2)) (subscript@4:13 (attr@4:13 "
+             "(name@4:13 a) strides) (int@4:23 0)))");
   std::vector<double> buffer = {0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23};
   std::vector<double> out(3, -1);
   Params p;
@@ -568,11 +597,12 @@ TEST_CASE("negative indices wrap, on strided arrays too", "[lowering]") {
 
 TEST_CASE("a row view of a strided array keeps its strides", "[lowering]") {
   // row = a[1]; for c in range(len(row)): out[c] = row[c]
-  std::string ir = module(
-      "a out",
-      "(assign@2:4 (name@2:4 row) (subscript@2:10 (name@2:10 a) (int@2:12 1)))"
-      "(for@3:4 (name@3:8 c) (int@3:17 0) (call@3:17 len (name@3:21 row)) (int@3:17 1)"
-      " (block@4:8 (assign@4:8 (subscript@4:8 (name@4:8 out) (name@4:12 c)) (subscript@4:17 (name@4:17 row) (name@4:21 c)))))");
+  std::string ir =
+      module("a out",
+             "(assign@2:4 (name@2:4 row) (subscript@2:10 (name@2:10 a) (int@2:12 1)))"
+             "(for@3:4 (name@3:8 c) (int@3:17 0) (call@3:17 len (name@3:21 row)) (int@3:17 1)"
+             " (block@4:8 (assign@4:8 (subscript@4:8 (name@4:8 out) (name@4:12 c)) (subscript@4:17 "
+             "(name@4:17 row) (name@4:21 c)))))");
   std::vector<int32_t> buffer = {0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23};
   std::vector<int32_t> out(3, -1);
   Params p;
@@ -584,8 +614,8 @@ TEST_CASE("a row view of a strided array keeps its strides", "[lowering]") {
 
 TEST_CASE("bool arrays hold one byte per element, 0 or 1", "[lowering]") {
   // out[i] = a[i] and not b[i]
-  std::string ir = per_element("a b out", "(assign@4:8 " + element("out") + " (and@4:17 " + element("a") +
-                                              " (not@4:27 " + element("b") + ")))");
+  std::string ir = per_element("a b out", "(assign@4:8 " + element("out") + " (and@4:17 " +
+                                              element("a") + " (not@4:27 " + element("b") + ")))");
   std::vector<uint8_t> a = {1, 1, 0, 0}, b = {0, 1, 0, 1}, out(4, 7);
   Type v = T("array(bool, 1d, C)");
   Params p;
@@ -607,8 +637,9 @@ TEST_CASE("storing an integer into a bool array stores 0 or 1", "[lowering]") {
 
 TEST_CASE("a bool scalar argument is passed as one byte", "[lowering]") {
   // out[0] = 10 if flag else 20
-  std::string ir = module("flag out", "(assign@2:4 (subscript@2:4 (name@2:4 out) (int@2:8 0))"
-                                      " (ifexp@2:13 (name@2:19 flag) (int@2:13 10) (int@2:29 20)))");
+  std::string ir = module("flag out",
+                          "(assign@2:4 (subscript@2:4 (name@2:4 out) (int@2:8 0))"
+                          " (ifexp@2:13 (name@2:19 flag) (int@2:13 10) (int@2:29 20)))");
   for (uint8_t flag : {uint8_t{0}, uint8_t{1}}) {
     std::vector<int64_t> out(1, -1);
     Params p;
@@ -623,8 +654,10 @@ TEST_CASE("and/or give Python's operand values", "[lowering]") {
   std::string ir = module(
       "a b out",
       "(assign@2:4 (subscript@2:4 (name@2:4 out) (int@2:8 0)) (or@2:13 (name@2:13 a) (int@2:18 5)))"
-      "(assign@3:4 (subscript@3:4 (name@3:4 out) (int@3:8 1)) (and@3:13 (name@3:13 a) (int@3:19 5)))"
-      "(assign@4:4 (subscript@4:4 (name@4:4 out) (int@4:8 2)) (or@4:13 (name@4:13 b) (name@4:18 a)))");
+      "(assign@3:4 (subscript@3:4 (name@3:4 out) (int@3:8 1)) (and@3:13 (name@3:13 a) (int@3:19 "
+      "5)))"
+      "(assign@4:4 (subscript@4:4 (name@4:4 out) (int@4:8 2)) (or@4:13 (name@4:13 b) (name@4:18 "
+      "a)))");
   std::vector<double> out(3, -1);
   Params p;
   p.scalar(int64_t{0}).scalar(2.5).array(out);
@@ -647,11 +680,12 @@ TEST_CASE("a chained comparison is true only when every link is", "[lowering]") 
 
 TEST_CASE("shifting by 64 or more gives 0, or -1 for a negative signed value", "[lowering]") {
   // out[i] = x[i] << s[i] for the first half, x[i] >> s[i] for the rest
-  std::string ir = per_element(
-      "x s out",
-      "(assign@4:8 " + element("out") + " (ifexp@4:17 (compare@4:22 (name@4:22 i) < (int@4:26 2))"
-      " (binop@4:17 << " + element("x") + " " + element("s") + ") (binop@4:30 >> " + element("x") +
-          " " + element("s") + ")))");
+  std::string ir =
+      per_element("x s out", "(assign@4:8 " + element("out") +
+                                 " (ifexp@4:17 (compare@4:22 (name@4:22 i) < (int@4:26 2))"
+                                 " (binop@4:17 << " +
+                                 element("x") + " " + element("s") + ") (binop@4:30 >> " +
+                                 element("x") + " " + element("s") + ")))");
   std::vector<int64_t> x = {1, 1, -8, -8}, s = {3, 64, 1, 70}, out(4, 99);
   Type v = T("array(int64, 1d, C)");
   Params p;
@@ -662,9 +696,8 @@ TEST_CASE("shifting by 64 or more gives 0, or -1 for a negative signed value", "
 
 TEST_CASE("integer ** uses exact integer arithmetic", "[lowering]") {
   // out[i] = x[i] ** e[i]
-  std::string ir =
-      per_element("x e out", "(assign@4:8 " + element("out") + " (binop@4:17 ** " + element("x") + " " +
-                                 element("e") + "))");
+  std::string ir = per_element("x e out", "(assign@4:8 " + element("out") + " (binop@4:17 ** " +
+                                              element("x") + " " + element("e") + "))");
   std::vector<int64_t> x = {3, 2, -2, 7, -1}, e = {4, 62, 3, 0, -3}, out(5, 99);
   Type v = T("array(int64, 1d, C)");
   Params p;
@@ -692,14 +725,17 @@ TEST_CASE("a float stored into an int array truncates, NaN saturates to 0", "[lo
 
 TEST_CASE("cuda.grid(2) indexes a 2-d launch", "[lowering]") {
   // x, y = cuda.grid(2); if x < out.shape[0] and y < out.shape[1]: out[x, y] = x * 10 + y
-  std::string ir = module(
-      "out",
-      "(assign@2:4 (tuple@2:4 (name@2:4 x) (name@2:7 y)) (call@2:11 cuda.grid (int@2:21 2)))"
-      "(if@3:4 (and@3:7 (compare@3:7 (name@3:7 x) < (subscript@3:11 (attr@3:11 (name@3:11 out) shape) (int@3:21 0)))"
-      "                 (compare@3:28 (name@3:28 y) < (subscript@3:32 (attr@3:32 (name@3:32 out) shape) (int@3:42 1))))"
-      " (block@4:8 (assign@4:8 (subscript@4:8 (name@4:8 out) (tuple@4:12 (name@4:12 x) (name@4:15 y)))"
-      "  (binop@4:20 + (binop@4:20 * (name@4:20 x) (int@4:24 10)) (name@4:29 y))))"
-      " (block@3:4))");
+  std::string ir =
+      module("out",
+             "(assign@2:4 (tuple@2:4 (name@2:4 x) (name@2:7 y)) (call@2:11 cuda.grid (int@2:21 2)))"
+             "(if@3:4 (and@3:7 (compare@3:7 (name@3:7 x) < (subscript@3:11 (attr@3:11 (name@3:11 "
+             "out) shape) (int@3:21 0)))"
+             "                 (compare@3:28 (name@3:28 y) < (subscript@3:32 (attr@3:32 (name@3:32 "
+             "out) shape) (int@3:42 1))))"
+             " (block@4:8 (assign@4:8 (subscript@4:8 (name@4:8 out) (tuple@4:12 (name@4:12 x) "
+             "(name@4:15 y)))"
+             "  (binop@4:20 + (binop@4:20 * (name@4:20 x) (int@4:24 10)) (name@4:29 y))))"
+             " (block@3:4))");
   std::vector<int64_t> out(3 * 5, -1);
   Params p;
   p.array(out.data(), {3, 5}, {40, 8});

@@ -71,11 +71,20 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(const llvm::Triple& t
   return machine;
 }
 
+namespace {
+
+const char* llvm_options() {
+  static const char* const options = std::getenv("CUDAJIT_LLVM_OPTIONS");
+  return options != nullptr && *options != '\0' ? options : nullptr;
+}
+
+}  // namespace
+
 void apply_llvm_options_from_environment() {
   static std::once_flag once;
   std::call_once(once, [] {
-    const char* options = std::getenv("CUDAJIT_LLVM_OPTIONS");
-    if (options == nullptr || *options == '\0') return;
+    const char* options = llvm_options();
+    if (options == nullptr) return;
     std::vector<std::string> words{"cudajit"};
     std::istringstream stream(options);
     for (std::string word; stream >> word;) words.push_back(word);
@@ -128,11 +137,11 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt
   llvm::CGSCCAnalysisManager cgscc_analyses;
   llvm::ModuleAnalysisManager module_analyses;
 
-  // Instrumented only when CUDAJIT_LLVM_OPTIONS asks (e.g. -time-passes):
-  // setting the instrumentation up costs on every compile.
+  // Instrumented only when CUDAJIT_LLVM_OPTIONS is set (-time-passes,
+  // -print-after=...): setting the instrumentation up costs on every compile.
   std::optional<llvm::PassInstrumentationCallbacks> callbacks;
   std::optional<llvm::StandardInstrumentations> instrumentations;
-  if (llvm::TimePassesIsEnabled) {
+  if (llvm_options() != nullptr) {
     callbacks.emplace();
     instrumentations.emplace(module.getContext(), /*DebugLogging=*/false);
     instrumentations->registerCallbacks(*callbacks, &module_analyses);

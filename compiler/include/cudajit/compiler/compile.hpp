@@ -22,6 +22,9 @@ struct CompileOptions {
   // failure (IndexErrorRecord) instead of touching memory out of bounds.
   // Off with CUDAJIT_BOUNDSCHECK=0; PTX is not checked (as Numba's).
   bool boundscheck = true;
+  // Keep the lowered LLVM IR as text in the artifact (inspect_llvm); printing
+  // it costs a tenth of a small kernel's compile.
+  bool keep_llvm_ir = false;
 };
 
 // How one kernel argument is passed: the flattened parameters of the kernel
@@ -36,8 +39,8 @@ struct ParamLayout {
 
 struct PtxArtifact {
   std::string ptx;
-  std::string llvm_ir;      // as lowered, before optimisation
-  std::string entry_name;   // the .entry (or .func for device functions)
+  std::string llvm_ir;     // as lowered, before optimisation; if keep_llvm_ir
+  std::string entry_name;  // the .entry (or .func for device functions)
   Type return_type;
   std::vector<ParamLayout> params;
 };
@@ -45,7 +48,7 @@ struct PtxArtifact {
 struct HostArtifact {
   target::HostEntry entry = nullptr;
   bool boundscheck = false;  // reports through LaunchDims::errors
-  std::string llvm_ir;
+  std::string llvm_ir;       // if keep_llvm_ir
   std::string entry_name;
   std::vector<ParamLayout> params;
 };
