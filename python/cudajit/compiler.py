@@ -33,9 +33,12 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     ``@jit`` compiles lazily, at the first launch for each set of argument
     types; ``@jit("void(float32[::1], float32)")`` (or a list of signatures)
     compiles eagerly; ``@jit(device=True)`` makes a device function, callable
-    from kernels and other device functions. ``fastmath``, ``lineinfo`` and
-    ``debug`` are accepted as in Numba (``fastmath`` enables fast-math flags
-    and flush-to-zero).
+    from kernels and other device functions. ``fastmath`` enables fast-math
+    flags, flush-to-zero and approximate division and square root.
+    ``lineinfo=True`` puts line tables in the PTX (``.file``/``.loc``, as
+    ``nvcc -lineinfo``), which profilers and cuda-gdb map back to the Python
+    source; ``debug=True`` gives the same line tables (no variable
+    information yet).
     """
     unknown = set(options) - set(_ACCEPTED_WITHOUT_EFFECT)
     if unknown:
@@ -76,7 +79,8 @@ def compile_ptx(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
     Returns ``(ptx, return_type)``. ``device=True`` compiles a device function
     (a ``.func``), else a kernel (an ``.entry``). ``cc`` is the compute
     capability as ``(major, minor)``, default (8, 0); the PTX uses the lowest
-    PTX ISA version that supports it.
+    PTX ISA version that supports it. ``lineinfo`` (or ``debug``) adds line
+    tables: ``.loc`` directives naming the Python source lines.
     """
     signature = parse_signature(sig)
     declared = signature.return_type
@@ -85,5 +89,6 @@ def compile_ptx(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
     program = _core.Program(frontend.build_module(pyfunc))
     result = program.compile_ptx([str(t) for t in signature.args], device=device,
                                  fastmath=fastmath, cc=cc_number(cc),
-                                 return_type=str(declared) if device and declared else None)
+                                 return_type=str(declared) if device and declared else None,
+                                 lineinfo=lineinfo, debug=debug)
     return result["ptx"], return_type_from_name(result["return_type"])

@@ -2,14 +2,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "conversions.hpp"
 #include "cudajit/compiler/compile.hpp"
 #include "cudajit/runtime/host_launch.hpp"
-#include "conversions.hpp"
 #include "device_array.hpp"
 #include "devices.hpp"
 #include "dispatcher.hpp"
-#include "foreign_arrays.hpp"
 #include "errors.hpp"
+#include "foreign_arrays.hpp"
 
 namespace py = pybind11;
 using namespace cudajit;
@@ -36,15 +36,17 @@ PYBIND11_MODULE(_core, m) {
       .def(
           "compile_ptx",
           [](const Program& p, const std::vector<std::string>& arg_types, bool device,
-             bool fastmath, int cc, std::optional<std::string> return_type) {
+             bool fastmath, int cc, std::optional<std::string> return_type, bool lineinfo,
+             bool debug) {
             std::optional<Type> declared;
             if (return_type) declared = parse_type(*return_type);
             return python::ptx_dict(p.compile_ptx(python::parse_types(arg_types), device,
-                                                  make_options(fastmath, false, false, cc),
+                                                  make_options(fastmath, lineinfo, debug, cc),
                                                   declared));
           },
           py::arg("arg_types"), py::arg("device") = false, py::arg("fastmath") = false,
-          py::arg("cc") = 80, py::arg("return_type") = py::none())
+          py::arg("cc") = 80, py::arg("return_type") = py::none(), py::arg("lineinfo") = false,
+          py::arg("debug") = false)
       .def(
           "return_type",
           [](const Program& p, const std::vector<std::string>& arg_types, bool device) {
@@ -58,9 +60,9 @@ PYBIND11_MODULE(_core, m) {
   python::bind_dispatcher(m);
   python::bind_foreign_arrays(m);
 
-  m.def("parse_type", [](const std::string& s) { return parse_type(s).str(); },
-        "Normalises a type spelling; raises ValueError for an unknown one.");
-  m.def("host_worker_count", &runtime::host_worker_count,
-        "Threads the cpu device runs blocks on.");
+  m.def(
+      "parse_type", [](const std::string& s) { return parse_type(s).str(); },
+      "Normalises a type spelling; raises ValueError for an unknown one.");
+  m.def("host_worker_count", &runtime::host_worker_count, "Threads the cpu device runs blocks on.");
   m.def("ptx_feature", &target::ptx_feature, py::arg("cc"));
 }

@@ -264,6 +264,18 @@ TEST_CASE("ptxas accepts the PTX of kernels for sm_80 and sm_90", "[lowering][pt
   }
 }
 
+TEST_CASE("lineinfo gives PTX .file and .loc directives for the source lines", "[lowering]") {
+  CompileOptions options = cc(80);
+  CHECK_THAT(Program(kSaxpyIr).compile_ptx(saxpy_args(), false, options).ptx, !Contains(".loc"));
+  options.lineinfo = true;
+  const std::string ptx = Program(kSaxpyIr).compile_ptx(saxpy_args(), false, options).ptx;
+  CHECK_THAT(ptx, Contains(".file\t1 \"examples/saxpy.py\""));
+  CHECK_THAT(ptx, Contains(".loc\t1 3 "));  // i = cuda.grid(1)
+  CHECK_THAT(ptx, Contains(".loc\t1 5 "));  // out[i] = a * x[i] + y[i]
+  // Line tables only: no DWARF sections with content.
+  CHECK_THAT(ptx, !Contains(".debug_info"));
+}
+
 TEST_CASE("the lowered LLVM IR is kept only when asked", "[lowering]") {
   CompileOptions options;
   CHECK(Program(kSaxpyIr).compile_ptx(saxpy_args(), false, options).llvm_ir.empty());

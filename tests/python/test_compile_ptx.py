@@ -323,6 +323,74 @@ def test_float64_sqrt_uses_the_hardware_instruction():
     assert "sqrt.rn.f64" in ptx
 
 
+# --- lineinfo ----------------------------------------------------------------------
+
+
+def lines_of(func, text):
+    """The line numbers in this file of `func`'s source lines containing `text`."""
+    import inspect
+
+    source, first = inspect.getsourcelines(func)
+    return [first + i for i, line in enumerate(source) if text in line]
+
+
+def loc_lines(ptx):
+    """{file number: path} and the set of (file number, line) the .loc directives name."""
+    files = dict(re.findall(r'^\s*\.file\s+(\d+)\s+"([^"]+)"', ptx, re.M))
+    locs = set(re.findall(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+", ptx, re.M))
+    return files, {(f, int(line)) for f, line in locs}
+
+
+@pytest.mark.parametrize("option", ["lineinfo", "debug"])
+def test_lineinfo_maps_ptx_to_the_python_source_lines(option, check_ptx):
+    ptx, _ = cuda.compile_ptx(pyfunc(saxpy), SAXPY_SIG, **{option: True})
+    files, locs = loc_lines(ptx)
+    assert list(files.values()) == [__file__]
+    (number,) = files
+    for text in ("cuda.grid(1)", "if i < out.size", "a * x[i] + y[i]"):
+        (line,) = lines_of(pyfunc(saxpy), text)
+        assert (number, line) in locs, (text, line, sorted(locs))
+    check_ptx(ptx)
+
+
+def test_without_lineinfo_the_ptx_has_no_line_directives():
+    ptx, _ = cuda.compile_ptx(pyfunc(saxpy), SAXPY_SIG)
+    assert ".loc" not in ptx and ".file" not in ptx
+
+
+def test_lineinfo_names_the_file_of_a_device_function_defined_elsewhere(check_ptx):
+    from device_functions_elsewhere import sum_of_squares
+
+    def k(x, out, n):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = sum_of_squares(x, n)
+
+    ptx, _ = cuda.compile_ptx(k, (float32[::1], float32[::1], int64), lineinfo=True)
+    files, locs = loc_lines(ptx)
+    elsewhere = sum_of_squares.py_func.__code__.co_filename
+    assert sorted(files.values()) == sorted([__file__, elsewhere])
+    number = {path: n for n, path in files.items()}[elsewhere]
+    (line,) = lines_of(sum_of_squares.py_func, "total += a[j] * a[j]")
+    assert (number, line) in locs, sorted(locs)
+    check_ptx(ptx)
+
+
+def test_lineinfo_with_math_and_loops_passes_ptxas(check_ptx):
+    ptx, _ = cuda.compile_ptx(sin_in_a_loop, (float32[::1], float32[::1], int32), lineinfo=True,
+                              fastmath=True)
+    (line,) = lines_of(sin_in_a_loop, "acc = math.sin(acc)")
+    files, locs = loc_lines(ptx)
+    assert (next(iter(files)), line) in locs
+    check_ptx(ptx)
+
+
+def test_a_jit_kernel_with_lineinfo_has_line_directives_in_inspect_asm():
+    kernel = cuda.jit(lineinfo=True)(pyfunc(saxpy))
+    kernel.compile(SAXPY_SIG)
+    assert ".loc" in next(iter(kernel.inspect_asm().values()))
+
+
 # --- inspect_llvm / inspect_asm ----------------------------------------------------
 
 

@@ -28,8 +28,9 @@ namespace {
 // The byte offset of indices idx[0..n) into `array`; `unit_dim` (or -1) is
 // the contiguous dimension, whose stride is the item size. With `check`, also
 // whether every index is in bounds, and the first one that is not.
-llvm::Value* byte_offset(llvm::IRBuilder<>& b, llvm::Value* array, const std::vector<llvm::Value*>& idx,
-                         int unit_dim, int itemsize, IndexCheck* check) {
+llvm::Value* byte_offset(llvm::IRBuilder<>& b, llvm::Value* array,
+                         const std::vector<llvm::Value*>& idx, int unit_dim, int itemsize,
+                         IndexCheck* check) {
   llvm::Value* offset = b.getInt64(0);
   if (check) *check = {b.getTrue(), b.getInt32(0), b.getInt64(0), b.getInt64(0)};
   for (unsigned d = 0; d < idx.size(); ++d) {
@@ -97,13 +98,14 @@ llvm::Value* FunctionLowering::guard(llvm::Value* ptr, const IndexCheck& check, 
 }
 
 llvm::Value* FunctionLowering::element_pointer(llvm::Value* array, const Type& t,
-                                               const std::vector<llvm::Value*>& idx, SourceLoc loc) {
+                                               const std::vector<llvm::Value*>& idx,
+                                               SourceLoc loc) {
   int unit_dim = -1;
   if (t.layout() == Layout::C) unit_dim = t.ndim() - 1;
   if (t.layout() == Layout::F) unit_dim = 0;
   IndexCheck check;
-  llvm::Value* offset =
-      byte_offset(b_, array, idx, unit_dim, byte_size(t.dtype()), checks_bounds() ? &check : nullptr);
+  llvm::Value* offset = byte_offset(b_, array, idx, unit_dim, byte_size(t.dtype()),
+                                    checks_bounds() ? &check : nullptr);
   llvm::Value* data = b_.CreateExtractValue(array, {0});
   llvm::Value* ptr = b_.CreateInBoundsGEP(b_.getInt8Ty(), data, offset);
   return checks_bounds() ? guard(ptr, check, loc) : ptr;
@@ -114,9 +116,10 @@ llvm::Value* FunctionLowering::view(llvm::Value* array, const Type& t,
                                     SourceLoc loc) {
   int unit_dim = t.layout() == Layout::F ? 0 : -1;
   IndexCheck check;
-  llvm::Value* offset =
-      byte_offset(b_, array, idx, unit_dim, byte_size(t.dtype()), checks_bounds() ? &check : nullptr);
-  llvm::Value* data = b_.CreateInBoundsGEP(b_.getInt8Ty(), b_.CreateExtractValue(array, {0}), offset);
+  llvm::Value* offset = byte_offset(b_, array, idx, unit_dim, byte_size(t.dtype()),
+                                    checks_bounds() ? &check : nullptr);
+  llvm::Value* data =
+      b_.CreateInBoundsGEP(b_.getInt8Ty(), b_.CreateExtractValue(array, {0}), offset);
   if (checks_bounds()) data = guard(data, check, loc);
   llvm::Value* out = llvm::UndefValue::get(m_.array_struct(result.ndim()));
   out = b_.CreateInsertValue(out, data, {0});
@@ -172,8 +175,10 @@ llvm::Value* FunctionLowering::tuple_item(llvm::Value* tuple, const Type& t, con
     slot = b_.CreateAlloca(array_type);
   }
   for (unsigned i = 0; i < size; ++i)
-    b_.CreateStore(b_.CreateExtractValue(tuple, {i}), b_.CreateConstGEP2_32(array_type, slot, 0, i));
-  index = b_.CreateSelect(b_.CreateICmpSLT(index, int64(0)), b_.CreateAdd(index, int64(size)), index);
+    b_.CreateStore(b_.CreateExtractValue(tuple, {i}),
+                   b_.CreateConstGEP2_32(array_type, slot, 0, i));
+  index =
+      b_.CreateSelect(b_.CreateICmpSLT(index, int64(0)), b_.CreateAdd(index, int64(size)), index);
   return b_.CreateLoad(element, b_.CreateGEP(array_type, slot, {int64(0), index}));
 }
 
@@ -186,7 +191,8 @@ llvm::Value* FunctionLowering::attribute(const Node& n) {
     if (name == "ndim") return int64(ndim);
     if (name == "size") {
       llvm::Value* size = int64(1);
-      for (unsigned d = 0; d < ndim; ++d) size = b_.CreateMul(size, b_.CreateExtractValue(v, {1, d}));
+      for (unsigned d = 0; d < ndim; ++d)
+        size = b_.CreateMul(size, b_.CreateExtractValue(v, {1, d}));
       return size;
     }
     unsigned field = name == "shape" ? 1 : 2;

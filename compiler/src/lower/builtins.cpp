@@ -20,8 +20,8 @@ llvm::Value* FunctionLowering::call_builtin(const Node& n) {
   if (name == "int") return cast(args[0].v, args[0].type, result);
   if (name == "complex") {
     Type part = Type::scalar(complex_part(result.scalar()));
-    llvm::Value* im = args.size() > 1 ? cast(args[1].v, args[1].type, part)
-                                      : float_const(part.scalar(), 0.0);
+    llvm::Value* im =
+        args.size() > 1 ? cast(args[1].v, args[1].type, part) : float_const(part.scalar(), 0.0);
     return make_complex(cast(args[0].v, args[0].type, part), im, result.scalar());
   }
   if (name == "len") {
@@ -57,8 +57,10 @@ llvm::Value* FunctionLowering::round(llvm::Value* x, Scalar s, llvm::Value* ndig
   llvm::Value* negative = b_.CreateICmpSLT(ndigits, int64(0));
   llvm::Value* digits = b_.CreateSelect(negative, b_.CreateNeg(ndigits), ndigits);
   llvm::Value* scale = call_math("pow", s, {float_const(s, 10.0), b_.CreateSIToFP(digits, t)});
-  llvm::Value* up = b_.CreateFDiv(intrinsic(llvm::Intrinsic::rint, {t}, {b_.CreateFMul(x, scale)}), scale);
-  llvm::Value* down = b_.CreateFMul(intrinsic(llvm::Intrinsic::rint, {t}, {b_.CreateFDiv(x, scale)}), scale);
+  llvm::Value* up =
+      b_.CreateFDiv(intrinsic(llvm::Intrinsic::rint, {t}, {b_.CreateFMul(x, scale)}), scale);
+  llvm::Value* down =
+      b_.CreateFMul(intrinsic(llvm::Intrinsic::rint, {t}, {b_.CreateFDiv(x, scale)}), scale);
   llvm::Value* rounded = b_.CreateSelect(negative, down, up);
   // Scaling overflowed (huge ndigits or x): x is already exact at that precision.
   llvm::Value* finite = b_.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, {t}, {rounded}),
@@ -98,7 +100,7 @@ llvm::Value* FunctionLowering::call_math_builtin(const Node& n, std::string_view
   }
   if (name == "floor" || name == "ceil" || name == "trunc") {
     llvm::Value* x = cast(args[0].v, args[0].type, result);
-    auto id = name == "floor" ? llvm::Intrinsic::floor
+    auto id = name == "floor"  ? llvm::Intrinsic::floor
               : name == "ceil" ? llvm::Intrinsic::ceil
                                : llvm::Intrinsic::trunc;
     return intrinsic(id, {x->getType()}, {x});
@@ -116,9 +118,7 @@ llvm::Value* FunctionLowering::call_math_builtin(const Node& n, std::string_view
 }
 
 llvm::Value* FunctionLowering::call_cuda_builtin(const Node& n, std::string_view name) {
-  auto reg = [&](const std::string& r) {
-    return m_.hooks.special_register(b_, r, thread_ctx_);
-  };
+  auto reg = [&](const std::string& r) { return m_.hooks.special_register(b_, r, thread_ctx_); };
   if (name != "grid" && name != "gridsize") return reg(std::string(name));
   int ndim = static_cast<int>(f_.constants.at(&n));
   std::vector<llvm::Value*> values;

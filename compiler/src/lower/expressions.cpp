@@ -14,6 +14,7 @@ llvm::Value* FunctionLowering::expr_as(const Node& n, const Type& t) {
 }
 
 llvm::Value* FunctionLowering::expr(const Node& n) {
+  const AtSource at(*this, n.loc);
   switch (n.kind) {
     case NodeKind::Int:
       return int64(n.int_value);
@@ -166,9 +167,9 @@ llvm::Value* FunctionLowering::int_power(llvm::Value* a, llvm::Value* b, Scalar 
   power->addIncoming(next_result, loop);
   if (!is_signed(s)) return power;
   llvm::Value* odd_exp = b_.CreateICmpNE(b_.CreateAnd(b, c(1)), c(0));
-  llvm::Value* unit = b_.CreateSelect(b_.CreateICmpEQ(a, c(1)), c(1),
-                                      b_.CreateSelect(b_.CreateICmpEQ(a, c(-1)),
-                                                      b_.CreateSelect(odd_exp, c(-1), c(1)), c(0)));
+  llvm::Value* unit = b_.CreateSelect(
+      b_.CreateICmpEQ(a, c(1)), c(1),
+      b_.CreateSelect(b_.CreateICmpEQ(a, c(-1)), b_.CreateSelect(odd_exp, c(-1), c(1)), c(0)));
   return b_.CreateSelect(negative, unit, power);
 }
 
@@ -286,7 +287,8 @@ llvm::Value* FunctionLowering::compare_chain(const Node& n) {
   llvm::Value* left = expr(n.child(0));
   for (size_t i = 0; i < n.ops.size(); ++i) {
     llvm::Value* right = expr(n.child(i + 1));
-    llvm::Value* result = compare(n.ops[i], left, type_of(n.child(i)), right, type_of(n.child(i + 1)));
+    llvm::Value* result =
+        compare(n.ops[i], left, type_of(n.child(i)), right, type_of(n.child(i + 1)));
     if (i + 1 == n.ops.size()) {
       incoming.push_back({result, b_.GetInsertBlock()});
       b_.CreateBr(done);

@@ -15,6 +15,7 @@
 
 #include "cudajit/compiler/compile.hpp"
 #include "cudajit/compiler/typed.hpp"
+#include "line_tables.hpp"
 
 namespace cudajit::lower {
 
@@ -43,9 +44,10 @@ struct ModuleLowering {
   TargetHooks& hooks;
   CompileOptions options;
   std::unordered_map<const typing::TypedFunction*, llvm::Function*> functions;
+  LineTables* lines = nullptr;  // lineinfo: set while lowering for nvptx
 
-  llvm::Type* value_type(const Type& t);     // in registers: bool is i1
-  llvm::Type* memory_type(Scalar s);         // in memory: bool is i8
+  llvm::Type* value_type(const Type& t);  // in registers: bool is i1
+  llvm::Type* memory_type(Scalar s);      // in memory: bool is i8
   llvm::Type* scalar_type(Scalar s);
   llvm::StructType* array_struct(int ndim);  // {ptr data, [N x i64] shape, [N x i64] strides}
   llvm::StructType* thread_ctx_type();       // host only: {12 x i32, IndexErrorRecord*}
@@ -145,9 +147,32 @@ class FunctionLowering {
     llvm::BasicBlock* break_target;
   };
 
+  // With line tables, the instructions made while alive carry `loc`; the
+  // enclosing node's location comes back after.
+  class AtSource {
+   public:
+    AtSource(FunctionLowering& f, SourceLoc loc) : f_(f) {
+      if (f.subprogram_ == nullptr || loc.line <= 0) return;
+      saved_ = f.b_.getCurrentDebugLocation();
+      active_ = true;
+      f.b_.SetCurrentDebugLocation(f.m_.lines->at(f.subprogram_, loc));
+    }
+    ~AtSource() {
+      if (active_) f_.b_.SetCurrentDebugLocation(saved_);
+    }
+    AtSource(const AtSource&) = delete;
+    AtSource& operator=(const AtSource&) = delete;
+
+   private:
+    FunctionLowering& f_;
+    llvm::DebugLoc saved_;
+    bool active_ = false;
+  };
+
   ModuleLowering& m_;
   const typing::TypedFunction& f_;
   llvm::Function* fn_ = nullptr;
+  llvm::DISubprogram* subprogram_ = nullptr;  // with line tables
   llvm::IRBuilder<> b_;
   llvm::Value* thread_ctx_ = nullptr;
   std::map<std::string, llvm::AllocaInst*> slots_;

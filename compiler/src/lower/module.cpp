@@ -4,6 +4,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include <functional>
+#include <optional>
 
 #include "lowering.hpp"
 
@@ -66,8 +67,8 @@ llvm::StructType* ModuleLowering::error_record_type() {
   // target::IndexErrorRecord: flag, axis, line, col (i32), index, extent (i64), scratch.
   auto* i32 = llvm::Type::getInt32Ty(context);
   auto* i64 = llvm::Type::getInt64Ty(context);
-  return llvm::StructType::get(
-      context, {i32, i32, i32, i32, i64, i64, llvm::ArrayType::get(llvm::Type::getInt8Ty(context), 16)});
+  return llvm::StructType::get(context, {i32, i32, i32, i32, i64, i64,
+                                         llvm::ArrayType::get(llvm::Type::getInt8Ty(context), 16)});
 }
 
 llvm::Function* ModuleLowering::declare(const TypedFunction& f) {
@@ -113,9 +114,9 @@ namespace {
 
 // Rebuilds the kernel-language values of the arguments from the flattened
 // parameters; `param(i, type)` yields flattened parameter i as `type`.
-std::vector<llvm::Value*> unflatten_args(ModuleLowering& m, llvm::IRBuilder<>& b,
-                                         const std::vector<Type>& arg_types,
-                                         const std::function<llvm::Value*(int, llvm::Type*)>& param) {
+std::vector<llvm::Value*> unflatten_args(
+    ModuleLowering& m, llvm::IRBuilder<>& b, const std::vector<Type>& arg_types,
+    const std::function<llvm::Value*(int, llvm::Type*)>& param) {
   std::vector<llvm::Value*> args;
   auto* i64 = b.getInt64Ty();
   for (const ParamLayout& p : param_layout(arg_types)) {
@@ -158,8 +159,15 @@ std::string nvptx_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functi
   auto* kernel = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, m.module);
   kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(m.context, "entry", kernel));
-  auto args = unflatten_args(m, b, f.arg_types,
-                             [&](int i, llvm::Type*) { return kernel->getArg(i); });
+  if (m.lines != nullptr) {
+    // The call to the body needs a location of its own, or inlining it fails
+    // the verifier: the kernel is described at the function's line.
+    const ir::Function& source = *f.function;
+    b.SetCurrentDebugLocation(
+        m.lines->at(m.lines->describe(*kernel, source.file, source.loc.line), source.loc));
+  }
+  auto args =
+      unflatten_args(m, b, f.arg_types, [&](int i, llvm::Type*) { return kernel->getArg(i); });
   b.CreateCall(body, args);
   b.CreateRetVoid();
   body->addFnAttr(llvm::Attribute::AlwaysInline);
@@ -201,7 +209,8 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
   }
 
   // A counted loop: for (v = begin; v < end; ++v) body(v).
-  auto loop = [&](llvm::Value* begin, llvm::Value* end, const std::function<void(llvm::Value*)>& fn) {
+  auto loop = [&](llvm::Value* begin, llvm::Value* end,
+                  const std::function<void(llvm::Value*)>& fn) {
     llvm::BasicBlock* pre = b.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(c, "loop", entry);
     auto* exit = llvm::BasicBlock::Create(c, "loop.end", entry);
@@ -251,20 +260,29 @@ std::string lower_program(const typing::TypedProgram& program, llvm::Module& mod
                           TargetKind target, bool device_entry, const CompileOptions& options) {
   auto hooks = make_hooks(target);
   ModuleLowering m{module.getContext(), module, *hooks, options, {}};
+  // Line tables for PTX only: on the cpu device they would change nothing.
+  std::optional<LineTables> lines;
+  if ((options.lineinfo || options.debug) && target == TargetKind::Nvptx) {
+    m.lines = &lines.emplace(module, program.file);
+  }
   std::vector<const TypedFunction*> reachable;
   collect(*program.entry, reachable);
   for (const TypedFunction* f : reachable) m.declare(*f);
   for (const TypedFunction* f : reachable) FunctionLowering(m, *f).lower();
 
   llvm::Function* body = m.functions.at(program.entry);
+  std::string entry_name;
   if (device_entry) {
     // compile_ptx(device=True): the function itself is the visible .func.
     body->setLinkage(llvm::Function::ExternalLinkage);
     body->addFnAttr("cudajit-export");  // emit_ptx keeps it visible
-    return body->getName().str();
+    entry_name = body->getName().str();
+  } else {
+    entry_name = target == TargetKind::Nvptx ? nvptx_kernel(m, *program.entry, body)
+                                             : host_kernel(m, *program.entry, body);
   }
-  return target == TargetKind::Nvptx ? nvptx_kernel(m, *program.entry, body)
-                                     : host_kernel(m, *program.entry, body);
+  if (lines) lines->finalize();
+  return entry_name;
 }
 
 }  // namespace cudajit::lower

@@ -15,6 +15,10 @@ FunctionLowering::FunctionLowering(ModuleLowering& m, const typing::TypedFunctio
 void FunctionLowering::lower() {
   fn_ = m_.functions.at(&f_);
   b_.SetInsertPoint(llvm::BasicBlock::Create(m_.context, "entry", fn_));
+  if (m_.lines != nullptr) {
+    subprogram_ = m_.lines->describe(*fn_, f_.function->file, f_.function->loc.line);
+    b_.SetCurrentDebugLocation(m_.lines->at(subprogram_, f_.function->loc));
+  }
   unsigned arg = 0;
   if (m_.hooks.has_thread_ctx()) thread_ctx_ = fn_->getArg(arg++);
   for (const auto& [name, type] : f_.locals)
@@ -45,6 +49,7 @@ void FunctionLowering::block(const std::vector<ir::NodePtr>& stmts) {
 }
 
 void FunctionLowering::stmt(const Node& s) {
+  const AtSource at(*this, s.loc);
   switch (s.kind) {
     case NodeKind::Assign:
       assign(s.child(0), expr(s.child(1)), type_of(s.child(1)));
@@ -56,8 +61,8 @@ void FunctionLowering::stmt(const Node& s) {
       if (target.kind == NodeKind::Subscript && type_of(target.child(0)).is_array()) {
         // a[i] op= v reads and writes one element: compute its address once.
         const Type& array_type = type_of(target.child(0));
-        llvm::Value* ptr =
-            element_pointer(expr(target.child(0)), array_type, indices(target.child(1)), target.loc);
+        llvm::Value* ptr = element_pointer(expr(target.child(0)), array_type,
+                                           indices(target.child(1)), target.loc);
         Type element = Type::scalar(array_type.dtype());
         llvm::Value* current = load_element(ptr, array_type.dtype());
         llvm::Value* v = binop(s, s.text, current, element, expr(value), type_of(value), op_type);
@@ -65,7 +70,8 @@ void FunctionLowering::stmt(const Node& s) {
         return;
       }
       llvm::Value* current = expr(target);
-      llvm::Value* v = binop(s, s.text, current, type_of(target), expr(value), type_of(value), op_type);
+      llvm::Value* v =
+          binop(s, s.text, current, type_of(target), expr(value), type_of(value), op_type);
       assign(target, v, op_type);
       return;
     }

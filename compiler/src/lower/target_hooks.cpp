@@ -14,7 +14,7 @@ namespace {
 // Index of a register in the host thread context (see host_kernel).
 int register_slot(std::string_view name) {
   static constexpr std::array<std::string_view, 4> kGroups = {"threadIdx", "blockDim", "blockIdx",
-                                                               "gridDim"};
+                                                              "gridDim"};
   size_t dot = name.find('.');
   std::string_view group = name.substr(0, dot);
   int axis = name.back() - 'x';

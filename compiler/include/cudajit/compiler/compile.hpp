@@ -15,8 +15,8 @@ namespace cudajit {
 
 struct CompileOptions {
   bool fastmath = false;
-  bool lineinfo = false;  // accepted, as in Numba; no effect yet
-  bool debug = false;     // accepted, as in Numba; no effect yet
+  bool lineinfo = false;  // PTX line tables (.file/.loc) to the Python source
+  bool debug = false;     // as lineinfo, for now: no variable information
   int cc = 80;            // compute capability for PTX, major*10+minor
   // Host code checks every index against its extent and reports the first
   // failure (IndexErrorRecord) instead of touching memory out of bounds.
