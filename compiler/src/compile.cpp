@@ -81,7 +81,10 @@ PtxArtifact Program::compile_ptx(const std::vector<Type>& arg_types, bool device
   out.params = param_layout(arg_types);
   {
     StageTimer timer("ptx (total)");
-    out.ptx = target::emit_ptx(std::move(l.module), {options.cc, options.fastmath, 3});
+    out.ptx = target::emit_ptx(std::move(l.module), {.cc = options.cc,
+                                                     .fastmath = options.fastmath,
+                                                     .opt_level = 3,
+                                                     .max_registers = options.max_registers});
   }
   dump("ptx", signature_text(module_.functions[0].name, arg_types), out.ptx);
   return out;

@@ -17,8 +17,10 @@ _ACCEPTED_WITHOUT_EFFECT: dict[str, tuple[Any, ...]] = {
     "inline": (False, "never"),
     "opt": (True,),
     "link": ((), [], None),  # no linking of external CUDA sources yet
-    "max_registers": (None,),
 }
+
+# The most registers a thread can have (PTX ISA: .maxnreg; sm_50 and newer).
+_MAX_REGISTERS_LIMIT = 255
 
 
 def _is_signature(value: Any) -> bool:
@@ -26,8 +28,19 @@ def _is_signature(value: Any) -> bool:
         isinstance(value, list) and all(_is_signature(v) for v in value))
 
 
+def _check_max_registers(max_registers: Any) -> int | None:
+    if max_registers is None:
+        return None
+    if (isinstance(max_registers, bool) or not isinstance(max_registers, int)
+            or not 1 <= max_registers <= _MAX_REGISTERS_LIMIT):
+        raise ValueError(f"max_registers must be an int from 1 to {_MAX_REGISTERS_LIMIT} "
+                         f"(registers per thread) or None; got {max_registers!r}")
+    return max_registers
+
+
 def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
-        lineinfo: bool = False, debug: bool = False, **options: Any) -> Any:
+        lineinfo: bool = False, debug: bool = False, max_registers: int | None = None,
+        **options: Any) -> Any:
     """Compile a Python function into a CUDA kernel or device function.
 
     ``@jit`` compiles lazily, at the first launch for each set of argument
@@ -38,12 +51,14 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     ``lineinfo=True`` puts line tables in the PTX (``.file``/``.loc``, as
     ``nvcc -lineinfo``), which profilers and cuda-gdb map back to the Python
     source; ``debug=True`` gives the same line tables (no variable
-    information yet).
+    information yet). ``max_registers`` caps the registers per thread of a
+    kernel (PTX ``.maxnreg``), trading spills for occupancy.
     """
+    max_registers = _check_max_registers(max_registers)
     unknown = set(options) - set(_ACCEPTED_WITHOUT_EFFECT)
     if unknown:
         raise TypeError(f"jit() got unexpected options {sorted(unknown)}; expected device, "
-                        "fastmath, lineinfo, debug")
+                        "fastmath, lineinfo, debug, max_registers")
     # Numba programs pass these; say that they change nothing here rather than pretend.
     ignored = sorted(k for k, v in options.items() if v not in _ACCEPTED_WITHOUT_EFFECT[k])
     if ignored:
@@ -57,7 +72,8 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
                                 f"{len(signatures)}")
             return DeviceFunction(pyfunc, signatures[0] if signatures else None,
                                   fastmath=fastmath)
-        return Dispatcher(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug)
+        return Dispatcher(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug,
+                          max_registers=max_registers)
 
     if func_or_sig is None:
         return lambda pyfunc: decorate(pyfunc, [])

@@ -49,10 +49,11 @@ class Dispatcher(_core.Dispatcher):
     """
 
     def __init__(self, py_func: Callable[..., Any], signatures: Sequence[Any] = (),
-                 fastmath: bool = False, lineinfo: bool = False, debug: bool = False):
+                 fastmath: bool = False, lineinfo: bool = False, debug: bool = False,
+                 max_registers: int | None = None):
         name = getattr(py_func, "__name__", "kernel")
         super().__init__(name, lambda: frontend.build_module(py_func), fastmath=fastmath,
-                         lineinfo=lineinfo, debug=debug)
+                         lineinfo=lineinfo, debug=debug, max_registers=max_registers or 0)
         self.py_func = py_func
         self._cudajit_kernel_pyfunc = py_func
         self.__name__ = name

@@ -45,16 +45,17 @@ LaunchConfig configure(py::object self, py::handle config) {
 
 void bind_dispatcher(py::module_& m) {
   py::class_<Dispatcher>(m, "Dispatcher")
-      .def(py::init(
-               [](std::string name, py::object provider, bool fastmath, bool lineinfo, bool debug) {
-                 CompileOptions o;
-                 o.fastmath = fastmath;
-                 o.lineinfo = lineinfo;
-                 o.debug = debug;
-                 return std::make_unique<Dispatcher>(std::move(name), std::move(provider), o);
-               }),
+      .def(py::init([](std::string name, py::object provider, bool fastmath, bool lineinfo,
+                       bool debug, int max_registers) {
+             CompileOptions o;
+             o.fastmath = fastmath;
+             o.lineinfo = lineinfo;
+             o.debug = debug;
+             o.max_registers = max_registers;
+             return std::make_unique<Dispatcher>(std::move(name), std::move(provider), o);
+           }),
            py::arg("name"), py::arg("ir_provider"), py::arg("fastmath") = false,
-           py::arg("lineinfo") = false, py::arg("debug") = false)
+           py::arg("lineinfo") = false, py::arg("debug") = false, py::arg("max_registers") = 0)
       .def("__getitem__",
            [](py::object self, py::handle config) { return configure(self, config); })
       .def(

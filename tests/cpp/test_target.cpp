@@ -248,6 +248,16 @@ TEST_CASE("libdevice helpers that two functions call are defined once", "[target
   CHECK(count(both, ".func ") == 2);  // its forward declaration and its definition
 }
 
+TEST_CASE("max_registers gives kernels a .maxnreg directive", "[target][nvptx]") {
+  if (libdevice_missing()) return;
+  llvm::LLVMContext context;
+  CHECK_THAT(target::emit_ptx(make_math_kernel(context), {}), !Contains(".maxnreg"));
+  CHECK_THAT(target::emit_ptx(make_math_kernel(context), {.max_registers = 40}),
+             Contains(".maxnreg 40"));
+  CHECK_THROWS_WITH(target::emit_ptx(make_math_kernel(context), {.max_registers = -1}),
+                    Contains("max_registers must be positive, got -1"));
+}
+
 TEST_CASE("emit_ptx targets the requested sm", "[target][nvptx]") {
   if (libdevice_missing()) return;
   llvm::LLVMContext context;

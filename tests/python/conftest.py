@@ -107,15 +107,15 @@ def ptxas():
 PTXAS_MIN_CC = (7, 5)
 
 
-def run_ptxas(ptxas_path, ptx, cc):
-    """Assembles `ptx` for sm_<cc>; returns the CompletedProcess."""
+def run_ptxas(ptxas_path, ptx, cc, *options):
+    """Assembles `ptx` for sm_<cc> (with ptxas `options`); returns the CompletedProcess."""
     arch = "sm_%d%d" % tuple(cc)
     with tempfile.TemporaryDirectory(prefix="cudajit-ptxas-") as tmp:
         src = os.path.join(tmp, "kernel.ptx")
         with open(src, "w") as f:
             f.write(ptx)
         return subprocess.run(
-            [ptxas_path, f"-arch={arch}", src, "-o", os.path.join(tmp, "kernel.cubin")],
+            [ptxas_path, f"-arch={arch}", *options, src, "-o", os.path.join(tmp, "kernel.cubin")],
             capture_output=True,
             text=True,
             timeout=120,

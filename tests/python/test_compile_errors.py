@@ -742,8 +742,8 @@ def test_an_error_in_a_device_function_of_another_file_names_that_file():
     assert "return a[0, 0]" in str(info.value)
 
 
-@pytest.mark.parametrize("option", [{"cache": True}, {"link": ["kernels.cu"]},
-                                    {"max_registers": 32}], ids=lambda o: next(iter(o)))
+@pytest.mark.parametrize("option", [{"cache": True}, {"link": ["kernels.cu"]}],
+                         ids=lambda o: next(iter(o)))
 def test_numba_options_without_effect_say_so(option):
     with pytest.warns(UserWarning, match=f"{next(iter(option))}=.* has no effect in cudajit"):
         cuda.jit(**option)(lambda_free_kernel)
@@ -752,6 +752,13 @@ def test_numba_options_without_effect_say_so(option):
 def test_numba_options_at_their_defaults_are_silent(recwarn):
     cuda.jit(cache=False, opt=True, max_registers=None)(lambda_free_kernel)
     assert not [w for w in recwarn if "no effect" in str(w.message)]
+
+
+@pytest.mark.parametrize("value", [0, -4, 256, 32.0, "32", True])
+def test_max_registers_must_be_a_register_count(value):
+    with pytest.raises(ValueError, match=r"max_registers must be an int from 1 to 255 "
+                                         r"\(registers per thread\) or None; got " + re.escape(repr(value))):
+        cuda.jit(max_registers=value)(lambda_free_kernel)
 
 
 def lambda_free_kernel(a):

@@ -154,6 +154,14 @@ def sin_in_a_loop(x, out, n):
         out[i] = acc
 
 
+def math_heavy_kernel(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        out[i] = (math.sin(v) + math.cos(v) + math.exp(-v) + math.log1p(math.fabs(v))
+                  + math.atan2(v, 2.0) + math.erf(v) + math.lgamma(math.fabs(v) + 1.0))
+
+
 def sin_and_cos(x, out_sin, out_cos):
     i = cuda.grid(1)
     if i < x.size:
@@ -389,6 +397,38 @@ def test_a_jit_kernel_with_lineinfo_has_line_directives_in_inspect_asm():
     kernel = cuda.jit(lineinfo=True)(pyfunc(saxpy))
     kernel.compile(SAXPY_SIG)
     assert ".loc" in next(iter(kernel.inspect_asm().values()))
+
+
+# --- max_registers -----------------------------------------------------------------
+
+
+def ptxas_registers(ptxas, ptx, cc=(8, 0)):
+    """The registers per thread ptxas -v reports for the PTX's kernel."""
+    from conftest import run_ptxas
+
+    result = run_ptxas(ptxas, ptx, cc, "-v")
+    assert result.returncode == 0, result.stderr
+    return int(re.search(r"Used (\d+) registers", result.stderr).group(1))
+
+
+def test_max_registers_caps_the_registers_ptxas_allocates(ptxas):
+    unlimited = cuda.jit(pyfunc(math_heavy_kernel))
+    limited = cuda.jit(max_registers=24)(pyfunc(math_heavy_kernel))
+    sig = (float32[::1], float32[::1])
+    free_ptx = unlimited.inspect_asm(sig)
+    capped_ptx = limited.inspect_asm(sig)
+    assert ".maxnreg" not in free_ptx
+    assert re.search(r"\.maxnreg\s+24\b", capped_ptx)
+    assert ptxas_registers(ptxas, free_ptx) > 24  # else the test shows nothing
+    assert ptxas_registers(ptxas, capped_ptx) <= 24
+
+
+def test_a_kernel_with_max_registers_still_runs():
+    kernel = cuda.jit(max_registers=32)(pyfunc(saxpy))
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    kernel[1, 8](np.float32(2), x, x, out)
+    np.testing.assert_allclose(out, 3 * x, rtol=1e-6)
 
 
 # --- inspect_llvm / inspect_asm ----------------------------------------------------

@@ -120,6 +120,29 @@ bool is_kernel(const llvm::Function& function) {
   return function.getCallingConv() == llvm::CallingConv::PTX_Kernel;
 }
 
+// A kernel's register limit: the nvvm.maxnreg function attribute since LLVM
+// 21, a !nvvm.annotations entry before; either becomes .maxnreg in the PTX.
+void limit_registers(llvm::Module& module, int max_registers) {
+  if (max_registers == 0) return;
+  if (max_registers < 0) {
+    throw std::invalid_argument("max_registers must be positive, got " +
+                                std::to_string(max_registers));
+  }
+  for (llvm::Function& function : module) {
+    if (!is_kernel(function)) continue;
+#if LLVM_VERSION_MAJOR >= 21
+    function.addFnAttr("nvvm.maxnreg", std::to_string(max_registers));
+#else
+    llvm::LLVMContext& context = module.getContext();
+    llvm::Metadata* limit = llvm::ConstantAsMetadata::get(
+        llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), max_registers));
+    module.getOrInsertNamedMetadata("nvvm.annotations")
+        ->addOperand(llvm::MDNode::get(context, {llvm::ValueAsMetadata::get(&function),
+                                                 llvm::MDString::get(context, "maxnreg"), limit}));
+#endif
+  }
+}
+
 #if LLVM_VERSION_MAJOR < 20
 // Before LLVM 20, !nvvm.annotations is how NVPTX learns which functions are
 // kernels (the calling convention is only its fallback), so say it there too.
@@ -304,6 +327,7 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
 #if LLVM_VERSION_MAJOR < 20
   annotate_kernels(*module);
 #endif
+  limit_registers(*module, options.max_registers);
   // libdevice's functions are optimised on their own, once per process and
   // configuration (libdevice.hpp); the kernel is optimised with their
   // declarations, which carry the definitions' attributes (memory(none), ...)

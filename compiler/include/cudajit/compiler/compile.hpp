@@ -18,6 +18,7 @@ struct CompileOptions {
   bool lineinfo = false;  // PTX line tables (.file/.loc) to the Python source
   bool debug = false;     // as lineinfo, for now: no variable information
   int cc = 80;            // compute capability for PTX, major*10+minor
+  int max_registers = 0;  // .maxnreg of kernels (Numba's max_registers); 0: none
   // Host code checks every index against its extent and reports the first
   // failure (IndexErrorRecord) instead of touching memory out of bounds.
   // Off with CUDAJIT_BOUNDSCHECK=0; PTX is not checked (as Numba's).

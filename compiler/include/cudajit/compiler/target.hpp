@@ -18,6 +18,8 @@ struct PtxOptions {
   int cc = 80;
   bool fastmath = false;  // also sets nvvm-reflect-ftz for libdevice
   int opt_level = 3;
+  // Registers per thread each kernel may use (.maxnreg); 0: ptxas decides.
+  int max_registers = 0;
 };
 
 // "sm_80" and the lowest PTX ISA version that supports it, as "ptx70".
