@@ -2,6 +2,7 @@
 // C++ methods, so a launch of a seen signature runs no Python code of ours.
 #include <pybind11/stl.h>
 
+#include "code_cache.hpp"
 #include "conversions.hpp"
 #include "devices.hpp"
 #include "dispatcher.hpp"
@@ -91,6 +92,26 @@ void bind_dispatcher(py::module_& m) {
         return out;
       });
 
+  m.def(
+      "code_cache_info",
+      [] {
+        const CodeCache::Info info = CodeCache::shared().info();
+        py::dict out;
+        out["hits"] = info.hits;
+        out["misses"] = info.misses;
+        out["size"] = info.size;
+        out["capacity"] = info.capacity;
+        return out;
+      },
+      "Kernels compiled once for dispatchers with the same kernel IR: hits, misses, size, "
+      "capacity.");
+  m.def(
+      "code_cache_clear", [] { CodeCache::shared().clear(); },
+      "Forgets the compiled kernels shared between dispatchers (those compiled stay loaded).");
+  m.def(
+      "code_cache_set_capacity",
+      [](std::size_t capacity) { CodeCache::shared().set_capacity(capacity); }, py::arg("capacity"),
+      "Keeps at most `capacity` kernels (0 turns the sharing off).");
   m.def(
       "bare_launch_us",
       [](Dispatcher& d, const py::list& args, const StreamHandle& stream, int count) {

@@ -2,8 +2,9 @@
 
 #include <pybind11/stl.h>
 
-#include "device_array.hpp"
+#include "code_cache.hpp"
 #include "cudajit/runtime/bench.hpp"
+#include "device_array.hpp"
 #include "devices.hpp"
 #include "foreign_arrays.hpp"
 
@@ -84,8 +85,8 @@ Dispatcher::Dispatcher(std::string name, py::object ir_provider, CompileOptions 
 
 const Program& Dispatcher::program() {
   if (!program_) {
-    std::string text = ir_provider_().cast<std::string>();
-    program_ = std::make_unique<Program>(text);
+    ir_text_ = ir_provider_().cast<std::string>();
+    program_ = std::make_unique<Program>(ir_text_);
   }
   return *program_;
 }
@@ -110,22 +111,41 @@ Dispatcher::Specialization& Dispatcher::specialize(const std::vector<Type>& arg_
 runtime::LoadedKernel& Dispatcher::kernel_for(Specialization& spec, runtime::Device& device) {
   auto found = spec.loaded.find(&device);
   if (found != spec.loaded.end()) return *found->second;
+  const bool for_cpu = device.kind() == runtime::DeviceKind::Cpu;
+  CompileOptions options = options_;
+  // A GPU newer than our table runs the PTX of the newest capability we know.
+  if (!for_cpu) options.cc = target::ptx_cc_for_device(device.compute_capability());
+  auto loaded = device.load(compile(spec, options, for_cpu));
+  spec.loaded[&device] = loaded;
+  return *loaded;
+}
+
+runtime::KernelCode Dispatcher::compile(const Specialization& spec, const CompileOptions& options,
+                                        bool for_cpu) {
+  const Program& compiled = program();  // sets ir_text_
+  std::string key = ir_text_;
+  key += '\x1f';
+  for (const Type& t : spec.arg_types) append_type_key(t, key);
+  key += '\x1f';
+  key += for_cpu ? "cpu" : target::sm_name(options.cc);
+  key += std::string(options.fastmath ? "/fastmath" : "") + (options.lineinfo ? "/lineinfo" : "") +
+         (options.debug ? "/debug" : "") + (options.boundscheck ? "/boundscheck" : "") +
+         "/maxnreg=" + std::to_string(options.max_registers);
+  CodeCache& cache = CodeCache::shared();
+  if (std::optional<runtime::KernelCode> found = cache.find(key)) return *std::move(found);
+
   runtime::KernelCode code;
   code.kernel_name = name_;
-  code.source_file = program().module().file;
-  if (device.kind() == runtime::DeviceKind::Cpu) {
-    code.host_entry = program().compile_host(spec.arg_types, options_).entry;
+  code.source_file = compiled.module().file;
+  if (for_cpu) {
+    code.host_entry = compiled.compile_host(spec.arg_types, options).entry;
   } else {
-    CompileOptions o = options_;
-    // A GPU newer than our table runs the PTX of the newest capability we know.
-    o.cc = target::ptx_cc_for_device(device.compute_capability());
-    PtxArtifact ptx = program().compile_ptx(spec.arg_types, false, o);
+    PtxArtifact ptx = compiled.compile_ptx(spec.arg_types, false, options);
     code.ptx = std::move(ptx.ptx);
     code.entry_name = std::move(ptx.entry_name);
   }
-  auto loaded = device.load(code);
-  spec.loaded[&device] = loaded;
-  return *loaded;
+  cache.insert(key, code);
+  return code;
 }
 
 Dispatcher::Specialization& Dispatcher::resolve(const std::vector<ArgValue>& args,
@@ -145,8 +165,8 @@ Dispatcher::Specialization& Dispatcher::resolve(const std::vector<ArgValue>& arg
       }
     }
     if (!found) {
-      std::string message = "no matching definition of kernel '" + name_ +
-                            "' for argument types " + types_text(given) + "; declared:";
+      std::string message = "no matching definition of kernel '" + name_ + "' for argument types " +
+                            types_text(given) + "; declared:";
       for (const auto& d : declared_) message += " " + types_text(d);
       throw py::type_error(message);
     }
@@ -202,8 +222,8 @@ Dispatcher::Prepared Dispatcher::prepare(runtime::Device& device, runtime::Strea
     }
     if (v.kind == ArgValue::Kind::HostArray) p.has_host_arrays = true;
     if (v.kind == ArgValue::Kind::DeviceArray && v.device != &device)
-      throw py::value_error("argument " + std::to_string(i) + " is on device " +
-                            v.device->name() + " " + std::to_string(v.device->ordinal()) +
+      throw py::value_error("argument " + std::to_string(i) + " is on device " + v.device->name() +
+                            " " + std::to_string(v.device->ordinal()) +
                             ", but the kernel launches on " + device.name() + " " +
                             std::to_string(device.ordinal()));
     if (v.memory) p.keep_alive.push_back(v.memory);
@@ -257,7 +277,8 @@ void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Di
 double Dispatcher::bare_launch_us(runtime::Device& device, runtime::Stream& stream,
                                   const py::args& args, int count) {
   Prepared p = prepare(device, stream, args);
-  if (p.has_host_arrays) throw py::type_error("bare_launch_us takes device arrays and scalars only");
+  if (p.has_host_arrays)
+    throw py::type_error("bare_launch_us takes device arrays and scalars only");
   runtime::KernelParams params = pack_params(p.values, p.spec->params);
   py::gil_scoped_release release;
   return runtime::bare_launch_microseconds(device, *p.kernel, {1, 1, 1}, {1, 1, 1}, stream, params,

@@ -62,10 +62,13 @@ class Dispatcher {
   Specialization& specialize(const std::vector<Type>& arg_types);
   Specialization& resolve(const std::vector<ArgValue>& args, const std::string& key);
   runtime::LoadedKernel& kernel_for(Specialization& spec, runtime::Device& device);
+  runtime::KernelCode compile(const Specialization& spec, const CompileOptions& options,
+                              bool for_cpu);
 
   std::string name_;
   py::object ir_provider_;
   CompileOptions options_;
+  std::string ir_text_;  // the program's, once made: part of the CodeCache key
   std::unique_ptr<Program> program_;
   std::vector<std::vector<Type>> declared_;
   std::deque<Specialization> specializations_;
