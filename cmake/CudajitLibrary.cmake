@@ -19,7 +19,8 @@ target_include_directories(cudajit_static PUBLIC ${PROJECT_SOURCE_DIR}/compiler/
 target_include_directories(cudajit_static SYSTEM PUBLIC ${LLVM_INCLUDE_DIRS}
                                                         ${CUDAJIT_THIRD_PARTY_INCLUDE_DIRS})
 target_compile_definitions(cudajit_static PUBLIC ${CUDAJIT_LLVM_DEFINITIONS})
-target_compile_definitions(cudajit_static PRIVATE CUDAJIT_CUDA_HOME="${CUDAJIT_CUDA_HOME}")
+target_compile_definitions(cudajit_static PRIVATE CUDAJIT_CUDA_HOME="${CUDAJIT_CUDA_HOME}"
+                                                  CUDAJIT_VERSION="${PROJECT_VERSION}")
 target_link_libraries(cudajit_static PUBLIC ${CUDAJIT_LLVM_LIBS} ${CMAKE_DL_LIBS}
                                             Threads::Threads)
 

@@ -2,6 +2,8 @@
 // stage printable through CUDAJIT_DUMP=ir,typed,llvm,ptx (to stderr).
 #include "cudajit/compiler/compile.hpp"
 
+#include <dlfcn.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
@@ -9,6 +11,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <filesystem>
 #include <string>
 
 #include "cudajit/compiler/typed.hpp"
@@ -60,6 +64,43 @@ Lowered lower_for_target(const ir::Module& ir_module, const std::vector<Type>& a
 }
 
 }  // namespace
+
+namespace {
+
+// "<path> <size> <modification time>" of a file; "<path> missing" if absent.
+std::string file_stamp(const std::string& path) {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (error) return path + " missing";
+  const auto time = std::filesystem::last_write_time(path, error);
+  return path + " " + std::to_string(size) + " " + std::to_string(time.time_since_epoch().count());
+}
+
+}  // namespace
+
+std::string compiler_identity() {
+  static const std::string identity = [] {
+#ifdef CUDAJIT_VERSION
+    std::string text = "cudajit " CUDAJIT_VERSION;
+#else
+    std::string text = "cudajit";
+#endif
+    // The library holding this code: any rebuild or reinstall changes it.
+    Dl_info library{};
+    if (dladdr(reinterpret_cast<void*>(&compiler_identity), &library) != 0 &&
+        library.dli_fname != nullptr) {
+      text += " " + file_stamp(library.dli_fname);
+    }
+    text += "; LLVM " LLVM_VERSION_STRING;
+    try {
+      text += "; libdevice " + file_stamp(target::libdevice_path());
+    } catch (const std::exception&) {
+      text += "; no libdevice";
+    }
+    return text;
+  }();
+  return identity;
+}
 
 Program::Program(std::string_view ir_text) : module_(ir::parse_module(ir_text)) {
   dump("ir", module_.functions[0].name, ir::print_module(module_));

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable
 
-from . import _core, frontend
+from . import _core, caching, frontend
 from .dispatcher import DeviceFunction, Dispatcher, cc_number, return_type_from_name
 from .types import Signature, Type, parse_signature
 
@@ -13,7 +13,6 @@ __all__ = ["jit", "compile_ptx"]
 
 # Numba's options that cudajit accepts, with the values that are what it does anyway.
 _ACCEPTED_WITHOUT_EFFECT: dict[str, tuple[Any, ...]] = {
-    "cache": (False,),  # no on-disk cache yet
     "inline": (False, "never"),
     "opt": (True,),
     "link": ((), [], None),  # no linking of external CUDA sources yet
@@ -40,7 +39,7 @@ def _check_max_registers(max_registers: Any) -> int | None:
 
 def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
         lineinfo: bool = False, debug: bool = False, max_registers: int | None = None,
-        **options: Any) -> Any:
+        cache: bool = False, **options: Any) -> Any:
     """Compile a Python function into a CUDA kernel or device function.
 
     ``@jit`` compiles lazily, at the first launch for each set of argument
@@ -52,13 +51,16 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     ``nvcc -lineinfo``), which profilers and cuda-gdb map back to the Python
     source; ``debug=True`` gives the same line tables (no variable
     information yet). ``max_registers`` caps the registers per thread of a
-    kernel (PTX ``.maxnreg``), trading spills for occupancy.
+    kernel (PTX ``.maxnreg``), trading spills for occupancy. ``cache=True``
+    keeps each kernel's PTX on disk (``__pycache__`` beside the source file,
+    or ``CUDAJIT_CACHE_DIR``) so that later processes load it instead of
+    compiling; on the cpu device it changes nothing.
     """
     max_registers = _check_max_registers(max_registers)
     unknown = set(options) - set(_ACCEPTED_WITHOUT_EFFECT)
     if unknown:
         raise TypeError(f"jit() got unexpected options {sorted(unknown)}; expected device, "
-                        "fastmath, lineinfo, debug, max_registers")
+                        "fastmath, lineinfo, debug, max_registers, cache")
     # Numba programs pass these; say that they change nothing here rather than pretend.
     ignored = sorted(k for k, v in options.items() if v not in _ACCEPTED_WITHOUT_EFFECT[k])
     if ignored:
@@ -73,7 +75,8 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
             return DeviceFunction(pyfunc, signatures[0] if signatures else None,
                                   fastmath=fastmath)
         return Dispatcher(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug,
-                          max_registers=max_registers)
+                          max_registers=max_registers,
+                          cache_dir=caching.cache_dir_for(pyfunc) if cache else None)
 
     if func_or_sig is None:
         return lambda pyfunc: decorate(pyfunc, [])

@@ -50,17 +50,19 @@ class Dispatcher(_core.Dispatcher):
 
     def __init__(self, py_func: Callable[..., Any], signatures: Sequence[Any] = (),
                  fastmath: bool = False, lineinfo: bool = False, debug: bool = False,
-                 max_registers: int | None = None):
+                 max_registers: int | None = None, cache_dir: str | None = None):
         name = getattr(py_func, "__name__", "kernel")
         super().__init__(name, lambda: frontend.build_module(py_func), fastmath=fastmath,
-                         lineinfo=lineinfo, debug=debug, max_registers=max_registers or 0)
+                         lineinfo=lineinfo, debug=debug, max_registers=max_registers or 0,
+                         cache_dir=cache_dir or "")
+        self.cache_dir = cache_dir
         self.py_func = py_func
         self._cudajit_kernel_pyfunc = py_func
         self.__name__ = name
         self.__doc__ = getattr(py_func, "__doc__", None)
         self.__wrapped__ = py_func
         self.fastmath = fastmath
-        self._ptx_cache: dict[tuple[tuple[str, ...], int], dict[str, str]] = {}
+        self._llvm_ir_cache: dict[tuple[tuple[str, ...], int], str] = {}
         for signature in signatures:
             self.compile(signature)
 
@@ -92,25 +94,29 @@ class Dispatcher(_core.Dispatcher):
         """The argument types of every specialization compiled so far."""
         return [tuple(s) for s in super().signatures]
 
-    def _ptx(self, signature: tuple[str, ...], cc: int) -> dict[str, str]:
+    def _llvm_ir(self, signature: tuple[str, ...], cc: int) -> str:
         key = (signature, cc)
-        if key not in self._ptx_cache:
-            self._ptx_cache[key] = self.compile_ptx(list(signature), cc)
-        return self._ptx_cache[key]
+        if key not in self._llvm_ir_cache:
+            self._llvm_ir_cache[key] = self.compile_ptx(list(signature), cc)["llvm_ir"]
+        return self._llvm_ir_cache[key]
 
-    def _inspect(self, field: str, signature: Any, cc: tuple[int, int] | None) -> Any:
+    def _ptx_text(self, signature: tuple[str, ...], cc: int) -> str:
+        return self.ptx(list(signature), cc)  # the launch path's caches (and disk)
+
+    def _inspect(self, get: Callable[[tuple[str, ...], int], str], signature: Any,
+                 cc: tuple[int, int] | None) -> Any:
         number = cc_number(cc)
         if signature is not None:
-            return self._ptx(_signature_key(signature), number)[field]
-        return {sig: self._ptx(sig, number)[field] for sig in self.signatures}
+            return get(_signature_key(signature), number)
+        return {sig: get(sig, number) for sig in self.signatures}
 
     def inspect_llvm(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
         """The LLVM IR (for the GPU) of one signature, or a dict over every compiled one."""
-        return self._inspect("llvm_ir", signature, cc)
+        return self._inspect(self._llvm_ir, signature, cc)
 
     def inspect_asm(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
         """The PTX of one signature, or a dict over every compiled one."""
-        return self._inspect("ptx", signature, cc)
+        return self._inspect(self._ptx_text, signature, cc)
 
 
 class DeviceFunction:

@@ -24,12 +24,15 @@ class FunctionSource:
 
 # Parsed functions by (file, first line, name), valid while linecache holds the same
 # lines for the file: re-reading and re-parsing a source is most of a warm compile.
+# linecache is asked to check the file first (one stat), so that a file edited and
+# reloaded is read again rather than compiled as it was.
 _SOURCE_CACHE: dict[tuple[str, int, str], tuple[list[str], FunctionSource]] = {}
 
 
 def read_function(pyfunc: FunctionType) -> FunctionSource:
     code = pyfunc.__code__
     key = (code.co_filename, code.co_firstlineno, code.co_name)
+    linecache.checkcache(code.co_filename)
     lines = linecache.getlines(code.co_filename)
     cached = _SOURCE_CACHE.get(key)
     if cached is not None and cached[0] is lines and lines:

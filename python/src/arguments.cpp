@@ -3,7 +3,6 @@
 #include <pybind11/numpy.h>
 
 #include <algorithm>
-
 #include <cstring>
 
 #include "device_array.hpp"
@@ -27,7 +26,8 @@ Scalar dtype_scalar(const py::dtype& dtype, size_t position) {
   if (dtype.attr("byteorder").cast<std::string>() == ">")
     throw py::type_error("argument " + std::to_string(position) +
                          ": expected native (little-endian) byte order, got dtype " +
-                         std::string(py::str(dtype)) + "; use arr.astype(arr.dtype.newbyteorder('='))");
+                         std::string(py::str(dtype)) +
+                         "; use arr.astype(arr.dtype.newbyteorder('='))");
   switch (kind) {
     case 'b':
       return Scalar::Bool;
@@ -235,14 +235,14 @@ runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
     }
     // Convert the scalar from its own kind to the parameter's type.
     Scalar from = v.type.scalar();
-    std::complex<double> c = is_complex(from)      ? v.c
-                             : is_float(from)      ? std::complex<double>(v.f)
+    std::complex<double> c = is_complex(from) ? v.c
+                             : is_float(from) ? std::complex<double>(v.f)
                              : is_signed(from) || from == Scalar::Bool
                                  ? std::complex<double>(static_cast<double>(v.i))
                                  : std::complex<double>(static_cast<double>(v.u));
-    int64_t as_int = is_float(from) || is_complex(from) ? static_cast<int64_t>(c.real())
+    int64_t as_int = is_float(from) || is_complex(from)          ? static_cast<int64_t>(c.real())
                      : (is_signed(from) || from == Scalar::Bool) ? v.i
-                                                                : static_cast<int64_t>(v.u);
+                                                                 : static_cast<int64_t>(v.u);
     switch (p.type.scalar()) {
       case Scalar::Bool:
         put(at, static_cast<uint8_t>(is_float(from) || is_complex(from) ? c != 0.0 : as_int != 0));

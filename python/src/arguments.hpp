@@ -7,8 +7,8 @@
 
 #include <array>
 #include <complex>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -5,6 +5,7 @@
 #include "code_cache.hpp"
 #include "conversions.hpp"
 #include "devices.hpp"
+#include "disk_cache.hpp"
 #include "dispatcher.hpp"
 
 namespace cudajit::python {
@@ -47,16 +48,18 @@ LaunchConfig configure(py::object self, py::handle config) {
 void bind_dispatcher(py::module_& m) {
   py::class_<Dispatcher>(m, "Dispatcher")
       .def(py::init([](std::string name, py::object provider, bool fastmath, bool lineinfo,
-                       bool debug, int max_registers) {
+                       bool debug, int max_registers, std::string cache_dir) {
              CompileOptions o;
              o.fastmath = fastmath;
              o.lineinfo = lineinfo;
              o.debug = debug;
              o.max_registers = max_registers;
-             return std::make_unique<Dispatcher>(std::move(name), std::move(provider), o);
+             return std::make_unique<Dispatcher>(std::move(name), std::move(provider), o,
+                                                 std::move(cache_dir));
            }),
            py::arg("name"), py::arg("ir_provider"), py::arg("fastmath") = false,
-           py::arg("lineinfo") = false, py::arg("debug") = false, py::arg("max_registers") = 0)
+           py::arg("lineinfo") = false, py::arg("debug") = false, py::arg("max_registers") = 0,
+           py::arg("cache_dir") = "")
       .def("__getitem__",
            [](py::object self, py::handle config) { return configure(self, config); })
       .def(
@@ -82,6 +85,15 @@ void bind_dispatcher(py::module_& m) {
             return ptx_dict(d.program().compile_ptx(parse_types(arg_types), false, o));
           },
           py::arg("arg_types"), py::arg("cc") = 80)
+      .def(
+          "ptx",
+          [](Dispatcher& d, const std::vector<std::string>& arg_types, int cc) {
+            CompileOptions o = d.options();
+            o.cc = cc;
+            return d.compile(parse_types(arg_types), o, /*for_cpu=*/false).ptx;
+          },
+          py::arg("arg_types"), py::arg("cc") = 80,
+          "The PTX a GPU of compute capability `cc` runs: from the caches, else compiled.")
       .def_property_readonly("signatures", [](const Dispatcher& d) {
         std::vector<std::vector<std::string>> out;
         for (const auto& sig : d.compiled_signatures()) {
@@ -101,12 +113,19 @@ void bind_dispatcher(py::module_& m) {
         out["misses"] = info.misses;
         out["size"] = info.size;
         out["capacity"] = info.capacity;
+        const disk_cache::Counts disk = disk_cache::counts();
+        out["disk_hits"] = disk.hits;
+        out["disk_misses"] = disk.misses;
         return out;
       },
       "Kernels compiled once for dispatchers with the same kernel IR: hits, misses, size, "
       "capacity.");
   m.def(
-      "code_cache_clear", [] { CodeCache::shared().clear(); },
+      "code_cache_clear",
+      [] {
+        CodeCache::shared().clear();
+        disk_cache::reset_counts();
+      },
       "Forgets the compiled kernels shared between dispatchers (those compiled stay loaded).");
   m.def(
       "code_cache_set_capacity",

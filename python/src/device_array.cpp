@@ -45,7 +45,8 @@ std::vector<int64_t> to_vector(const std::array<int64_t, DeviceArray::kMaxDims>&
   return std::vector<int64_t>(a.begin(), a.begin() + n);
 }
 
-void set_dims(DeviceArray& a, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
+void set_dims(DeviceArray& a, const std::vector<int64_t>& shape,
+              const std::vector<int64_t>& strides) {
   if (shape.size() != strides.size())
     throw py::value_error("shape and strides differ in length: " + std::to_string(shape.size()) +
                           " and " + std::to_string(strides.size()));
@@ -54,7 +55,8 @@ void set_dims(DeviceArray& a, const std::vector<int64_t>& shape, const std::vect
                           " dimensions, got " + std::to_string(shape.size()));
   a.ndim = static_cast<int>(shape.size());
   for (int d = 0; d < a.ndim; ++d) {
-    if (shape[d] < 0) throw py::value_error("negative dimension in shape: " + std::to_string(shape[d]));
+    if (shape[d] < 0)
+      throw py::value_error("negative dimension in shape: " + std::to_string(shape[d]));
     a.shape[d] = shape[d];
     a.strides[d] = strides[d];
   }
@@ -122,117 +124,156 @@ void bind_device_array(py::module_& m) {
         return py::buffer_info(h.allocation->host_pointer(), 1, "B", 1,
                                {static_cast<py::ssize_t>(h.allocation->size())}, {1});
       })
-      .def_property_readonly("device_pointer", [](const HostMemory& h) {
-        return reinterpret_cast<uintptr_t>(h.allocation->device_pointer());
-      })
+      .def_property_readonly("device_pointer",
+                             [](const HostMemory& h) {
+                               return reinterpret_cast<uintptr_t>(h.allocation->device_pointer());
+                             })
       .def_property_readonly("nbytes", [](const HostMemory& h) { return h.allocation->size(); });
 
   struct Registration {
     std::shared_ptr<void> token;
   };
-  py::class_<Registration>(m, "HostRegistration")
-      .def("unregister", [](Registration& r) { r.token.reset(); });
-  m.def("register_host", [](DeviceHandle device, py::array array) {
-    if (!(array.flags() & (py::array::c_style | py::array::f_style)))
-      throw py::value_error("pinned() needs contiguous host arrays");
-    auto bytes = static_cast<size_t>(array.nbytes());
-    return Registration{device.device->register_host(array.mutable_data(), bytes)};
-  }, py::arg("device"), py::arg("array"), "Page-lock a host array's memory until unregister().");
+  py::class_<Registration>(m, "HostRegistration").def("unregister", [](Registration& r) {
+    r.token.reset();
+  });
+  m.def(
+      "register_host",
+      [](DeviceHandle device, py::array array) {
+        if (!(array.flags() & (py::array::c_style | py::array::f_style)))
+          throw py::value_error("pinned() needs contiguous host arrays");
+        auto bytes = static_cast<size_t>(array.nbytes());
+        return Registration{device.device->register_host(array.mutable_data(), bytes)};
+      },
+      py::arg("device"), py::arg("array"), "Page-lock a host array's memory until unregister().");
 
-  m.def("allocate_host", [](DeviceHandle device, size_t bytes, const std::string& kind) {
-    return HostMemory{device.device->allocate(bytes, host_kind(kind))};
-  }, py::arg("device"), py::arg("nbytes"), py::arg("kind"));
+  m.def(
+      "allocate_host",
+      [](DeviceHandle device, size_t bytes, const std::string& kind) {
+        return HostMemory{device.device->allocate(bytes, host_kind(kind))};
+      },
+      py::arg("device"), py::arg("nbytes"), py::arg("kind"));
 
   py::class_<DeviceArray> device_array(m, "DeviceArray",
-                                      "Memory of one device with a shape, strides and dtype.");
+                                       "Memory of one device with a shape, strides and dtype.");
   g_device_array_type = reinterpret_cast<PyTypeObject*>(device_array.ptr());
   device_array
       .def(py::init<const DeviceArray&>(), py::arg("other"),
            "A new reference to the same memory, shape and stream.")
-      .def_property_readonly("shape",
-                             [](const DeviceArray& a) { return py::tuple(py::cast(to_vector(a.shape, a.ndim))); })
-      .def_property_readonly("strides",
-                             [](const DeviceArray& a) { return py::tuple(py::cast(to_vector(a.strides, a.ndim))); })
+      .def_property_readonly(
+          "shape",
+          [](const DeviceArray& a) { return py::tuple(py::cast(to_vector(a.shape, a.ndim))); })
+      .def_property_readonly(
+          "strides",
+          [](const DeviceArray& a) { return py::tuple(py::cast(to_vector(a.strides, a.ndim))); })
       .def_property_readonly("ndim", [](const DeviceArray& a) { return a.ndim; })
       .def_property_readonly("size", &DeviceArray::size)
       .def_property_readonly("nbytes", &DeviceArray::nbytes)
-      .def_property_readonly("dtype_name", [](const DeviceArray& a) { return std::string(scalar_name(a.dtype)); })
+      .def_property_readonly("dtype_name",
+                             [](const DeviceArray& a) { return std::string(scalar_name(a.dtype)); })
       .def_property_readonly("readonly", [](const DeviceArray& a) { return a.readonly; })
-      .def_property_readonly("device_pointer", [](const DeviceArray& a) { return reinterpret_cast<uintptr_t>(a.data); })
-      .def_property_readonly("layout", [](const DeviceArray& a) {
-        static constexpr const char* kNames[] = {"C", "F", "A"};
-        return kNames[static_cast<int>(a.layout())];
-      })
+      .def_property_readonly(
+          "device_pointer",
+          [](const DeviceArray& a) { return reinterpret_cast<uintptr_t>(a.data); })
+      .def_property_readonly("layout",
+                             [](const DeviceArray& a) {
+                               static constexpr const char* kNames[] = {"C", "F", "A"};
+                               return kNames[static_cast<int>(a.layout())];
+                             })
       .def_property_readonly("device", [](const DeviceArray& a) { return wrap_device(*a.device); })
-      .def_property_readonly("stream", [](const DeviceArray& a) -> py::object {
-        if (!a.stream) return py::none();
-        return py::cast(StreamHandle{a.stream});
-      })
-      .def("bind", [](const DeviceArray& a, py::handle stream) {
-        DeviceArray b = a;
-        b.stream = resolve_stream(stream, *a.device);
-        return b;
-      }, py::arg("stream"), "The same array with `stream` as its default stream.")
-      .def("view", [](const DeviceArray& a, int64_t offset, const std::vector<int64_t>& shape,
-                      const std::vector<int64_t>& strides, std::optional<std::string> dtype) {
-        DeviceArray b = a;
-        if (dtype) b.dtype = dtype_from_name(*dtype);
-        set_dims(b, shape, strides);
-        b.data = static_cast<char*>(a.data) + offset;
-        return b;
-      }, py::arg("offset"), py::arg("shape"), py::arg("strides"), py::arg("dtype") = py::none(),
-      "A view of the same memory `offset` bytes further, with its own shape and strides.")
+      .def_property_readonly("stream",
+                             [](const DeviceArray& a) -> py::object {
+                               if (!a.stream) return py::none();
+                               return py::cast(StreamHandle{a.stream});
+                             })
+      .def(
+          "bind",
+          [](const DeviceArray& a, py::handle stream) {
+            DeviceArray b = a;
+            b.stream = resolve_stream(stream, *a.device);
+            return b;
+          },
+          py::arg("stream"), "The same array with `stream` as its default stream.")
+      .def(
+          "view",
+          [](const DeviceArray& a, int64_t offset, const std::vector<int64_t>& shape,
+             const std::vector<int64_t>& strides, std::optional<std::string> dtype) {
+            DeviceArray b = a;
+            if (dtype) b.dtype = dtype_from_name(*dtype);
+            set_dims(b, shape, strides);
+            b.data = static_cast<char*>(a.data) + offset;
+            return b;
+          },
+          py::arg("offset"), py::arg("shape"), py::arg("strides"), py::arg("dtype") = py::none(),
+          "A view of the same memory `offset` bytes further, with its own shape and strides.")
       .def("extent", &DeviceArray::extent,
            "[lo, hi): the byte offsets from the first element that the elements touch.")
-      .def("copy_from_host", [](DeviceArray& a, const py::buffer& src, py::handle stream) {
-        auto [lo, hi] = a.extent();
-        py::buffer_info info = checked_buffer(src, hi - lo, false);
-        auto s = resolve_stream_or_default(stream, a);
-        // The host buffer must stay valid until the copy has run: hold it.
-        auto keep = hold_python_object(src);
-        a.device->copy(static_cast<char*>(a.data) + lo, info.ptr, hi - lo, *s, {keep, a.memory});
-      }, py::arg("src"), py::arg("stream") = py::none(),
-      "Queue a copy of a host buffer holding exactly the array's extent into it.")
-      .def("copy_to_host", [](const DeviceArray& a, const py::buffer& dst, py::handle stream) {
-        auto [lo, hi] = a.extent();
-        py::buffer_info info = checked_buffer(dst, hi - lo, true);
-        auto s = resolve_stream_or_default(stream, a);
-        auto keep = hold_python_object(dst);
-        a.device->copy(info.ptr, static_cast<const char*>(a.data) + lo, hi - lo, *s, {keep, a.memory});
-      }, py::arg("dst"), py::arg("stream") = py::none(),
-      "Queue a copy of the array's extent into a host buffer of exactly that size.")
-      .def("copy_from_device", [](DeviceArray& a, const DeviceArray& src, py::handle stream) {
-        auto [lo, hi] = a.extent();
-        auto [slo, shi] = src.extent();
-        if (hi - lo != shi - slo)
-          throw py::value_error("device copy between extents of " + std::to_string(shi - slo) +
-                                " and " + std::to_string(hi - lo) + " bytes");
-        auto s = resolve_stream_or_default(stream, a);
-        a.device->copy(static_cast<char*>(a.data) + lo, static_cast<const char*>(src.data) + slo,
-                       hi - lo, *s, {src.memory, a.memory});
-      }, py::arg("src"), py::arg("stream") = py::none())
-      .def("memset", [](DeviceArray& a, int value, py::handle stream) {
-        auto [lo, hi] = a.extent();
-        auto s = resolve_stream_or_default(stream, a);
-        a.device->memset(static_cast<char*>(a.data) + lo, value, hi - lo, *s, {a.memory});
-      }, py::arg("value"), py::arg("stream") = py::none());
+      .def(
+          "copy_from_host",
+          [](DeviceArray& a, const py::buffer& src, py::handle stream) {
+            auto [lo, hi] = a.extent();
+            py::buffer_info info = checked_buffer(src, hi - lo, false);
+            auto s = resolve_stream_or_default(stream, a);
+            // The host buffer must stay valid until the copy has run: hold it.
+            auto keep = hold_python_object(src);
+            a.device->copy(static_cast<char*>(a.data) + lo, info.ptr, hi - lo, *s,
+                           {keep, a.memory});
+          },
+          py::arg("src"), py::arg("stream") = py::none(),
+          "Queue a copy of a host buffer holding exactly the array's extent into it.")
+      .def(
+          "copy_to_host",
+          [](const DeviceArray& a, const py::buffer& dst, py::handle stream) {
+            auto [lo, hi] = a.extent();
+            py::buffer_info info = checked_buffer(dst, hi - lo, true);
+            auto s = resolve_stream_or_default(stream, a);
+            auto keep = hold_python_object(dst);
+            a.device->copy(info.ptr, static_cast<const char*>(a.data) + lo, hi - lo, *s,
+                           {keep, a.memory});
+          },
+          py::arg("dst"), py::arg("stream") = py::none(),
+          "Queue a copy of the array's extent into a host buffer of exactly that size.")
+      .def(
+          "copy_from_device",
+          [](DeviceArray& a, const DeviceArray& src, py::handle stream) {
+            auto [lo, hi] = a.extent();
+            auto [slo, shi] = src.extent();
+            if (hi - lo != shi - slo)
+              throw py::value_error("device copy between extents of " + std::to_string(shi - slo) +
+                                    " and " + std::to_string(hi - lo) + " bytes");
+            auto s = resolve_stream_or_default(stream, a);
+            a.device->copy(static_cast<char*>(a.data) + lo,
+                           static_cast<const char*>(src.data) + slo, hi - lo, *s,
+                           {src.memory, a.memory});
+          },
+          py::arg("src"), py::arg("stream") = py::none())
+      .def(
+          "memset",
+          [](DeviceArray& a, int value, py::handle stream) {
+            auto [lo, hi] = a.extent();
+            auto s = resolve_stream_or_default(stream, a);
+            a.device->memset(static_cast<char*>(a.data) + lo, value, hi - lo, *s, {a.memory});
+          },
+          py::arg("value"), py::arg("stream") = py::none());
 
-  m.def("allocate_array", [](DeviceHandle device, const std::vector<int64_t>& shape,
-                             const std::vector<int64_t>& strides, const std::string& dtype,
-                             py::handle stream) {
-    DeviceArray a;
-    a.device = device.device;
-    a.dtype = dtype_from_name(dtype);
-    set_dims(a, shape, strides);
-    auto [lo, hi] = a.extent();
-    if (lo != 0) throw py::value_error("allocate_array: strides must be non-negative");
-    auto memory = a.device->allocate(static_cast<size_t>(hi), runtime::MemoryKind::Device);
-    a.data = memory->device_pointer();
-    a.memory = memory;
-    if (!stream.is_none()) a.stream = resolve_stream(stream, *a.device);
-    return a;
-  }, py::arg("device"), py::arg("shape"), py::arg("strides"), py::arg("dtype"),
-  py::arg("stream") = py::none(), "Allocate device memory for an array of this shape and strides.");
+  m.def(
+      "allocate_array",
+      [](DeviceHandle device, const std::vector<int64_t>& shape,
+         const std::vector<int64_t>& strides, const std::string& dtype, py::handle stream) {
+        DeviceArray a;
+        a.device = device.device;
+        a.dtype = dtype_from_name(dtype);
+        set_dims(a, shape, strides);
+        auto [lo, hi] = a.extent();
+        if (lo != 0) throw py::value_error("allocate_array: strides must be non-negative");
+        auto memory = a.device->allocate(static_cast<size_t>(hi), runtime::MemoryKind::Device);
+        a.data = memory->device_pointer();
+        a.memory = memory;
+        if (!stream.is_none()) a.stream = resolve_stream(stream, *a.device);
+        return a;
+      },
+      py::arg("device"), py::arg("shape"), py::arg("strides"), py::arg("dtype"),
+      py::arg("stream") = py::none(),
+      "Allocate device memory for an array of this shape and strides.");
 }
 
 }  // namespace cudajit::python

@@ -138,7 +138,9 @@ auto blocking(F&& f) {
   release_pending_python_objects();
 }
 
-std::string kind_name(runtime::DeviceKind k) { return k == runtime::DeviceKind::Cpu ? "cpu" : "cuda"; }
+std::string kind_name(runtime::DeviceKind k) {
+  return k == runtime::DeviceKind::Cpu ? "cpu" : "cuda";
+}
 
 }  // namespace
 
@@ -146,26 +148,45 @@ void bind_devices(py::module_& m) {
   py::class_<DeviceHandle>(m, "Device", "A device: the cpu device or a CUDA GPU.")
       .def_property_readonly("name", [](const DeviceHandle& d) { return d.device->name(); })
       .def_property_readonly("id", [](const DeviceHandle& d) { return d.device->ordinal(); })
-      .def_property_readonly("kind", [](const DeviceHandle& d) { return kind_name(d.device->kind()); })
-      .def_property_readonly("compute_capability", [](const DeviceHandle& d) {
-        int cc = d.device->compute_capability();
-        return py::make_tuple(cc / 10, cc % 10);
-      })
-      .def_property_readonly("multiprocessors", [](const DeviceHandle& d) { return d.device->limits().multiprocessors; })
-      .def_property_readonly("max_threads_per_block", [](const DeviceHandle& d) { return d.device->limits().max_threads_per_block; })
+      .def_property_readonly("kind",
+                             [](const DeviceHandle& d) { return kind_name(d.device->kind()); })
+      .def_property_readonly("compute_capability",
+                             [](const DeviceHandle& d) {
+                               int cc = d.device->compute_capability();
+                               return py::make_tuple(cc / 10, cc % 10);
+                             })
+      .def_property_readonly(
+          "multiprocessors",
+          [](const DeviceHandle& d) { return d.device->limits().multiprocessors; })
+      .def_property_readonly(
+          "max_threads_per_block",
+          [](const DeviceHandle& d) { return d.device->limits().max_threads_per_block; })
       .def("synchronize", [](const DeviceHandle& d) { blocking([&] { d.device->synchronize(); }); })
-      .def("create_stream", [](const DeviceHandle& d) { return StreamHandle{d.device->create_stream()}; })
-      .def("legacy_default_stream", [](const DeviceHandle& d) { return StreamHandle{d.device->legacy_default_stream()}; })
-      .def("per_thread_default_stream", [](const DeviceHandle& d) { return StreamHandle{d.device->per_thread_default_stream()}; })
-      .def("external_stream", [](const DeviceHandle& d, uintptr_t handle) {
-        return StreamHandle{d.device->external_stream(handle)};
-      }, py::arg("handle"))
-      .def("create_event", [](const DeviceHandle& d, bool timing) { return EventHandle{d.device->create_event(timing)}; },
-           py::arg("timing") = true)
-      .def("__eq__", [](const DeviceHandle& a, py::handle b) -> py::object {
-        if (!py::isinstance<DeviceHandle>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-        return py::bool_(a.device == b.cast<const DeviceHandle&>().device);
-      })
+      .def("create_stream",
+           [](const DeviceHandle& d) { return StreamHandle{d.device->create_stream()}; })
+      .def("legacy_default_stream",
+           [](const DeviceHandle& d) { return StreamHandle{d.device->legacy_default_stream()}; })
+      .def(
+          "per_thread_default_stream",
+          [](const DeviceHandle& d) { return StreamHandle{d.device->per_thread_default_stream()}; })
+      .def(
+          "external_stream",
+          [](const DeviceHandle& d, uintptr_t handle) {
+            return StreamHandle{d.device->external_stream(handle)};
+          },
+          py::arg("handle"))
+      .def(
+          "create_event",
+          [](const DeviceHandle& d, bool timing) {
+            return EventHandle{d.device->create_event(timing)};
+          },
+          py::arg("timing") = true)
+      .def("__eq__",
+           [](const DeviceHandle& a, py::handle b) -> py::object {
+             if (!py::isinstance<DeviceHandle>(b))
+               return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             return py::bool_(a.device == b.cast<const DeviceHandle&>().device);
+           })
       .def("__hash__", [](const DeviceHandle& d) { return std::hash<const void*>()(d.device); })
       .def("__repr__", [](const DeviceHandle& d) {
         return "<cudajit Device " + std::to_string(d.device->ordinal()) + " '" + d.device->name() +
@@ -176,41 +197,62 @@ void bind_devices(py::module_& m) {
   g_stream_type = reinterpret_cast<PyTypeObject*>(stream_class.ptr());
   stream_class
       .def_property_readonly("handle", [](const StreamHandle& s) { return s.stream->handle(); })
-      .def_property_readonly("device", [](const StreamHandle& s) { return wrap_device(s.stream->device()); })
-      .def("synchronize", [](const StreamHandle& s) { blocking([&] { s.stream->synchronize(); }); },
-           "Wait until all work queued on the stream has finished.")
-      .def("query", [](const StreamHandle& s) {
-        bool done = s.stream->query();
-        release_pending_python_objects();
-        return done;
-      }, "True when all work queued on the stream has finished.")
-      .def("__cuda_stream__", [](const StreamHandle& s) { return py::make_tuple(0, s.stream->handle()); })
+      .def_property_readonly("device",
+                             [](const StreamHandle& s) { return wrap_device(s.stream->device()); })
+      .def(
+          "synchronize", [](const StreamHandle& s) { blocking([&] { s.stream->synchronize(); }); },
+          "Wait until all work queued on the stream has finished.")
+      .def(
+          "query",
+          [](const StreamHandle& s) {
+            bool done = s.stream->query();
+            release_pending_python_objects();
+            return done;
+          },
+          "True when all work queued on the stream has finished.")
+      .def("__cuda_stream__",
+           [](const StreamHandle& s) { return py::make_tuple(0, s.stream->handle()); })
       .def("__int__", [](const StreamHandle& s) { return s.stream->handle(); })
-      .def("__eq__", [](const StreamHandle& a, py::handle b) -> py::object {
-        if (!py::isinstance<StreamHandle>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-        return py::bool_(a.stream == b.cast<const StreamHandle&>().stream);
-      })
-      .def("__hash__", [](const StreamHandle& s) { return std::hash<const void*>()(s.stream.get()); })
+      .def("__eq__",
+           [](const StreamHandle& a, py::handle b) -> py::object {
+             if (!py::isinstance<StreamHandle>(b))
+               return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             return py::bool_(a.stream == b.cast<const StreamHandle&>().stream);
+           })
+      .def("__hash__",
+           [](const StreamHandle& s) { return std::hash<const void*>()(s.stream.get()); })
       .def("__repr__", [](const StreamHandle& s) {
-        return "<cudajit Stream 0x" + [&] {
-          char buf[32];
-          std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(s.stream->handle()));
-          return std::string(buf);
-        }() + " on " + s.stream->device().name() + ">";
+        return "<cudajit Stream 0x" +
+               [&] {
+                 char buf[32];
+                 std::snprintf(buf, sizeof buf, "%llx",
+                               static_cast<unsigned long long>(s.stream->handle()));
+                 return std::string(buf);
+               }() +
+               " on " + s.stream->device().name() + ">";
       });
 
   py::class_<EventHandle>(m, "Event", "A marker in a stream, to wait on or to time.")
-      .def("record", [](const EventHandle& e, py::handle stream) {
-        e.event->record(*resolve_stream(stream, current_device()));
-      }, py::arg("stream") = 0)
-      .def("wait", [](const EventHandle& e, py::handle stream) {
-        resolve_stream(stream, current_device())->wait(*e.event);
-      }, py::arg("stream") = 0, "Make later work on `stream` wait for this event.")
+      .def(
+          "record",
+          [](const EventHandle& e, py::handle stream) {
+            e.event->record(*resolve_stream(stream, current_device()));
+          },
+          py::arg("stream") = 0)
+      .def(
+          "wait",
+          [](const EventHandle& e, py::handle stream) {
+            resolve_stream(stream, current_device())->wait(*e.event);
+          },
+          py::arg("stream") = 0, "Make later work on `stream` wait for this event.")
       .def("synchronize", [](const EventHandle& e) { blocking([&] { e.event->synchronize(); }); })
       .def("query", [](const EventHandle& e) { return e.event->query(); })
-      .def("elapsed_time", [](const EventHandle& start, const EventHandle& end) {
-        return start.event->elapsed_ms(*end.event);
-      }, py::arg("end"), "Milliseconds from this event to `end`.");
+      .def(
+          "elapsed_time",
+          [](const EventHandle& start, const EventHandle& end) {
+            return start.event->elapsed_ms(*end.event);
+          },
+          py::arg("end"), "Milliseconds from this event to `end`.");
 
   m.def("cpu_device", [] { return wrap_device(runtime::cpu_device()); });
   m.def("cuda_available", &runtime::cuda_available);
@@ -219,8 +261,10 @@ void bind_devices(py::module_& m) {
   m.def("cuda_device", [](int ordinal) { return wrap_device(runtime::cuda_device(ordinal)); });
   m.def("current_device", [] { return wrap_device(current_device()); });
   m.def("set_current_device", [](const DeviceHandle& d) { set_current_device(*d.device); });
-  m.def("resolve_stream", [](py::handle obj) { return StreamHandle{resolve_stream(obj, current_device())}; },
-        py::arg("stream"), "The stream `obj` names on the current device.");
+  m.def(
+      "resolve_stream",
+      [](py::handle obj) { return StreamHandle{resolve_stream(obj, current_device())}; },
+      py::arg("stream"), "The stream `obj` names on the current device.");
   m.def("release_pending", &release_pending_python_objects);
 }
 

@@ -6,6 +6,7 @@
 #include "cudajit/runtime/bench.hpp"
 #include "device_array.hpp"
 #include "devices.hpp"
+#include "disk_cache.hpp"
 #include "foreign_arrays.hpp"
 
 namespace cudajit::python {
@@ -80,8 +81,12 @@ runtime::Dim3 parse_dim3(py::handle obj, const char* what) {
   return {v[0], v[1], v[2]};
 }
 
-Dispatcher::Dispatcher(std::string name, py::object ir_provider, CompileOptions options)
-    : name_(std::move(name)), ir_provider_(std::move(ir_provider)), options_(options) {}
+Dispatcher::Dispatcher(std::string name, py::object ir_provider, CompileOptions options,
+                       std::string cache_dir)
+    : name_(std::move(name)),
+      ir_provider_(std::move(ir_provider)),
+      options_(options),
+      cache_dir_(std::move(cache_dir)) {}
 
 const Program& Dispatcher::program() {
   if (!program_) {
@@ -115,17 +120,17 @@ runtime::LoadedKernel& Dispatcher::kernel_for(Specialization& spec, runtime::Dev
   CompileOptions options = options_;
   // A GPU newer than our table runs the PTX of the newest capability we know.
   if (!for_cpu) options.cc = target::ptx_cc_for_device(device.compute_capability());
-  auto loaded = device.load(compile(spec, options, for_cpu));
+  auto loaded = device.load(compile(spec.arg_types, options, for_cpu));
   spec.loaded[&device] = loaded;
   return *loaded;
 }
 
-runtime::KernelCode Dispatcher::compile(const Specialization& spec, const CompileOptions& options,
-                                        bool for_cpu) {
+runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
+                                        const CompileOptions& options, bool for_cpu) {
   const Program& compiled = program();  // sets ir_text_
   std::string key = ir_text_;
   key += '\x1f';
-  for (const Type& t : spec.arg_types) append_type_key(t, key);
+  for (const Type& t : arg_types) append_type_key(t, key);
   key += '\x1f';
   key += for_cpu ? "cpu" : target::sm_name(options.cc);
   key += std::string(options.fastmath ? "/fastmath" : "") + (options.lineinfo ? "/lineinfo" : "") +
@@ -134,15 +139,30 @@ runtime::KernelCode Dispatcher::compile(const Specialization& spec, const Compil
   CodeCache& cache = CodeCache::shared();
   if (std::optional<runtime::KernelCode> found = cache.find(key)) return *std::move(found);
 
-  runtime::KernelCode code;
+  // Host code lives in this process's JIT; only PTX goes to disk.
+  const bool on_disk = !for_cpu && !cache_dir_.empty();
+  const std::string disk_key = on_disk ? key + '\x1f' + compiler_identity() : "";
+  std::optional<runtime::KernelCode> stored;
+  if (on_disk) stored = disk_cache::load(cache_dir_, name_, disk_key);
+  runtime::KernelCode code = stored ? *std::move(stored) : runtime::KernelCode{};
   code.kernel_name = name_;
   code.source_file = compiled.module().file;
   if (for_cpu) {
-    code.host_entry = compiled.compile_host(spec.arg_types, options).entry;
-  } else {
-    PtxArtifact ptx = compiled.compile_ptx(spec.arg_types, false, options);
+    code.host_entry = compiled.compile_host(arg_types, options).entry;
+  } else if (!stored) {
+    PtxArtifact ptx = compiled.compile_ptx(arg_types, false, options);
     code.ptx = std::move(ptx.ptx);
     code.entry_name = std::move(ptx.entry_name);
+    if (on_disk) {
+      const std::string failure = disk_cache::store(cache_dir_, name_, disk_key, code);
+      if (!failure.empty()) {
+        const std::string message =
+            "cudajit: kernel '" + name_ + "' is not cached on disk: " + failure;
+        if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) {
+          throw py::error_already_set();
+        }
+      }
+    }
   }
   cache.insert(key, code);
   return code;

@@ -24,7 +24,9 @@ runtime::Dim3 parse_dim3(py::handle obj, const char* what);
 class Dispatcher {
  public:
   // `ir_provider()` returns the kernel IR text; it is called once, at the first compile.
-  Dispatcher(std::string name, py::object ir_provider, CompileOptions options);
+  // `cache_dir`: where PTX is kept between processes (jit(cache=True)); "" for nowhere.
+  Dispatcher(std::string name, py::object ir_provider, CompileOptions options,
+             std::string cache_dir = "");
 
   // Eager compilation for declared argument types; launches then only accept
   // arguments that match one of them.
@@ -39,6 +41,10 @@ class Dispatcher {
                         int count);
 
   const Program& program();
+  // The code of the kernel for `arg_types`: from the code shared between
+  // dispatchers, else (PTX, with a cache directory) from disk, else compiled.
+  runtime::KernelCode compile(const std::vector<Type>& arg_types, const CompileOptions& options,
+                              bool for_cpu);
   const CompileOptions& options() const { return options_; }
   const std::string& name() const { return name_; }
   // The argument types of every specialisation compiled so far, in order.
@@ -62,12 +68,11 @@ class Dispatcher {
   Specialization& specialize(const std::vector<Type>& arg_types);
   Specialization& resolve(const std::vector<ArgValue>& args, const std::string& key);
   runtime::LoadedKernel& kernel_for(Specialization& spec, runtime::Device& device);
-  runtime::KernelCode compile(const Specialization& spec, const CompileOptions& options,
-                              bool for_cpu);
 
   std::string name_;
   py::object ir_provider_;
   CompileOptions options_;
+  std::string cache_dir_;
   std::string ir_text_;  // the program's, once made: part of the CodeCache key
   std::unique_ptr<Program> program_;
   std::vector<std::vector<Type>> declared_;

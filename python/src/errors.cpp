@@ -26,10 +26,10 @@ void register_exception_translators() {
       py::object error = cls(e.what(), e.file(), e.loc().line, e.loc().col);
       PyErr_SetObject(cls.ptr(), error.ptr());
     } catch (const IrSyntaxError& e) {
-      PyErr_SetString(PyExc_RuntimeError,
-                      (std::string("internal error: malformed kernel IR from the front end: ") +
-                       e.what())
-                          .c_str());
+      PyErr_SetString(
+          PyExc_RuntimeError,
+          (std::string("internal error: malformed kernel IR from the front end: ") + e.what())
+              .c_str());
     } catch (const LlvmError& e) {
       PyErr_SetString(PyExc_RuntimeError, (std::string("LLVM error: ") + e.what()).c_str());
     } catch (const runtime::InteropNotImplemented& e) {

@@ -50,8 +50,8 @@ struct CaiKey {
 };
 
 struct CaiKeys {
-  CaiKey version{"version"}, shape{"shape"}, typestr{"typestr"}, data{"data"},
-      strides{"strides"}, descr{"descr"}, mask{"mask"}, stream{"stream"};
+  CaiKey version{"version"}, shape{"shape"}, typestr{"typestr"}, data{"data"}, strides{"strides"},
+      descr{"descr"}, mask{"mask"}, stream{"stream"};
 };
 
 const CaiKeys& keys() {
@@ -105,11 +105,13 @@ CaiDescription read_cai(py::handle dict) {
   auto pair = py::reinterpret_borrow<py::tuple>(data);
   c.data = pair[0].cast<uintptr_t>();
   c.readonly = PyObject_IsTrue(pair[1].ptr()) == 1;
-  if (py::handle strides = optional_entry(d, keys().strides)) c.strides = int_tuple(strides, "strides");
+  if (py::handle strides = optional_entry(d, keys().strides))
+    c.strides = int_tuple(strides, "strides");
   py::handle descr = optional_entry(d, keys().descr);
   if (descr && is_plain_descr(descr, typestr)) descr = py::handle();  // nothing more to check
   if (descr) {
-    if (!py::isinstance<py::list>(descr)) throw_cai_bad_entry("descr", "a list of tuples", repr_text(descr));
+    if (!py::isinstance<py::list>(descr))
+      throw_cai_bad_entry("descr", "a list of tuples", repr_text(descr));
     std::vector<runtime::CaiDescrField> fields;
     for (py::handle entry : descr) {
       if (!py::isinstance<py::tuple>(entry) || py::len(entry) < 2)
@@ -125,7 +127,8 @@ CaiDescription read_cai(py::handle dict) {
   }
   c.mask_present = static_cast<bool>(optional_entry(d, keys().mask));
   if (py::handle stream = optional_entry(d, keys().stream)) {
-    if (!PyLong_Check(stream.ptr())) throw_cai_bad_entry("stream", "an int or None", repr_text(stream));
+    if (!PyLong_Check(stream.ptr()))
+      throw_cai_bad_entry("stream", "an int or None", repr_text(stream));
     c.stream = stream.cast<int64_t>();
   }
   return c;
@@ -302,12 +305,12 @@ void fill_tensor(DLTensor& t, ExportContext& ctx, const DeviceArray& a) {
 
 void capsule_destructor(PyObject* capsule, const char* unused_name, bool versioned) {
   // A capsule nobody consumed still owns its tensor.
-  if (!PyCapsule_IsValid(capsule, versioned ? runtime::kDltensorVersionedCapsule
-                                            : runtime::kDltensorCapsule))
+  if (!PyCapsule_IsValid(
+          capsule, versioned ? runtime::kDltensorVersionedCapsule : runtime::kDltensorCapsule))
     return;
   (void)unused_name;
-  void* p = PyCapsule_GetPointer(capsule, versioned ? runtime::kDltensorVersionedCapsule
-                                                    : runtime::kDltensorCapsule);
+  void* p = PyCapsule_GetPointer(
+      capsule, versioned ? runtime::kDltensorVersionedCapsule : runtime::kDltensorCapsule);
   if (versioned) {
     auto* t = static_cast<DLManagedTensorVersioned*>(p);
     if (t->deleter) t->deleter(t);
@@ -325,8 +328,9 @@ py::object export_dlpack(const DeviceArray& a, py::handle stream, bool versioned
                              repr_text(stream));
     auto value = stream.cast<int64_t>();
     if (value == 0)
-      throw py::value_error("__dlpack__: stream 0 is disallowed (ambiguous); use 1 for the legacy "
-                            "default stream or 2 for the per-thread default stream");
+      throw py::value_error(
+          "__dlpack__: stream 0 is disallowed (ambiguous); use 1 for the legacy "
+          "default stream or 2 for the per-thread default stream");
     if (value != -1) {
       // The consumer's stream waits for the work queued on the array's stream.
       auto ours = a.stream ? a.stream : a.device->legacy_default_stream();
@@ -339,8 +343,9 @@ py::object export_dlpack(const DeviceArray& a, py::handle stream, bool versioned
     }
   }
   if (a.readonly && !versioned)
-    throw py::buffer_error("__dlpack__: a read-only array needs a versioned capsule (pass "
-                           "max_version=(1, 0)); a legacy capsule cannot mark it read-only");
+    throw py::buffer_error(
+        "__dlpack__: a read-only array needs a versioned capsule (pass "
+        "max_version=(1, 0)); a legacy capsule cannot mark it read-only");
   auto ctx = std::make_unique<ExportContext>();
   ctx->memory = a.memory;
   PyObject* capsule;
@@ -353,9 +358,8 @@ py::object export_dlpack(const DeviceArray& a, py::handle stream, bool versioned
     t.deleter = [](DLManagedTensorVersioned* self) {
       std::unique_ptr<ExportContext>(static_cast<ExportContext*>(self->manager_ctx));
     };
-    capsule = PyCapsule_New(&t, runtime::kDltensorVersionedCapsule, [](PyObject* c) {
-      capsule_destructor(c, nullptr, true);
-    });
+    capsule = PyCapsule_New(&t, runtime::kDltensorVersionedCapsule,
+                            [](PyObject* c) { capsule_destructor(c, nullptr, true); });
   } else {
     auto& t = ctx->legacy;
     fill_tensor(t.dl_tensor, *ctx, a);
@@ -363,9 +367,8 @@ py::object export_dlpack(const DeviceArray& a, py::handle stream, bool versioned
     t.deleter = [](DLManagedTensor* self) {
       std::unique_ptr<ExportContext>(static_cast<ExportContext*>(self->manager_ctx));
     };
-    capsule = PyCapsule_New(&t, runtime::kDltensorCapsule, [](PyObject* c) {
-      capsule_destructor(c, nullptr, false);
-    });
+    capsule = PyCapsule_New(&t, runtime::kDltensorCapsule,
+                            [](PyObject* c) { capsule_destructor(c, nullptr, false); });
   }
   if (!capsule) throw py::error_already_set();
   (void)ctx.release();  // owned by the capsule's tensor from here on
@@ -375,32 +378,43 @@ py::object export_dlpack(const DeviceArray& a, py::handle stream, bool versioned
 }  // namespace
 
 void bind_foreign_arrays(py::module_& m) {
-  m.def("export_dlpack", &export_dlpack, py::arg("array"), py::arg("stream"),
-        py::arg("versioned"), "A DLPack capsule viewing `array`, holding its memory.");
-  m.def("import_array", [](py::handle obj, bool sync) {
-    runtime::Device& device = current_device();
-    auto stream = device.legacy_default_stream();
-    auto f = import_foreign(obj, device, *stream);
-    if (!f)
-      throw py::type_error("expected an object exporting __cuda_array_interface__ or DLPack "
-                           "(__dlpack__ and __dlpack_device__), got " + repr_text(py::type::handle_of(obj)));
-    return device_array_from(std::move(*f), device, sync);
-  }, py::arg("obj"), py::arg("sync") = true,
-  "A DeviceArray viewing a foreign array's memory; holds the object (or its DLPack capsule).");
+  m.def("export_dlpack", &export_dlpack, py::arg("array"), py::arg("stream"), py::arg("versioned"),
+        "A DLPack capsule viewing `array`, holding its memory.");
+  m.def(
+      "import_array",
+      [](py::handle obj, bool sync) {
+        runtime::Device& device = current_device();
+        auto stream = device.legacy_default_stream();
+        auto f = import_foreign(obj, device, *stream);
+        if (!f)
+          throw py::type_error(
+              "expected an object exporting __cuda_array_interface__ or DLPack "
+              "(__dlpack__ and __dlpack_device__), got " +
+              repr_text(py::type::handle_of(obj)));
+        return device_array_from(std::move(*f), device, sync);
+      },
+      py::arg("obj"), py::arg("sync") = true,
+      "A DeviceArray viewing a foreign array's memory; holds the object (or its DLPack capsule).");
 
-  m.def("import_cai_dict", [](py::handle desc, py::handle owner, bool sync) {
-    runtime::Device& device = current_device();
-    ForeignArray f{runtime::validate_cai(read_cai(desc)), nullptr};
-    if (!owner.is_none()) f.owner = hold_python_object(owner);
-    if (f.array.size > 0) check_pointer_device(f.array.data, device);
-    return device_array_from(std::move(f), device, sync);
-  }, py::arg("desc"), py::arg("owner") = py::none(), py::arg("sync") = true);
+  m.def(
+      "import_cai_dict",
+      [](py::handle desc, py::handle owner, bool sync) {
+        runtime::Device& device = current_device();
+        ForeignArray f{runtime::validate_cai(read_cai(desc)), nullptr};
+        if (!owner.is_none()) f.owner = hold_python_object(owner);
+        if (f.array.size > 0) check_pointer_device(f.array.data, device);
+        return device_array_from(std::move(f), device, sync);
+      },
+      py::arg("desc"), py::arg("owner") = py::none(), py::arg("sync") = true);
 
-  m.def("set_interop_config", [](bool sync, const std::string& mode) {
-    InteropConfig& c = interop_config();
-    c.sync = sync;
-    c.set_mode(runtime::parse_sync_mode(mode));
-  }, py::arg("sync"), py::arg("mode"));
+  m.def(
+      "set_interop_config",
+      [](bool sync, const std::string& mode) {
+        InteropConfig& c = interop_config();
+        c.sync = sync;
+        c.set_mode(runtime::parse_sync_mode(mode));
+      },
+      py::arg("sync"), py::arg("mode"));
   m.def("get_interop_config", [] {
     InteropConfig& c = interop_config();
     return py::make_tuple(c.sync, std::string(runtime::sync_mode_name(c.mode)));

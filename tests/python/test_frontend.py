@@ -139,6 +139,15 @@ def test_saxpy_ir_matches_the_example_in_kernel_ir_md(tmp_path):
     assert text.split() == SAXPY_IR_FROM_DOCS.split()
 
 
+def test_a_file_edited_and_loaded_again_is_read_again(tmp_path):
+    # The parsed-source cache must not outlive an edit (a module reloaded in a
+    # notebook): the same size, the same lines, only a constant changed.
+    first = load_source(tmp_path, "def k(a):\n    a[0] = 2.0\n")
+    assert "(float@2:11 2.0)" in frontend.build_module(first.k)
+    second = load_source(tmp_path, "def k(a):\n    a[0] = 3.0\n")
+    assert "(float@2:11 3.0)" in frontend.build_module(second.k)
+
+
 def test_saxpy_ir_is_printed_one_statement_per_line(tmp_path):
     module = load_source(tmp_path, SAXPY)
     path = tmp_path / "kernels.py"

@@ -74,6 +74,12 @@ class Program {
   ir::Module module_;
 };
 
+// What the PTX of a kernel IR depends on besides the IR and the options: this
+// build of cudajit, the LLVM version and the libdevice file (path, size and
+// modification time). A kernel cache on disk keys on it, so that a new
+// cudajit or toolkit compiles anew.
+std::string compiler_identity();
+
 // The flattened parameter layout of a kernel taking `arg_types`.
 std::vector<ParamLayout> param_layout(const std::vector<Type>& arg_types);
 

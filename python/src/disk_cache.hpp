@@ -1,0 +1,35 @@
+// Kernels on disk (jit(cache=True)): the PTX of a kernel in a file of its own
+// in the cache directory, keyed as the in-memory CodeCache (kernel IR,
+// argument types, options, target) plus compiler_identity(), so that a new
+// cudajit, LLVM or toolkit compiles anew. A later process loads the PTX
+// instead of compiling. The file holds the whole key: a name collision or a
+// damaged file is a miss, never another kernel's code.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "cudajit/runtime/device.hpp"
+
+namespace cudajit::python::disk_cache {
+
+// The kernel stored for `key`, if `directory` has it.
+std::optional<runtime::KernelCode> load(const std::string& directory, const std::string& name,
+                                        const std::string& key);
+
+// Stores `code` (its PTX and entry name) for `key`; the file appears whole or
+// not at all (written aside, then renamed). Returns why it could not, or "".
+std::string store(const std::string& directory, const std::string& name, const std::string& key,
+                  const runtime::KernelCode& code);
+
+// The file `key` goes to: "<name>-<hash of key>.ptxcache" in `directory`.
+std::string file_for(const std::string& directory, const std::string& name, const std::string& key);
+
+struct Counts {
+  std::size_t hits = 0, misses = 0;
+};
+Counts counts();
+void reset_counts();
+
+}  // namespace cudajit::python::disk_cache

@@ -1,0 +1,158 @@
+"""jit(cache=True): a kernel's PTX kept on disk (python/src/disk_cache.hpp)
+and loaded by later processes instead of compiled. The PTX path is the one a
+GPU launch takes; inspect_asm goes through it, so these tests run anywhere."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import cudajit as cuda
+from cudajit import _core, caching
+from cudajit import float32, void
+
+SIG = void(float32[::1], float32[::1])
+SOURCE = textwrap.dedent('''
+    import cudajit as cuda
+
+    @cuda.jit(cache=True)
+    def double(a, b):
+        i = cuda.grid(1)
+        if i < a.size:
+            b[i] = 2.0 * a[i]
+''')
+
+
+@pytest.fixture
+def module_dir(tmp_path, monkeypatch):
+    """A directory holding kernels.py (SOURCE), importable; caches start empty."""
+    (tmp_path / "kernels.py").write_text(SOURCE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("CUDAJIT_CACHE_DIR", raising=False)
+    sys.modules.pop("kernels", None)
+    _core.code_cache_clear()
+    yield tmp_path
+    sys.modules.pop("kernels", None)
+    _core.code_cache_clear()
+
+
+def fresh_kernel():
+    """kernels.double from a fresh import, with nothing compiled in this process."""
+    sys.modules.pop("kernels", None)
+    _core.code_cache_clear()
+    import kernels
+
+    return kernels.double
+
+
+def cached_files(directory):
+    return sorted(p.name for p in directory.glob("*.ptxcache"))
+
+
+def disk_counts():
+    info = _core.code_cache_info()
+    return info["disk_hits"], info["disk_misses"]
+
+
+def test_the_ptx_is_stored_beside_the_source_and_loaded_again(module_dir):
+    first = fresh_kernel().inspect_asm(SIG)
+    assert disk_counts() == (0, 1)
+    files = cached_files(module_dir / "__pycache__")
+    assert len(files) == 1 and files[0].startswith("double-")
+    second = fresh_kernel().inspect_asm(SIG)
+    assert disk_counts() == (1, 0)
+    assert second == first and ".entry double" in second
+
+
+def test_a_later_process_loads_the_ptx_instead_of_compiling(module_dir):
+    script = textwrap.dedent('''
+        import json, cudajit as cuda
+        from cudajit import _core, float32, void
+        import kernels
+        ptx = kernels.double.inspect_asm(void(float32[::1], float32[::1]))
+        print(json.dumps([_core.code_cache_info()["disk_hits"], len(ptx)]))
+    ''')
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(module_dir)] + sys.path))
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, timeout=120) for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    (hits_first, size_first), (hits_second, size_second) = (
+        eval(run.stdout.strip().splitlines()[-1]) for run in runs)
+    assert (hits_first, hits_second) == (0, 1)
+    assert size_first == size_second > 0
+
+
+def test_an_edited_kernel_compiles_anew(module_dir):
+    fresh_kernel().inspect_asm(SIG)
+    (module_dir / "kernels.py").write_text(SOURCE.replace("2.0 * a[i]", "3.0 * a[i]"))
+    ptx = fresh_kernel().inspect_asm(SIG)
+    assert disk_counts() == (0, 1)
+    assert "0f40400000" in ptx  # 3.0
+    assert len(cached_files(module_dir / "__pycache__")) == 2
+
+
+def test_options_and_targets_are_part_of_the_key(module_dir):
+    kernel = fresh_kernel()
+    kernel.inspect_asm(SIG, cc=(8, 0))
+    kernel.inspect_asm(SIG, cc=(9, 0))
+    assert disk_counts() == (0, 2)
+    assert ".target sm_90" in fresh_kernel().inspect_asm(SIG, cc=(9, 0))
+    assert disk_counts() == (1, 0)
+
+
+def test_a_damaged_file_is_a_miss_and_is_written_again(module_dir):
+    good = fresh_kernel().inspect_asm(SIG)
+    (path,) = (module_dir / "__pycache__").glob("*.ptxcache")
+    text = path.read_bytes()
+    for damaged in (b"", text[: len(text) // 2], text.replace(b"double", b"DOUBLE", 1),
+                    b"cudajit-kernel-cache 1\n99999999999999999999\n"):
+        path.write_bytes(damaged)
+        assert fresh_kernel().inspect_asm(SIG) == good
+        assert disk_counts() == (0, 1)
+        assert path.read_bytes() == text
+
+
+def test_cudajit_cache_dir_overrides_the_place(module_dir, tmp_path_factory, monkeypatch):
+    elsewhere = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("CUDAJIT_CACHE_DIR", str(elsewhere))
+    fresh_kernel().inspect_asm(SIG)
+    assert len(cached_files(elsewhere)) == 1
+    assert not (module_dir / "__pycache__").exists() or not cached_files(
+        module_dir / "__pycache__")
+
+
+def test_an_unwritable_cache_place_warns_and_the_kernel_still_compiles(module_dir, monkeypatch):
+    blocker = module_dir / "not-a-directory"
+    blocker.write_text("")
+    monkeypatch.setenv("CUDAJIT_CACHE_DIR", str(blocker))
+    with pytest.warns(RuntimeWarning, match="kernel 'double' is not cached on disk: cannot "
+                                            "create .*not-a-directory"):
+        ptx = fresh_kernel().inspect_asm(SIG)
+    assert ".entry double" in ptx
+
+
+def test_without_a_writable_source_directory_the_user_cache_is_used(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("CUDAJIT_CACHE_DIR", raising=False)
+    monkeypatch.setattr(caching, "_writable", lambda directory: False)
+    assert caching.cache_dir_for(cached_files) == str(tmp_path / "xdg" / "cudajit")
+
+
+def test_the_source_directory_is_used_when_it_can_be_written():
+    expected = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+    assert caching.cache_dir_for(cached_files) == expected
+
+
+def test_cache_true_on_the_cpu_device_runs_and_writes_nothing(module_dir, on_cpu_device):
+    import numpy as np
+
+    kernel = fresh_kernel()
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros_like(x)
+    kernel[1, 8](x, out)
+    np.testing.assert_array_equal(out, 2 * x)
+    assert not (module_dir / "__pycache__").exists() or not cached_files(
+        module_dir / "__pycache__")
