@@ -25,7 +25,7 @@ from . import intrinsics
 from . import types as cjtypes
 from .errors import CompileError
 from .kernel_ir import IRNode, ir_identifier, mangle, render, string_atom
-from .source import BoundNames, read_function
+from .source import read_function
 
 __all__ = ["build_module"]
 
@@ -179,10 +179,7 @@ class _FunctionTranslator:
         self.builtins = vars(module_builtins) if isinstance(module_builtins, ModuleType) \
             else module_builtins
         self.params = self._parameters()
-        collector = BoundNames()
-        for stmt in self.funcdef.body:
-            collector.visit(stmt)
-        self.locals = set(self.params) | collector.names
+        self.locals = set(self.params) | source.bound_names
         self.chain_temps = 0
 
     # -- helpers ------------------------------------------------------------

@@ -25,15 +25,25 @@ _INLINE_CHILDREN = {"module": 1, "func": 2, "block": 0, "if": 1, "while": 1, "fo
 
 
 def render(node: IRNode | str, depth: int = 0) -> str:
+    out: list[str] = []
+    _render_into(node, depth, out)
+    return "".join(out)
+
+
+def _render_into(node: IRNode | str, depth: int, out: list[str]) -> None:
+    # One list for the whole text: joining per node copied each subtree once per level.
     if isinstance(node, str):
-        return node
-    text = node.head if node.loc is None else f"{node.head}@{node.loc[0]}:{node.loc[1]}"
-    parts = ["(" + text]
-    inline = _INLINE_CHILDREN.get(node.head, len(node.children))
-    for position, child in enumerate(node.children):
-        separator = " " if position < inline else "\n" + " " * (depth + 1)
-        parts.append(separator + render(child, depth + 1))
-    return "".join(parts) + ")"
+        out.append(node)
+        return
+    loc = node.loc
+    out.append("(" + node.head if loc is None else f"({node.head}@{loc[0]}:{loc[1]}")
+    children = node.children
+    inline = _INLINE_CHILDREN.get(node.head, len(children))
+    indent = "\n" + " " * (depth + 1)
+    for position, child in enumerate(children):
+        out.append(" " if position < inline else indent)
+        _render_into(child, depth + 1, out)
+    out.append(")")
 
 
 def string_atom(text: str) -> str:

@@ -20,6 +20,7 @@ class FunctionSource:
     funcdef: ast.FunctionDef
     filename: str
     col_shift: int  # the indentation textwrap.dedent removed, added back to columns
+    bound_names: frozenset[str]  # names the body binds (BoundNames), parameters aside
 
 
 # Parsed functions by (file, first line, name), valid while linecache holds the same
@@ -70,7 +71,10 @@ def _parse_function(pyfunc: FunctionType) -> FunctionSource:
         what = "async functions" if isinstance(funcdef, ast.AsyncFunctionDef) else "this function"
         raise CompileError(f"cannot compile {what}: '{pyfunc.__qualname__}' is not a plain def",
                            filename, first_line, col_shift)
-    return FunctionSource(funcdef, filename, col_shift)
+    collector = BoundNames()
+    for stmt in funcdef.body:
+        collector.visit(stmt)
+    return FunctionSource(funcdef, filename, col_shift, frozenset(collector.names))
 
 
 class BoundNames(ast.NodeVisitor):
