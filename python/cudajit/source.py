@@ -44,23 +44,68 @@ def read_function(pyfunc: FunctionType) -> FunctionSource:
     return source
 
 
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+_CLOSING = (")", "]", "}")
+
+
+def _indented_block(lines: list[str], start: int) -> list[str] | None:
+    """The lines of the function whose decorators or def start at lines[start]:
+    its decorators, its def, and its body up to the next line that is neither
+    blank, nor a comment, nor indented deeper (nor a closing bracket of the
+    signature). A line inside a bracket or a string may break that rule; the
+    text cut there does not parse, and the caller asks inspect instead. A cut
+    that parses is the whole function. None where lines[start] is no def."""
+    indent = _indent(lines[start])
+    end = start
+    while not lines[end].lstrip().startswith(("def ", "async def ")):
+        text = lines[end]
+        deeper = _indent(text) > indent or text.lstrip().startswith(_CLOSING)
+        if not (text.lstrip().startswith("@") or deeper or not text.strip()):
+            return None
+        end += 1
+        if end == len(lines):
+            return None
+    end += 1
+    while end < len(lines):
+        text = lines[end]
+        stripped = text.strip()
+        if stripped and not stripped.startswith("#") and _indent(text) <= indent \
+                and not stripped.startswith(_CLOSING):
+            break
+        end += 1
+    return lines[start:end]
+
+
 def _parse_function(pyfunc: FunctionType) -> FunctionSource:
     code = pyfunc.__code__
     filename = code.co_filename
     if pyfunc.__name__ == "<lambda>":
         raise CompileError("lambda functions cannot be compiled; define the function with def",
                            filename, code.co_firstlineno, 0)
-    try:
-        lines, first_line = inspect.getsourcelines(pyfunc)
-    except (OSError, TypeError) as exc:
-        raise CompileError(
-            f"cannot read the source of '{pyfunc.__qualname__}' ({exc}); cudajit compiles "
-            "functions defined in a source file", filename, code.co_firstlineno, 0) from None
+    # The function's lines from linecache, cut by indentation: inspect's
+    # tokenizer costs milliseconds (its regular expressions, the first time).
+    file_lines = linecache.getlines(filename, pyfunc.__globals__)
+    first_line = code.co_firstlineno
+    lines = None
+    if 0 < first_line <= len(file_lines):
+        lines = _indented_block(file_lines, first_line - 1)
+    tree = _parse_lines(lines, filename) if lines else None
+    if tree is None:
+        try:
+            lines, first_line = inspect.getsourcelines(pyfunc)
+        except (OSError, TypeError) as exc:
+            raise CompileError(
+                f"cannot read the source of '{pyfunc.__qualname__}' ({exc}); cudajit compiles "
+                "functions defined in a source file", filename, code.co_firstlineno, 0) from None
     source = "".join(lines)
     dedented = textwrap.dedent(source)
     col_shift = len(lines[0]) - len(dedented.splitlines(keepends=True)[0])
     try:
-        tree = ast.parse(dedented, filename=filename)
+        if tree is None:
+            tree = ast.parse(dedented, filename=filename)
     except SyntaxError as exc:
         raise CompileError(f"cannot parse the source of '{pyfunc.__qualname__}': {exc.msg}",
                            filename, (exc.lineno or 1) + first_line - 1,
@@ -75,6 +120,14 @@ def _parse_function(pyfunc: FunctionType) -> FunctionSource:
     for stmt in funcdef.body:
         collector.visit(stmt)
     return FunctionSource(funcdef, filename, col_shift, frozenset(collector.names))
+
+
+def _parse_lines(lines: list[str], filename: str) -> ast.Module | None:
+    """`lines` parsed as a module, or None when they do not parse."""
+    try:
+        return ast.parse(textwrap.dedent("".join(lines)), filename=filename)
+    except SyntaxError:
+        return None
 
 
 class BoundNames(ast.NodeVisitor):

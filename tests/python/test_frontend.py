@@ -148,6 +148,110 @@ def test_a_file_edited_and_loaded_again_is_read_again(tmp_path):
     assert "(float@2:11 3.0)" in frontend.build_module(second.k)
 
 
+TRICKY_SOURCES = {
+    "decorated, arguments on lines of their own": """\
+@decorate(
+    "void(float32[::1])",
+)
+def k(a):
+    a[0] = 1.0
+""",
+    "signature over lines, closing at the def's column": """\
+def k(
+    a,
+    b,
+):
+    a[0] = b[0]
+""",
+    "a string whose lines start at column 0": '''\
+def k(a):
+    s = """
+not the end of k
+"""
+    a[0] = 2.0
+''',
+    "a continuation line at column 0": """\
+def k(a):
+    x = 1 + \\
+2
+    a[0] = x
+""",
+    "comments at column 0 and blank lines inside": """\
+def k(a):
+    x = 1
+# a comment at column 0
+
+    a[0] = x
+y = 3
+""",
+    "another decorated function right after": """\
+@jit
+def k(a):
+    a[0] = 1.0
+@jit
+def other(a):
+    a[0] = 2.0
+""",
+    "brackets closing at column 0 in the body": """\
+def k(a):
+    t = (1,
+2)
+    a[0] = t[1]
+""",
+}
+
+
+@pytest.mark.parametrize("source", TRICKY_SOURCES.values(), ids=TRICKY_SOURCES.keys())
+def test_the_source_read_is_the_whole_function_as_inspect_gives_it(tmp_path, source):
+    # source.py cuts a function's lines by indentation (inspect's tokenizer costs
+    # milliseconds) and falls back on inspect where the cut does not parse.
+    import ast
+    import inspect
+
+    from cudajit.source import read_function
+
+    module = load_source(tmp_path, source, decorate=lambda *args: (lambda f: f))
+    pyfunc = frontend._unwrap(module.k)
+    lines, first = inspect.getsourcelines(pyfunc)
+    expected = ast.parse(textwrap.dedent("".join(lines))).body[0]
+    ast.increment_lineno(expected, first - 1)
+    got = read_function(pyfunc).funcdef
+    assert ast.dump(got, include_attributes=True) == ast.dump(expected, include_attributes=True)
+
+
+@pytest.mark.parametrize("name, needs_inspect", [
+    ("decorated, arguments on lines of their own", False),
+    ("signature over lines, closing at the def's column", False),
+    ("comments at column 0 and blank lines inside", False),
+    ("a string whose lines start at column 0", True),
+])
+def test_inspect_is_asked_only_where_indentation_cannot_cut(tmp_path, monkeypatch, name,
+                                                           needs_inspect):
+    import inspect
+
+    from cudajit import source
+
+    module = load_source(tmp_path, TRICKY_SOURCES[name], decorate=lambda *args: (lambda f: f))
+    calls = []
+    real = inspect.getsourcelines
+    monkeypatch.setattr(source.inspect, "getsourcelines",
+                        lambda f: calls.append(f) or real(f))
+    source._SOURCE_CACHE.clear()
+    source.read_function(module.k)
+    assert bool(calls) == needs_inspect
+
+
+def test_a_kernel_defined_inside_a_function_reads_its_indented_source(tmp_path):
+    module = load_source(tmp_path, """\
+        def make():
+            @jit
+            def k(a):
+                a[0] = 4.0
+            return k
+        """)
+    assert "(float@4:15 4.0)" in frontend.build_module(module.make())
+
+
 def test_saxpy_ir_is_printed_one_statement_per_line(tmp_path):
     module = load_source(tmp_path, SAXPY)
     path = tmp_path / "kernels.py"
