@@ -637,3 +637,39 @@ def test_device_function_ptx_passes_ptxas(case, cc, check_ptx):
     ptx, return_type = cuda.compile_ptx(pyfunc(func), args, device=True, cc=cc)
     assert return_type == expected
     check_ptx(ptx, cc, kernel=False)
+
+
+# --- CUDAJIT_LLVM_OPTIONS ------------------------------------------------------------
+
+def _compile_saxpy_in_a_process(tmp_path, options):
+    import os
+    import subprocess
+    import sys
+
+    script = ("import cudajit as cuda\n"
+              "from cudajit import float32, void\n"
+              "def saxpy(a, x, y, out):\n"
+              "    i = cuda.grid(1)\n"
+              "    if i < out.size:\n"
+              "        out[i] = a * x[i] + y[i]\n"
+              "cuda.compile_ptx(saxpy, void(float32, float32[::1], float32[::1], float32[::1]))\n")
+    env = dict(os.environ, CUDAJIT_LLVM_OPTIONS=options,
+               PYTHONPATH=os.pathsep.join(sys.path))
+    path = tmp_path / "compile_saxpy.py"
+    path.write_text(script)
+    return subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_llvm_options_from_the_environment_reach_llvm(tmp_path):
+    run = _compile_saxpy_in_a_process(tmp_path, "-time-passes")
+    assert run.returncode == 0, run.stderr
+    assert "Pass execution timing report" in run.stderr
+    assert "InstCombinePass" in run.stderr  # the optimiser's passes, not only codegen's
+
+
+def test_an_unknown_llvm_option_is_an_error_naming_it(tmp_path):
+    run = _compile_saxpy_in_a_process(tmp_path, "-no-such-llvm-option")
+    assert run.returncode != 0
+    assert "CUDAJIT_LLVM_OPTIONS" in run.stderr
+    assert "Unknown command line argument '-no-such-llvm-option'" in run.stderr
