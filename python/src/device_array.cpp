@@ -130,11 +130,15 @@ void bind_device_array(py::module_& m) {
                              })
       .def_property_readonly("nbytes", [](const HostMemory& h) { return h.allocation->size(); });
 
+  // The array is held as long as its pages are registered: unregistering
+  // (the token) comes first, then the array may go.
   struct Registration {
+    py::object array;
     std::shared_ptr<void> token;
   };
   py::class_<Registration>(m, "HostRegistration").def("unregister", [](Registration& r) {
     r.token.reset();
+    r.array = py::none();
   });
   m.def(
       "register_host",
@@ -142,7 +146,7 @@ void bind_device_array(py::module_& m) {
         if (!(array.flags() & (py::array::c_style | py::array::f_style)))
           throw py::value_error("pinned() needs contiguous host arrays");
         auto bytes = static_cast<size_t>(array.nbytes());
-        return Registration{device.device->register_host(array.mutable_data(), bytes)};
+        return Registration{array, device.device->register_host(array.mutable_data(), bytes)};
       },
       py::arg("device"), py::arg("array"), "Page-lock a host array's memory until unregister().");
 

@@ -113,16 +113,15 @@ Dispatcher::Specialization& Dispatcher::specialize(const std::vector<Type>& arg_
   return specializations_.emplace_back(Specialization{arg_types, param_layout(arg_types), {}});
 }
 
-runtime::LoadedKernel& Dispatcher::kernel_for(Specialization& spec, runtime::Device& device) {
+const std::shared_ptr<runtime::LoadedKernel>& Dispatcher::kernel_for(Specialization& spec,
+                                                                     runtime::Device& device) {
   auto found = spec.loaded.find(&device);
-  if (found != spec.loaded.end()) return *found->second;
+  if (found != spec.loaded.end()) return found->second;
   const bool for_cpu = device.kind() == runtime::DeviceKind::Cpu;
   CompileOptions options = options_;
   // A GPU newer than our table runs the PTX of the newest capability we know.
   if (!for_cpu) options.cc = target::ptx_cc_for_device(device.compute_capability());
-  auto loaded = device.load(compile(spec.arg_types, options, for_cpu));
-  spec.loaded[&device] = loaded;
-  return *loaded;
+  return spec.loaded[&device] = device.load(compile(spec.arg_types, options, for_cpu));
 }
 
 runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
@@ -250,7 +249,10 @@ Dispatcher::Prepared Dispatcher::prepare(runtime::Device& device, runtime::Strea
   }
   auto it = by_key_.find(key);
   p.spec = it != by_key_.end() ? it->second : &resolve(p.values, key);
-  p.kernel = &kernel_for(*p.spec, device);
+  p.kernel = kernel_for(*p.spec, device);
+  // A Dispatcher collected right after an asynchronous launch must not unload
+  // the module (cuModuleUnload) under the running kernel.
+  p.keep_alive.push_back(p.kernel);
   return p;
 }
 
@@ -280,8 +282,20 @@ void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Di
     warn_host_copies(name_, staged.size());
   }
 
-  device.launch(*p.kernel, grid, block, shared_bytes, s, pack_params(p.values, p.spec->params),
-                std::move(p.keep_alive));
+  try {
+    device.launch(*p.kernel, grid, block, shared_bytes, s, pack_params(p.values, p.spec->params),
+                  std::move(p.keep_alive));
+  } catch (...) {
+    // The staging copies queued above write memory the exception frees: they
+    // finish first. A broken stream has nothing left to run.
+    if (!staged.empty()) {
+      try {
+        s.synchronize();
+      } catch (...) {
+      }
+    }
+    throw;
+  }
   producers.after(s);
   if (!p.has_host_arrays) return;
   // Host memory is only ours for the duration of the call: copy back and wait.

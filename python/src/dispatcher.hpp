@@ -61,13 +61,14 @@ class Dispatcher {
     std::vector<ArgValue> values;
     std::vector<std::shared_ptr<const void>> keep_alive;
     Specialization* spec = nullptr;
-    runtime::LoadedKernel* kernel = nullptr;
+    std::shared_ptr<runtime::LoadedKernel> kernel;  // kept alive by the launch
     bool has_host_arrays = false;
   };
   Prepared prepare(runtime::Device& device, runtime::Stream& stream, const py::args& args);
   Specialization& specialize(const std::vector<Type>& arg_types);
   Specialization& resolve(const std::vector<ArgValue>& args, const std::string& key);
-  runtime::LoadedKernel& kernel_for(Specialization& spec, runtime::Device& device);
+  const std::shared_ptr<runtime::LoadedKernel>& kernel_for(Specialization& spec,
+                                                           runtime::Device& device);
 
   std::string name_;
   py::object ir_provider_;

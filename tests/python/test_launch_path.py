@@ -106,3 +106,31 @@ def test_a_device_array_of_another_device_is_refused():
     with pytest.raises(ValueError, match=r"argument 0 is on device .* but the kernel launches on"):
         with_cpu_device(lambda: scale[1, 4](on_gpu, on_gpu, 1.0))
     assert _core.current_device().kind == "cuda"
+
+
+def make_incrementer():
+    """A new Dispatcher each call, as a kernel defined inside a function is."""
+
+    @cuda.jit
+    def increment(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] += 1.0
+
+    return increment
+
+
+def test_a_kernel_dropped_right_after_an_asynchronous_launch_still_runs(device):
+    # The launch keeps the loaded kernel (its module, on a GPU) until the work
+    # is done: the Dispatcher going away must not unload it under the kernel.
+    import gc
+
+    n = 1 << 16
+    stream = cuda.stream()
+    a = cuda.to_device(np.zeros(n), stream=stream)
+    for _ in range(8):
+        kernel = make_incrementer()
+        kernel[(n + 255) // 256, 256, stream](a)
+        del kernel
+        gc.collect()
+    np.testing.assert_array_equal(a.copy_to_host(stream=stream), np.full(n, 8.0))

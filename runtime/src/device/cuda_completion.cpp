@@ -27,9 +27,20 @@ CUevent CompletionList::take_event() {
 
 void CompletionList::add(CUstream stream, KeepAlive keep_alive, std::function<void()> then) {
   std::lock_guard lock(mutex_);
-  CUevent event = take_event();
-  if (CUresult result = api_.cuEventRecord(event, stream); result != CUDA_SUCCESS) {
+  CUevent event = nullptr;
+  CUresult result = CUDA_SUCCESS;
+  try {
+    event = take_event();
+    result = api_.cuEventRecord(event, stream);
+  } catch (...) {
+    api_.cuStreamSynchronize(stream);  // before keep_alive goes with the exception
+    throw;
+  }
+  if (result != CUDA_SUCCESS) {
     free_events_.push_back(event);
+    // The work queued before may use what keep_alive holds, which the
+    // exception frees: wait for it (after a sticky error it returns at once).
+    api_.cuStreamSynchronize(stream);
     throw driver_error(api_, "cuEventRecord", result);
   }
   auto found = std::find_if(streams_.begin(), streams_.end(),
