@@ -188,6 +188,31 @@ def test_a_loop_around_a_math_function_keeps_one_copy_of_its_body(check_ptx):
     check_ptx(ptx, (8, 0))
 
 
+def load_and_sin_in_a_loop(a, out, n):
+    i = cuda.grid(1)
+    if i < a.size:
+        acc = float32(0.0)
+        for _ in range(n):
+            acc = a[i] * math.sin(acc) + a[i]
+        out[i] = acc
+
+
+def same_sin_twice(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = math.sin(x[i]) * math.sin(x[i])
+
+
+def test_the_kernel_is_optimised_knowing_that_math_functions_touch_no_memory():
+    # The kernel is optimised against libdevice declarations carrying the
+    # definitions' inferred attributes (memory(none), willreturn): a load can
+    # leave a loop around sinf, and two sinf of one value are one.
+    ptx, _ = cuda.compile_ptx(load_and_sin_in_a_loop, (float32[::1], float32[::1], int32))
+    assert ptx.count("ld.global.f32") == 1, "a[i] is loaded once, before the loop"
+    ptx, _ = cuda.compile_ptx(same_sin_twice, (float32[::1], float32[::1]))
+    assert ptx.count(SINF_REDUCTION) == 1
+
+
 def test_math_functions_outside_a_loop_are_inlined_each():
     ptx, _ = cuda.compile_ptx(sin_and_cos, (float32[::1], float32[::1], float32[::1]))
     assert ".func" not in ptx  # sinf and cosf are inlined: no calls

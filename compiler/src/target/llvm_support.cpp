@@ -15,6 +15,7 @@
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/IPO/FunctionAttrs.h>
 #include <llvm/Transforms/IPO/GlobalDCE.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/ADCE.h>
@@ -202,6 +203,9 @@ void optimize_library_code(llvm::Module& module, llvm::TargetMachine& machine) {
   passes.addPass(llvm::AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
   passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(cleanup)));
   passes.addPass(llvm::GlobalDCEPass());
+  // memory(none), willreturn, ...: copied onto the declarations a kernel is
+  // optimised against, they let loads move across and calls be merged.
+  passes.addPass(llvm::createModuleToPostOrderCGSCCPassAdaptor(llvm::PostOrderFunctionAttrsPass()));
   run_passes(passes, module, machine);
 }
 
