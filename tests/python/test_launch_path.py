@@ -133,4 +133,6 @@ def test_a_kernel_dropped_right_after_an_asynchronous_launch_still_runs(device):
         kernel[(n + 255) // 256, 256, stream](a)
         del kernel
         gc.collect()
-    np.testing.assert_array_equal(a.copy_to_host(stream=stream), np.full(n, 8.0))
+    result = a.copy_to_host(stream=stream)  # asynchronous on a stream, as in Numba
+    stream.synchronize()
+    np.testing.assert_array_equal(result, np.full(n, 8.0))
