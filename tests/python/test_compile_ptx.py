@@ -449,14 +449,6 @@ def test_max_registers_caps_the_registers_ptxas_allocates(ptxas):
     assert ptxas_registers(ptxas, capped_ptx) <= 24
 
 
-def test_a_kernel_with_max_registers_still_runs():
-    kernel = cuda.jit(max_registers=32)(pyfunc(saxpy))
-    x = np.arange(8, dtype=np.float32)
-    out = np.zeros(8, np.float32)
-    kernel[1, 8](np.float32(2), x, x, out)
-    np.testing.assert_allclose(out, 3 * x, rtol=1e-6)
-
-
 # --- inspect_llvm / inspect_asm ----------------------------------------------------
 
 
@@ -515,21 +507,24 @@ def test_eager_kernel_with_several_signatures():
     assert len(kernel.inspect_asm()) == 2
 
 
+def assert_saxpy_runs(kernel):
+    """`kernel` (saxpy compiled some way) computes 2 * x + x on the current device."""
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    kernel[1, 8](np.float32(2), x, x, out)
+    np.testing.assert_allclose(out, 3 * x, rtol=1e-6)
+
+
 def test_eager_kernel_launches_with_matching_arrays():
-    kernel = cuda.jit("void(float32, float32[::1], float32[::1], float32[::1])")(pyfunc(saxpy))
-    x = np.arange(8, dtype=np.float32)
-    out = np.zeros(8, np.float32)
-    kernel[1, 8](np.float32(2), x, x, out)
-    np.testing.assert_allclose(out, 3 * x, rtol=1e-6)
+    assert_saxpy_runs(
+        cuda.jit("void(float32, float32[::1], float32[::1], float32[::1])")(pyfunc(saxpy)))
 
 
-@pytest.mark.parametrize("option", ["lineinfo", "debug", "fastmath"])
+@pytest.mark.parametrize("option", [{"lineinfo": True}, {"debug": True}, {"fastmath": True},
+                                    {"max_registers": 32}], ids=lambda o: next(iter(o)))
 def test_jit_options_are_accepted_and_kernels_still_run(option):
-    kernel = cuda.jit(**{option: True})(pyfunc(saxpy))
-    x = np.arange(8, dtype=np.float32)
-    out = np.zeros(8, np.float32)
-    kernel[1, 8](np.float32(2), x, x, out)
-    np.testing.assert_allclose(out, 3 * x, rtol=1e-6)
+    kernel = cuda.jit(**option)(pyfunc(saxpy))
+    assert_saxpy_runs(kernel)
     assert ".entry" in next(iter(kernel.inspect_asm().values()))
 
 

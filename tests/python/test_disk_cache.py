@@ -2,6 +2,7 @@
 and loaded by later processes instead of compiled. The PTX path is the one a
 GPU launch takes; inspect_asm goes through it, so these tests run anywhere."""
 
+import json
 import os
 import subprocess
 import sys
@@ -9,7 +10,6 @@ import textwrap
 
 import pytest
 
-import cudajit as cuda
 from cudajit import _core, caching
 from cudajit import float32, void
 
@@ -80,7 +80,7 @@ def test_a_later_process_loads_the_ptx_instead_of_compiling(module_dir):
     for run in runs:
         assert run.returncode == 0, run.stderr
     (hits_first, size_first), (hits_second, size_second) = (
-        eval(run.stdout.strip().splitlines()[-1]) for run in runs)
+        json.loads(run.stdout.strip().splitlines()[-1]) for run in runs)
     assert (hits_first, hits_second) == (0, 1)
     assert size_first == size_second > 0
 

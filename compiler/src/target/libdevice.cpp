@@ -196,8 +196,31 @@ OptimizedFunctions optimize_and_split(llvm::Module& subset, const std::vector<st
   return out;
 }
 
-std::mutex cache_mutex;
-std::map<CacheKey, std::shared_ptr<const Bitcode>> cache;  // guarded by cache_mutex
+// Bitcode by key, shared by the threads that compile; past `capacity`
+// entries new ones are not kept (a program uses a few configurations).
+class BitcodeCache {
+ public:
+  explicit BitcodeCache(std::size_t capacity) : capacity_(capacity) {}
+
+  std::shared_ptr<const Bitcode> find(const CacheKey& key) const {
+    std::lock_guard lock(mutex_);
+    auto found = entries_.find(key);
+    return found != entries_.end() ? found->second : nullptr;
+  }
+
+  void insert(const CacheKey& key, std::shared_ptr<const Bitcode> bitcode) {
+    std::lock_guard lock(mutex_);
+    if (entries_.size() < capacity_) entries_.emplace(key, std::move(bitcode));
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<CacheKey, std::shared_ptr<const Bitcode>> entries_;
+  std::size_t capacity_;
+};
+
+BitcodeCache function_cache(kMaxCachedFunctions);  // one function with what it needs
+BitcodeCache set_cache(kMaxCachedSets);            // a kernel's functions, linked
 
 // The optimised bitcode of `names`, all linked in one module: from the
 // per-function cache, optimising what it lacks.
@@ -205,31 +228,19 @@ Bitcode optimized_set(const std::vector<std::string>& names, const std::string& 
                       const LibdeviceOptimizer& optimize, const llvm::Module& kernel_module) {
   std::vector<std::shared_ptr<const Bitcode>> found(names.size());
   std::vector<std::string> missing;
-  {
-    std::lock_guard lock(cache_mutex);
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      auto entry = cache.find({configuration, names[i]});
-      if (entry != cache.end()) {
-        found[i] = entry->second;
-      } else {
-        missing.push_back(names[i]);
-      }
-    }
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    found[i] = function_cache.find({configuration, names[i]});
+    if (!found[i]) missing.push_back(names[i]);
   }
   llvm::LLVMContext context;
   if (!missing.empty()) {
     // Unlocked: optimising takes milliseconds. Two threads may both make one.
     const std::unique_ptr<llvm::Module> subset = extract_subset(missing, context);
     OptimizedFunctions made = optimize_and_split(*subset, missing, kernel_module, optimize);
-    {
-      std::lock_guard lock(cache_mutex);
-      for (std::size_t i = 0; i < names.size(); ++i) {
-        if (found[i]) continue;
-        found[i] = std::make_shared<const Bitcode>(std::move(made.each.at(names[i])));
-        if (cache.size() < kMaxCachedFunctions) {
-          cache.emplace(CacheKey{configuration, names[i]}, found[i]);
-        }
-      }
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (found[i]) continue;
+      found[i] = std::make_shared<const Bitcode>(std::move(made.each.at(names[i])));
+      function_cache.insert({configuration, names[i]}, found[i]);
     }
     if (missing.size() == names.size()) return std::move(made.all);  // no need to link
   }
@@ -282,21 +293,14 @@ std::unique_ptr<llvm::Module> optimized_libdevice(const std::vector<std::string>
   // Kernels use the same few sets of functions again and again; a set comes
   // linked, in one piece of bitcode, which parses in a fraction of the time
   // that parsing and linking its functions one by one takes.
-  static std::mutex mutex;
-  static std::map<CacheKey, std::shared_ptr<const Bitcode>> linked_sets;  // guarded by mutex
   std::string set_name;
   for (const std::string& name : names) set_name += name + ",";
   const CacheKey key{configuration, set_name};
-  std::shared_ptr<const Bitcode> linked;
-  {
-    std::lock_guard lock(mutex);
-    if (auto found = linked_sets.find(key); found != linked_sets.end()) linked = found->second;
-  }
+  std::shared_ptr<const Bitcode> linked = set_cache.find(key);
   if (!linked) {
     linked = std::make_shared<const Bitcode>(
         optimized_set(names, configuration, optimize, kernel_module));
-    std::lock_guard lock(mutex);
-    if (linked_sets.size() < kMaxCachedSets) linked_sets.emplace(key, linked);
+    set_cache.insert(key, linked);
   }
   std::unique_ptr<llvm::Module> libdevice = parse_bitcode(*linked, kernel_module.getContext());
   libdevice->setTargetTriple(kernel_module.getTargetTriple());

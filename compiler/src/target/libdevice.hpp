@@ -16,7 +16,7 @@ class Module;
 namespace cudajit::target::detail {
 
 // Optimises a module holding one libdevice function for one target
-// configuration (NVVMReflect's answers, fastmath attributes, O3).
+// configuration (__nvvm_reflect's answers, fastmath attributes, passes).
 using LibdeviceOptimizer = std::function<void(llvm::Module&)>;
 
 // The libdevice functions (__nv_*) `module` declares, sorted.

@@ -126,68 +126,69 @@ void verify_module(const llvm::Module& module, std::string_view what) {
   }
 }
 
+namespace {
+
+// What a pass pipeline runs with: the analyses (with `machine`'s cost model
+// and target passes) and, when CUDAJIT_LLVM_OPTIONS is set (-time-passes,
+// -print-after=...), the instrumentation, which costs on every compile.
+class PipelineContext {
+ public:
+  PipelineContext(llvm::Module& module, llvm::TargetMachine& machine) {
+    if (llvm_options() != nullptr) {
+      callbacks_.emplace();
+      instrumentations_.emplace(module.getContext(), /*DebugLogging=*/false);
+      instrumentations_->registerCallbacks(*callbacks_, &module_analyses_);
+    }
+    builder_.emplace(&machine, llvm::PipelineTuningOptions(), std::nullopt,
+                     callbacks_ ? &*callbacks_ : nullptr);
+    machine.registerPassBuilderCallbacks(*builder_);
+    builder_->registerModuleAnalyses(module_analyses_);
+    builder_->registerCGSCCAnalyses(cgscc_analyses_);
+    builder_->registerFunctionAnalyses(function_analyses_);
+    builder_->registerLoopAnalyses(loop_analyses_);
+    builder_->crossRegisterProxies(loop_analyses_, function_analyses_, cgscc_analyses_,
+                                   module_analyses_);
+  }
+
+  llvm::PassBuilder& builder() { return *builder_; }
+
+  void run(llvm::ModulePassManager& passes, llvm::Module& module) {
+    passes.run(module, module_analyses_);
+    if (llvm::TimePassesIsEnabled) llvm::reportAndResetTimings();
+  }
+
+ private:
+  // Declared in this order so that they are destroyed in the reverse one.
+  llvm::LoopAnalysisManager loop_analyses_;
+  llvm::FunctionAnalysisManager function_analyses_;
+  llvm::CGSCCAnalysisManager cgscc_analyses_;
+  llvm::ModuleAnalysisManager module_analyses_;
+  std::optional<llvm::PassInstrumentationCallbacks> callbacks_;
+  std::optional<llvm::StandardInstrumentations> instrumentations_;
+  std::optional<llvm::PassBuilder> builder_;
+};
+
+}  // namespace
+
 void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level) {
   static const llvm::OptimizationLevel kLevels[] = {
       llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1, llvm::OptimizationLevel::O2,
       llvm::OptimizationLevel::O3};
   codegen_opt_level(opt_level);  // validates the level
 
-  // Declared in this order so that they are destroyed in the reverse one.
-  llvm::LoopAnalysisManager loop_analyses;
-  llvm::FunctionAnalysisManager function_analyses;
-  llvm::CGSCCAnalysisManager cgscc_analyses;
-  llvm::ModuleAnalysisManager module_analyses;
-
-  // Instrumented only when CUDAJIT_LLVM_OPTIONS is set (-time-passes,
-  // -print-after=...): setting the instrumentation up costs on every compile.
-  std::optional<llvm::PassInstrumentationCallbacks> callbacks;
-  std::optional<llvm::StandardInstrumentations> instrumentations;
-  if (llvm_options() != nullptr) {
-    callbacks.emplace();
-    instrumentations.emplace(module.getContext(), /*DebugLogging=*/false);
-    instrumentations->registerCallbacks(*callbacks, &module_analyses);
-  }
-  llvm::PassBuilder builder(&machine, llvm::PipelineTuningOptions(), std::nullopt,
-                            callbacks ? &*callbacks : nullptr);
-  machine.registerPassBuilderCallbacks(builder);
-  builder.registerModuleAnalyses(module_analyses);
-  builder.registerCGSCCAnalyses(cgscc_analyses);
-  builder.registerFunctionAnalyses(function_analyses);
-  builder.registerLoopAnalyses(loop_analyses);
-  builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses, module_analyses);
-
+  PipelineContext pipeline(module, machine);
   const llvm::OptimizationLevel level = kLevels[opt_level];
-  llvm::ModulePassManager passes = opt_level == 0 ? builder.buildO0DefaultPipeline(level)
-                                                  : builder.buildPerModuleDefaultPipeline(level);
-  passes.run(module, module_analyses);
-  if (llvm::TimePassesIsEnabled) llvm::reportAndResetTimings();
+  llvm::ModulePassManager passes = opt_level == 0
+                                       ? pipeline.builder().buildO0DefaultPipeline(level)
+                                       : pipeline.builder().buildPerModuleDefaultPipeline(level);
+  pipeline.run(passes, module);
 }
-
-namespace {
-
-// Runs `passes` with the analyses (and the cost model) of `machine`.
-void run_passes(llvm::ModulePassManager& passes, llvm::Module& module,
-                llvm::TargetMachine& machine) {
-  llvm::LoopAnalysisManager loop_analyses;
-  llvm::FunctionAnalysisManager function_analyses;
-  llvm::CGSCCAnalysisManager cgscc_analyses;
-  llvm::ModuleAnalysisManager module_analyses;
-  llvm::PassBuilder builder(&machine);
-  builder.registerModuleAnalyses(module_analyses);
-  builder.registerCGSCCAnalyses(cgscc_analyses);
-  builder.registerFunctionAnalyses(function_analyses);
-  builder.registerLoopAnalyses(loop_analyses);
-  builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses, module_analyses);
-  passes.run(module, module_analyses);
-}
-
-}  // namespace
 
 void inline_always(llvm::Module& module, llvm::TargetMachine& machine) {
   llvm::ModulePassManager passes;
   passes.addPass(llvm::AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
   passes.addPass(llvm::GlobalDCEPass());
-  run_passes(passes, module, machine);
+  PipelineContext(module, machine).run(passes, module);
 }
 
 void optimize_library_code(llvm::Module& module, llvm::TargetMachine& machine) {
@@ -206,7 +207,7 @@ void optimize_library_code(llvm::Module& module, llvm::TargetMachine& machine) {
   // memory(none), willreturn, ...: copied onto the declarations a kernel is
   // optimised against, they let loads move across and calls be merged.
   passes.addPass(llvm::createModuleToPostOrderCGSCCPassAdaptor(llvm::PostOrderFunctionAttrsPass()));
-  run_passes(passes, module, machine);
+  PipelineContext(module, machine).run(passes, module);
 }
 
 namespace {

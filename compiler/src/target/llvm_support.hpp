@@ -68,7 +68,7 @@ void inline_always(llvm::Module& module, llvm::TargetMachine& machine);
 
 // A short pipeline for library code that was optimised when it was built
 // (libdevice): inlining its always-inline helpers and cleaning up after
-// constants were substituted (NVVMReflect's answers). A fifth of O3's time,
+// constants were substituted (__nvvm_reflect's answers). A fifth of O3's time,
 // for the same PTX within a few instructions.
 void optimize_library_code(llvm::Module& module, llvm::TargetMachine& machine);
 

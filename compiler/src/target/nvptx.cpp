@@ -1,6 +1,6 @@
-// PTX generation: libdevice linking, the O3 pipeline with NVVMReflect, and the
-// NVPTX code generator. Kernels are the functions whose calling convention is
-// PTX_Kernel; everything else is internal to the module.
+// PTX generation: libdevice's functions (answered __nvvm_reflect, optimised
+// apart, inlined after), the O3 pipeline, and the NVPTX code generator. Kernels are the functions
+// whose calling convention is PTX_Kernel; everything else is internal to the module.
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
@@ -282,11 +282,11 @@ void keep_loops_around_libdevice_rolled(llvm::Module& module, const llvm::Module
   }
 }
 
-// The module flags and attributes the optimiser and the code generator read.
+// The reflect answers and the attributes the optimiser and the code
+// generator read. resolve_nvvm_reflect leaves no __nvvm_reflect call, so
+// NVVMReflect (and its nvvm-reflect-ftz flag) has nothing to do.
 void prepare_for_optimisation(llvm::Module& module, const PtxOptions& options) {
   resolve_nvvm_reflect(module, options);
-  // For NVVMReflect in the code generator's pipeline, should anything be left.
-  module.setModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", options.fastmath ? 1U : 0U);
   if (options.fastmath) add_fastmath_attributes(module);
 }
 
