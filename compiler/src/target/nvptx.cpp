@@ -7,6 +7,7 @@
 #include <llvm/IR/CallingConv.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Metadata.h>
@@ -32,6 +33,7 @@
 #include "cudajit/compiler/target.hpp"
 #include "libdevice.hpp"
 #include "llvm_support.hpp"
+#include "ptx_inline.hpp"
 
 namespace cudajit::target {
 
@@ -302,6 +304,78 @@ std::string generate_ptx(llvm::Module& module, llvm::TargetMachine& machine) {
   return std::string(ptx.str());
 }
 
+// --- libdevice functions inlined as PTX (ptx_inline.hpp) ---------------------
+
+// The inline asm constraint of a libdevice parameter or result type; 0 for a
+// type the copy cannot take (pointers, i1, void).
+char register_constraint(const llvm::Type* type) {
+  if (type->isFloatTy()) return 'f';
+  if (type->isDoubleTy()) return 'd';
+  if (type->isIntegerTy(32)) return 'r';
+  if (type->isIntegerTy(64)) return 'l';
+  return 0;
+}
+
+// Functions inlined as PTX: those that would inline big (small ones cost
+// little to select again, and the code generator folds them into their
+// surroundings) and that take and give scalars.
+bool inlines_as_ptx(const llvm::Function& definition) {
+  if (instruction_count(definition) <= kRolledLoopLibdeviceSize) return false;
+  const llvm::FunctionType* type = definition.getFunctionType();
+  if (type->isVarArg() || register_constraint(type->getReturnType()) == 0) return false;
+  for (const llvm::Type* parameter : type->params()) {
+    if (register_constraint(parameter) == 0) return false;
+  }
+  return true;
+}
+
+using CachedPtxFunction = std::shared_ptr<const std::optional<detail::PtxFunction>>;
+
+// The PTX of one libdevice function, generated alone once per process and
+// configuration; nullopt inside when ptx_inline cannot copy it.
+CachedPtxFunction libdevice_function_ptx(const std::string& name, const std::string& configuration,
+                                         const detail::LibdeviceOptimizer& optimize,
+                                         const llvm::Module& kernel_module,
+                                         llvm::TargetMachine& machine) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, CachedPtxFunction> cache;
+  const std::pair key{configuration, name};
+  {
+    std::lock_guard lock(mutex);
+    if (auto found = cache.find(key); found != cache.end()) return found->second;
+  }
+  std::unique_ptr<llvm::Module> alone =
+      detail::optimized_libdevice({name}, configuration, optimize, kernel_module);
+  detail::internalize_except(
+      *alone, [&](const llvm::GlobalValue& value) { return value.getName() == name; });
+  detail::inline_always(*alone, machine);  // also drops the helpers no longer called
+  auto parsed = std::make_shared<const std::optional<detail::PtxFunction>>(
+      detail::parse_ptx_function(generate_ptx(*alone, machine), name));
+  std::lock_guard lock(mutex);
+  return cache.emplace(key, std::move(parsed)).first->second;
+}
+
+// Replaces each call to `function` by an inline asm statement that prints
+// ptx_inline's marker with the registers of the result and the arguments.
+void call_through_marker(llvm::Function& function) {
+  llvm::FunctionType* type = function.getFunctionType();
+  std::string text = std::string(detail::kInlineMarker) + function.getName().str() + " $0";
+  std::string constraints = std::string("=") + register_constraint(type->getReturnType());
+  for (unsigned i = 0; i < type->getNumParams(); ++i) {
+    text += ", $" + std::to_string(i + 1);
+    constraints += std::string(",") + register_constraint(type->getParamType(i));
+  }
+  llvm::InlineAsm* marker = llvm::InlineAsm::get(type, text, constraints, /*hasSideEffects=*/false);
+  for (llvm::User* user : llvm::make_early_inc_range(function.users())) {
+    auto* call = llvm::cast<llvm::CallInst>(user);
+    llvm::SmallVector<llvm::Value*, 4> arguments(call->args());
+    auto* replacement = llvm::CallInst::Create(type, marker, arguments, "", call->getIterator());
+    call->replaceAllUsesWith(replacement);
+    call->eraseFromParent();
+  }
+  function.eraseFromParent();
+}
+
 }  // namespace
 
 std::string sm_name(int cc) { return "sm_" + std::to_string(sm_version(cc).cc); }
@@ -335,22 +409,21 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
   // after. O3 over sinf's inlined body on every compile costs ten times the
   // kernel's own optimisation.
   const std::vector<std::string> libdevice_names = detail::libdevice_declarations(*module);
+  const std::string configuration = sm_name(options.cc) + (options.fastmath ? "+fastmath" : "") +
+                                    "-O" + std::to_string(options.opt_level);
+  const detail::LibdeviceOptimizer optimize_libdevice = [&](llvm::Module& functions) {
+    prepare_for_optimisation(functions, options);
+    if (options.opt_level == 0) {
+      detail::optimize_module(functions, machine, 0);
+    } else {
+      detail::optimize_library_code(functions, machine);
+    }
+  };
   std::unique_ptr<llvm::Module> libdevice;
   if (!libdevice_names.empty()) {
     StageTimer timer("libdevice");
-    const std::string configuration = sm_name(options.cc) + (options.fastmath ? "+fastmath" : "") +
-                                      "-O" + std::to_string(options.opt_level);
-    libdevice = detail::optimized_libdevice(
-        libdevice_names, configuration,
-        [&](llvm::Module& functions) {
-          prepare_for_optimisation(functions, options);
-          if (options.opt_level == 0) {
-            detail::optimize_module(functions, machine, 0);
-          } else {
-            detail::optimize_library_code(functions, machine);
-          }
-        },
-        *module);
+    libdevice =
+        detail::optimized_libdevice(libdevice_names, configuration, optimize_libdevice, *module);
     for (const std::string& name : libdevice_names) {
       module->getFunction(name)->setAttributes(libdevice->getFunction(name)->getAttributes());
     }
@@ -364,8 +437,23 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
     StageTimer timer("optimize");
     detail::optimize_module(*module, machine, options.opt_level);
   }
+  // The big libdevice functions are copied into the PTX after code
+  // generation (ptx_inline.hpp), the others linked and inlined here.
+  std::map<std::string, CachedPtxFunction> ptx_functions;
   if (libdevice) {
     StageTimer timer("inline libdevice");
+    for (const std::string& name : libdevice_names) {
+      llvm::Function* declaration = module->getFunction(name);
+      if (declaration == nullptr || options.opt_level == 0 ||
+          !inlines_as_ptx(*libdevice->getFunction(name))) {
+        continue;
+      }
+      CachedPtxFunction ptx =
+          libdevice_function_ptx(name, configuration, optimize_libdevice, *module, machine);
+      if (!ptx->has_value()) continue;
+      ptx_functions.emplace(name, std::move(ptx));
+      call_through_marker(*declaration);
+    }
     if (llvm::Linker::linkModules(*module, std::move(libdevice), llvm::Linker::LinkOnlyNeeded)) {
       throw LlvmError("linking libdevice functions failed: " + diagnostics.errors());
     }
@@ -378,6 +466,13 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
   if (!diagnostics.errors().empty()) {
     throw LlvmError("NVPTX code generation for " + sm_name(options.cc) +
                     " failed: " + diagnostics.errors());
+  }
+  if (!ptx_functions.empty()) {
+    StageTimer timer("inline libdevice PTX");
+    ptx = detail::inline_ptx_functions(ptx, [&](const std::string& name) {
+      auto found = ptx_functions.find(name);
+      return found == ptx_functions.end() ? nullptr : &**found->second;
+    });
   }
   return ptx;
 }
