@@ -160,8 +160,9 @@ std::set<const llvm::GlobalValue*> needed_globals(const llvm::Function& root) {
 }
 
 struct OptimizedFunctions {
-  std::map<std::string, Bitcode> each;  // a function with what it needs
-  Bitcode all;                          // all of them in one module
+  std::map<std::string, Bitcode> each;       // a function with what it needs
+  Bitcode all;                               // all of them in one module
+  std::map<std::string, std::size_t> sizes;  // instructions in each function's own body
 };
 
 // Optimises the functions `names` of `subset` (extract_subset's) in one run,
@@ -183,8 +184,11 @@ OptimizedFunctions optimize_and_split(llvm::Module& subset, const std::vector<st
     value.setVisibility(llvm::GlobalValue::DefaultVisibility);
   }
   optimize(subset);
-  OptimizedFunctions out{.each = {}, .all = write_bitcode(subset)};
+  OptimizedFunctions out{.each = {}, .all = write_bitcode(subset), .sizes = {}};
   for (const std::string& name : names) {
+    std::size_t size = 0;
+    for (const llvm::BasicBlock& block : *subset.getFunction(name)) size += block.size();
+    out.sizes.emplace(name, size);
     const std::set<const llvm::GlobalValue*> needed = needed_globals(*subset.getFunction(name));
     llvm::ValueToValueMapTy map;
     std::unique_ptr<llvm::Module> function = llvm::CloneModule(
@@ -222,6 +226,10 @@ class BitcodeCache {
 BitcodeCache function_cache(kMaxCachedFunctions);  // one function with what it needs
 BitcodeCache set_cache(kMaxCachedSets);            // a kernel's functions, linked
 
+// Each optimised function's size, read without loading its body.
+std::mutex sizes_mutex;
+std::map<CacheKey, std::size_t> function_sizes;
+
 // The optimised bitcode of `names`, all linked in one module: from the
 // per-function cache, optimising what it lacks.
 Bitcode optimized_set(const std::vector<std::string>& names, const std::string& configuration,
@@ -237,6 +245,10 @@ Bitcode optimized_set(const std::vector<std::string>& names, const std::string& 
     // Unlocked: optimising takes milliseconds. Two threads may both make one.
     const std::unique_ptr<llvm::Module> subset = extract_subset(missing, context);
     OptimizedFunctions made = optimize_and_split(*subset, missing, kernel_module, optimize);
+    {
+      std::lock_guard lock(sizes_mutex);
+      for (const auto& [name, size] : made.sizes) function_sizes[{configuration, name}] = size;
+    }
     for (std::size_t i = 0; i < names.size(); ++i) {
       if (found[i]) continue;
       found[i] = std::make_shared<const Bitcode>(std::move(made.each.at(names[i])));
@@ -302,10 +314,30 @@ std::unique_ptr<llvm::Module> optimized_libdevice(const std::vector<std::string>
         optimized_set(names, configuration, optimize, kernel_module));
     set_cache.insert(key, linked);
   }
-  std::unique_ptr<llvm::Module> libdevice = parse_bitcode(*linked, kernel_module.getContext());
+  // Lazily: the kernel needs the declarations' attributes now and the bodies
+  // of those it links only, which the linker reads.
+  auto lazy = llvm::getOwningLazyBitcodeModule(
+      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(linked->data(), linked->size()),
+                                           "libdevice"),
+      kernel_module.getContext());
+  if (!lazy) {
+    throw LlvmError("cannot parse optimised libdevice functions: " +
+                    error_message(lazy.takeError()));
+  }
+  std::unique_ptr<llvm::Module> libdevice = std::move(*lazy);
   libdevice->setTargetTriple(kernel_module.getTargetTriple());
   libdevice->setDataLayout(kernel_module.getDataLayout());
   return libdevice;
+}
+
+std::size_t libdevice_function_size(const std::string& configuration, const std::string& name) {
+  std::lock_guard lock(sizes_mutex);
+  auto found = function_sizes.find({configuration, name});
+  if (found == function_sizes.end()) {
+    throw LlvmError("internal: no size recorded for libdevice function " + name + " (" +
+                    configuration + ")");
+  }
+  return found->second;
 }
 
 }  // namespace detail

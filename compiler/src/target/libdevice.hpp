@@ -29,11 +29,18 @@ std::vector<std::string> libdevice_declarations(const llvm::Module& module);
 // linked. Each function is optimised once per process and `configuration` (a
 // key saying what `optimize` depends on) and kept as bitcode.
 //
+// The module is loaded lazily: a function's body is read when the linker
+// needs it or on Module::materializeAll.
+//
 // Throws std::runtime_error when libdevice is not found, LlvmError when it
 // cannot be read or when a name is not in it.
 std::unique_ptr<llvm::Module> optimized_libdevice(const std::vector<std::string>& names,
                                                   const std::string& configuration,
                                                   const LibdeviceOptimizer& optimize,
                                                   const llvm::Module& kernel_module);
+
+// The number of instructions in the optimised body of `name` (not counting the
+// helpers it calls), once optimized_libdevice has given it for `configuration`.
+std::size_t libdevice_function_size(const std::string& configuration, const std::string& name);
 
 }  // namespace cudajit::target::detail

@@ -230,12 +230,6 @@ void resolve_nvvm_reflect(llvm::Module& module, const PtxOptions& options) {
 // unrolled: about that of a handful of arithmetic helpers (fabsf, fminf).
 constexpr std::size_t kRolledLoopLibdeviceSize = 32;
 
-std::size_t instruction_count(const llvm::Function& function) {
-  std::size_t count = 0;
-  for (const llvm::BasicBlock& block : function) count += block.size();
-  return count;
-}
-
 // The optimiser sees a call where libdevice's body will be: a loop around
 // sinf looks small, and unrolling it would copy sinf's body four times after
 // inlining. Loops whose calls to libdevice would inline to more than a few
@@ -243,6 +237,7 @@ std::size_t instruction_count(const llvm::Function& function) {
 // NVVM does, leads the unroller to decide). User device functions are
 // inlined first, so that their calls count in the caller's loops.
 void keep_loops_around_libdevice_rolled(llvm::Module& module, const llvm::Module& libdevice,
+                                        const std::string& configuration,
                                         llvm::TargetMachine& machine) {
   std::map<const llvm::Function*, std::size_t> inlined_size;
   for (const llvm::Function& definition : libdevice) {
@@ -250,7 +245,8 @@ void keep_loops_around_libdevice_rolled(llvm::Module& module, const llvm::Module
       continue;
     }
     if (const llvm::Function* declaration = module.getFunction(definition.getName())) {
-      inlined_size[declaration] = instruction_count(definition);
+      inlined_size[declaration] =
+          detail::libdevice_function_size(configuration, definition.getName().str());
     }
   }
   detail::inline_always(module, machine);
@@ -319,8 +315,11 @@ char register_constraint(const llvm::Type* type) {
 // Functions inlined as PTX: those that would inline big (small ones cost
 // little to select again, and the code generator folds them into their
 // surroundings) and that take and give scalars.
-bool inlines_as_ptx(const llvm::Function& definition) {
-  if (instruction_count(definition) <= kRolledLoopLibdeviceSize) return false;
+bool inlines_as_ptx(const llvm::Function& definition, const std::string& configuration) {
+  const std::string name = definition.getName().str();
+  if (detail::libdevice_function_size(configuration, name) <= kRolledLoopLibdeviceSize) {
+    return false;
+  }
   const llvm::FunctionType* type = definition.getFunctionType();
   if (type->isVarArg() || register_constraint(type->getReturnType()) == 0) return false;
   for (const llvm::Type* parameter : type->params()) {
@@ -346,6 +345,10 @@ CachedPtxFunction libdevice_function_ptx(const std::string& name, const std::str
   }
   std::unique_ptr<llvm::Module> alone =
       detail::optimized_libdevice({name}, configuration, optimize, kernel_module);
+  if (llvm::Error error = alone->materializeAll()) {
+    throw LlvmError("cannot read libdevice's " + name + ": " +
+                    detail::error_message(std::move(error)));
+  }
   detail::internalize_except(
       *alone, [&](const llvm::GlobalValue& value) { return value.getName() == name; });
   detail::inline_always(*alone, machine);  // also drops the helpers no longer called
@@ -427,7 +430,7 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
     for (const std::string& name : libdevice_names) {
       module->getFunction(name)->setAttributes(libdevice->getFunction(name)->getAttributes());
     }
-    keep_loops_around_libdevice_rolled(*module, *libdevice, machine);
+    keep_loops_around_libdevice_rolled(*module, *libdevice, configuration, machine);
   }
   detail::internalize_except(*module, keeps_external_linkage);
   prepare_for_optimisation(*module, options);
@@ -445,7 +448,7 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
     for (const std::string& name : libdevice_names) {
       llvm::Function* declaration = module->getFunction(name);
       if (declaration == nullptr || options.opt_level == 0 ||
-          !inlines_as_ptx(*libdevice->getFunction(name))) {
+          !inlines_as_ptx(*libdevice->getFunction(name), configuration)) {
         continue;
       }
       CachedPtxFunction ptx =

@@ -321,40 +321,69 @@ class Renamer {
   std::set<std::string> registers_;
 };
 
+// The body is kept as a template, renamed once when parsed: kCopyPrefix
+// stands where each copy's prefix goes, kArgument followed by an index
+// character where an argument goes, and kResult where the result goes.
+constexpr char kCopyPrefix = '\x01';
+constexpr char kArgument = '\x02';
+constexpr char kResult = '\x03';
+constexpr const char* kSpecial = "\x01\x02\x03";
+
 std::string mov(int bits, string_view destination, string_view source) {
   return "\tmov.b" + std::to_string(bits) + " \t" + std::string(destination) + ", " +
          std::string(source) + ";\n";
 }
 
-// One copy of `function` computing `result` from `arguments`.
-std::string expand(const PtxFunction& function, string_view result,
-                   const std::vector<string_view>& arguments, int instance) {
+// The template of a copy of `body`: parameter reads become moves from the
+// arguments, result writes moves to the result, returns branches to the end.
+std::string copy_template(string_view body, const std::vector<std::string>& parameters) {
+  const Renamer rename(body, std::string(1, kCopyPrefix));
+  const std::string end_label = rename.label("end");
+  std::string code = "\t{\n";
+  for (string_view line : split_lines(body)) {
+    const std::optional<ParamLoad> load = param_load(line);
+    const auto parameter =
+        load ? std::find(parameters.begin(), parameters.end(), load->parameter) : parameters.end();
+    if (parameter != parameters.end()) {
+      const char index = static_cast<char>('0' + (parameter - parameters.begin()));
+      code += mov(load->bits, rename(load->destination), std::string{kArgument, index});
+    } else if (auto store = result_store(line)) {
+      code += mov(store->first, std::string(1, kResult), rename(store->second));
+    } else if (trim(line) == "ret;") {
+      code += "\tbra.uni \t" + end_label + ";\n";
+    } else {
+      code += rename(line) + "\n";
+    }
+  }
+  return code + end_label + ":\n\t}\n";
+}
+
+// Appends one copy of `function` computing `result` from `arguments`.
+void expand(const PtxFunction& function, string_view result,
+            const std::vector<string_view>& arguments, int instance, std::string& out) {
   if (arguments.size() != function.parameters.size()) {
     throw LlvmError("PTX inlining: " + function.name + " takes " +
                     std::to_string(function.parameters.size()) + " arguments, the call passes " +
                     std::to_string(arguments.size()));
   }
-  const Renamer rename(function.body, "cj" + std::to_string(instance) + "_");
-  const std::string end_label = rename.label("end");
-  std::string block = "\t{\n";
-  for (string_view line : split_lines(function.body)) {
-    const std::optional<ParamLoad> load = param_load(line);
-    const auto parameter =
-        load ? std::find(function.parameters.begin(), function.parameters.end(), load->parameter)
-             : function.parameters.end();
-    if (parameter != function.parameters.end()) {
-      const string_view argument = arguments[parameter - function.parameters.begin()];
-      block += mov(load->bits, rename(load->destination), argument);
-    } else if (auto store = result_store(line)) {
-      block += mov(store->first, result, rename(store->second));
-    } else if (trim(line) == "ret;") {
-      block += "\tbra.uni \t" + end_label + ";\n";
+  const std::string prefix = "cj" + std::to_string(instance) + "_";
+  const std::string& code = function.code;
+  std::size_t at = 0;
+  while (at < code.size()) {
+    const std::size_t special = code.find_first_of(kSpecial, at);
+    if (special == std::string::npos) {
+      out.append(code, at);
+      break;
+    }
+    out.append(code, at, special - at);
+    if (code[special] == kArgument) {
+      out += arguments[code[special + 1] - '0'];
+      at = special + 2;
     } else {
-      block += rename(line) + "\n";
+      out += code[special] == kCopyPrefix ? string_view(prefix) : result;
+      at = special + 1;
     }
   }
-  block += end_label + ":\n\t}\n";
-  return block;
 }
 
 }  // namespace
@@ -381,7 +410,9 @@ std::optional<PtxFunction> parse_ptx_function(const std::string& ptx, const std:
     }
     if (mentions(line, "func_retval0") && !result_store(line)) return std::nullopt;
   }
-  return PtxFunction{function, std::move(*parameters), definition->body,
+  if (parameters->size() > 9) return std::nullopt;  // an index is one character
+  std::string code = copy_template(definition->body, *parameters);
+  return PtxFunction{function, std::move(*parameters), std::move(code),
                      needed_entities(entities, function, definition->body)};
 }
 
@@ -430,7 +461,7 @@ std::string inline_ptx_functions(const std::string& kernel_ptx, const PtxFunctio
       present.insert({entity.name, entity.is_definition});
       added += entity.text;
     }
-    code += expand(*function, result, arguments, instances++);
+    expand(*function, result, arguments, instances++, code);
   }
   if (instances == 0) return kernel_ptx;
   return header + "\n" + added + code;

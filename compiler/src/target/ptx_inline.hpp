@@ -35,7 +35,7 @@ struct PtxEntity {
 struct PtxFunction {
   std::string name;
   std::vector<std::string> parameters;  // .param names, in order
-  std::string body;                     // the lines between "{" and "}"
+  std::string code;                     // the body, ready to copy (ptx_inline.cpp)
   std::vector<PtxEntity> needs;         // what the body refers to, in definition order
 };
 
