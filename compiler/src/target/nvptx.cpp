@@ -330,32 +330,48 @@ bool inlines_as_ptx(const llvm::Function& definition, const std::string& configu
 
 using CachedPtxFunction = std::shared_ptr<const std::optional<detail::PtxFunction>>;
 
-// The PTX of one libdevice function, generated alone once per process and
-// configuration; nullopt inside when ptx_inline cannot copy it.
-CachedPtxFunction libdevice_function_ptx(const std::string& name, const std::string& configuration,
-                                         const detail::LibdeviceOptimizer& optimize,
-                                         const llvm::Module& kernel_module,
-                                         llvm::TargetMachine& machine) {
+// The PTX of libdevice functions, for copying (nullopt inside for one that
+// ptx_inline cannot copy), generated once per process and configuration:
+// those not yet made are generated together, in one module.
+std::map<std::string, CachedPtxFunction> libdevice_functions_ptx(
+    const std::vector<std::string>& names, const std::string& configuration,
+    const detail::LibdeviceOptimizer& optimize, const llvm::Module& kernel_module,
+    llvm::TargetMachine& machine) {
   static std::mutex mutex;
   static std::map<std::pair<std::string, std::string>, CachedPtxFunction> cache;
-  const std::pair key{configuration, name};
+  std::map<std::string, CachedPtxFunction> found;
+  std::vector<std::string> missing;
   {
     std::lock_guard lock(mutex);
-    if (auto found = cache.find(key); found != cache.end()) return found->second;
+    for (const std::string& name : names) {
+      auto cached = cache.find({configuration, name});
+      if (cached != cache.end()) {
+        found.emplace(name, cached->second);
+      } else {
+        missing.push_back(name);
+      }
+    }
   }
-  std::unique_ptr<llvm::Module> alone =
-      detail::optimized_libdevice({name}, configuration, optimize, kernel_module);
-  if (llvm::Error error = alone->materializeAll()) {
-    throw LlvmError("cannot read libdevice's " + name + ": " +
-                    detail::error_message(std::move(error)));
+  if (missing.empty()) return found;
+  // Unlocked: generating takes milliseconds. Two threads may both make one.
+  std::unique_ptr<llvm::Module> functions =
+      detail::optimized_libdevice(missing, configuration, optimize, kernel_module);
+  if (llvm::Error error = functions->materializeAll()) {
+    throw LlvmError("cannot read libdevice functions: " + detail::error_message(std::move(error)));
   }
-  detail::internalize_except(
-      *alone, [&](const llvm::GlobalValue& value) { return value.getName() == name; });
-  detail::inline_always(*alone, machine);  // also drops the helpers no longer called
-  auto parsed = std::make_shared<const std::optional<detail::PtxFunction>>(
-      detail::parse_ptx_function(generate_ptx(*alone, machine), name));
+  const std::set<std::string> exported(missing.begin(), missing.end());
+  detail::internalize_except(*functions, [&](const llvm::GlobalValue& value) {
+    return exported.contains(value.getName().str());
+  });
+  detail::inline_always(*functions, machine);  // also drops the helpers no longer called
+  const std::string ptx = generate_ptx(*functions, machine);
   std::lock_guard lock(mutex);
-  return cache.emplace(key, std::move(parsed)).first->second;
+  for (const std::string& name : missing) {
+    auto parsed = std::make_shared<const std::optional<detail::PtxFunction>>(
+        detail::parse_ptx_function(ptx, name));
+    found.emplace(name, cache.emplace(std::pair{configuration, name}, parsed).first->second);
+  }
+  return found;
 }
 
 // Replaces each call to `function` by an inline asm statement that prints
@@ -445,18 +461,19 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
   std::map<std::string, CachedPtxFunction> ptx_functions;
   if (libdevice) {
     StageTimer timer("inline libdevice");
+    std::vector<std::string> big;
     for (const std::string& name : libdevice_names) {
-      llvm::Function* declaration = module->getFunction(name);
-      if (declaration == nullptr || options.opt_level == 0 ||
-          !inlines_as_ptx(*libdevice->getFunction(name), configuration)) {
-        continue;
+      if (options.opt_level > 0 && module->getFunction(name) != nullptr &&
+          inlines_as_ptx(*libdevice->getFunction(name), configuration)) {
+        big.push_back(name);
       }
-      CachedPtxFunction ptx =
-          libdevice_function_ptx(name, configuration, optimize_libdevice, *module, machine);
-      if (!ptx->has_value()) continue;
-      ptx_functions.emplace(name, std::move(ptx));
-      call_through_marker(*declaration);
     }
+    if (!big.empty()) {
+      ptx_functions =
+          libdevice_functions_ptx(big, configuration, optimize_libdevice, *module, machine);
+      std::erase_if(ptx_functions, [](const auto& entry) { return !entry.second->has_value(); });
+    }
+    for (const auto& [name, ptx] : ptx_functions) call_through_marker(*module->getFunction(name));
     if (llvm::Linker::linkModules(*module, std::move(libdevice), llvm::Linker::LinkOnlyNeeded)) {
       throw LlvmError("linking libdevice functions failed: " + diagnostics.errors());
     }
