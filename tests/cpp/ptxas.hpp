@@ -1,4 +1,5 @@
-// Running the CUDA toolkit's ptxas on generated PTX, for the C++ tests.
+// The CUDA toolkit in the C++ tests: running ptxas on generated PTX, and
+// skipping what needs libdevice where it is missing.
 #pragma once
 
 #include <unistd.h>
@@ -9,9 +10,24 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
+#include "cudajit/compiler/target.hpp"
+
 namespace cudajit::testing {
+
+// True (with a warning saying why) when libdevice is not found: the test
+// returns early.
+inline bool libdevice_missing() {
+  try {
+    cudajit::target::libdevice_path();
+    return false;
+  } catch (const std::runtime_error& error) {
+    WARN("skipped: " << error.what());
+    return true;
+  }
+}
 
 // ptxas from $CUDA_HOME/bin, else /usr/local/cuda/bin; empty when neither has it.
 inline std::string ptxas_path() {
@@ -27,8 +43,8 @@ inline int run_ptxas(const std::string& ptxas, const std::string& ptx, const std
                      std::string& output) {
   static std::atomic<int> counter{0};
   const auto dir = std::filesystem::temp_directory_path();
-  const std::string stem = "cudajit_ptxas_" + std::to_string(::getpid()) + "_" +
-                           std::to_string(counter++) + "_" + arch;
+  const std::string stem =
+      "cudajit_ptxas_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" + arch;
   const std::string ptx_file = (dir / (stem + ".ptx")).string();
   const std::string cubin_file = (dir / (stem + ".cubin")).string();
   std::ofstream(ptx_file) << ptx;

@@ -35,6 +35,8 @@ using cudajit::Program;
 using cudajit::Scalar;
 using cudajit::Type;
 
+using cudajit::testing::libdevice_missing;
+
 namespace {
 
 Type T(const char* spelling) { return cudajit::parse_type(spelling); }
@@ -49,16 +51,6 @@ CompileOptions cc(int compute_capability) {
   options.cc = compute_capability;
   options.keep_llvm_ir = true;  // these tests read it
   return options;
-}
-
-bool libdevice_missing() {
-  try {
-    cudajit::target::libdevice_path();
-    return false;
-  } catch (const std::runtime_error& error) {
-    WARN("skipped: " << error.what());
-    return true;
-  }
 }
 
 // The flattened parameters of a host entry: one pointer per parameter, each

@@ -21,6 +21,8 @@
 namespace detail = cudajit::target::detail;
 using Catch::Matchers::Contains;
 
+using cudajit::testing::libdevice_missing;
+
 namespace {
 
 const char* const kHeader = R"(//
@@ -295,16 +297,6 @@ std::unique_ptr<llvm::Module> make_unary_kernel(llvm::LLVMContext& context,
   }
   b.CreateRetVoid();
   return module;
-}
-
-bool libdevice_missing() {
-  try {
-    cudajit::target::libdevice_path();
-    return false;
-  } catch (const std::runtime_error& error) {
-    WARN(error.what());
-    return true;
-  }
 }
 
 }  // namespace

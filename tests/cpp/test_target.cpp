@@ -25,6 +25,8 @@
 namespace target = cudajit::target;
 using Catch::Matchers::Contains;
 
+using cudajit::testing::libdevice_missing;
+
 namespace {
 
 // kernel void k(float* out, float x, double y):
@@ -95,15 +97,6 @@ std::unique_ptr<llvm::Module> make_invalid_module(llvm::LLVMContext& context,
 }
 
 // Tests that link libdevice are skipped, with the reason, without a CUDA toolkit.
-bool libdevice_missing() {
-  try {
-    target::libdevice_path();
-    return false;
-  } catch (const std::runtime_error& error) {
-    WARN("skipped: " << error.what());
-    return true;
-  }
-}
 
 // The host entry signature: void entry(void** params, const LaunchDims*, i64, i64).
 // Writes out[0] = (double)callee_f32(x) and out[1] = callee_f64(y), where
