@@ -76,18 +76,16 @@ struct TopLevel {
 // before its initialiser.
 std::string entity_name(string_view header, bool is_function) {
   if (is_function) {
-    std::size_t at = header.find(".func");
-    at = at == string_view::npos ? header.find(".entry") + 6 : at + 5;
-    while (at < header.size() && std::isspace(static_cast<unsigned char>(header[at])) != 0) ++at;
-    if (at < header.size() && header[at] == '(') {
-      at = header.find(')', at);
-      if (at == string_view::npos) return {};
-      ++at;
+    const std::size_t keyword = header.find(".func");
+    string_view rest =
+        header.substr(keyword == string_view::npos ? header.find(".entry") + 6 : keyword + 5);
+    if (trim(rest).starts_with('(')) {  // the result, "(.param .b32 func_retval0)"
+      const std::size_t close = rest.find(')');
+      if (close == string_view::npos) return {};
+      rest.remove_prefix(close + 1);
     }
-    while (at < header.size() && !is_identifier_start(header[at])) ++at;
-    std::size_t end = at;
-    while (end < header.size() && is_identifier_char(header[end])) ++end;
-    return std::string(header.substr(at, end - at));
+    const std::vector<string_view> names = identifiers(rest);
+    return names.empty() ? std::string() : std::string(names.front());
   }
   const string_view declarator = header.substr(0, header.find_first_of("=;"));
   const std::vector<string_view> names = identifiers(declarator);
