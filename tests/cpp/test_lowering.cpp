@@ -276,6 +276,32 @@ TEST_CASE("the lowered LLVM IR is kept only when asked", "[lowering]") {
              Contains("define"));
 }
 
+TEST_CASE("a kernel's body is its .entry, with no stack slot for unassigned parameters",
+          "[lowering]") {
+  const std::string llvm_ir = Program(kSaxpyIr).compile_ptx(saxpy_args(), false, cc(80)).llvm_ir;
+  CHECK_THAT(llvm_ir, Contains("define ptx_kernel void @saxpy("));
+  CHECK_THAT(llvm_ir, !Contains("alwaysinline"));
+  CHECK_THAT(llvm_ir, !Contains("call void"));
+  for (const char* parameter : {"%a = alloca", "%x = alloca", "%y = alloca", "%out = alloca"})
+    CHECK_THAT(llvm_ir, !Contains(parameter));
+  CHECK_THAT(llvm_ir, Contains("%i = alloca"));  // assigned: a slot, as before
+  // The arrays' fields are the .entry's parameters: nothing to extract.
+  CHECK_THAT(llvm_ir, !Contains("extractvalue"));
+}
+
+TEST_CASE("an index from cuda.grid is not wrapped, one that may be negative is", "[lowering]") {
+  const Type v = T("array(float32, 1d, C)");
+  // out[i] = a[i]
+  const std::string direct =
+      per_element("a out", "(assign@4:8 " + element("out") + " " + element("a") + ")");
+  CHECK_THAT(Program(direct).compile_ptx({v, v}, false, cc(80)).llvm_ir, !Contains("select"));
+  // out[i] = a[i - 1]
+  const std::string shifted = per_element(
+      "a out", "(assign@4:8 " + element("out") +
+                   " (subscript@4:15 (name@4:15 a) (binop@4:17 - (name@4:17 i) (int@4:21 1))))");
+  CHECK_THAT(Program(shifted).compile_ptx({v, v}, false, cc(80)).llvm_ir, Contains("select"));
+}
+
 TEST_CASE("a kernel without math links no libdevice function", "[lowering]") {
   if (libdevice_missing()) return;
   cudajit::PtxArtifact art = Program(kSaxpyIr).compile_ptx(saxpy_args(), false, cc(80));

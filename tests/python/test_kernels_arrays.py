@@ -440,3 +440,79 @@ def test_grid_of_many_threads_writes_every_element_once(n):
     out = np.zeros(n, np.int64)
     launch_1d(iota, n, out, block=128)
     np.testing.assert_array_equal(out, np.arange(n))
+
+
+# --- wrap-around is skipped only where an index cannot be negative ----------
+# Lowering leaves out the wrap of an index it proves non-negative
+# (compiler/src/lower/variable_facts.hpp). Each index below looks like one it
+# could prove, and is negative for the first threads: it must still wrap.
+
+
+@cuda.jit
+def indices_that_may_be_negative(a, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        k = i
+        if i == 0:
+            k = -1  # one assignment of k is negative
+        out[i, 0] = a[k]
+        m = i
+        m -= 3
+        out[i, 1] = a[m]
+        p, q = i, i - 4
+        out[i, 2] = a[q] + p * 0
+        out[i, 3] = a[i % -3]
+        out[i, 4] = a[min(i, i - 2)]
+        out[i, 5] = a[i | -8]
+        out[i, 6] = a[(i - 5) >> 1]
+        out[i, 7] = a[i if i > 1 else -2]
+        last = 0
+        for r in range(i, -3, -1):
+            last = r
+        out[i, 8] = a[last]
+        out[i, 9] = a[max(-3, i - 5)]
+
+
+def expected_indices_that_may_be_negative(i):
+    k = -1 if i == 0 else i
+    return [k, i - 3, i - 4, i % -3, min(i, i - 2), i | -8, (i - 5) >> 1,
+            i if i > 1 else -2, -2, max(-3, i - 5)]
+
+
+def test_indices_that_may_be_negative_still_wrap():
+    a = np.arange(16, dtype=np.int64) * 10
+    out = np.zeros((6, 10), np.int64)
+    indices_that_may_be_negative[1, 8](a, out)
+    expected = [[a[j] for j in expected_indices_that_may_be_negative(i)] for i in range(6)]
+    np.testing.assert_array_equal(out, expected)
+
+
+@cuda.jit
+def indices_that_cannot_be_negative(a, out):
+    i = cuda.grid(1)
+    n = a.shape[0]
+    if i < out.shape[0]:
+        k = i
+        k += 2
+        out[i, 0] = a[k]
+        out[i, 1] = a[i % 5]
+        out[i, 2] = a[i & -4]
+        out[i, 3] = a[max(-3, i)]
+        out[i, 4] = a[min(i, n - 1) // 2]
+        total = 0
+        for r in range(i, 0, -1):
+            total += r
+        out[i, 5] = a[total % n]
+        out[i, 6] = a[len(a) - 1 - i]
+
+
+def test_indices_that_cannot_be_negative_index_from_the_start():
+    a = np.arange(16, dtype=np.int64) * 10
+    out = np.zeros((6, 7), np.int64)
+    indices_that_cannot_be_negative[1, 8](a, out)
+    expected = [
+        [a[i + 2], a[i % 5], a[i & -4], a[max(-3, i)], a[min(i, 15) // 2],
+         a[sum(range(i, 0, -1)) % 16], a[15 - i]]
+        for i in range(6)
+    ]
+    np.testing.assert_array_equal(out, expected)

@@ -8,52 +8,53 @@ namespace cudajit::lower {
 using ir::Node;
 using ir::NodeKind;
 
-std::vector<llvm::Value*> FunctionLowering::indices(const Node& index_node) {
+std::vector<ArrayIndex> FunctionLowering::indices(const Node& index_node) {
   Type i64 = Type::scalar(Scalar::Int64);
-  std::vector<llvm::Value*> out;
+  std::vector<ArrayIndex> out;
   if (index_node.kind == NodeKind::Tuple) {
-    for (const auto& c : index_node.children) out.push_back(expr_as(*c, i64));
+    for (const auto& c : index_node.children)
+      out.push_back({expr_as(*c, i64), facts_.nonnegative(*c)});
     return out;
   }
   const Type& t = type_of(index_node);
   llvm::Value* v = expr(index_node);
-  if (!t.is_tuple()) return {cast(v, t, i64)};
-  for (unsigned i = 0; i < t.elements().size(); ++i)
-    out.push_back(cast(b_.CreateExtractValue(v, {i}), t.elements()[i], i64));
+  if (!t.is_tuple()) return {{cast(v, t, i64), facts_.nonnegative(index_node)}};
+  for (unsigned i = 0; i < t.elements().size(); ++i) {
+    const Type& element = t.elements()[i];
+    const bool is_unsigned = element.is_scalar() && !is_signed(element.scalar());
+    out.push_back({cast(extract(v, {i}), element, i64), is_unsigned});
+  }
   return out;
 }
-
-namespace {
 
 // The byte offset of indices idx[0..n) into `array`; `unit_dim` (or -1) is
 // the contiguous dimension, whose stride is the item size. With `check`, also
 // whether every index is in bounds, and the first one that is not.
-llvm::Value* byte_offset(llvm::IRBuilder<>& b, llvm::Value* array,
-                         const std::vector<llvm::Value*>& idx, int unit_dim, int itemsize,
-                         IndexCheck* check) {
-  llvm::Value* offset = b.getInt64(0);
-  if (check) *check = {b.getTrue(), b.getInt32(0), b.getInt64(0), b.getInt64(0)};
+llvm::Value* FunctionLowering::byte_offset(llvm::Value* array, const std::vector<ArrayIndex>& idx,
+                                           int unit_dim, int itemsize, IndexCheck* check) {
+  llvm::Value* offset = nullptr;
+  if (check) *check = {b_.getTrue(), b_.getInt32(0), int64(0), int64(0)};
   for (unsigned d = 0; d < idx.size(); ++d) {
-    llvm::Value* extent = b.CreateExtractValue(array, {1, d});
-    llvm::Value* i = idx[d];
-    i = b.CreateSelect(b.CreateICmpSLT(i, b.getInt64(0)), b.CreateAdd(i, extent), i);
+    llvm::Value* extent = extract(array, {1, d});
+    llvm::Value* i = idx[d].v;
+    if (!idx[d].nonnegative)
+      i = b_.CreateSelect(b_.CreateICmpSLT(i, int64(0)), b_.CreateAdd(i, extent), i);
     if (check) {
       // Unsigned: a still-negative index compares as huge.
-      llvm::Value* in_bounds = b.CreateICmpULT(i, extent);
-      llvm::Value* first_bad = b.CreateAnd(check->ok, b.CreateNot(in_bounds));
-      check->axis = b.CreateSelect(first_bad, b.getInt32(d), check->axis);
-      check->index = b.CreateSelect(first_bad, i, check->index);
-      check->extent = b.CreateSelect(first_bad, extent, check->extent);
-      check->ok = b.CreateAnd(check->ok, in_bounds);
+      llvm::Value* in_bounds = b_.CreateICmpULT(i, extent);
+      llvm::Value* first_bad = b_.CreateAnd(check->ok, b_.CreateNot(in_bounds));
+      check->axis = b_.CreateSelect(first_bad, b_.getInt32(d), check->axis);
+      check->index = b_.CreateSelect(first_bad, i, check->index);
+      check->extent = b_.CreateSelect(first_bad, extent, check->extent);
+      check->ok = b_.CreateAnd(check->ok, in_bounds);
     }
-    llvm::Value* stride = static_cast<int>(d) == unit_dim ? b.getInt64(itemsize)
-                                                          : b.CreateExtractValue(array, {2, d});
-    offset = b.CreateAdd(offset, b.CreateMul(i, stride));
+    llvm::Value* stride =
+        static_cast<int>(d) == unit_dim ? int64(itemsize) : extract(array, {2, d});
+    llvm::Value* term = b_.CreateMul(i, stride);
+    offset = offset ? b_.CreateAdd(offset, term) : term;
   }
-  return offset;
+  return offset ? offset : int64(0);
 }
-
-}  // namespace
 
 bool FunctionLowering::checks_bounds() const {
   return thread_ctx_ != nullptr && m_.options.boundscheck;
@@ -98,38 +99,36 @@ llvm::Value* FunctionLowering::guard(llvm::Value* ptr, const IndexCheck& check, 
 }
 
 llvm::Value* FunctionLowering::element_pointer(llvm::Value* array, const Type& t,
-                                               const std::vector<llvm::Value*>& idx,
-                                               SourceLoc loc) {
+                                               const std::vector<ArrayIndex>& idx, SourceLoc loc) {
   int unit_dim = -1;
   if (t.layout() == Layout::C) unit_dim = t.ndim() - 1;
   if (t.layout() == Layout::F) unit_dim = 0;
   IndexCheck check;
-  llvm::Value* offset = byte_offset(b_, array, idx, unit_dim, byte_size(t.dtype()),
-                                    checks_bounds() ? &check : nullptr);
-  llvm::Value* data = b_.CreateExtractValue(array, {0});
+  llvm::Value* offset =
+      byte_offset(array, idx, unit_dim, byte_size(t.dtype()), checks_bounds() ? &check : nullptr);
+  llvm::Value* data = extract(array, {0});
   llvm::Value* ptr = b_.CreateInBoundsGEP(b_.getInt8Ty(), data, offset);
   return checks_bounds() ? guard(ptr, check, loc) : ptr;
 }
 
 llvm::Value* FunctionLowering::view(llvm::Value* array, const Type& t,
-                                    const std::vector<llvm::Value*>& idx, const Type& result,
+                                    const std::vector<ArrayIndex>& idx, const Type& result,
                                     SourceLoc loc) {
   int unit_dim = t.layout() == Layout::F ? 0 : -1;
   IndexCheck check;
-  llvm::Value* offset = byte_offset(b_, array, idx, unit_dim, byte_size(t.dtype()),
-                                    checks_bounds() ? &check : nullptr);
-  llvm::Value* data =
-      b_.CreateInBoundsGEP(b_.getInt8Ty(), b_.CreateExtractValue(array, {0}), offset);
+  llvm::Value* offset =
+      byte_offset(array, idx, unit_dim, byte_size(t.dtype()), checks_bounds() ? &check : nullptr);
+  llvm::Value* data = b_.CreateInBoundsGEP(b_.getInt8Ty(), extract(array, {0}), offset);
   if (checks_bounds()) data = guard(data, check, loc);
   llvm::Value* out = llvm::UndefValue::get(m_.array_struct(result.ndim()));
   out = b_.CreateInsertValue(out, data, {0});
   for (unsigned d = 0; d < static_cast<unsigned>(result.ndim()); ++d) {
     unsigned from = d + static_cast<unsigned>(idx.size());
-    llvm::Value* extent = b_.CreateExtractValue(array, {1, from});
+    llvm::Value* extent = extract(array, {1, from});
     // A view of a bad index is empty, so every access through it fails its own check.
     if (checks_bounds()) extent = b_.CreateSelect(check.ok, extent, int64(0));
     out = b_.CreateInsertValue(out, extent, {1, d});
-    out = b_.CreateInsertValue(out, b_.CreateExtractValue(array, {2, from}), {2, d});
+    out = b_.CreateInsertValue(out, extract(array, {2, from}), {2, d});
   }
   return out;
 }
@@ -153,10 +152,10 @@ llvm::Value* FunctionLowering::subscript(const Node& n) {
   if (t.is_tuple()) {
     auto constant = f_.constants.find(&n);
     if (constant != f_.constants.end())
-      return b_.CreateExtractValue(v, {static_cast<unsigned>(constant->second)});
+      return extract(v, {static_cast<unsigned>(constant->second)});
     return tuple_item(v, t, n, expr_as(n.child(1), Type::scalar(Scalar::Int64)));
   }
-  std::vector<llvm::Value*> idx = indices(n.child(1));
+  std::vector<ArrayIndex> idx = indices(n.child(1));
   const Type& result = type_of(n);
   if (result.is_array()) return view(v, t, idx, result, n.loc);
   return load_element(element_pointer(v, t, idx, n.loc), t.dtype());
@@ -175,8 +174,7 @@ llvm::Value* FunctionLowering::tuple_item(llvm::Value* tuple, const Type& t, con
     slot = b_.CreateAlloca(array_type);
   }
   for (unsigned i = 0; i < size; ++i)
-    b_.CreateStore(b_.CreateExtractValue(tuple, {i}),
-                   b_.CreateConstGEP2_32(array_type, slot, 0, i));
+    b_.CreateStore(extract(tuple, {i}), b_.CreateConstGEP2_32(array_type, slot, 0, i));
   index =
       b_.CreateSelect(b_.CreateICmpSLT(index, int64(0)), b_.CreateAdd(index, int64(size)), index);
   return b_.CreateLoad(element, b_.CreateGEP(array_type, slot, {int64(0), index}));
@@ -191,14 +189,13 @@ llvm::Value* FunctionLowering::attribute(const Node& n) {
     if (name == "ndim") return int64(ndim);
     if (name == "size") {
       llvm::Value* size = int64(1);
-      for (unsigned d = 0; d < ndim; ++d)
-        size = b_.CreateMul(size, b_.CreateExtractValue(v, {1, d}));
+      for (unsigned d = 0; d < ndim; ++d) size = b_.CreateMul(size, extract(v, {1, d}));
       return size;
     }
     unsigned field = name == "shape" ? 1 : 2;
     llvm::Value* out = llvm::UndefValue::get(m_.value_type(type_of(n)));
     for (unsigned d = 0; d < ndim; ++d)
-      out = b_.CreateInsertValue(out, b_.CreateExtractValue(v, {field, d}), {d});
+      out = b_.CreateInsertValue(out, extract(v, {field, d}), {d});
     return out;
   }
   // .real / .imag of a scalar

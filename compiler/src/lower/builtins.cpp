@@ -26,7 +26,7 @@ llvm::Value* FunctionLowering::call_builtin(const Node& n) {
   }
   if (name == "len") {
     if (args[0].type.is_tuple()) return int64(static_cast<int64_t>(args[0].type.elements().size()));
-    return b_.CreateExtractValue(args[0].v, {1, 0});
+    return extract(args[0].v, {1, 0});
   }
   if (name == "min" || name == "max") return min_max(n, name == "min", args);
   if (name == "abs") {
@@ -74,7 +74,7 @@ llvm::Value* FunctionLowering::min_max(const Node& n, bool is_min, std::vector<V
     Value tuple = args[0];
     args.clear();
     for (unsigned i = 0; i < tuple.type.elements().size(); ++i)
-      args.push_back({b_.CreateExtractValue(tuple.v, {i}), tuple.type.elements()[i]});
+      args.push_back({extract(tuple.v, {i}), tuple.type.elements()[i]});
   }
   // Python keeps the first of equal values, and a NaN met first.
   llvm::Value* best = cast(args[0].v, args[0].type, result);

@@ -1,4 +1,5 @@
 // Conversions between the kernel language's types, truth values, constants.
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Intrinsics.h>
 
 #include "lowering.hpp"
@@ -16,6 +17,11 @@ llvm::Value* FunctionLowering::zero_value(const Type& t) {
 llvm::Value* FunctionLowering::intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Type*> types,
                                          std::vector<llvm::Value*> args) {
   return b_.CreateIntrinsic(id, types, args);
+}
+
+llvm::Value* FunctionLowering::extract(llvm::Value* aggregate, llvm::ArrayRef<unsigned> indices) {
+  if (llvm::Value* inserted = llvm::FindInsertedValue(aggregate, indices)) return inserted;
+  return b_.CreateExtractValue(aggregate, indices);
 }
 
 llvm::Value* FunctionLowering::call_math(std::string_view name, Scalar float_type,
@@ -45,7 +51,7 @@ llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type
   if (from.is_tuple() && to.is_tuple()) {
     llvm::Value* out = llvm::UndefValue::get(m_.value_type(to));
     for (unsigned i = 0; i < to.elements().size(); ++i) {
-      llvm::Value* e = b_.CreateExtractValue(v, {i});
+      llvm::Value* e = extract(v, {i});
       out = b_.CreateInsertValue(out, cast(e, from.elements()[i], to.elements()[i]), {i});
     }
     return out;

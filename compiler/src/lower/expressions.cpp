@@ -25,8 +25,11 @@ llvm::Value* FunctionLowering::expr(const Node& n) {
     case NodeKind::Complex:
       return make_complex(float_const(Scalar::Float64, n.float_value),
                           float_const(Scalar::Float64, n.imag_value), Scalar::Complex128);
-    case NodeKind::Name:
+    case NodeKind::Name: {
+      auto parameter = parameters_.find(n.text);
+      if (parameter != parameters_.end()) return parameter->second;
       return b_.CreateLoad(m_.value_type(type_of(n)), slots_.at(n.text), n.text);
+    }
     case NodeKind::BinOp:
       return binop(n, n.text, expr(n.child(0)), type_of(n.child(0)), expr(n.child(1)),
                    type_of(n.child(1)), type_of(n));

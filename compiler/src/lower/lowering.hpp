@@ -7,6 +7,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 #include "cudajit/compiler/compile.hpp"
 #include "cudajit/compiler/typed.hpp"
 #include "line_tables.hpp"
+#include "variable_facts.hpp"
 
 namespace cudajit::lower {
 
@@ -64,6 +66,13 @@ struct IndexCheck {
   llvm::Value* extent = nullptr;
 };
 
+// An index into an array, as i64; `nonnegative` when it cannot be negative,
+// so that it needs no wrap-around.
+struct ArrayIndex {
+  llvm::Value* v;
+  bool nonnegative;
+};
+
 // A value with its kernel-language type.
 struct Value {
   llvm::Value* v;
@@ -73,7 +82,12 @@ struct Value {
 class FunctionLowering {
  public:
   FunctionLowering(ModuleLowering& m, const typing::TypedFunction& f);
+  // Lowers the function as its own LLVM function (ModuleLowering::declare).
   void lower();
+  // Lowers the body into `fn`, an empty function of another signature (a
+  // kernel's .entry): `arguments` makes the parameters' values in its entry block.
+  using ArgumentMaker = std::function<std::vector<llvm::Value*>(llvm::IRBuilder<>&)>;
+  void lower_into(llvm::Function* fn, const ArgumentMaker& arguments);
 
   // --- shared helpers, used across the files of lower/ -----------------------------
   llvm::IRBuilder<>& builder() { return b_; }
@@ -85,9 +99,14 @@ class FunctionLowering {
   llvm::Value* call_math(std::string_view name, Scalar float_type, std::vector<llvm::Value*> args);
   llvm::Value* intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Type*> types,
                          std::vector<llvm::Value*> args);
+  // A field of an aggregate: the inserted value itself when `aggregate` was
+  // built here (the kernel's array arguments, tuples), so LLVM has less to fold.
+  llvm::Value* extract(llvm::Value* aggregate, llvm::ArrayRef<unsigned> indices);
 
  private:
   // statements.cpp
+  void begin(llvm::Function* fn);
+  void body(const std::vector<llvm::Value*>& arguments);
   void block(const std::vector<ir::NodePtr>& stmts);
   void stmt(const ir::Node& s);
   void assign(const ir::Node& target, llvm::Value* value, const Type& value_type);
@@ -119,10 +138,12 @@ class FunctionLowering {
   // arrays.cpp (and tuples)
   llvm::Value* subscript(const ir::Node& n);
   llvm::Value* attribute(const ir::Node& n);
-  std::vector<llvm::Value*> indices(const ir::Node& index_node);
+  std::vector<ArrayIndex> indices(const ir::Node& index_node);
+  llvm::Value* byte_offset(llvm::Value* array, const std::vector<ArrayIndex>& idx, int unit_dim,
+                           int itemsize, IndexCheck* check);
   llvm::Value* element_pointer(llvm::Value* array, const Type& t,
-                               const std::vector<llvm::Value*>& idx, SourceLoc loc);
-  llvm::Value* view(llvm::Value* array, const Type& t, const std::vector<llvm::Value*>& idx,
+                               const std::vector<ArrayIndex>& idx, SourceLoc loc);
+  llvm::Value* view(llvm::Value* array, const Type& t, const std::vector<ArrayIndex>& idx,
                     const Type& result, SourceLoc loc);
   bool checks_bounds() const;
   llvm::Value* guard(llvm::Value* ptr, const IndexCheck& check, SourceLoc loc);
@@ -139,8 +160,8 @@ class FunctionLowering {
 
   // complex helpers
   llvm::Value* make_complex(llvm::Value* re, llvm::Value* im, Scalar s);
-  llvm::Value* re(llvm::Value* c) { return b_.CreateExtractValue(c, 0); }
-  llvm::Value* im(llvm::Value* c) { return b_.CreateExtractValue(c, 1); }
+  llvm::Value* re(llvm::Value* c) { return extract(c, {0}); }
+  llvm::Value* im(llvm::Value* c) { return extract(c, {1}); }
 
   struct Loop {
     llvm::BasicBlock* continue_target;
@@ -175,12 +196,16 @@ class FunctionLowering {
   llvm::DISubprogram* subprogram_ = nullptr;  // with line tables
   llvm::IRBuilder<> b_;
   llvm::Value* thread_ctx_ = nullptr;
+  const VariableFacts facts_;
   std::map<std::string, llvm::AllocaInst*> slots_;
+  // Parameters the body never assigns: their values, with no slot.
+  std::map<std::string, llvm::Value*> parameters_;
   std::vector<Loop> loops_;
 };
 
-// Lowers every function reachable from the entry, and the entry wrapper:
-// a PTX_Kernel (nvptx) or the host grid loop. Returns the entry's name.
+// Lowers every function reachable from the entry, and the entry: a
+// PTX_Kernel holding the kernel's body (nvptx), or the host grid loop calling
+// it. Returns the entry's name.
 std::string lower_program(const typing::TypedProgram& program, llvm::Module& module,
                           TargetKind target, bool device_entry, const CompileOptions& options);
 

@@ -1,5 +1,6 @@
 // The LLVM module of a typed program: types, function declarations, and the
-// entry wrappers that unpack flattened kernel parameters.
+// entries that unpack flattened kernel parameters (a kernel's .entry, the cpu
+// device's grid loop).
 #include <llvm/IR/CallingConv.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -151,26 +152,19 @@ std::vector<llvm::Type*> flat_param_types(ModuleLowering& m, const std::vector<T
   return types;
 }
 
-std::string nvptx_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Function* body) {
+// The kernel's body is lowered straight into its .entry (a kernel is never
+// called from device code): the array arguments are built from the flattened
+// parameters there, so their fields are the parameters themselves.
+std::string nvptx_kernel(ModuleLowering& m, const TypedFunction& f) {
   auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(m.context),
                                        flat_param_types(m, f.arg_types), false);
   // The .entry takes the Python function's name; specialisations have their own modules.
   std::string name = f.function->name;
   auto* kernel = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, m.module);
   kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(m.context, "entry", kernel));
-  if (m.lines != nullptr) {
-    // The call to the body needs a location of its own, or inlining it fails
-    // the verifier: the kernel is described at the function's line.
-    const ir::Function& source = *f.function;
-    b.SetCurrentDebugLocation(
-        m.lines->at(m.lines->describe(*kernel, source.file, source.loc.line), source.loc));
-  }
-  auto args =
-      unflatten_args(m, b, f.arg_types, [&](int i, llvm::Type*) { return kernel->getArg(i); });
-  b.CreateCall(body, args);
-  b.CreateRetVoid();
-  body->addFnAttr(llvm::Attribute::AlwaysInline);
+  FunctionLowering(m, f).lower_into(kernel, [&](llvm::IRBuilder<>& b) {
+    return unflatten_args(m, b, f.arg_types, [&](int i, llvm::Type*) { return kernel->getArg(i); });
+  });
   return name;
 }
 
@@ -267,19 +261,22 @@ std::string lower_program(const typing::TypedProgram& program, llvm::Module& mod
   }
   std::vector<const TypedFunction*> reachable;
   collect(*program.entry, reachable);
+  const bool entry_is_kernel = !device_entry && target == TargetKind::Nvptx;
+  if (entry_is_kernel) reachable.erase(reachable.begin());  // lowered into the .entry
   for (const TypedFunction* f : reachable) m.declare(*f);
   for (const TypedFunction* f : reachable) FunctionLowering(m, *f).lower();
 
-  llvm::Function* body = m.functions.at(program.entry);
   std::string entry_name;
-  if (device_entry) {
+  if (entry_is_kernel) {
+    entry_name = nvptx_kernel(m, *program.entry);
+  } else if (device_entry) {
     // compile_ptx(device=True): the function itself is the visible .func.
+    llvm::Function* body = m.functions.at(program.entry);
     body->setLinkage(llvm::Function::ExternalLinkage);
     body->addFnAttr("cudajit-export");  // emit_ptx keeps it visible
     entry_name = body->getName().str();
   } else {
-    entry_name = target == TargetKind::Nvptx ? nvptx_kernel(m, *program.entry, body)
-                                             : host_kernel(m, *program.entry, body);
+    entry_name = host_kernel(m, *program.entry, m.functions.at(program.entry));
   }
   if (lines) lines->finalize();
   return entry_name;

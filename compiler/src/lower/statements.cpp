@@ -1,5 +1,8 @@
 // Function bodies and control flow: variables live in allocas (mem2reg makes
-// them SSA), loops follow Python's semantics.
+// them SSA), parameters the body never assigns are their values; loops follow
+// Python's semantics.
+#include <algorithm>
+
 #include "lowering.hpp"
 
 namespace cudajit::lower {
@@ -8,25 +11,50 @@ using ir::Node;
 using ir::NodeKind;
 
 FunctionLowering::FunctionLowering(ModuleLowering& m, const typing::TypedFunction& f)
-    : m_(m), f_(f), b_(m.context) {
+    : m_(m), f_(f), b_(m.context), facts_(f) {
   b_.setFastMathFlags(m.options.fastmath ? llvm::FastMathFlags::getFast() : llvm::FastMathFlags());
 }
 
 void FunctionLowering::lower() {
-  fn_ = m_.functions.at(&f_);
+  begin(m_.functions.at(&f_));
+  unsigned arg = 0;
+  if (m_.hooks.has_thread_ctx()) thread_ctx_ = fn_->getArg(arg++);
+  std::vector<llvm::Value*> arguments;
+  for (; arg < fn_->arg_size(); ++arg) arguments.push_back(fn_->getArg(arg));
+  body(arguments);
+}
+
+void FunctionLowering::lower_into(llvm::Function* fn, const ArgumentMaker& arguments) {
+  begin(fn);
+  body(arguments(b_));
+}
+
+void FunctionLowering::begin(llvm::Function* fn) {
+  fn_ = fn;
   b_.SetInsertPoint(llvm::BasicBlock::Create(m_.context, "entry", fn_));
   if (m_.lines != nullptr) {
     subprogram_ = m_.lines->describe(*fn_, f_.function->file, f_.function->loc.line);
     b_.SetCurrentDebugLocation(m_.lines->at(subprogram_, f_.function->loc));
   }
-  unsigned arg = 0;
-  if (m_.hooks.has_thread_ctx()) thread_ctx_ = fn_->getArg(arg++);
-  for (const auto& [name, type] : f_.locals)
-    slots_[name] = b_.CreateAlloca(m_.value_type(type), nullptr, name);
+}
+
+void FunctionLowering::body(const std::vector<llvm::Value*>& arguments) {
+  // Variables live in slots, but for parameters the body never assigns.
   const auto& params = f_.function->params;
-  for (size_t i = 0; i < params.size(); ++i, ++arg)
-    b_.CreateStore(cast(fn_->getArg(arg), f_.arg_types[i], f_.locals.at(params[i])),
-                   slots_.at(params[i]));
+  auto has_slot = [&](const std::string& name) {
+    return facts_.assigned(name) || std::find(params.begin(), params.end(), name) == params.end();
+  };
+  for (const auto& [name, type] : f_.locals) {
+    if (has_slot(name)) slots_[name] = b_.CreateAlloca(m_.value_type(type), nullptr, name);
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    llvm::Value* value = cast(arguments[i], f_.arg_types[i], f_.locals.at(params[i]));
+    if (has_slot(params[i])) {
+      b_.CreateStore(value, slots_.at(params[i]));
+    } else {
+      parameters_[params[i]] = value;
+    }
+  }
   block(f_.function->body);
   if (!terminated()) {
     // Typing proved a value-returning function never gets here.
@@ -122,7 +150,7 @@ void FunctionLowering::assign(const Node& target, llvm::Value* value, const Type
     }
     case NodeKind::Tuple:
       for (unsigned i = 0; i < target.size(); ++i)
-        assign(target.child(i), b_.CreateExtractValue(value, {i}), value_type.elements()[i]);
+        assign(target.child(i), extract(value, {i}), value_type.elements()[i]);
       return;
     default:
       throw CompileError("internal: bad assignment target", target.loc);
