@@ -302,6 +302,26 @@ TEST_CASE("an index from cuda.grid is not wrapped, one that may be negative is",
   CHECK_THAT(Program(shifted).compile_ptx({v, v}, false, cc(80)).llvm_ir, Contains("select"));
 }
 
+TEST_CASE("and/or and chained comparisons branch only around what may fault", "[lowering]") {
+  const Type v = T("array(float32, 1d, C)");
+  // out[i] = 0 < i < out.size and i != 3: nothing to guard, no branch but the if's
+  const std::string names = per_element(
+      "a out", "(assign@4:8 " + element("out") +
+                   " (and@4:15 (compare@4:15 (int@4:15 0) < (name@4:19 i) < (attr@4:23 "
+                   "(name@4:23 out) size)) (compare@4:35 (name@4:35 i) != (int@4:40 3))))");
+  const std::string straight = Program(names).compile_ptx({v, v}, false, cc(80)).llvm_ir;
+  CHECK_THAT(straight, !Contains("cmp.next"));
+  CHECK_THAT(straight, !Contains("bool.next"));
+  // out[i] = i > 0 and a[i - 1] > 0: the read may be out of bounds, so it is branched around
+  const std::string guarded_read = per_element(
+      "a out", "(assign@4:8 " + element("out") +
+                   " (and@4:15 (compare@4:15 (name@4:15 i) > (int@4:19 0)) (compare@4:25 "
+                   "(subscript@4:25 (name@4:25 a) (binop@4:27 - (name@4:27 i) (int@4:31 1))) > "
+                   "(int@4:36 0))))");
+  CHECK_THAT(Program(guarded_read).compile_ptx({v, v}, false, cc(80)).llvm_ir,
+             Contains("bool.next"));
+}
+
 TEST_CASE("a kernel without math links no libdevice function", "[lowering]") {
   if (libdevice_missing()) return;
   cudajit::PtxArtifact art = Program(kSaxpyIr).compile_ptx(saxpy_args(), false, cc(80));

@@ -450,10 +450,14 @@ def test_and_or_return_an_operand_like_python(a, b):
         out[1] = a or b
         out[2] = not a
         out[3] = not (a and b)
+        out[4] = a and b and 7
+        out[5] = a or 0 or b
+        out[6] = 0 < a < b and b > 2 or a == b
 
-    out = np.zeros(4, np.int64)
+    out = np.zeros(7, np.int64)
     values[1, 1](a, b, out)
-    np.testing.assert_array_equal(out, [a and b, a or b, not a, not (a and b)])
+    np.testing.assert_array_equal(out, [a and b, a or b, not a, not (a and b), a and b and 7,
+                                        a or 0 or b, 0 < a < b and b > 2 or a == b])
 
 
 def test_and_or_of_floats_return_an_operand_like_python():

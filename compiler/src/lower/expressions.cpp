@@ -283,15 +283,62 @@ llvm::Value* FunctionLowering::compare(const std::string& op, llvm::Value* a, co
   return b_.CreateICmpNE(x, y);
 }
 
-// a < b < c: each operand evaluated at most once, stopping at the first false.
+// Whether `n` can be evaluated where Python would not (the right of `and`,
+// the rest of a chained comparison): cheap, and neither faults nor has
+// effects. Then `0 < i < n and 0 < j < m` is straight-line code, with nothing
+// for LLVM to turn back into it.
+bool FunctionLowering::speculatable(const Node& n) const {
+  auto all_children = [&] {
+    for (const auto& c : n.children)
+      if (!speculatable(*c)) return false;
+    return true;
+  };
+  switch (n.kind) {
+    case NodeKind::Int:
+    case NodeKind::Float:
+    case NodeKind::Bool:
+    case NodeKind::Complex:
+    case NodeKind::Name:
+      return true;
+    case NodeKind::Attr:  // shape, size, .real, ...: fields of a value
+    case NodeKind::Unary:
+    case NodeKind::Not:
+    case NodeKind::Compare:
+    case NodeKind::And:
+    case NodeKind::Or:
+      return all_children();
+    case NodeKind::BinOp:  // not / // % (a zero divisor), ** (a call), shifts
+      return (n.text == "+" || n.text == "-" || n.text == "*" || n.text == "&" || n.text == "|" ||
+              n.text == "^") &&
+             all_children();
+    case NodeKind::Subscript:  // an item of a tuple; an array element may fault
+      return type_of(n.child(0)).is_tuple() && f_.constants.contains(&n) &&
+             speculatable(n.child(0));
+    case NodeKind::Call:  // special registers, cuda.grid(n), len(a)
+      return (n.text.starts_with("cuda.") || n.text == "len") && all_children();
+    default:
+      return false;
+  }
+}
+
+// a < b < c: each operand evaluated at most once, stopping at the first false
+// (unless the rest is speculatable: then every link, and the links' `and`).
 llvm::Value* FunctionLowering::compare_chain(const Node& n) {
-  auto* done = llvm::BasicBlock::Create(m_.context, "cmp.end", fn_);
+  bool straight = true;
+  for (size_t i = 1; i < n.size(); ++i) straight = straight && speculatable(n.child(i));
+  auto* done = straight ? nullptr : llvm::BasicBlock::Create(m_.context, "cmp.end", fn_);
   std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>> incoming;
+  llvm::Value* all = nullptr;
   llvm::Value* left = expr(n.child(0));
   for (size_t i = 0; i < n.ops.size(); ++i) {
     llvm::Value* right = expr(n.child(i + 1));
     llvm::Value* result =
         compare(n.ops[i], left, type_of(n.child(i)), right, type_of(n.child(i + 1)));
+    left = right;
+    if (straight) {
+      all = all ? b_.CreateAnd(all, result) : result;
+      continue;
+    }
     if (i + 1 == n.ops.size()) {
       incoming.push_back({result, b_.GetInsertBlock()});
       b_.CreateBr(done);
@@ -301,8 +348,8 @@ llvm::Value* FunctionLowering::compare_chain(const Node& n) {
     incoming.push_back({b_.getFalse(), b_.GetInsertBlock()});
     b_.CreateCondBr(result, next, done);
     b_.SetInsertPoint(next);
-    left = right;
   }
+  if (straight) return all;
   b_.SetInsertPoint(done);
   llvm::PHINode* phi = b_.CreatePHI(b_.getInt1Ty(), incoming.size());
   for (auto& [v, bb] : incoming) phi->addIncoming(v, bb);
@@ -310,9 +357,32 @@ llvm::Value* FunctionLowering::compare_chain(const Node& n) {
 }
 
 // `a and b` is a if a is falsy, else b; `a or b` the reverse (Python values).
+// Operands after the first are evaluated only when needed, unless they are
+// speculatable: then all of them, and selects pick the value. (No value here
+// is ever poison, so and/or of i1s are as safe as selects.)
 llvm::Value* FunctionLowering::bool_op(const Node& n) {
   const Type& t = type_of(n);
   bool is_and = n.kind == NodeKind::And;
+  bool straight = true;
+  for (size_t i = 1; i < n.size(); ++i) straight = straight && speculatable(n.child(i));
+  if (straight) {
+    std::vector<std::pair<llvm::Value*, llvm::Value*>> operands;  // (value as t, truth)
+    for (const auto& c : n.children) {
+      llvm::Value* v = expr(*c);
+      operands.push_back({cast(v, type_of(*c), t), to_bool(v, type_of(*c))});
+    }
+    llvm::Value* result = operands.back().first;
+    for (size_t i = operands.size() - 1; i-- > 0;) {
+      auto [value, truth] = operands[i];
+      if (t.is_scalar(Scalar::Bool)) {  // and/or of i1s: cheaper for LLVM than selects
+        result = is_and ? b_.CreateAnd(value, result) : b_.CreateOr(value, result);
+      } else {
+        result =
+            is_and ? b_.CreateSelect(truth, result, value) : b_.CreateSelect(truth, value, result);
+      }
+    }
+    return result;
+  }
   auto* done = llvm::BasicBlock::Create(m_.context, is_and ? "and.end" : "or.end", fn_);
   std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>> incoming;
   for (size_t i = 0; i < n.size(); ++i) {
