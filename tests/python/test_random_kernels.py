@@ -1,0 +1,182 @@
+"""Random integer kernels, each run by cudajit and by Python on the same data.
+
+A seeded generator writes kernels from the language of the tests beside this
+one: int64 arithmetic with Python's // and %, bitwise operators, min / max /
+abs, conditional expressions, `and` / `or` / `not` and chained comparisons,
+if / else, for loops over ranges with positive and negative steps, augmented
+assignments, and array reads and writes at indices that are often negative
+(wrapping from the end). Python runs the same source with `cuda.grid(1)`
+standing for the thread index; a sample where Python raises (a zero divisor,
+an index out of range) or leaves int64 is replaced by the seed's next one,
+and cudajit's results must agree with Python's element for element. Lowering decides per expression whether an index can be
+negative and whether an operand may be evaluated early; these kernels are
+where such decisions meet one another.
+"""
+
+import importlib.util
+import random
+import textwrap
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+
+pytestmark = pytest.mark.usefixtures("device")
+
+THREADS = 12
+SEEDS = range(40)
+
+
+class _Generator:
+    def __init__(self, seed):
+        self.r = random.Random(seed)
+        self.loops = 0  # loop variables k0 ... in scope
+
+    def expr(self, depth):
+        r = self.r
+        if depth <= 0 or r.random() < 0.25:
+            pick = r.random()
+            if pick < 0.3:
+                return str(r.randint(-5, 9))
+            if pick < 0.6:
+                return r.choice(["x", "y", "z", "i"])
+            if pick < 0.75:
+                return f"a[{self.index(depth - 1)}]"
+            return r.choice(["n", "len(a)", "a.size", "a.shape[0]"])
+        pick = r.random()
+        if pick < 0.45:
+            op = r.choice(["+", "-", "*", "//", "%", "&", "|", "^"])
+            return f"({self.expr(depth - 1)} {op} {self.expr(depth - 1)})"
+        if pick < 0.55:
+            return f"({self.expr(depth - 1)} if {self.cond(depth - 1)} else {self.expr(depth - 1)})"
+        if pick < 0.65:
+            return f"{r.choice(['min', 'max'])}({self.expr(depth - 1)}, {self.expr(depth - 1)})"
+        if pick < 0.75:
+            return f"{r.choice(['abs', '-'])}({self.expr(depth - 1)})"
+        if pick < 0.9:
+            return f"({self.cond(depth - 1)} and {self.expr(depth - 1)} or {self.expr(depth - 1)})"
+        return f"int({self.cond(depth - 1)})"
+
+    def index(self, depth):
+        r = self.r
+        pick = r.random()
+        if pick < 0.4:
+            return f"({self.expr(depth)}) % n"
+        if pick < 0.6:
+            return f"-(({self.expr(depth)}) % n) - 1"
+        if pick < 0.7:
+            return r.choice(["i", "i - 1", "n - 1 - i", "-1 - i", "i // 2", "i % 3"])
+        if pick < 0.8:  # variables: often negative, often out of range (then resampled)
+            return r.choice(["x", "y", "z", "x - i", "y * 2"] + [f"k{j}" for j in range(self.loops)])
+        return f"min(max({self.expr(depth)}, -n), n - 1)"
+
+    def cond(self, depth):
+        r = self.r
+        pick = r.random()
+        compare = r.choice(["<", "<=", ">", ">=", "==", "!="])
+        if pick < 0.5 or depth <= 0:
+            return f"{self.expr(depth)} {compare} {self.expr(depth)}"
+        if pick < 0.7:
+            return f"{self.expr(depth)} < {self.expr(depth)} <= {self.expr(depth)}"
+        if pick < 0.85:
+            op = r.choice(["and", "or"])
+            return f"({self.cond(depth - 1)}) {op} ({self.cond(depth - 1)})"
+        return f"not ({self.cond(depth - 1)})"
+
+    def statements(self, depth):
+        r = self.r
+        lines = []
+        for _ in range(r.randint(1, 3)):
+            pick = r.random()
+            if pick < 0.45 or depth <= 0:
+                op = r.choice(["=", "=", "+=", "-=", "*=", "//=", "%="])
+                lines.append(f"{r.choice(['x', 'y', 'z'])} {op} {self.expr(2)}")
+            elif pick < 0.65:
+                lines.append(f"if {self.cond(2)}:")
+                lines += _indented(self.statements(depth - 1))
+                if r.random() < 0.5:
+                    lines.append("else:")
+                    lines += _indented(self.statements(depth - 1))
+            elif pick < 0.85:
+                k = f"k{self.loops}"
+                start, stop = r.randint(-4, 4), r.randint(-4, 6)
+                lines.append(f"for {k} in range({start}, {stop}, {r.choice([1, 2, -1, -2])}):")
+                self.loops += 1
+                body = self.statements(depth - 1) + [f"x += a[{k}] + {k}"]
+                self.loops -= 1
+                lines += _indented(body)
+            else:
+                lines.append(f"b[{self.index(1)}] = {self.expr(1)}")
+        return lines
+
+    def kernel_source(self):
+        body = ["x = i", "y = 1", "z = -2"] + self.statements(2) + ["out[i] = x * 7 + y * 3 + z"]
+        return (
+            "import cudajit as cuda\n\n\n"
+            "def kernel(a, b, n, out):\n"
+            "    i = cuda.grid(1)\n"
+            "    if i < out.size:\n" + textwrap.indent("\n".join(body), " " * 8) + "\n"
+        )
+
+
+def _indented(lines):
+    return ["    " + line for line in lines]
+
+
+class _List(list):
+    """A list with the array attributes the kernels read."""
+
+    @property
+    def size(self):
+        return len(self)
+
+    @property
+    def shape(self):
+        return (len(self),)
+
+
+def _run_in_python(module, a, b):
+    """Every thread of the kernel, in order, on lists; None when Python raises."""
+    a, b, out = _List(a), _List(b), _List([0] * THREADS)
+    for thread in range(THREADS):
+        module.cuda.grid = lambda ndim, thread=thread: thread
+        try:
+            module.kernel(a, b, THREADS, out)
+        except (ZeroDivisionError, IndexError):
+            return None
+    return list(out), list(b)
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _sample(seed, tmp_path):
+    """The first kernel from `seed` for which Python neither raises (a zero
+    divisor, an index out of range) nor leaves int64: (source, a, expected)."""
+    for attempt in range(50):
+        source = _Generator(seed * 1000 + attempt).kernel_source()
+        path = tmp_path / f"random_kernel_{seed}_{attempt}.py"
+        path.write_text(source)
+        a = np.random.default_rng(seed).integers(-20, 21, THREADS).astype(np.int64)
+        # Python's run gets a module of its own whose `cuda` is a stand-in.
+        module = _load(path, f"random_kernel_{seed}_{attempt}_python")
+        module.cuda = type("FakeCuda", (), {})()
+        expected = _run_in_python(module, a.tolist(), [0] * THREADS)
+        if expected is not None and all(abs(v) < 2**63 for v in expected[0] + expected[1]):
+            return path, a, expected
+    raise AssertionError(f"no usable kernel from seed {seed} in 50 attempts")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_integer_kernel_agrees_with_python(seed, tmp_path):
+    path, a, expected = _sample(seed, tmp_path)
+    kernel = cuda.jit(_load(path, path.stem).kernel)
+    out = np.zeros(THREADS, np.int64)
+    b = np.zeros(THREADS, np.int64)
+    kernel[1, 16](a, b, THREADS, out)
+    assert (out.tolist(), b.tolist()) == expected, path.read_text()
