@@ -89,11 +89,13 @@ std::string compiler_identity() {
     Dl_info library{};
     if (dladdr(reinterpret_cast<void*>(&compiler_identity), &library) != 0 &&
         library.dli_fname != nullptr) {
-      text += " " + file_stamp(library.dli_fname);
+      text += ' ';  // (not " " + ...: GCC 12 warns falsely, -Wrestrict)
+      text += file_stamp(library.dli_fname);
     }
     text += "; LLVM " LLVM_VERSION_STRING;
     try {
-      text += "; libdevice " + file_stamp(target::libdevice_path());
+      text += "; libdevice ";
+      text += file_stamp(target::libdevice_path());
     } catch (const std::exception&) {
       text += "; no libdevice";
     }

@@ -103,8 +103,9 @@ std::unique_ptr<llvm::TargetMachine> create_nvptx_machine(int cc, bool fastmath)
     options.ApproxFuncFPMath = true;
 #endif
   }
-  return detail::create_target_machine(llvm::Triple(kNvptxTriple), sm_name(cc),
-                                       "+" + ptx_feature(cc), options,
+  std::string features = "+";  // (not "+" + ...: GCC 12 warns falsely, -Wrestrict)
+  features += ptx_feature(cc);
+  return detail::create_target_machine(llvm::Triple(kNvptxTriple), sm_name(cc), features, options,
                                        llvm::CodeGenOptLevel::Aggressive);
 }
 
