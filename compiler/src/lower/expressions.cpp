@@ -315,17 +315,23 @@ bool FunctionLowering::speculatable(const Node& n) const {
       return type_of(n.child(0)).is_tuple() && f_.constants.contains(&n) &&
              speculatable(n.child(0));
     case NodeKind::Call:  // special registers, cuda.grid(n), len(a)
-      return (n.text.starts_with("cuda.") || n.text == "len") && all_children();
+      return (reads_index_registers(n.text) || n.text == "len") && all_children();
     default:
       return false;
   }
 }
 
+// Every operand of `n` but the first (which is evaluated anyway) is speculatable.
+bool FunctionLowering::rest_speculatable(const Node& n) const {
+  for (size_t i = 1; i < n.size(); ++i)
+    if (!speculatable(n.child(i))) return false;
+  return true;
+}
+
 // a < b < c: each operand evaluated at most once, stopping at the first false
 // (unless the rest is speculatable: then every link, and the links' `and`).
 llvm::Value* FunctionLowering::compare_chain(const Node& n) {
-  bool straight = true;
-  for (size_t i = 1; i < n.size(); ++i) straight = straight && speculatable(n.child(i));
+  const bool straight = rest_speculatable(n);
   auto* done = straight ? nullptr : llvm::BasicBlock::Create(m_.context, "cmp.end", fn_);
   std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>> incoming;
   llvm::Value* all = nullptr;
@@ -363,9 +369,7 @@ llvm::Value* FunctionLowering::compare_chain(const Node& n) {
 llvm::Value* FunctionLowering::bool_op(const Node& n) {
   const Type& t = type_of(n);
   bool is_and = n.kind == NodeKind::And;
-  bool straight = true;
-  for (size_t i = 1; i < n.size(); ++i) straight = straight && speculatable(n.child(i));
-  if (straight) {
+  if (rest_speculatable(n)) {
     std::vector<std::pair<llvm::Value*, llvm::Value*>> operands;  // (value as t, truth)
     for (const auto& c : n.children) {
       llvm::Value* v = expr(*c);

@@ -129,6 +129,7 @@ class FunctionLowering {
   llvm::Value* compare(const std::string& op, llvm::Value* a, const Type& ta, llvm::Value* b,
                        const Type& tb);
   bool speculatable(const ir::Node& n) const;
+  bool rest_speculatable(const ir::Node& n) const;
   llvm::Value* compare_chain(const ir::Node& n);
   llvm::Value* bool_op(const ir::Node& n);
   llvm::Value* if_exp(const ir::Node& n);

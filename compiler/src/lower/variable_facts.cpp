@@ -7,6 +7,15 @@ namespace cudajit::lower {
 using ir::Node;
 using ir::NodeKind;
 
+bool reads_index_registers(std::string_view call) {
+  static const std::set<std::string_view> kNames = {
+      "cuda.threadIdx.x", "cuda.threadIdx.y", "cuda.threadIdx.z", "cuda.blockIdx.x",
+      "cuda.blockIdx.y",  "cuda.blockIdx.z",  "cuda.blockDim.x",  "cuda.blockDim.y",
+      "cuda.blockDim.z",  "cuda.gridDim.x",   "cuda.gridDim.y",   "cuda.gridDim.z",
+      "cuda.laneid",      "cuda.warpsize",    "cuda.grid",        "cuda.gridsize"};
+  return kNames.contains(call);
+}
+
 namespace {
 
 const Type* type_or_null(const typing::TypedFunction& f, const Node& n) {
@@ -128,7 +137,7 @@ bool VariableFacts::nonnegative(const Node& n) const {
     }
     case NodeKind::Call: {
       const std::string& name = n.text;
-      if (name.starts_with("cuda.") || name == "len" || name == "abs") return true;
+      if (reads_index_registers(name) || name == "len" || name == "abs") return true;
       if (name == "int") return nonnegative(n.child(0));
       if (name == "min" && n.size() > 1) {
         for (const auto& c : n.children)
@@ -152,7 +161,7 @@ bool VariableFacts::nonnegative_item(const Node& tuple, int element) const {
     case NodeKind::Tuple:
       return element < static_cast<int>(tuple.size()) && nonnegative(tuple.child(element));
     case NodeKind::Call:  // cuda.grid(n), cuda.gridsize(n)
-      return tuple.text.starts_with("cuda.");
+      return reads_index_registers(tuple.text);
     case NodeKind::Attr:
       return tuple.text == "shape";
     default:

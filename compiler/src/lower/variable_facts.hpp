@@ -11,11 +11,17 @@
 
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cudajit/compiler/typed.hpp"
 
 namespace cudajit::lower {
+
+// `cuda.threadIdx.x` ... `cuda.warpsize`, `cuda.grid(n)`, `cuda.gridsize(n)`
+// (a Call node's name): reads of the launch's index registers, never negative
+// and free of effects.
+bool reads_index_registers(std::string_view call);
 
 class VariableFacts {
  public:
