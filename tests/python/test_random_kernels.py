@@ -1,4 +1,4 @@
-"""Random integer kernels, each run by cudajit and by Python on the same data.
+"""Random kernels, each run by cudajit and by Python on the same data.
 
 A seeded generator writes kernels from the language of the tests beside this
 one: int64 arithmetic with Python's // and %, bitwise operators, min / max /
@@ -8,12 +8,18 @@ assignments, and array reads and writes at indices that are often negative
 (wrapping from the end). Python runs the same source with `cuda.grid(1)`
 standing for the thread index; a sample where Python raises (a zero divisor,
 an index out of range) or leaves int64 is replaced by the seed's next one,
-and cudajit's results must agree with Python's element for element. Lowering decides per expression whether an index can be
-negative and whether an operand may be evaluated early; these kernels are
-where such decisions meet one another.
+and cudajit's results must agree with Python's element for element.
+Lowering decides per expression whether an index can be negative and
+whether an operand may be evaluated early; these kernels are where such
+decisions meet one another.
+
+A second generator writes float64 kernels over a strided 2-d view: math
+functions, while loops with break and continue, a device function, reads at
+negative indices on both axes; their PTX also goes through ptxas.
 """
 
 import importlib.util
+import math
 import random
 import textwrap
 
@@ -68,7 +74,8 @@ class _Generator:
         if pick < 0.7:
             return r.choice(["i", "i - 1", "n - 1 - i", "-1 - i", "i // 2", "i % 3"])
         if pick < 0.8:  # variables: often negative, often out of range (then resampled)
-            return r.choice(["x", "y", "z", "x - i", "y * 2"] + [f"k{j}" for j in range(self.loops)])
+            loop_variables = [f"k{j}" for j in range(self.loops)]
+            return r.choice(["x", "y", "z", "x - i", "y * 2"] + loop_variables)
         return f"min(max({self.expr(depth)}, -n), n - 1)"
 
     def cond(self, depth):
@@ -180,3 +187,128 @@ def test_random_integer_kernel_agrees_with_python(seed, tmp_path):
     b = np.zeros(THREADS, np.int64)
     kernel[1, 16](a, b, THREADS, out)
     assert (out.tolist(), b.tolist()) == expected, path.read_text()
+
+
+# --- float64 kernels over a strided 2-d view -----------------------------------
+
+ROWS, COLS = 4, 5
+FLOAT_SEEDS = range(15)
+MATH_1 = ["sin", "cos", "exp", "tanh", "atan", "sqrt", "log1p", "fabs", "floor", "ceil", "erf",
+          "expm1", "asinh"]
+MATH_2 = ["atan2", "hypot", "copysign", "pow", "fmod"]
+
+
+class _FloatGenerator:
+    def __init__(self, seed):
+        self.r = random.Random(seed)
+
+    def expr(self, depth):
+        r = self.r
+        if depth <= 0 or r.random() < 0.25:
+            pick = r.random()
+            if pick < 0.3:
+                return repr(round(r.uniform(-3, 3), 2))
+            if pick < 0.6:
+                return r.choice(["u", "v", "w"])
+            row = r.choice(["i", "-1 - i", "i // 2"])
+            return f"m[{row}, {r.choice(['j', 'j - 1', '-1', 'c - 1 - j'])}]"
+        pick = r.random()
+        if pick < 0.4:
+            return f"({self.expr(depth - 1)} {r.choice(['+', '-', '*'])} {self.expr(depth - 1)})"
+        if pick < 0.5:
+            return f"({self.expr(depth - 1)} / (abs({self.expr(depth - 1)}) + 1.0))"
+        if pick < 0.7:
+            name, x = r.choice(MATH_1), self.expr(depth - 1)
+            if name in ("sqrt", "log1p"):
+                x = f"abs({x})"
+            if name in ("exp", "expm1"):
+                x = f"min({x}, 20.0)"
+            return f"math.{name}({x})"
+        if pick < 0.8:
+            name, x, y = r.choice(MATH_2), self.expr(depth - 1), self.expr(depth - 1)
+            if name == "pow":
+                x, y = f"(abs({x}) + 0.5)", f"min(max({y}, -4.0), 4.0)"
+            if name == "fmod":
+                y = f"(abs({y}) + 0.5)"
+            return f"math.{name}({x}, {y})"
+        if pick < 0.9:
+            e = [self.expr(depth - 1) for _ in range(4)]
+            return f"({e[0]} if {e[1]} < {e[2]} else {e[3]})"
+        return f"{r.choice(['min', 'max'])}({self.expr(depth - 1)}, {self.expr(depth - 1)})"
+
+    def statements(self, depth):
+        r = self.r
+        lines = []
+        for _ in range(r.randint(1, 3)):
+            pick = r.random()
+            if pick < 0.5 or depth <= 0:
+                op = r.choice(["=", "+=", "-=", "*="])
+                lines.append(f"{r.choice(['u', 'v', 'w'])} {op} {self.expr(2)}")
+            elif pick < 0.7:
+                lines.append(f"if {self.expr(1)} > {self.expr(1)}:")
+                lines += _indented(self.statements(depth - 1))
+                lines.append("else:")
+                lines += _indented(self.statements(depth - 1))
+            elif pick < 0.85:
+                t = f"t{depth}"
+                lines += [f"{t} = 0", f"while {t} < {r.randint(0, 4)}:", f"    {t} += 1"]
+                lines += _indented(self.statements(depth - 1))
+                lines += [f"    if u > {r.randint(2, 50)}.0:",
+                          f"        {r.choice(['break', 'continue'])}"]
+            else:
+                lines.append(f"u = helper(u, m, {r.choice(['i', 'j'])})")
+        return lines
+
+    def kernel_source(self):
+        body = (["u = m[i, j]", "v = 0.5", "w = -1.25"] + self.statements(2)
+                + ["out[i, j] = u + 2.0 * v - w"])
+        return (
+            "import math\n\nimport cudajit as cuda\n\n\n"
+            "@cuda.jit(device=True)\n"
+            "def helper(x, mm, k):\n"
+            "    if x > 1.0:\n"
+            "        return x * 0.5 + mm[k % mm.shape[0], 0]\n"
+            "    return x - 0.25\n\n\n"
+            "def kernel(m, c, out):\n"
+            "    i, j = cuda.grid(2)\n"
+            "    if i < out.shape[0] and j < out.shape[1]:\n"
+            + textwrap.indent("\n".join(body), " " * 8) + "\n"
+        )
+
+
+def _float_sample(seed, tmp_path, m):
+    """The first float kernel from `seed` that Python runs without an error and
+    with finite results: (path, expected)."""
+    for attempt in range(50):
+        source = _FloatGenerator(seed * 1000 + attempt).kernel_source()
+        path = tmp_path / f"random_float_kernel_{seed}_{attempt}.py"
+        path.write_text(source)
+        module = _load(path, f"random_float_kernel_{seed}_{attempt}_python")
+        module.helper = module.helper.py_func
+        module.cuda = type("FakeCuda", (), {})()
+        expected = np.zeros((ROWS, COLS))
+        try:
+            with np.errstate(all="raise"):
+                for i in range(ROWS):
+                    for j in range(COLS):
+                        module.cuda.grid = lambda ndim, ij=(i, j): ij
+                        module.kernel(m, COLS, expected)
+        except (ZeroDivisionError, ValueError, OverflowError, FloatingPointError):
+            continue
+        if np.all(np.isfinite(expected)) and np.abs(expected).max() < 1e12:
+            return path, expected
+    raise AssertionError(f"no usable float kernel from seed {seed} in 50 attempts")
+
+
+@pytest.mark.parametrize("seed", FLOAT_SEEDS)
+def test_random_float_kernel_agrees_with_python_and_assembles(seed, tmp_path, check_ptx):
+    m = np.random.default_rng(seed).uniform(-2, 2, (ROWS, COLS)).round(3)
+    path, expected = _float_sample(seed, tmp_path, m)
+    module = _load(path, path.stem)
+    strided = np.zeros((ROWS * 2, COLS * 3))[::2, ::3]  # an "A" layout view
+    strided[...] = m
+    out = np.zeros((ROWS, COLS))
+    cuda.jit(module.kernel)[(1, 2), (8, 4)](strided, COLS, out)
+    np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-9, err_msg=path.read_text())
+    ptx, _ = cuda.compile_ptx(module.kernel, "void(float64[:, :], int64, float64[:, ::1])")
+    check_ptx(ptx)
