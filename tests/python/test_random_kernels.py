@@ -19,7 +19,6 @@ negative indices on both axes; their PTX also goes through ptxas.
 """
 
 import importlib.util
-import math
 import random
 import textwrap
 
