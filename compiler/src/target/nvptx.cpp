@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -109,14 +110,58 @@ std::unique_ptr<llvm::TargetMachine> create_nvptx_machine(int cc, bool fastmath)
                                        llvm::CodeGenOptLevel::Aggressive);
 }
 
+// The code generator's pass pipeline, built once and run on module after
+// module: building it (addPassesToEmitFile) is ~0.35 ms, a third of a small
+// kernel's code generation. LLVM's pieces start afresh for each module in
+// doInitialization (the NVPTX printer its globals, the machine-module info
+// its MC context); the PTX of several hundred kernels, libdevice sets and
+// device functions, with and without line tables, is byte for byte that of
+// a fresh pipeline.
+class CodeGenPipeline {
+ public:
+  explicit CodeGenPipeline(llvm::TargetMachine& machine) {
+    if (machine.addPassesToEmitFile(passes_, stream_, nullptr,
+                                    llvm::CodeGenFileType::AssemblyFile)) {
+      throw LlvmError("the NVPTX target cannot emit PTX assembly");
+    }
+  }
+
+  std::string run(llvm::Module& module) {
+    ptx_.clear();
+    passes_.run(module);
+    if (llvm::TimePassesIsEnabled) llvm::reportAndResetTimings();
+    return std::string(ptx_.str());
+  }
+
+ private:
+  llvm::SmallString<0> ptx_;
+  llvm::raw_svector_ostream stream_{ptx_};  // the printer writes here
+  llvm::legacy::PassManager passes_;
+};
+
 // One TargetMachine per (cc, fastmath) and thread: creating one costs, and
 // code generation writes to it (TargetMachine::resetTargetOptions), so two
-// threads may not share one.
-llvm::TargetMachine& nvptx_machine(int cc, bool fastmath) {
-  thread_local std::map<std::pair<int, bool>, std::unique_ptr<llvm::TargetMachine>> machines;
-  std::unique_ptr<llvm::TargetMachine>& machine = machines[{cc, fastmath}];
-  if (!machine) machine = create_nvptx_machine(cc, fastmath);
-  return *machine;
+// threads may not share one. With it, its code generators, one per level.
+struct NvptxTarget {
+  std::unique_ptr<llvm::TargetMachine> machine;
+  // Declared after `machine`, so destroyed before it: they use it.
+  std::map<llvm::CodeGenOptLevel, std::unique_ptr<CodeGenPipeline>> pipelines;
+
+  // For the machine's current level.
+  CodeGenPipeline& pipeline() {
+    std::unique_ptr<CodeGenPipeline>& found = pipelines[machine->getOptLevel()];
+    if (!found) found = std::make_unique<CodeGenPipeline>(*machine);
+    return *found;
+  }
+  // After a run that reported errors: the next one starts from a new pipeline.
+  void drop_pipeline() { pipelines.erase(machine->getOptLevel()); }
+};
+
+NvptxTarget& nvptx_target(int cc, bool fastmath) {
+  thread_local std::map<std::pair<int, bool>, NvptxTarget> targets;
+  NvptxTarget& target = targets[{cc, fastmath}];
+  if (!target.machine) target.machine = create_nvptx_machine(cc, fastmath);
+  return target;
 }
 
 bool is_kernel(const llvm::Function& function) {
@@ -289,18 +334,6 @@ void prepare_for_optimisation(llvm::Module& module, const PtxOptions& options) {
   if (options.fastmath) add_fastmath_attributes(module);
 }
 
-std::string generate_ptx(llvm::Module& module, llvm::TargetMachine& machine) {
-  llvm::SmallString<0> ptx;
-  llvm::raw_svector_ostream stream(ptx);
-  llvm::legacy::PassManager passes;
-  if (machine.addPassesToEmitFile(passes, stream, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
-    throw LlvmError("the NVPTX target cannot emit PTX assembly");
-  }
-  passes.run(module);
-  if (llvm::TimePassesIsEnabled) llvm::reportAndResetTimings();
-  return std::string(ptx.str());
-}
-
 // --- libdevice functions inlined as PTX (ptx_inline.hpp) ---------------------
 
 // The inline asm constraint of a libdevice parameter or result type; 0 for a
@@ -337,7 +370,8 @@ using CachedPtxFunction = std::shared_ptr<const std::optional<detail::PtxFunctio
 std::map<std::string, CachedPtxFunction> libdevice_functions_ptx(
     const std::vector<std::string>& names, const std::string& configuration,
     const detail::LibdeviceOptimizer& optimize, const llvm::Module& kernel_module,
-    llvm::TargetMachine& machine) {
+    NvptxTarget& target) {
+  llvm::TargetMachine& machine = *target.machine;
   static std::mutex mutex;
   static std::map<std::pair<std::string, std::string>, CachedPtxFunction> cache;
   std::map<std::string, CachedPtxFunction> found;
@@ -365,7 +399,7 @@ std::map<std::string, CachedPtxFunction> libdevice_functions_ptx(
     return exported.contains(value.getName().str());
   });
   detail::inline_always(*functions, machine);  // also drops the helpers no longer called
-  const std::string ptx = generate_ptx(*functions, machine);
+  const std::string ptx = target.pipeline().run(*functions);
   std::lock_guard lock(mutex);
   for (const std::string& name : missing) {
     auto parsed = std::make_shared<const std::optional<detail::PtxFunction>>(
@@ -411,7 +445,8 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
   // optimises after), 10% more time.
   const llvm::CodeGenOptLevel codegen_level =
       detail::codegen_opt_level(std::min(options.opt_level, 2));
-  llvm::TargetMachine& machine = nvptx_machine(options.cc, options.fastmath);
+  NvptxTarget& target = nvptx_target(options.cc, options.fastmath);
+  llvm::TargetMachine& machine = *target.machine;
   machine.setOptLevel(codegen_level);
 
   detail::set_target_triple(*module, machine.getTargetTriple());
@@ -471,7 +506,7 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
     }
     if (!big.empty()) {
       ptx_functions =
-          libdevice_functions_ptx(big, configuration, optimize_libdevice, *module, machine);
+          libdevice_functions_ptx(big, configuration, optimize_libdevice, *module, target);
       std::erase_if(ptx_functions, [](const auto& entry) { return !entry.second->has_value(); });
     }
     for (const auto& [name, ptx] : ptx_functions) call_through_marker(*module->getFunction(name));
@@ -482,9 +517,10 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
     detail::inline_always(*module, machine);
   }
   std::optional<StageTimer> codegen(std::in_place, "codegen");
-  std::string ptx = generate_ptx(*module, machine);
+  std::string ptx = target.pipeline().run(*module);
   codegen.reset();
   if (!diagnostics.errors().empty()) {
+    target.drop_pipeline();
     throw LlvmError("NVPTX code generation for " + sm_name(options.cc) +
                     " failed: " + diagnostics.errors());
   }
