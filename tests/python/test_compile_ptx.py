@@ -236,6 +236,31 @@ def test_compile_ptx_is_deterministic():
     assert first == second
 
 
+def test_ptx_of_a_kernel_is_the_same_after_compiling_others_and_on_other_threads():
+    # The code generator's pipeline is kept per thread and reused (nvptx.cpp):
+    # nothing of one module may show in the next.
+    import threading
+
+    kernels = [(pyfunc(saxpy), SAXPY_SIG, {}),
+               (pyfunc(saxpy), SAXPY_SIG, {"lineinfo": True}),
+               (pyfunc(math_.k_sin), "void(float32[::1], float32[::1])", {}),
+               (pyfunc(saxpy), SAXPY_SIG, {"fastmath": True})]
+    expected = [cuda.compile_ptx(f, sig, **options)[0] for f, sig, options in kernels]
+    assert cuda.compile_ptx(*kernels[0][:2])[0] == expected[0]
+    results = {}
+
+    def compile_all(thread):
+        results[thread] = [cuda.compile_ptx(f, sig, **options)[0]
+                           for _ in range(3) for f, sig, options in kernels]
+
+    threads_ = [threading.Thread(target=compile_all, args=(t,)) for t in range(3)]
+    for t in threads_:
+        t.start()
+    for t in threads_:
+        t.join()
+    assert all(results[t] == expected * 3 for t in range(3))
+
+
 def test_kernel_ptx_indexes_with_64_bit_addresses():
     ptx, _ = cuda.compile_ptx(pyfunc(saxpy), SAXPY_SIG)
     assert re.search(r"\.param\s+\.u64", ptx), "array data pointers are 64-bit parameters"
