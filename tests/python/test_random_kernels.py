@@ -15,7 +15,7 @@ decisions meet one another.
 
 A second generator writes float64 kernels over a strided 2-d view: math
 functions, while loops with break and continue, a device function, reads at
-negative indices on both axes; their PTX also goes through ptxas.
+negative indices on both axes. Every kernel's PTX also goes through ptxas.
 """
 
 import importlib.util
@@ -179,13 +179,15 @@ def _sample(seed, tmp_path):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_random_integer_kernel_agrees_with_python(seed, tmp_path):
+def test_random_integer_kernel_agrees_with_python_and_assembles(seed, tmp_path, check_ptx):
     path, a, expected = _sample(seed, tmp_path)
-    kernel = cuda.jit(_load(path, path.stem).kernel)
+    module = _load(path, path.stem)
     out = np.zeros(THREADS, np.int64)
     b = np.zeros(THREADS, np.int64)
-    kernel[1, 16](a, b, THREADS, out)
+    cuda.jit(module.kernel)[1, 16](a, b, THREADS, out)
     assert (out.tolist(), b.tolist()) == expected, path.read_text()
+    ptx, _ = cuda.compile_ptx(module.kernel, "void(int64[::1], int64[::1], int64, int64[::1])")
+    check_ptx(ptx)
 
 
 # --- float64 kernels over a strided 2-d view -----------------------------------
