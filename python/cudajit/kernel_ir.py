@@ -32,6 +32,7 @@ def render(node: IRNode | str, depth: int = 0) -> str:
 
 def _render_into(node: IRNode | str, depth: int, out: list[str]) -> None:
     # One list for the whole text: joining per node copied each subtree once per level.
+    # Atoms are appended here, not in a call of their own: half the calls are atoms.
     if isinstance(node, str):
         out.append(node)
         return
@@ -39,10 +40,18 @@ def _render_into(node: IRNode | str, depth: int, out: list[str]) -> None:
     out.append("(" + node.head if loc is None else f"({node.head}@{loc[0]}:{loc[1]}")
     children = node.children
     inline = _INLINE_CHILDREN.get(node.head, len(children))
-    indent = "\n" + " " * (depth + 1)
+    indent = None
     for position, child in enumerate(children):
-        out.append(" " if position < inline else indent)
-        _render_into(child, depth + 1, out)
+        if position < inline:
+            out.append(" ")
+        else:
+            if indent is None:
+                indent = "\n" + " " * (depth + 1)
+            out.append(indent)
+        if isinstance(child, str):
+            out.append(child)
+        else:
+            _render_into(child, depth + 1, out)
     out.append(")")
 
 
@@ -52,6 +61,8 @@ def string_atom(text: str) -> str:
 
 def ir_identifier(name: str) -> str:
     """IR symbols are ASCII; spell other characters of Python identifiers out."""
+    if name.isascii():
+        return name
     return "".join(c if c.isascii() else f"_u{ord(c):04x}_" for c in name)
 
 
