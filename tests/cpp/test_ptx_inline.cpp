@@ -1,10 +1,7 @@
 // Inlining libdevice functions as PTX text (compiler/src/target/ptx_inline):
 // hand-written PTX in the shape LLVM's NVPTX back end prints, and kernels
 // through emit_ptx, checked with ptxas.
-#include <llvm/IR/CallingConv.h>
-#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -16,12 +13,14 @@
 #include "../../compiler/src/target/ptx_inline.hpp"
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/compiler/target.hpp"
+#include "math_kernels.hpp"
 #include "ptxas.hpp"
 
 namespace detail = cudajit::target::detail;
 using Catch::Matchers::Contains;
 
 using cudajit::testing::libdevice_missing;
+using cudajit::testing::make_math_calls_kernel;
 
 namespace {
 
@@ -276,38 +275,13 @@ TEST_CASE("PTX without markers is returned as it is", "[ptx_inline]") {
   CHECK(detail::inline_ptx_functions(plain, [](const std::string&) { return nullptr; }) == plain);
 }
 
-namespace {
-
-// kernel k(float* out, float x): out[i] = name(x) for each of `names`.
-std::unique_ptr<llvm::Module> make_unary_kernel(llvm::LLVMContext& context,
-                                                const std::vector<const char*>& names) {
-  auto module = std::make_unique<llvm::Module>("unary", context);
-  llvm::IRBuilder<> b(context);
-  llvm::Type* f32 = b.getFloatTy();
-  auto* type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), f32}, false);
-  auto* kernel = llvm::Function::Create(type, llvm::Function::ExternalLinkage, "k", *module);
-  kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", kernel));
-  int slot = 0;
-  for (const char* name : names) {
-    llvm::FunctionCallee callee =
-        module->getOrInsertFunction(name, llvm::FunctionType::get(f32, {f32}, false));
-    b.CreateStore(b.CreateCall(callee, {kernel->getArg(1)}),
-                  b.CreateConstGEP1_64(f32, kernel->getArg(0), slot++));
-  }
-  b.CreateRetVoid();
-  return module;
-}
-
-}  // namespace
-
 TEST_CASE("emit_ptx copies big libdevice functions as PTX and inlines small ones in LLVM",
           "[ptx_inline][nvptx]") {
   if (libdevice_missing()) return;
   for (const bool fastmath : {false, true}) {
     llvm::LLVMContext context;
     const std::string ptx = cudajit::target::emit_ptx(
-        make_unary_kernel(context, {"__nv_lgammaf", "__nv_acoshf", "__nv_fabsf"}),
+        make_math_calls_kernel(context, {"__nv_lgammaf", "__nv_acoshf", "__nv_fabsf"}),
         {.cc = 80, .fastmath = fastmath});
     INFO("fastmath " << fastmath << "\n" << ptx);
     CHECK_THAT(ptx, !Contains("cudajit-inline"));
@@ -325,7 +299,7 @@ TEST_CASE("emit_ptx copies big libdevice functions as PTX and inlines small ones
 TEST_CASE("emit_ptx at -O0 inlines libdevice in LLVM", "[ptx_inline][nvptx]") {
   if (libdevice_missing()) return;
   llvm::LLVMContext context;
-  const std::string ptx = cudajit::target::emit_ptx(make_unary_kernel(context, {"__nv_sinf"}),
+  const std::string ptx = cudajit::target::emit_ptx(make_math_calls_kernel(context, {"__nv_sinf"}),
                                                     {.cc = 80, .opt_level = 0});
   CHECK_THAT(ptx, !Contains("$cj0_"));
   CHECK_THAT(ptx, !Contains("cudajit-inline"));

@@ -20,12 +20,14 @@
 
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/compiler/target.hpp"
+#include "math_kernels.hpp"
 #include "ptxas.hpp"
 
 namespace target = cudajit::target;
 using Catch::Matchers::Contains;
 
 using cudajit::testing::libdevice_missing;
+using cudajit::testing::make_math_calls_kernel;
 
 namespace {
 
@@ -51,28 +53,6 @@ std::unique_ptr<llvm::Module> make_math_kernel(llvm::LLVMContext& context,
   b.CreateStore(b.CreateCall(sinf, {kernel->getArg(1)}), out);
   llvm::Value* power = b.CreateCall(pow, {kernel->getArg(2), kernel->getArg(2)});
   b.CreateStore(b.CreateFPTrunc(power, f32), b.CreateConstGEP1_64(f32, out, 1));
-  b.CreateRetVoid();
-  return module;
-}
-
-// kernel void k(T* out, T x, T y): out[0] = f(x, y) for each (f, T) of `calls`,
-// out[i] for the i-th.
-std::unique_ptr<llvm::Module> make_binary_kernel(llvm::LLVMContext& context,
-                                                 const std::vector<std::string>& callees,
-                                                 bool f64 = false) {
-  auto module = std::make_unique<llvm::Module>("binary_kernel", context);
-  llvm::IRBuilder<> b(context);
-  llvm::Type* real = f64 ? b.getDoubleTy() : b.getFloatTy();
-  auto* type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), real, real}, false);
-  auto* kernel = llvm::Function::Create(type, llvm::Function::ExternalLinkage, "k", *module);
-  kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", kernel));
-  for (std::size_t i = 0; i < callees.size(); ++i) {
-    llvm::FunctionCallee callee =
-        module->getOrInsertFunction(callees[i], llvm::FunctionType::get(real, {real, real}, false));
-    b.CreateStore(b.CreateCall(callee, {kernel->getArg(1), kernel->getArg(2)}),
-                  b.CreateConstGEP1_64(real, kernel->getArg(0), i));
-  }
   b.CreateRetVoid();
   return module;
 }
@@ -207,9 +187,10 @@ TEST_CASE("libdevice gets nvcc's __CUDA_PREC_SQRT: a rounded square root unless 
   // hypotf asks __nvvm_reflect("__CUDA_PREC_SQRT"), which LLVM's NVVMReflect
   // (before LLVM 21) answers 0: the approximate square root.
   llvm::LLVMContext context;
-  const std::string precise = target::emit_ptx(make_binary_kernel(context, {"__nv_hypotf"}), {});
+  const std::string precise =
+      target::emit_ptx(make_math_calls_kernel(context, {"__nv_hypotf"}, 2), {});
   const std::string fast =
-      target::emit_ptx(make_binary_kernel(context, {"__nv_hypotf"}), {.fastmath = true});
+      target::emit_ptx(make_math_calls_kernel(context, {"__nv_hypotf"}, 2), {.fastmath = true});
   CHECK_THAT(precise, Contains("sqrt.rn.f32"));
   CHECK_THAT(precise, !Contains("sqrt.approx"));
   CHECK_THAT(fast, Contains("sqrt.approx.ftz.f32"));
@@ -220,22 +201,8 @@ TEST_CASE("libdevice helpers that two functions call are defined once", "[target
   // Double sin and cos each call the noinline __internal_trig_reduction_slowpathd;
   // each function is optimised apart, and their copies must merge when linked.
   llvm::LLVMContext both_context;
-  auto module = std::make_unique<llvm::Module>("sin_cos", both_context);
-  llvm::IRBuilder<> b(both_context);
-  llvm::Type* f64 = b.getDoubleTy();
-  auto* type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), f64}, false);
-  auto* kernel = llvm::Function::Create(type, llvm::Function::ExternalLinkage, "k", *module);
-  kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  b.SetInsertPoint(llvm::BasicBlock::Create(both_context, "entry", kernel));
-  int slot = 0;
-  for (const char* name : {"__nv_sin", "__nv_cos"}) {
-    llvm::FunctionCallee callee =
-        module->getOrInsertFunction(name, llvm::FunctionType::get(f64, {f64}, false));
-    b.CreateStore(b.CreateCall(callee, {kernel->getArg(1)}),
-                  b.CreateConstGEP1_64(f64, kernel->getArg(0), slot++));
-  }
-  b.CreateRetVoid();
-  const std::string both = target::emit_ptx(std::move(module), {});
+  const std::string both = target::emit_ptx(
+      make_math_calls_kernel(both_context, {"__nv_sin", "__nv_cos"}, 1, /*f64=*/true), {});
   // A forward declaration and a definition, of one function.
   CHECK(count(both, "__internal_trig_reduction_slowpathd(") == 1);  // the definition
   CHECK(count(both, ".func ") == 2);  // its forward declaration and its definition
