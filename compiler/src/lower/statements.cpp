@@ -1,8 +1,6 @@
 // Function bodies and control flow: variables live in allocas (mem2reg makes
 // them SSA), parameters the body never assigns are their values; loops follow
 // Python's semantics.
-#include <algorithm>
-
 #include "lowering.hpp"
 
 namespace cudajit::lower {
@@ -39,17 +37,13 @@ void FunctionLowering::begin(llvm::Function* fn) {
 }
 
 void FunctionLowering::body(const std::vector<llvm::Value*>& arguments) {
-  // Variables live in slots, but for parameters the body never assigns.
-  const auto& params = f_.function->params;
-  auto has_slot = [&](const std::string& name) {
-    return facts_.assigned(name) || std::find(params.begin(), params.end(), name) == params.end();
-  };
   for (const auto& [name, type] : f_.locals) {
-    if (has_slot(name)) slots_[name] = b_.CreateAlloca(m_.value_type(type), nullptr, name);
+    if (facts_.has_slot(name)) slots_[name] = b_.CreateAlloca(m_.value_type(type), nullptr, name);
   }
+  const auto& params = f_.function->params;
   for (size_t i = 0; i < params.size(); ++i) {
     llvm::Value* value = cast(arguments[i], f_.arg_types[i], f_.locals.at(params[i]));
-    if (has_slot(params[i])) {
+    if (facts_.has_slot(params[i])) {
       b_.CreateStore(value, slots_.at(params[i]));
     } else {
       parameters_[params[i]] = value;

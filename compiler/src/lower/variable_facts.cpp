@@ -34,12 +34,8 @@ VariableFacts::VariableFacts(const typing::TypedFunction& f) : f_(f) {
   collect(f.function->body);
   // Optimistic: every integer variable (parameters aside) starts non-negative
   // and loses it when one of its assignments may not be; until nothing changes.
-  const auto& params = f.function->params;
   for (const Assignment& a : assignments_) {
-    if (is_integer_variable(f, a.name) &&
-        std::find(params.begin(), params.end(), a.name) == params.end()) {
-      nonnegative_.insert(a.name);
-    }
+    if (is_integer_variable(f, a.name) && !is_parameter(a.name)) nonnegative_.insert(a.name);
   }
   for (bool changed = true; changed;) {
     changed = false;
@@ -50,6 +46,11 @@ VariableFacts::VariableFacts(const typing::TypedFunction& f) : f_(f) {
       }
     }
   }
+}
+
+bool VariableFacts::is_parameter(const std::string& name) const {
+  const auto& params = f_.function->params;
+  return std::find(params.begin(), params.end(), name) != params.end();
 }
 
 void VariableFacts::collect(const std::vector<ir::NodePtr>& statements) {
@@ -112,6 +113,7 @@ bool VariableFacts::nonnegative(const Node& n) const {
   if (t->scalar() == Scalar::Bool || (is_integer(t->scalar()) && !is_signed(t->scalar())))
     return true;
   if (!is_integer(t->scalar())) return false;
+  auto is_nonnegative = [this](const ir::NodePtr& child) { return nonnegative(*child); };
   switch (n.kind) {
     case NodeKind::Int:
       return n.int_value >= 0;
@@ -125,9 +127,7 @@ bool VariableFacts::nonnegative(const Node& n) const {
       return nonnegative(n.child(1)) && nonnegative(n.child(2));
     case NodeKind::And:
     case NodeKind::Or:
-      for (const auto& c : n.children)
-        if (!nonnegative(*c)) return false;
-      return true;
+      return std::all_of(n.children.begin(), n.children.end(), is_nonnegative);
     case NodeKind::Attr:
       return n.text == "size" || n.text == "ndim";
     case NodeKind::Subscript: {
@@ -139,15 +139,9 @@ bool VariableFacts::nonnegative(const Node& n) const {
       const std::string& name = n.text;
       if (reads_index_registers(name) || name == "len" || name == "abs") return true;
       if (name == "int") return nonnegative(n.child(0));
-      if (name == "min" && n.size() > 1) {
-        for (const auto& c : n.children)
-          if (!nonnegative(*c)) return false;
-        return true;
-      }
-      if (name == "max" && n.size() > 1) {
-        for (const auto& c : n.children)
-          if (nonnegative(*c)) return true;
-      }
+      if (n.size() < 2) return false;  // min(tuple), max(tuple): not followed
+      if (name == "min") return std::all_of(n.children.begin(), n.children.end(), is_nonnegative);
+      if (name == "max") return std::any_of(n.children.begin(), n.children.end(), is_nonnegative);
       return false;
     }
     default:

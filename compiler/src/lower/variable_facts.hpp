@@ -27,7 +27,11 @@ class VariableFacts {
  public:
   explicit VariableFacts(const typing::TypedFunction& f);
 
-  bool assigned(const std::string& name) const { return assigned_.contains(name); }
+  // Whether variable `name` lives in a stack slot: all do but the parameters
+  // the body never assigns, which are their arguments' values.
+  bool has_slot(const std::string& name) const {
+    return assigned_.contains(name) || !is_parameter(name);
+  }
   // `expr` (of integer or bool type) is never negative.
   bool nonnegative(const ir::Node& expr) const;
 
@@ -41,6 +45,7 @@ class VariableFacts {
     int element;  // -1: the whole value
   };
 
+  bool is_parameter(const std::string& name) const;
   void collect(const std::vector<ir::NodePtr>& statements);
   void collect_target(const ir::Node& target, const ir::Node& statement, const ir::Node* value,
                       int element);

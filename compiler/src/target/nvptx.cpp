@@ -1,6 +1,7 @@
 // PTX generation: libdevice's functions (answered __nvvm_reflect, optimised
-// apart, inlined after), the O3 pipeline, and the NVPTX code generator. Kernels are the functions
-// whose calling convention is PTX_Kernel; everything else is internal to the module.
+// apart, inlined after), the O3 pipeline, and the NVPTX code generator.
+// Kernels are the functions whose calling convention is PTX_Kernel;
+// everything else is internal to the module.
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
