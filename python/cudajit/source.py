@@ -92,7 +92,13 @@ def _parse_function(pyfunc: FunctionType) -> FunctionSource:
     lines = None
     if 0 < first_line <= len(file_lines):
         lines = _indented_block(file_lines, first_line - 1)
-    tree = _parse_lines(lines, filename) if lines else None
+    tree = None
+    if lines:
+        dedented, col_shift = _dedented(lines)
+        try:
+            tree = ast.parse(dedented, filename=filename)
+        except SyntaxError:
+            pass  # cut inside a bracket or a string: inspect finds the end
     if tree is None:
         try:
             lines, first_line = inspect.getsourcelines(pyfunc)
@@ -100,16 +106,13 @@ def _parse_function(pyfunc: FunctionType) -> FunctionSource:
             raise CompileError(
                 f"cannot read the source of '{pyfunc.__qualname__}' ({exc}); cudajit compiles "
                 "functions defined in a source file", filename, code.co_firstlineno, 0) from None
-    source = "".join(lines)
-    dedented = textwrap.dedent(source)
-    col_shift = len(lines[0]) - len(dedented.splitlines(keepends=True)[0])
-    try:
-        if tree is None:
+        dedented, col_shift = _dedented(lines)
+        try:
             tree = ast.parse(dedented, filename=filename)
-    except SyntaxError as exc:
-        raise CompileError(f"cannot parse the source of '{pyfunc.__qualname__}': {exc.msg}",
-                           filename, (exc.lineno or 1) + first_line - 1,
-                           max((exc.offset or 1) - 1, 0) + col_shift) from None
+        except SyntaxError as exc:
+            raise CompileError(f"cannot parse the source of '{pyfunc.__qualname__}': {exc.msg}",
+                               filename, (exc.lineno or 1) + first_line - 1,
+                               max((exc.offset or 1) - 1, 0) + col_shift) from None
     ast.increment_lineno(tree, first_line - 1)
     funcdef = tree.body[0] if tree.body else None
     if not isinstance(funcdef, ast.FunctionDef) or funcdef.name != code.co_name:
@@ -122,12 +125,10 @@ def _parse_function(pyfunc: FunctionType) -> FunctionSource:
     return FunctionSource(funcdef, filename, col_shift, frozenset(collector.names))
 
 
-def _parse_lines(lines: list[str], filename: str) -> ast.Module | None:
-    """`lines` parsed as a module, or None when they do not parse."""
-    try:
-        return ast.parse(textwrap.dedent("".join(lines)), filename=filename)
-    except SyntaxError:
-        return None
+def _dedented(lines: list[str]) -> tuple[str, int]:
+    """The function's text without its common indentation, and that indentation's width."""
+    dedented = textwrap.dedent("".join(lines))
+    return dedented, len(lines[0]) - len(dedented.splitlines(keepends=True)[0])
 
 
 class BoundNames(ast.NodeVisitor):
