@@ -1,0 +1,43 @@
+# The simulated GPU (simulator/): a PTX parser and SIMT executor (cudajit_sim_core) and the
+# stand-in CUDA driver built on them (libcudajit_sim.so, exporting the driver API). libcudajit
+# never links it: the cuda device loads it with dlopen when asked (CUDAJIT_DEVICE=sim).
+find_package(Threads REQUIRED)
+
+file(GLOB_RECURSE CUDAJIT_SIM_CORE_SOURCES CONFIGURE_DEPENDS
+     ${PROJECT_SOURCE_DIR}/simulator/ptx/*.cpp ${PROJECT_SOURCE_DIR}/simulator/exec/*.cpp)
+add_library(cudajit_sim_core OBJECT ${CUDAJIT_SIM_CORE_SOURCES})
+set_target_properties(cudajit_sim_core PROPERTIES POSITION_INDEPENDENT_CODE ON)
+target_include_directories(cudajit_sim_core PUBLIC ${PROJECT_SOURCE_DIR}/simulator)
+target_link_libraries(cudajit_sim_core PUBLIC Threads::Threads)
+
+file(GLOB CUDAJIT_SIM_DRIVER_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/simulator/driver/*.cpp)
+if(CUDAJIT_SIM_DRIVER_SOURCES)
+  add_library(cudajit_sim SHARED ${CUDAJIT_SIM_DRIVER_SOURCES})
+  set_target_properties(cudajit_sim PROPERTIES OUTPUT_NAME cudajit_sim
+                                               CXX_VISIBILITY_PRESET hidden)
+  target_link_libraries(cudajit_sim PRIVATE cudajit_sim_core)
+  target_include_directories(cudajit_sim SYSTEM PRIVATE ${CUDAJIT_THIRD_PARTY_INCLUDE_DIRS})
+  target_link_options(cudajit_sim PRIVATE -Wl,-z,defs)
+  install(TARGETS cudajit_sim LIBRARY DESTINATION cudajit)
+  if(CUDAJIT_COPY_TO_PACKAGE)
+    add_custom_target(cudajit_sim_package ALL
+      COMMAND ${CMAKE_COMMAND} -E copy_if_different $<TARGET_FILE:cudajit_sim>
+              ${PROJECT_SOURCE_DIR}/python/cudajit/
+      DEPENDS cudajit_sim
+      COMMENT "Copying libcudajit_sim.so into python/cudajit/"
+      VERBATIM)
+  endif()
+endif()
+
+if(CUDAJIT_BUILD_TESTS)
+  # The simulator's own tests: no LLVM, so they build and link in seconds.
+  file(GLOB CUDAJIT_SIM_TEST_SOURCES CONFIGURE_DEPENDS
+       ${PROJECT_SOURCE_DIR}/tests/cpp/simulator/*.cpp)
+  if(CUDAJIT_SIM_TEST_SOURCES)
+    find_path(CATCH2_INCLUDE_DIR catch2/catch.hpp REQUIRED DOC "Catch2 v2 single header")
+    add_executable(cudajit_sim_tests ${CUDAJIT_SIM_TEST_SOURCES})
+    target_include_directories(cudajit_sim_tests SYSTEM PRIVATE ${CATCH2_INCLUDE_DIR})
+    target_link_libraries(cudajit_sim_tests PRIVATE cudajit_sim_core)
+    add_test(NAME cudajit_sim_tests COMMAND cudajit_sim_tests)
+  endif()
+endif()

@@ -1,0 +1,71 @@
+#include "executor.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace cudajit::sim {
+
+std::vector<uint8_t> pack_params(const Function& kernel, void** params, long count) {
+  std::vector<uint8_t> packed(kernel.kernel_param_bytes, 0);
+  size_t expected = kernel.param_offsets.size();
+  if (count >= 0 && size_t(count) != expected)
+    throw ExecutionFault(Fault::InvalidParameter,
+                         "kernel '" + kernel.name + "' takes " + std::to_string(expected) +
+                             " parameters, the launch passed " + std::to_string(count));
+  if (expected > 0 && params == nullptr)
+    throw ExecutionFault(Fault::InvalidParameter,
+                         "kernel '" + kernel.name + "' takes " + std::to_string(expected) +
+                             " parameters, kernelParams is NULL");
+  for (size_t i = 0; i < expected; ++i) {
+    if (params[i] == nullptr)
+      throw ExecutionFault(Fault::InvalidParameter, "kernel '" + kernel.name + "': parameter " +
+                                                        std::to_string(i) + " is a NULL pointer");
+    std::memcpy(packed.data() + kernel.param_offsets[i], params[i], kernel.param_sizes[i]);
+  }
+  return packed;
+}
+
+LaunchStats execute(const Launch& launch, unsigned threads) {
+  const uint64_t blocks = launch.grid.count();
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = unsigned(std::min<uint64_t>(threads, blocks));
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> abort{false};
+  Launch local = launch;  // abort flag of this execution
+  if (!local.abort) local.abort = &abort;
+  std::mutex mutex;
+  std::exception_ptr failure;
+  std::atomic<uint64_t> total{0};
+
+  auto worker = [&] {
+    Block block;
+    uint64_t instructions = 0;
+    try {
+      for (uint64_t b; !local.abort->load(std::memory_order_relaxed) &&
+                       (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) {
+        block.index.x = uint32_t(b % launch.grid.x);
+        block.index.y = uint32_t(b / launch.grid.x % launch.grid.y);
+        block.index.z = uint32_t(b / (uint64_t(launch.grid.x) * launch.grid.y));
+        run_block(local, block, &instructions);
+      }
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      if (!failure) failure = std::current_exception();
+      local.abort->store(true);
+    }
+    total += instructions;
+  };
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+  }
+  if (failure) std::rethrow_exception(failure);
+  return {total.load()};
+}
+
+}  // namespace cudajit::sim

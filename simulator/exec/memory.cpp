@@ -1,0 +1,45 @@
+#include "memory.hpp"
+
+#include <cstdio>
+#include <mutex>
+
+namespace cudajit::sim {
+
+void GlobalMemory::add(uint64_t begin, uint64_t size, std::string what) {
+  std::unique_lock lock(mutex_);
+  ranges_[begin] = Entry{begin + size, std::move(what)};
+}
+
+void GlobalMemory::remove(uint64_t begin) {
+  std::unique_lock lock(mutex_);
+  ranges_.erase(begin);
+}
+
+Range GlobalMemory::find(uint64_t address, uint64_t size) const {
+  std::shared_lock lock(mutex_);
+  auto it = ranges_.upper_bound(address);
+  if (it == ranges_.begin()) return {};
+  --it;
+  Range range{it->first, it->second.end};
+  return range.contains(address, size) ? range : Range{};
+}
+
+std::string GlobalMemory::describe_miss(uint64_t address) const {
+  std::shared_lock lock(mutex_);
+  char text[160];
+  auto it = ranges_.upper_bound(address);
+  if (it != ranges_.begin()) {
+    auto before = std::prev(it);
+    if (address >= before->first) {
+      std::snprintf(text, sizeof text, "%llu bytes past the end of %s of %llu bytes at 0x%llx",
+                    (unsigned long long)(address - before->second.end),
+                    before->second.what.c_str(),
+                    (unsigned long long)(before->second.end - before->first),
+                    (unsigned long long)before->first);
+      return address < before->second.end ? "across the end of " + before->second.what : text;
+    }
+  }
+  return "not in any allocation";
+}
+
+}  // namespace cudajit::sim

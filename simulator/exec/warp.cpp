@@ -1,0 +1,214 @@
+// The SIMT loop of a warp and the scheduling of a block's warps around barriers.
+#include <algorithm>
+#include <chrono>
+
+#include "special_registers.hpp"
+#include "warp.hpp"
+
+namespace cudajit::sim {
+
+namespace {
+
+void fill_special_registers(Warp& warp, Frame& frame) {
+  const Launch& launch = *warp.launch;
+  const Block& block = *warp.block;
+  uint64_t* regs = frame.regs.data() + size_t(frame.function->special_base) * kWarpSize;
+  auto slot = [&](uint32_t which) { return regs + size_t(which) * kWarpSize; };
+  uint64_t block_threads = launch.block.count();
+  uint64_t shared_total = block.shared.size();
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    uint64_t linear = uint64_t(warp.index) * kWarpSize + lane;
+    uint32_t x = uint32_t(linear % launch.block.x);
+    uint32_t y = uint32_t(linear / launch.block.x % launch.block.y);
+    uint32_t z = uint32_t(linear / (uint64_t(launch.block.x) * launch.block.y));
+    if (linear >= block_threads) x = y = z = 0;
+    slot(kTidX)[lane] = x, slot(kTidY)[lane] = y, slot(kTidZ)[lane] = z;
+    slot(kNtidX)[lane] = launch.block.x, slot(kNtidY)[lane] = launch.block.y;
+    slot(kNtidZ)[lane] = launch.block.z;
+    slot(kCtaidX)[lane] = block.index.x, slot(kCtaidY)[lane] = block.index.y;
+    slot(kCtaidZ)[lane] = block.index.z;
+    slot(kNctaidX)[lane] = launch.grid.x, slot(kNctaidY)[lane] = launch.grid.y;
+    slot(kNctaidZ)[lane] = launch.grid.z;
+    slot(kLaneId)[lane] = uint64_t(lane);
+    slot(kWarpId)[lane] = warp.index;
+    slot(kNwarpId)[lane] = uint64_t(block.warps.size());
+    slot(kSmId)[lane] = (uint64_t(block.index.x) + block.index.y + block.index.z) %
+                        uint64_t(std::max(1, launch.sm_count));
+    slot(kNsmId)[lane] = uint64_t(std::max(1, launch.sm_count));
+    slot(kGridId)[lane] = 1;
+    uint32_t bit = 1u << lane;
+    slot(kLanemaskEq)[lane] = bit;
+    slot(kLanemaskLe)[lane] = bit | (bit - 1);
+    slot(kLanemaskLt)[lane] = bit - 1;
+    slot(kLanemaskGe)[lane] = ~(bit - 1);
+    slot(kLanemaskGt)[lane] = ~(bit | (bit - 1));
+    slot(kDynamicSmemSize)[lane] = launch.dynamic_shared_bytes;
+    slot(kTotalSmemSize)[lane] = shared_total;
+  }
+}
+
+const char* fault_name(Fault fault) {
+  switch (fault) {
+    case Fault::IllegalAddress: return "illegal address";
+    case Fault::MisalignedAddress: return "misaligned address";
+    case Fault::IllegalInstruction: return "illegal instruction";
+    case Fault::Trap: return "trap";
+    case Fault::HardwareStack: return "call stack overflow";
+    case Fault::BarrierDeadlock: return "barrier deadlock";
+    case Fault::InvalidParameter: return "invalid parameter";
+  }
+  return "fault";
+}
+
+}  // namespace
+
+void Warp::push_frame(const Function& callee, uint32_t mask, const Inst* call) {
+  if (frames.size() >= 1024)
+    fault(Fault::HardwareStack, *call, __builtin_ctz(mask), "more than 1024 nested calls");
+  uint64_t local_base = 0;
+  if (!frames.empty())
+    local_base = frames.back().local_base + frames.back().function->local_bytes;
+  frames.emplace_back();
+  Frame& frame = frames.back();
+  frame.function = &callee;
+  frame.call = call;
+  frame.local_base = local_base;
+  frame.regs.assign(size_t(callee.slot_count) * kWarpSize, 0);
+  frame.params.assign(size_t(callee.param_bytes) * kWarpSize, 0);
+  for (const auto& [slot, value] : callee.constants)
+    std::fill_n(frame.regs.data() + size_t(slot) * kWarpSize, kWarpSize, value);
+  for (const auto& local : callee.local_symbols)
+    std::fill_n(frame.regs.data() + size_t(local.slot) * kWarpSize, kWarpSize,
+                local_base + local.offset);
+  fill_special_registers(*this, frame);
+  uint32_t end = uint32_t(callee.code.size());
+  frame.stack.push_back({0, mask, end});
+}
+
+std::string Warp::where(const Inst& inst, int lane) const {
+  const Launch& l = *launch;
+  uint64_t linear = uint64_t(index) * kWarpSize + lane;
+  char text[256];
+  std::snprintf(text, sizeof text, "kernel '%s', block (%u, %u, %u), thread (%u, %u, %u), ",
+                l.kernel->name.c_str(), block->index.x, block->index.y, block->index.z,
+                unsigned(linear % l.block.x), unsigned(linear / l.block.x % l.block.y),
+                unsigned(linear / (uint64_t(l.block.x) * l.block.y)));
+  return text + l.program->where(function(), inst);
+}
+
+void Warp::fault(Fault kind, const Inst& inst, int lane, const std::string& what) const {
+  throw ExecutionFault(kind, std::string(fault_name(kind)) + ": " + what + " (in " +
+                                 where(inst, lane) + ")");
+}
+
+void Warp::run() {
+  while (state == State::Running) {
+    Frame& frame = frames.back();
+    SimtEntry& entry = frame.stack.back();
+    uint32_t live = entry.mask & ~exited;
+    if (live == 0 || entry.pc == entry.reconverge) {
+      if (frame.stack.size() > 1) {
+        frame.stack.pop_back();
+        continue;
+      }
+      // The function's bottom entry reached its end: return to the caller, or finish.
+      if (frames.size() == 1) {
+        exited = kFullMask;
+        state = State::Done;
+        return;
+      }
+      const Inst* call = frame.call;
+      Frame& caller = frames[frames.size() - 2];
+      const CallSite& site = caller.function->calls[uint32_t(call->target)];
+      uint64_t callee_stride = frame.function->param_bytes, caller_stride = caller.function->param_bytes;
+      for (const ParamCopy& copy : site.results)
+        for_lanes(entry.mask & ~exited, [&](int lane) {
+          std::memcpy(caller.params.data() + lane * caller_stride + copy.to,
+                      frame.params.data() + lane * callee_stride + copy.from, copy.size);
+        });
+      frames.pop_back();
+      continue;
+    }
+    const Function& function = *frame.function;
+    const Inst& inst = function.code[entry.pc];
+    active = live;
+    uint32_t mask = live;
+    if (inst.guard != kNoSlot) {
+      const uint64_t* guard = reg(inst.guard);
+      uint32_t holds = 0;
+      for_lanes(live, [&](int lane) { holds |= uint32_t(guard[lane] & 1) << lane; });
+      mask = inst.guard_negated ? live & ~holds : holds;
+    }
+    ++entry.pc;
+    if (mask != 0 || inst.is_control) {
+      instructions += __builtin_popcount(mask);
+      inst.run(*this, inst, mask);
+    }
+  }
+}
+
+void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
+  const Function& kernel = *launch.kernel;
+  uint64_t threads = launch.block.count();
+  uint32_t warp_count = uint32_t((threads + kWarpSize - 1) / kWarpSize);
+  block.launch = &launch;
+  block.shared.assign(
+      (kernel.dynamic_shared_offset > kernel.static_shared_bytes || launch.dynamic_shared_bytes
+           ? kernel.dynamic_shared_offset
+           : kernel.static_shared_bytes) +
+          launch.dynamic_shared_bytes,
+      0);
+  block.warps.clear();
+  block.warps.resize(warp_count);
+  for (uint32_t w = 0; w < warp_count; ++w) {
+    Warp& warp = block.warps[w];
+    warp.block = &block;
+    warp.launch = &launch;
+    warp.index = w;
+    uint64_t first = uint64_t(w) * kWarpSize;
+    uint32_t lanes = uint32_t(std::min<uint64_t>(kWarpSize, threads - first));
+    uint32_t present = lanes == 32 ? kFullMask : (1u << lanes) - 1;
+    warp.exited = ~present;
+    warp.local_stride = kernel.max_local_bytes;
+    warp.local.assign(size_t(kernel.max_local_bytes) * kWarpSize, 0);
+    warp.push_frame(kernel, present, nullptr);
+  }
+  for (;;) {
+    bool progress = false;
+    for (Warp& warp : block.warps) {
+      if (warp.state != Warp::State::Running) continue;
+      warp.run();
+      progress = true;
+      if (launch.abort && launch.abort->load(std::memory_order_relaxed)) return;
+    }
+    // Every warp is done or waits at a barrier: release the barrier if all live threads
+    // of the block arrived at it.
+    uint64_t waiting = 0, live = 0;
+    const Warp* first_waiting = nullptr;
+    for (const Warp& warp : block.warps) {
+      live += __builtin_popcount(~warp.exited);
+      if (warp.state == Warp::State::AtBarrier) {
+        waiting += __builtin_popcount(warp.barrier_mask & ~warp.exited);
+        if (!first_waiting) first_waiting = &warp;
+      }
+    }
+    if (!first_waiting) break;  // all done
+    if (waiting == live) {
+      for (Warp& warp : block.warps)
+        if (warp.state == Warp::State::AtBarrier) warp.state = Warp::State::Running;
+      continue;
+    }
+    if (!progress || waiting != live) {
+      const Warp& w = *first_waiting;
+      const Function& f = w.function();
+      const Inst& at = f.code[w.frames.back().stack.back().pc - 1];
+      w.fault(Fault::BarrierDeadlock, at, __builtin_ctz(w.barrier_mask),
+              std::to_string(waiting) + " of the block's " + std::to_string(live) +
+                  " threads reached the barrier and the others cannot (they exited, or wait "
+                  "on another path of a divergent warp)");
+    }
+  }
+  for (const Warp& warp : block.warps) *instructions += warp.instructions;
+}
+
+}  // namespace cudajit::sim

@@ -1,0 +1,136 @@
+// A warp of 32 threads in SIMT lockstep. Each call frame has its registers
+// (slot-major: 32 lanes of a slot side by side, so one instruction runs as a
+// loop over adjacent values) and a reconvergence stack: the top entry runs;
+// a divergent branch turns it into the entry that waits at the branch's
+// immediate post-dominator and pushes one entry per side.
+#pragma once
+
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "memory.hpp"
+#include "program.hpp"
+
+namespace cudajit::sim {
+
+constexpr int kWarpSize = 32;
+constexpr uint32_t kFullMask = 0xFFFFFFFFu;
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t(x) * y * z; }
+};
+
+// What every block of a launch shares (read-only while it runs).
+struct Launch {
+  const Program* program = nullptr;
+  const Function* kernel = nullptr;
+  GlobalMemory* memory = nullptr;
+  Dim3 grid, block;
+  uint64_t dynamic_shared_bytes = 0;
+  std::vector<uint8_t> params;  // the kernel's .param area, as packed from kernelParams
+  std::atomic<bool>* abort = nullptr;  // set when a block faults: the others stop early
+  int sm_count = 1;
+};
+
+struct Block;
+
+struct SimtEntry {
+  uint32_t pc;
+  uint32_t mask;
+  uint32_t reconverge;
+};
+
+struct Frame {
+  const Function* function = nullptr;
+  std::vector<uint64_t> regs;    // slot_count x 32
+  std::vector<uint8_t> params;   // 32 x function->param_bytes
+  std::vector<SimtEntry> stack;
+  uint64_t local_base = 0;       // this frame's locals in each thread's local window
+  const Inst* call = nullptr;    // the caller's call instruction (null for the kernel)
+};
+
+struct Warp {
+  enum class State { Running, AtBarrier, Done };
+
+  Block* block = nullptr;
+  const Launch* launch = nullptr;
+  uint32_t index = 0;         // warp index in its block
+  uint32_t exited = 0;        // lanes that have exited (or never existed)
+  uint32_t active = 0;        // lanes running the current instruction (before the guard)
+  State state = State::Running;
+  uint32_t barrier_id = 0, barrier_mask = 0, barrier_expected = 0;
+  std::vector<Frame> frames;
+  std::vector<uint8_t> local;  // 32 x the kernel's max_local_bytes
+  uint64_t local_stride = 0;
+  Range cached_range;          // last global range an access hit
+  uint64_t instructions = 0;   // thread-instructions executed
+
+  uint64_t* reg(uint32_t slot) { return frames.back().regs.data() + size_t(slot) * kWarpSize; }
+  SimtEntry& top() { return frames.back().stack.back(); }
+  const Function& function() const { return *frames.back().function; }
+
+  // Runs until the warp finishes, waits at a barrier, or faults (throws ExecutionFault).
+  void run();
+  // Pushes a frame for `callee` (lanes `mask`), its stack ready to run from pc 0.
+  void push_frame(const Function& callee, uint32_t mask, const Inst* call);
+  // "kernel 'k', block (x,y,z), thread (x,y,z), file.py:12 (PTX line 40): "
+  std::string where(const Inst& inst, int lane) const;
+  [[noreturn]] void fault(Fault fault, const Inst& inst, int lane, const std::string& what) const;
+};
+
+struct Block {
+  Dim3 index;
+  const Launch* launch = nullptr;
+  std::vector<uint8_t> shared;  // static, then dynamic shared memory
+  std::vector<Warp> warps;
+};
+
+// Runs one block to completion; throws ExecutionFault.
+void run_block(const Launch& launch, Block& block, uint64_t* instructions);
+
+// ---- lane helpers for handlers
+
+template <class F>
+inline void for_lanes(uint32_t mask, F&& f) {
+  if (mask == kFullMask) {
+    for (int lane = 0; lane < kWarpSize; ++lane) f(lane);
+  } else {
+    while (mask) {
+      int lane = __builtin_ctz(mask);
+      mask &= mask - 1;
+      f(lane);
+    }
+  }
+}
+
+// Registers hold a value's bits in the low bytes of 64, zero-extended.
+template <class T>
+inline T get(const uint64_t* slot, int lane) {
+  if constexpr (sizeof(T) == 8) {
+    T value;
+    std::memcpy(&value, &slot[lane], 8);
+    return value;
+  } else {
+    using Bits = std::conditional_t<sizeof(T) == 4, uint32_t,
+                                    std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>;
+    Bits bits = Bits(slot[lane]);
+    T value;
+    std::memcpy(&value, &bits, sizeof(T));
+    return value;
+  }
+}
+
+template <class T>
+inline void put(uint64_t* slot, int lane, T value) {
+  using Bits = std::conditional_t<
+      sizeof(T) == 8, uint64_t,
+      std::conditional_t<sizeof(T) == 4, uint32_t,
+                         std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
+  Bits bits;
+  std::memcpy(&bits, &value, sizeof(T));
+  slot[lane] = bits;
+}
+
+}  // namespace cudajit::sim

@@ -1,0 +1,88 @@
+// The PTX parser: directives, declarations, scoped names, and errors naming the line.
+#include <catch2/catch.hpp>
+
+#include "ptx/module.hpp"
+#include "sim_harness.hpp"
+
+using namespace cudajit::sim;
+
+TEST_CASE("the parser reads a kernel's header, registers and instructions", "[simulator][ptx]") {
+  auto module = ptx::parse(testing::ptx_module(R"(
+.visible .entry k(
+	.param .u64 .ptr .global .align 1 k_param_0,
+	.param .u32 k_param_1
+)
+.reqntid 64, 1, 1
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<3>;
+	ld.param.u64 	%rd1, [k_param_0];
+	@%p1 bra 	$L__BB0_2;
+	add.s32 	%r2, %r1, -1;
+$L__BB0_2:
+	ret;
+}
+)"));
+  REQUIRE(module.version_major == 7);
+  REQUIRE(module.target == "sm_80");
+  const ptx::Function* k = module.find_function("k");
+  REQUIRE(k != nullptr);
+  REQUIRE(k->is_entry);
+  REQUIRE(k->params.size() == 2);
+  REQUIRE(k->registers.size() == 2 + 4 + 3);
+  REQUIRE(k->reqntid[0] == 64);
+  REQUIRE(k->body.size() == 4);
+  REQUIRE(k->body[1].guard == "%p1");
+  REQUIRE(k->body[2].opcode == "add");
+  REQUIRE(k->body[2].modifiers == std::vector<std::string>{"s32"});
+  REQUIRE(int64_t(k->body[2].operands[2].bits) == -1);
+  REQUIRE(k->labels.at("$L__BB0_2") == 3);
+}
+
+TEST_CASE("names declared in a call block are unique per block", "[simulator][ptx]") {
+  auto module = ptx::parse(testing::ptx_module(R"(
+.func (.param .b32 f_retval0) f(.param .b32 f_param_0)
+{
+	.reg .b32 %r<2>;
+	ld.param.b32 %r1, [f_param_0];
+	st.param.b32 [f_retval0], %r1;
+	ret;
+}
+.visible .entry k()
+{
+	.reg .b32 %r<3>;
+	{ .param .b32 param0; st.param.b32 [param0], %r1;
+	.param .b32 retval0;
+	call.uni (retval0), f, (param0); ld.param.b32 %r2, [retval0]; }
+	{ .param .b32 param0; st.param.b32 [param0], %r2; }
+	ret;
+}
+)"));
+  const ptx::Function* k = module.find_function("k");
+  REQUIRE(k->call_params.size() == 3);
+  REQUIRE(k->call_params[0].name != k->call_params[2].name);
+  REQUIRE(k->body[0].operands[0].name == k->call_params[0].name);
+  REQUIRE(k->body[3].operands[0].name == k->call_params[2].name);
+}
+
+TEST_CASE("an unknown instruction is an error naming its line", "[simulator][ptx]") {
+  std::string text = testing::ptx_module(R"(.visible .entry k()
+{
+	frobnicate.u32 %r1;
+	ret;
+}
+)");
+  try {
+    testing::load(text);
+    FAIL("no error");
+  } catch (const ptx::PtxError& e) {
+    REQUIRE(e.line() == 7);
+    REQUIRE(std::string(e.what()).find("frobnicate") != std::string::npos);
+  }
+}
+
+TEST_CASE("a module without .version or .target is refused", "[simulator][ptx]") {
+  REQUIRE_THROWS_WITH(ptx::parse(".target sm_80\n"), Catch::Contains("missing .version"));
+  REQUIRE_THROWS_WITH(ptx::parse(".version 7.0\n"), Catch::Contains("missing .target"));
+}
