@@ -1,8 +1,9 @@
 """Launch overhead: microseconds per launch of an empty kernel.
 
 For each available device (cpu always, cuda when a GPU is present), launches an
-empty kernel with 0, 1, 3 and 8 device-array arguments and with 3 scalar
-arguments, N times on one stream, and reports the host time per launch (the
+empty kernel with 0, 1, 3 and 8 device-array arguments, 3 foreign arrays (objects
+exporting only `__cuda_array_interface__`, cuda only) and 3 scalar arguments,
+N times on one stream, and reports the host time per launch (the
 queue is drained once at the end, so this is the cost of the launch call, not
 of the kernel). On cuda, the same kernel launched by a bare cuLaunchKernel loop
 in C++ is reported beside it, and numba-cuda's launch of the same kernel where
@@ -11,6 +12,11 @@ numba-cuda and a GPU are available.
 Writes benchmarks/results/launch_overhead.json.
 
     PYTHONPATH=python python3 benchmarks/launch_overhead.py [--launches N]
+
+Without a GPU, the cuda device's host path can be measured over the simulated
+GPU in its no-execute mode (launches are checked and queued, kernels not run):
+
+    CUDAJIT_DEVICE=sim CUDAJIT_SIM_EXECUTE=0 PYTHONPATH=python python3 benchmarks/launch_overhead.py
 """
 
 from __future__ import annotations
@@ -58,13 +64,29 @@ def empty_scalars(x, y, z):
     pass
 
 
+class ForeignArray:
+    """A producer that exports only the CUDA Array Interface (no stream: nothing to order)."""
+
+    def __init__(self, array):
+        self.__cuda_array_interface__ = dict(array.__cuda_array_interface__, stream=None)
+
+
+# (label, kernel, argument count, kind of argument: "device", "foreign" or "scalar")
 CASES = [
-    ("0 arrays", empty0, 0, False),
-    ("1 array", empty1, 1, False),
-    ("3 arrays", empty3, 3, False),
-    ("8 arrays", empty8, 8, False),
-    ("3 scalars", empty_scalars, 3, True),
+    ("0 arrays", empty0, 0, "device"),
+    ("1 array", empty1, 1, "device"),
+    ("3 arrays", empty3, 3, "device"),
+    ("8 arrays", empty8, 8, "device"),
+    ("3 CAI", empty3, 3, "foreign"),
+    ("3 scalars", empty_scalars, 3, "scalar"),
 ]
+
+
+def arguments(count: int, kind: str) -> list:
+    if kind == "scalar":
+        return [1.0] * count
+    arrays = [cuda.device_array(16) for _ in range(count)]
+    return [ForeignArray(a) for a in arrays] if kind == "foreign" else arrays
 
 
 def numba_launch_us(count: int, scalars: bool, launches: int, repeats: int) -> float | None:
@@ -101,15 +123,18 @@ def main() -> None:
     for device in devices():
         _core.set_current_device(device)
         stream = cuda.stream()
-        for label, kernel, count, scalars in CASES:
-            args = ([1.0] * count if scalars
-                    else [cuda.device_array(16) for _ in range(count)])
+        for label, kernel, count, kind in CASES:
+            if kind == "foreign" and device.kind != "cuda":
+                continue  # the cpu device's arrays are host memory, not CAI producers
+            args = arguments(count, kind)
             us = us_per_launch(kernel, (1, 1, stream), args, stream.synchronize,
                                options.launches, options.repeats)
             bare = None
             if device.kind == "cuda" and hasattr(_core, "bare_launch_us"):
-                bare = _core.bare_launch_us(kernel, args, stream, options.launches)
-            numba = (numba_launch_us(count, scalars, options.launches, options.repeats)
+                # The same kernel and values by bare cuLaunchKernel (foreign arrays: their memory).
+                bare_args = arguments(count, "device") if kind == "foreign" else args
+                bare = _core.bare_launch_us(kernel, bare_args, stream, options.launches)
+            numba = (numba_launch_us(count, kind == "scalar", options.launches, options.repeats)
                      if device.kind == "cuda" else None)
             rows.append({"device": f"{device.kind}:{device.id} {device.name}", "case": label,
                          "cudajit_us": us, "bare_cuLaunchKernel_us": bare,

@@ -13,11 +13,21 @@ target_link_libraries(cudajit_sim_core PUBLIC Threads::Threads)
 file(GLOB CUDAJIT_SIM_DRIVER_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/simulator/driver/*.cpp)
 if(CUDAJIT_SIM_DRIVER_SOURCES)
   add_library(cudajit_sim SHARED ${CUDAJIT_SIM_DRIVER_SOURCES})
+  # Only the driver API (cu*) and cudajitSim* are exported: the simulator's C++ stays inside, so
+  # it never binds to libcudajit's symbols or they to it.
+  set(CUDAJIT_SIM_VERSION_SCRIPT ${PROJECT_BINARY_DIR}/generated/libcudajit_sim.map)
+  file(CONFIGURE OUTPUT ${CUDAJIT_SIM_VERSION_SCRIPT} CONTENT [=[
+{
+  global: cu*; cudajitSim*;
+  local: *;
+};
+]=])
   set_target_properties(cudajit_sim PROPERTIES OUTPUT_NAME cudajit_sim
-                                               CXX_VISIBILITY_PRESET hidden)
+                                               LINK_DEPENDS ${CUDAJIT_SIM_VERSION_SCRIPT})
   target_link_libraries(cudajit_sim PRIVATE cudajit_sim_core)
   target_include_directories(cudajit_sim SYSTEM PRIVATE ${CUDAJIT_THIRD_PARTY_INCLUDE_DIRS})
-  target_link_options(cudajit_sim PRIVATE -Wl,-z,defs)
+  target_link_options(cudajit_sim PRIVATE -Wl,-z,defs
+                      -Wl,--version-script=${CUDAJIT_SIM_VERSION_SCRIPT})
   install(TARGETS cudajit_sim LIBRARY DESTINATION cudajit)
   if(CUDAJIT_COPY_TO_PACKAGE)
     add_custom_target(cudajit_sim_package ALL

@@ -20,15 +20,22 @@ runtime::Device& default_device() {
   const char* env = std::getenv("CUDAJIT_DEVICE");
   std::string wanted = env ? env : "";
   if (wanted == "cpu") return runtime::cpu_device();
-  if (wanted == "cuda") {
+  if (wanted == "cuda" || wanted == "sim") {
     if (!runtime::cuda_available())
-      throw runtime::CudaUnavailable("CUDAJIT_DEVICE=cuda, but the cuda device is unavailable: " +
+      throw runtime::CudaUnavailable("CUDAJIT_DEVICE=" + wanted +
+                                     ", but the cuda device is unavailable: " +
                                      runtime::cuda_unavailable_reason());
+    if (wanted == "sim" && !runtime::cuda_simulated())
+      throw runtime::CudaUnavailable("CUDAJIT_DEVICE=sim, but " + runtime::cuda_driver_library() +
+                                     " (CUDAJIT_LIBCUDA) is not cudajit's simulated GPU");
     return runtime::cuda_device(0);
   }
   if (!wanted.empty())
-    throw std::invalid_argument("CUDAJIT_DEVICE must be 'cpu' or 'cuda', got '" + wanted + "'");
-  return runtime::cuda_available() ? runtime::cuda_device(0) : runtime::cpu_device();
+    throw std::invalid_argument("CUDAJIT_DEVICE must be 'cpu', 'cuda' or 'sim', got '" + wanted +
+                                "'");
+  // The simulated GPU is never chosen by default: it is a tool, not the machine's GPU.
+  bool real_gpu = runtime::cuda_available() && !runtime::cuda_simulated();
+  return real_gpu ? runtime::cuda_device(0) : runtime::cpu_device();
 }
 
 std::mutex g_release_mutex;
@@ -256,6 +263,8 @@ void bind_devices(py::module_& m) {
 
   m.def("cpu_device", [] { return wrap_device(runtime::cpu_device()); });
   m.def("cuda_available", &runtime::cuda_available);
+  m.def("cuda_simulated", &runtime::cuda_simulated);
+  m.def("cuda_driver_library", &runtime::cuda_driver_library);
   m.def("cuda_unavailable_reason", &runtime::cuda_unavailable_reason);
   m.def("cuda_device_count", &runtime::cuda_device_count);
   m.def("cuda_device", [](int ordinal) { return wrap_device(runtime::cuda_device(ordinal)); });

@@ -139,7 +139,12 @@ class FunctionDecoder final : public DecodeContext {
     for (const auto& ins : source_.body) {
       instruction_ = &ins;
       Inst inst;
-      auto decoder = table.find(ins.opcode);
+      // Float forms of shared opcodes (add.f32) have decoders of their own ("add.float").
+      auto decoder = table.end();
+      for (const auto& m : ins.modifiers)
+        if (m == "f32" || m == "f64" || m == "f16" || m == "f16x2" || m == "bf16" || m == "bf16x2")
+          decoder = table.find(ins.opcode + ".float");
+      if (decoder == table.end()) decoder = table.find(ins.opcode);
       if (decoder == table.end()) unsupported();
       if (!ins.guard.empty()) {
         inst.guard = reg_named(ins.guard);

@@ -105,6 +105,10 @@ void Warp::run() {
   while (state == State::Running) {
     Frame& frame = frames.back();
     SimtEntry& entry = frame.stack.back();
+    if (entry.at_barrier) {
+      state = State::AtBarrier;
+      return;
+    }
     uint32_t live = entry.mask & ~exited;
     if (live == 0 || entry.pc == entry.reconverge) {
       if (frame.stack.size() > 1) {
@@ -174,11 +178,9 @@ void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
     warp.push_frame(kernel, present, nullptr);
   }
   for (;;) {
-    bool progress = false;
     for (Warp& warp : block.warps) {
       if (warp.state != Warp::State::Running) continue;
       warp.run();
-      progress = true;
       if (launch.abort && launch.abort->load(std::memory_order_relaxed)) return;
     }
     // Every warp is done or waits at a barrier: release the barrier if all live threads
@@ -194,11 +196,16 @@ void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
     }
     if (!first_waiting) break;  // all done
     if (waiting == live) {
-      for (Warp& warp : block.warps)
-        if (warp.state == Warp::State::AtBarrier) warp.state = Warp::State::Running;
+      for (Warp& warp : block.warps) {
+        if (warp.state != Warp::State::AtBarrier) continue;
+        warp.state = Warp::State::Running;
+        warp.barrier_mask = 0;
+        for (Frame& frame : warp.frames)
+          for (SimtEntry& entry : frame.stack) entry.at_barrier = false;
+      }
       continue;
     }
-    if (!progress || waiting != live) {
+    {
       const Warp& w = *first_waiting;
       const Function& f = w.function();
       const Inst& at = f.code[w.frames.back().stack.back().pc - 1];

@@ -40,6 +40,7 @@ struct SimtEntry {
   uint32_t pc;
   uint32_t mask;
   uint32_t reconverge;
+  bool at_barrier = false;  // its lanes passed a bar.sync and wait for the block
 };
 
 struct Frame {
@@ -60,7 +61,7 @@ struct Warp {
   uint32_t exited = 0;        // lanes that have exited (or never existed)
   uint32_t active = 0;        // lanes running the current instruction (before the guard)
   State state = State::Running;
-  uint32_t barrier_id = 0, barrier_mask = 0, barrier_expected = 0;
+  uint32_t barrier_mask = 0;  // lanes that arrived at the block's barrier
   std::vector<Frame> frames;
   std::vector<uint8_t> local;  // 32 x the kernel's max_local_bytes
   uint64_t local_stride = 0;

@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 
 namespace cudajit::runtime::cuda {
@@ -19,13 +21,26 @@ bool resolve(void* library, const char* symbol, Function& function) {
   return function != nullptr;
 }
 
+// libcudajit_sim.so, beside this library (the package folder, or the build's).
+std::string simulator_path() {
+  Dl_info info{};
+  std::string path = "libcudajit_sim.so";
+  if (dladdr(reinterpret_cast<void*>(&simulator_path), &info) != 0 && info.dli_fname) {
+    std::string self = info.dli_fname;
+    size_t slash = self.rfind('/');
+    if (slash != std::string::npos) path = self.substr(0, slash + 1) + path;
+  }
+  return path;
+}
+
 LoadResult load() {
   LoadResult result;
+  std::string path = driver_library();
   // Never dlclosed: driver handles outlive any point at which closing would be safe.
-  void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     const char* error = dlerror();
-    result.reason = std::string("libcuda.so.1 not found: ") + (error ? error : "dlopen failed");
+    result.reason = path + " not found: " + (error ? error : "dlopen failed");
     return result;
   }
   auto api = std::make_unique<DriverApi>();
@@ -37,10 +52,11 @@ LoadResult load() {
   if (!missing && !resolve(library, "cuEventElapsedTime_v2", api->event_elapsed_time) &&
       !resolve(library, "cuEventElapsedTime", api->event_elapsed_time))
     missing = "cuEventElapsedTime";
-  resolve(library, "cuStreamGetCtx", api->cuStreamGetCtx);  // optional
+  resolve(library, "cuStreamGetCtx", api->cuStreamGetCtx);            // optional
+  resolve(library, "cudajitSimLastFault", api->cudajitSimLastFault);  // the simulated GPU only
+  api->library = path;
   if (missing) {
-    result.reason = std::string("libcuda.so.1 has no ") + missing +
-                    " (the NVIDIA driver is too old for cudajit)";
+    result.reason = path + " has no " + missing + " (the NVIDIA driver is too old for cudajit)";
     return result;
   }
   result.api = std::move(api);
@@ -48,6 +64,14 @@ LoadResult load() {
 }
 
 }  // namespace
+
+std::string driver_library() {
+  const char* named = std::getenv("CUDAJIT_LIBCUDA");
+  if (named && *named) return named;
+  const char* device = std::getenv("CUDAJIT_DEVICE");
+  if (device && std::strcmp(device, "sim") == 0) return simulator_path();
+  return "libcuda.so.1";
+}
 
 const DriverApi* load_driver(std::string* reason) {
   // Never destroyed: devices and allocations may still call the driver during exit.
@@ -71,7 +95,17 @@ std::string error_text(const DriverApi& api, CUresult code) {
 
 DriverError driver_error(const DriverApi& api, const std::string& call, CUresult code,
                          const std::string& extra) {
-  return DriverError(call, int(code), error_name(api, code), error_text(api, code) + extra);
+  std::string text = error_text(api, code) + extra;
+  // The simulated GPU says where a kernel faulted (kernel, thread, source line).
+  if (api.cudajitSimLastFault) {
+    const char* fault = api.cudajitSimLastFault();
+    if (fault && *fault && (code == CUDA_ERROR_ILLEGAL_ADDRESS || code == CUDA_ERROR_MISALIGNED_ADDRESS ||
+                            code == CUDA_ERROR_ILLEGAL_INSTRUCTION || code == CUDA_ERROR_LAUNCH_FAILED ||
+                            code == CUDA_ERROR_HARDWARE_STACK_ERROR ||
+                            (code == CUDA_ERROR_INVALID_VALUE && call == "cuLaunchKernel")))
+      text += " (" + std::string(fault) + ")";
+  }
+  return DriverError(call, int(code), error_name(api, code), text);
 }
 
 void bind_context(const DriverApi& api, CUcontext context) {

@@ -66,7 +66,15 @@ struct DriverApi {
   CUresult (*event_elapsed_time)(float* ms, CUevent start, CUevent end) = nullptr;
   // Optional (null on drivers without it): checks that a foreign stream is in our context.
   CUresult (*cuStreamGetCtx)(CUstream stream, CUcontext* context) = nullptr;
+  // Only in cudajit's simulated GPU (simulator/driver): the last fault's diagnostic.
+  const char* (*cudajitSimLastFault)() = nullptr;
+  std::string library;  // the file the table was loaded from
+  bool simulated() const { return cudajitSimLastFault != nullptr; }
 };
+
+// The driver library to load: $CUDAJIT_LIBCUDA, else libcudajit_sim.so beside libcudajit when
+// CUDAJIT_DEVICE=sim, else libcuda.so.1.
+std::string driver_library();
 
 // The driver table, loaded once; null when libcuda.so.1 cannot be loaded or
 // lacks a function, with the reason in `reason`. Never throws.

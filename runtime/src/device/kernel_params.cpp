@@ -25,8 +25,10 @@ KernelParams& KernelParams::operator=(KernelParams&& other) noexcept {
 // The pointers of a copy must address its own slots, never the source's.
 KernelParams::KernelParams(const KernelParams& other) : slots_(other.slots_) { rebuild_pointers(); }
 
+// One pointer per slot and a NULL after the last: the simulated GPU checks the count by it
+// (the real driver reads only as many as the kernel declares).
 void KernelParams::rebuild_pointers() {
-  pointers_.resize(slots_.size());
+  pointers_.assign(slots_.size() + 1, nullptr);
   for (size_t i = 0; i < slots_.size(); ++i) pointers_[i] = slots_[i].bytes.data();
 }
 

@@ -72,6 +72,13 @@ bool cuda_available() {
 
 std::string cuda_unavailable_reason() { return cuda_state().reason; }
 
+bool cuda_simulated() {
+  CudaState& state = cuda_state();
+  return state.api != nullptr && state.api->simulated();
+}
+
+std::string cuda_driver_library() { return cuda::driver_library(); }
+
 int cuda_device_count() { return cuda_available() ? cuda_state().count : 0; }
 
 Device& cuda_device(int ordinal) {

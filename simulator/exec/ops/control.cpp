@@ -64,9 +64,21 @@ void run_call(Warp& warp, const Inst& inst, uint32_t mask) {
     });
 }
 
+// The arriving lanes wait; a sibling path of a divergent warp not yet run gets to run first
+// (on Volta and later a barrier counts threads, so both sides of a branch may reach one).
 void run_barrier(Warp& warp, const Inst&, uint32_t mask) {
+  auto& stack = warp.frames.back().stack;
+  SimtEntry& entry = stack.back();
+  entry.at_barrier = true;
+  warp.barrier_mask |= mask;
+  if (stack.size() >= 2) {
+    SimtEntry& below = stack[stack.size() - 2];
+    if (!below.at_barrier && below.reconverge == entry.reconverge && below.pc != below.reconverge) {
+      std::swap(entry, below);
+      return;
+    }
+  }
   warp.state = Warp::State::AtBarrier;
-  warp.barrier_mask = mask;
 }
 
 void run_fence(Warp&, const Inst&, uint32_t) { std::atomic_thread_fence(std::memory_order_seq_cst); }
@@ -114,6 +126,7 @@ void decode_call(DecodeContext& c, Inst& inst) {
 
 // bar{.cta}.sync 0 / barrier{.cta}.sync{.aligned} 0: the block's barrier 0 over all threads.
 void decode_barrier(DecodeContext& c, Inst& inst) {
+  if (c.has("warp")) return opcode_table().at("bar.warp")(c, inst);
   if (!c.has("sync")) c.unsupported();
   if (c.operand_count() != 1 || c.operand(0).kind != ptx::Operand::Kind::Integer ||
       c.operand(0).bits != 0)

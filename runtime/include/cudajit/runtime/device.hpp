@@ -208,6 +208,10 @@ Device& cpu_device();
 bool cuda_available();
 std::string cuda_unavailable_reason();  // empty when available
 int cuda_device_count();
+// Whether the loaded driver is cudajit's simulated GPU (libcudajit_sim.so), and which file
+// the cuda device loads ($CUDAJIT_LIBCUDA, the simulator for CUDAJIT_DEVICE=sim, libcuda.so.1).
+bool cuda_simulated();
+std::string cuda_driver_library();
 Device& cuda_device(int ordinal);  // throws CudaUnavailable or std::out_of_range
 
 }  // namespace cudajit::runtime

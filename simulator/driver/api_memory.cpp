@@ -1,0 +1,284 @@
+// Memory: device, managed, pinned and registered host memory (all host memory
+// here, every range entered in the context's GlobalMemory so kernels may touch
+// it), pointer attributes, stream-ordered copies and memsets.
+#include <cstdlib>
+#include <cstring>
+
+#include "export.hpp"
+
+using namespace cudajit::sim::driver;
+
+namespace {
+
+constexpr uint64_t kAlignment = 256;  // cuMemAlloc's guarantee
+
+const char* kind_name(Allocation::Kind kind) {
+  switch (kind) {
+    case Allocation::Kind::Device: return "a device allocation";
+    case Allocation::Kind::Managed: return "a managed allocation";
+    case Allocation::Kind::HostAllocated: return "a pinned host allocation";
+    case Allocation::Kind::HostRegistered: return "registered host memory";
+    case Allocation::Kind::ModuleVariable: return "a module variable";
+  }
+  return "memory";
+}
+
+CUresult allocate(Context* c, void** out, size_t bytes, Allocation::Kind kind) {
+  if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (bytes > device_model().total_memory) return CUDA_ERROR_OUT_OF_MEMORY;
+  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  void* p = std::aligned_alloc(kAlignment, rounded);
+  if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+  uint64_t address = uint64_t(uintptr_t(p));
+  {
+    std::lock_guard lock(c->mutex);
+    c->allocations[address] = {bytes, kind};
+  }
+  c->memory.add(address, bytes, kind_name(kind));
+  *out = p;
+  return CUDA_SUCCESS;
+}
+
+// Frees an allocation of one of `kinds`; waits for the device first, as cuMemFree may.
+CUresult release(Context* c, uint64_t address, std::initializer_list<Allocation::Kind> kinds) {
+  c->synchronize();
+  {
+    std::lock_guard lock(c->mutex);
+    auto it = c->allocations.find(address);
+    if (it == c->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+    bool ok = false;
+    for (auto k : kinds) ok = ok || it->second.kind == k;
+    if (!ok) return CUDA_ERROR_INVALID_VALUE;
+    c->allocations.erase(it);
+  }
+  c->memory.remove(address);
+  std::free(reinterpret_cast<void*>(uintptr_t(address)));
+  return CUDA_SUCCESS;
+}
+
+// The allocation holding [address, address + bytes), if any.
+const std::pair<const uint64_t, Allocation>* find(Context* c, uint64_t address,
+                                                 uint64_t bytes = 1) {
+  std::lock_guard lock(c->mutex);
+  auto it = c->allocations.upper_bound(address);
+  if (it == c->allocations.begin()) return nullptr;
+  --it;
+  if (address - it->first >= it->second.size || bytes > it->second.size - (address - it->first))
+    return nullptr;
+  return &*it;
+}
+
+bool overlaps(Context* c, uint64_t address, uint64_t bytes) {
+  std::lock_guard lock(c->mutex);
+  auto it = c->allocations.lower_bound(address + bytes);
+  if (it == c->allocations.begin()) return false;
+  --it;
+  return it->first + it->second.size > address;
+}
+
+}  // namespace
+
+CUDAJIT_SIM_API cuMemAlloc_v2(CUdeviceptr* out, size_t bytes) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  return guarded([&] {
+    void* p = nullptr;
+    CUresult r = allocate(c, &p, bytes, Allocation::Kind::Device);
+    if (r == CUDA_SUCCESS) *out = CUdeviceptr(uintptr_t(p));
+    return r;
+  });
+}
+
+CUDAJIT_SIM_API cuMemAllocManaged(CUdeviceptr* out, size_t bytes, unsigned flags) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!out || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
+    return CUDA_ERROR_INVALID_VALUE;
+  return guarded([&] {
+    void* p = nullptr;
+    CUresult r = allocate(c, &p, bytes, Allocation::Kind::Managed);
+    if (r == CUDA_SUCCESS) *out = CUdeviceptr(uintptr_t(p));
+    return r;
+  });
+}
+
+CUDAJIT_SIM_API cuMemFree_v2(CUdeviceptr pointer) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (pointer == 0) return CUDA_SUCCESS;
+  return guarded([&] {
+    return release(c, pointer, {Allocation::Kind::Device, Allocation::Kind::Managed});
+  });
+}
+
+CUDAJIT_SIM_API cuMemHostAlloc(void** out, size_t bytes, unsigned flags) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!out || (flags & ~unsigned(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
+                                 CU_MEMHOSTALLOC_WRITECOMBINED)))
+    return CUDA_ERROR_INVALID_VALUE;
+  return guarded([&] { return allocate(c, out, bytes, Allocation::Kind::HostAllocated); });
+}
+
+CUDAJIT_SIM_API cuMemAllocHost_v2(void** out, size_t bytes) {
+  return cuMemHostAlloc(out, bytes, 0);
+}
+
+CUDAJIT_SIM_API cuMemFreeHost(void* pointer) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  return guarded([&] {
+    return release(c, uint64_t(uintptr_t(pointer)), {Allocation::Kind::HostAllocated});
+  });
+}
+
+CUDAJIT_SIM_API cuMemHostGetDevicePointer_v2(CUdeviceptr* out, void* host, unsigned flags) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!out || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  auto* a = find(c, uint64_t(uintptr_t(host)));
+  if (!a || (a->second.kind != Allocation::Kind::HostAllocated &&
+             a->second.kind != Allocation::Kind::HostRegistered))
+    return CUDA_ERROR_INVALID_VALUE;
+  *out = CUdeviceptr(uintptr_t(host));  // unified addressing: the same address
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuMemHostRegister_v2(void* pointer, size_t bytes, unsigned flags) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!pointer || bytes == 0 ||
+      (flags & ~unsigned(CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP)))
+    return CUDA_ERROR_INVALID_VALUE;
+  return guarded([&] {
+    uint64_t address = uint64_t(uintptr_t(pointer));
+    if (overlaps(c, address, bytes)) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    {
+      std::lock_guard lock(c->mutex);
+      c->allocations[address] = {bytes, Allocation::Kind::HostRegistered};
+    }
+    c->memory.add(address, bytes, kind_name(Allocation::Kind::HostRegistered));
+    return CUDA_SUCCESS;
+  });
+}
+
+CUDAJIT_SIM_API cuMemHostUnregister(void* pointer) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  return guarded([&] {
+    uint64_t address = uint64_t(uintptr_t(pointer));
+    c->synchronize();
+    {
+      std::lock_guard lock(c->mutex);
+      auto it = c->allocations.find(address);
+      if (it == c->allocations.end() || it->second.kind != Allocation::Kind::HostRegistered)
+        return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+      c->allocations.erase(it);
+    }
+    c->memory.remove(address);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUDAJIT_SIM_API cuMemGetInfo_v2(size_t* free, size_t* total) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!free || !total) return CUDA_ERROR_INVALID_VALUE;
+  uint64_t used = 0;
+  {
+    std::lock_guard lock(c->mutex);
+    for (const auto& [address, a] : c->allocations)
+      if (a.kind == Allocation::Kind::Device || a.kind == Allocation::Kind::Managed) used += a.size;
+  }
+  *total = device_model().total_memory;
+  *free = used > *total ? 0 : *total - used;
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuPointerGetAttribute(void* data, CUpointer_attribute attribute,
+                                      CUdeviceptr pointer) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!data) return CUDA_ERROR_INVALID_VALUE;
+  auto* a = find(c, pointer);
+  if (!a) return CUDA_ERROR_INVALID_VALUE;  // memory this driver does not know
+  bool host = a->second.kind == Allocation::Kind::HostAllocated ||
+              a->second.kind == Allocation::Kind::HostRegistered;
+  switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data) = 0; break;
+    case CU_POINTER_ATTRIBUTE_CONTEXT: *static_cast<CUcontext*>(data) = reinterpret_cast<CUcontext>(c); break;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+      *static_cast<unsigned*>(data) = host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+      break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *static_cast<CUdeviceptr*>(data) = pointer; break;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+      if (!host && a->second.kind != Allocation::Kind::Managed) return CUDA_ERROR_INVALID_VALUE;
+      *static_cast<void**>(data) = reinterpret_cast<void*>(uintptr_t(pointer));
+      break;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+      *static_cast<int*>(data) = a->second.kind == Allocation::Kind::Managed;
+      break;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *static_cast<CUdeviceptr*>(data) = a->first; break;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *static_cast<size_t*>(data) = a->second.size; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream handle) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  Stream* stream = c->stream(handle);
+  if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+  if (bytes == 0) return CUDA_SUCCESS;
+  if (!dst || !src) return CUDA_ERROR_INVALID_VALUE;
+  return guarded([&] {
+    // Memory the driver knows must hold the whole copy; other addresses are pageable host
+    // memory (unified addressing), where the real driver stages: a pageable source is read
+    // before the call returns, and a copy into pageable memory is complete when it returns.
+    auto* to = find(c, dst);
+    auto* from = find(c, src);
+    if ((to && !find(c, dst, bytes)) || (from && !find(c, src, bytes)))
+      return CUDA_ERROR_INVALID_VALUE;
+    std::shared_ptr<std::vector<uint8_t>> staged;
+    const void* source = reinterpret_cast<const void*>(uintptr_t(src));
+    if (!from) {
+      staged = std::make_shared<std::vector<uint8_t>>(
+          static_cast<const uint8_t*>(source), static_cast<const uint8_t*>(source) + bytes);
+      source = staged->data();
+    }
+    void* target = reinterpret_cast<void*>(uintptr_t(dst));
+    Point done = stream->enqueue(
+        [c, target, source, bytes, staged] {
+          if (c->sticky.load() == CUDA_SUCCESS) std::memmove(target, source, bytes);
+        },
+        c->implicit_waits(stream));
+    if (!to) done.stream->wait(done.ticket);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUDAJIT_SIM_API cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  CUresult r = cuMemcpyAsync(dst, src, bytes, CU_STREAM_LEGACY);
+  return r != CUDA_SUCCESS ? r : cuCtxSynchronize();
+}
+
+CUDAJIT_SIM_API cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
+                                CUstream handle) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  Stream* stream = c->stream(handle);
+  if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+  if (count == 0) return CUDA_SUCCESS;
+  if (!find(c, dst, count)) return CUDA_ERROR_INVALID_VALUE;
+  return guarded([&] {
+    void* target = reinterpret_cast<void*>(uintptr_t(dst));
+    stream->enqueue(
+        [c, target, value, count] {
+          if (c->sticky.load() == CUDA_SUCCESS) std::memset(target, value, count);
+        },
+        c->implicit_waits(stream));
+    return CUDA_SUCCESS;
+  });
+}

@@ -1,0 +1,163 @@
+// The stand-in CUDA driver's state: one simulated device (an H100 by default),
+// its primary context, memory, modules, streams and events. Every handle given
+// out is a pointer to one of these objects and is checked against the live set
+// before use, so a stale or foreign handle is CUDA_ERROR_INVALID_HANDLE, never
+// a crash.
+#pragma once
+
+#include <cuda.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <unordered_set>
+
+#include "exec/executor.hpp"
+#include "exec/memory.hpp"
+#include "exec/program.hpp"
+
+namespace cudajit::sim::driver {
+
+// What a compute capability's device reports (cuDeviceGetAttribute).
+struct DeviceModel {
+  int major = 9, minor = 0;
+  std::string name;
+  int multiprocessors = 132;
+  int shared_per_block_optin = 232448;
+  int shared_per_multiprocessor = 233472;
+  int threads_per_multiprocessor = 2048;
+  int blocks_per_multiprocessor = 32;
+  int registers_per_block = 65536;
+  int l2_bytes = 52428800;
+  int clock_khz = 1980000;
+  uint64_t total_memory = 80ull << 30;
+  int sm() const { return major * 10 + minor; }
+};
+
+// CUDAJIT_SIM_CC=8.0 / 7.5 / 9.0 (default) chooses the model.
+const DeviceModel& device_model();
+
+class Stream;
+
+// Work a stream runs in order. `wait` tasks block the stream until another
+// stream reaches a ticket (cuStreamWaitEvent, the legacy stream's implicit
+// synchronisation).
+struct Task {
+  std::function<void()> run;
+};
+
+// A point in a stream's order: done once the stream has completed `ticket` tasks.
+struct Point {
+  Stream* stream = nullptr;
+  uint64_t ticket = 0;
+};
+
+class Stream {
+ public:
+  enum class Kind { Legacy, PerThread, Created };
+  Stream(Kind kind, unsigned flags);
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  // Queues `task` after `waits` are reached; returns the task's point.
+  Point enqueue(std::function<void()> task, std::vector<Point> waits = {});
+  Point tail();  // the point of everything queued so far
+  bool reached(uint64_t ticket);
+  void wait(uint64_t ticket);
+  bool idle() { return reached(tail().ticket); }
+  Kind kind() const { return kind_; }
+  bool blocking() const { return !(flags_ & CU_STREAM_NON_BLOCKING); }
+
+ private:
+  void work();
+
+  Kind kind_;
+  unsigned flags_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::pair<std::vector<Point>, std::function<void()>>> queue_;
+  uint64_t submitted_ = 0, completed_ = 0;
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
+struct Module;
+
+struct Kernel {
+  Module* module = nullptr;
+  const Function* function = nullptr;
+  std::atomic<int> max_dynamic_shared{0};
+};
+
+struct Module {
+  std::unique_ptr<Program> program;
+  std::map<std::string, std::unique_ptr<Kernel>> kernels;
+};
+
+struct Event {
+  unsigned flags = 0;
+  bool recorded = false;
+  Point point;
+  std::shared_ptr<std::chrono::steady_clock::time_point> time;  // set when reached
+};
+
+struct Allocation {
+  uint64_t size = 0;
+  enum class Kind { Device, Managed, HostAllocated, HostRegistered, ModuleVariable } kind;
+};
+
+// The context (the primary one; cuCtxCreate is not offered) and everything it owns.
+class Context {
+ public:
+  Context();
+
+  GlobalMemory memory;
+  std::mutex mutex;  // the maps below
+  std::map<uint64_t, Allocation> allocations;
+  std::unordered_set<Stream*> streams;
+  std::unordered_set<Event*> events;
+  std::unordered_set<Module*> modules;
+  std::unordered_set<Kernel*> kernels;
+  std::map<std::thread::id, std::unique_ptr<Stream>> per_thread;
+  std::unique_ptr<Stream> legacy;
+  int retains = 0;
+
+  // A fault in a kernel poisons the context for good, as on hardware.
+  std::atomic<CUresult> sticky{CUDA_SUCCESS};
+  std::mutex fault_mutex;
+  std::string fault_message;
+
+  Stream* stream(CUstream handle);  // null for an unknown handle
+  // Points a new task on `stream` must wait for: the legacy stream's implicit synchronisation.
+  std::vector<Point> implicit_waits(Stream* stream);
+  void synchronize();  // every stream idle
+  void fault(CUresult code, const std::string& message);
+};
+
+// The driver singleton (never destroyed: work may still be queued at exit).
+struct Driver {
+  std::atomic<bool> initialized{false};
+  Context* primary = nullptr;
+  bool execute = true;  // CUDAJIT_SIM_EXECUTE=0: launches are checked and queued, not run
+  unsigned threads = 0;  // host threads per launch (CUDAJIT_SIM_THREADS; 0: all cores)
+  // Totals over executed launches, for benchmarks (cudajitSimStatistics).
+  std::atomic<uint64_t> thread_instructions{0}, launches{0}, execution_ns{0};
+};
+Driver& driver();
+
+// The calling thread's current context (cuCtxSetCurrent).
+Context*& current_context();
+
+// For entry points: CUDA_ERROR_NOT_INITIALIZED, no context, or the sticky error.
+CUresult check_context(Context*& context);
+
+}  // namespace cudajit::sim::driver

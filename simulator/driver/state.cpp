@@ -1,0 +1,171 @@
+// Streams as in-order queues with a worker thread each; the context's handle
+// sets; the device models; the driver singleton.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "driver.hpp"
+
+namespace cudajit::sim::driver {
+
+const DeviceModel& device_model() {
+  static const DeviceModel model = [] {
+    DeviceModel m;
+    const char* cc = std::getenv("CUDAJIT_SIM_CC");
+    std::string wanted = cc && *cc ? cc : "9.0";
+    if (wanted == "8.0") {
+      m.major = 8, m.minor = 0, m.multiprocessors = 108, m.shared_per_block_optin = 166912;
+      m.shared_per_multiprocessor = 167936, m.l2_bytes = 41943040, m.clock_khz = 1410000;
+      m.name = "A100";
+    } else if (wanted == "7.5") {
+      m.major = 7, m.minor = 5, m.multiprocessors = 40, m.shared_per_block_optin = 65536;
+      m.shared_per_multiprocessor = 65536, m.threads_per_multiprocessor = 1024;
+      m.blocks_per_multiprocessor = 16, m.l2_bytes = 4194304, m.clock_khz = 1590000;
+      m.total_memory = 16ull << 30, m.name = "T4";
+    } else {
+      if (wanted != "9.0")
+        std::fprintf(stderr,
+                     "cudajit simulated GPU: CUDAJIT_SIM_CC=%s is not one of 7.5, 8.0, 9.0; "
+                     "simulating 9.0\n",
+                     wanted.c_str());
+      m.name = "H100";
+    }
+    m.name = "cudajit simulated GPU (" + m.name + ", sm_" + std::to_string(m.sm()) + ")";
+    return m;
+  }();
+  return model;
+}
+
+// ---- streams
+
+Stream::Stream(Kind kind, unsigned flags) : kind_(kind), flags_(flags) {
+  worker_ = std::thread([this] { work(); });
+}
+
+Stream::~Stream() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  worker_.join();
+}
+
+Point Stream::enqueue(std::function<void()> task, std::vector<Point> waits) {
+  std::lock_guard lock(mutex_);
+  queue_.emplace_back(std::move(waits), std::move(task));
+  ++submitted_;
+  changed_.notify_all();
+  return {this, submitted_};
+}
+
+Point Stream::tail() {
+  std::lock_guard lock(mutex_);
+  return {this, submitted_};
+}
+
+bool Stream::reached(uint64_t ticket) {
+  std::lock_guard lock(mutex_);
+  return completed_ >= ticket;
+}
+
+void Stream::wait(uint64_t ticket) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return completed_ >= ticket; });
+}
+
+void Stream::work() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, nothing left
+    auto [waits, task] = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    for (const Point& p : waits)
+      if (p.stream != this) p.stream->wait(p.ticket);
+    if (task) task();
+    lock.lock();
+    ++completed_;
+    changed_.notify_all();
+  }
+}
+
+// ---- the context
+
+Context::Context() : legacy(std::make_unique<Stream>(Stream::Kind::Legacy, 0)) {}
+
+Stream* Context::stream(CUstream handle) {
+  if (handle == nullptr || handle == CU_STREAM_LEGACY) return legacy.get();
+  std::lock_guard lock(mutex);
+  if (handle == CU_STREAM_PER_THREAD) {
+    auto& stream = per_thread[std::this_thread::get_id()];
+    if (!stream) stream = std::make_unique<Stream>(Stream::Kind::PerThread, 0);
+    return stream.get();
+  }
+  Stream* s = reinterpret_cast<Stream*>(handle);
+  return streams.count(s) ? s : nullptr;
+}
+
+std::vector<Point> Context::implicit_waits(Stream* stream) {
+  std::vector<Point> waits;
+  if (stream->kind() == Stream::Kind::Legacy) {
+    // The legacy stream waits for all blocking streams' work so far.
+    std::lock_guard lock(mutex);
+    for (Stream* s : streams)
+      if (s->blocking()) waits.push_back(s->tail());
+    for (auto& [id, s] : per_thread) waits.push_back(s->tail());
+  } else if (stream->blocking()) {
+    waits.push_back(legacy->tail());  // and blocking streams wait for the legacy stream
+  }
+  return waits;
+}
+
+void Context::synchronize() {
+  legacy->wait(legacy->tail().ticket);
+  std::vector<Stream*> all;
+  {
+    std::lock_guard lock(mutex);
+    all.assign(streams.begin(), streams.end());
+    for (auto& [id, s] : per_thread) all.push_back(s.get());
+  }
+  for (Stream* s : all) s->wait(s->tail().ticket);
+}
+
+void Context::fault(CUresult code, const std::string& message) {
+  {
+    std::lock_guard lock(fault_mutex);
+    if (sticky.load() != CUDA_SUCCESS) return;  // the first fault is the one reported
+    fault_message = message;
+  }
+  sticky.store(code);
+  std::fprintf(stderr, "cudajit simulated GPU: %s\n", message.c_str());
+}
+
+// ---- the driver
+
+Driver& driver() {
+  static Driver* instance = [] {
+    auto* d = new Driver();
+    const char* execute = std::getenv("CUDAJIT_SIM_EXECUTE");
+    d->execute = !(execute && std::strcmp(execute, "0") == 0);
+    const char* threads = std::getenv("CUDAJIT_SIM_THREADS");
+    d->threads = threads ? unsigned(std::atoi(threads)) : 0;
+    return d;
+  }();
+  return *instance;
+}
+
+Context*& current_context() {
+  thread_local Context* context = nullptr;
+  return context;
+}
+
+CUresult check_context(Context*& context) {
+  if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  context = current_context();
+  if (context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  return context->sticky.load();
+}
+
+}  // namespace cudajit::sim::driver
