@@ -308,9 +308,13 @@ CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsi
     }
     bool execute = driver::driver().execute;
     unsigned host_threads = driver::driver().threads;
+    if (!execute) {  // checked, ordered, not run
+      stream->enqueue(nullptr, c->implicit_waits(stream), true);
+      return CUDA_SUCCESS;
+    }
     stream->enqueue(
-        [c, launch = std::move(launch), execute, host_threads] {
-          if (!execute || c->sticky.load() != CUDA_SUCCESS) return;
+        [c, launch = std::move(launch), host_threads] {
+          if (c->sticky.load() != CUDA_SUCCESS) return;
           try {
             auto start = std::chrono::steady_clock::now();
             LaunchStats stats = cudajit::sim::execute(launch, host_threads);

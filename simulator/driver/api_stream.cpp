@@ -80,7 +80,7 @@ CUDAJIT_SIM_API cuStreamWaitEvent(CUstream handle, CUevent event, unsigned flags
     if (!e->recorded) return CUDA_SUCCESS;  // an event never recorded is complete
     std::vector<Point> waits = c->implicit_waits(s);
     waits.push_back(e->point);
-    s->enqueue(nullptr, std::move(waits));
+    s->enqueue(nullptr, std::move(waits), true);
     return CUDA_SUCCESS;
   });
 }
@@ -120,7 +120,7 @@ CUDAJIT_SIM_API cuEventRecord(CUevent event, CUstream handle) {
   return guarded([&] {
     auto time = std::make_shared<std::chrono::steady_clock::time_point>();
     Point p = s->enqueue([time] { *time = std::chrono::steady_clock::now(); },
-                         c->implicit_waits(s));
+                         c->implicit_waits(s), true);
     std::lock_guard lock(c->mutex);
     e->recorded = true;
     e->point = p;

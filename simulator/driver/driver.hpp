@@ -68,8 +68,11 @@ class Stream {
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
 
-  // Queues `task` after `waits` are reached; returns the task's point.
-  Point enqueue(std::function<void()> task, std::vector<Point> waits = {});
+  // Queues `task` after `waits` are reached; returns the task's point. An `instant` task
+  // (an event's timestamp, a launch that does not execute) runs at once in the caller when
+  // the stream is idle and the waits are reached: what the real driver's push buffer costs,
+  // not a worker thread's wake-up.
+  Point enqueue(std::function<void()> task, std::vector<Point> waits = {}, bool instant = false);
   Point tail();  // the point of everything queued so far
   bool reached(uint64_t ticket);
   void wait(uint64_t ticket);
@@ -87,6 +90,8 @@ class Stream {
   std::deque<std::pair<std::vector<Point>, std::function<void()>>> queue_;
   uint64_t submitted_ = 0, completed_ = 0;
   bool stopping_ = false;
+  bool worker_idle_ = false;  // the worker sleeps: an enqueue must wake it
+  int waiters_ = 0;           // threads in wait(): a completion must wake them
   std::thread worker_;
 };
 

@@ -51,11 +51,21 @@ Stream::~Stream() {
   worker_.join();
 }
 
-Point Stream::enqueue(std::function<void()> task, std::vector<Point> waits) {
+Point Stream::enqueue(std::function<void()> task, std::vector<Point> waits, bool instant) {
+  if (instant) {
+    bool ready = true;
+    for (const Point& p : waits) ready = ready && (p.stream == this || p.stream->reached(p.ticket));
+    std::lock_guard lock(mutex_);
+    if (ready && queue_.empty() && completed_ == submitted_) {
+      if (task) task();
+      ++submitted_, ++completed_;
+      return {this, submitted_};
+    }
+  }
   std::lock_guard lock(mutex_);
   queue_.emplace_back(std::move(waits), std::move(task));
   ++submitted_;
-  changed_.notify_all();
+  if (worker_idle_) changed_.notify_all();
   return {this, submitted_};
 }
 
@@ -71,13 +81,19 @@ bool Stream::reached(uint64_t ticket) {
 
 void Stream::wait(uint64_t ticket) {
   std::unique_lock lock(mutex_);
+  ++waiters_;
   changed_.wait(lock, [&] { return completed_ >= ticket; });
+  --waiters_;
 }
 
 void Stream::work() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    while (!stopping_ && queue_.empty()) {
+      worker_idle_ = true;
+      changed_.wait(lock);
+      worker_idle_ = false;
+    }
     if (queue_.empty()) return;  // stopping, nothing left
     auto [waits, task] = std::move(queue_.front());
     queue_.pop_front();
@@ -87,7 +103,7 @@ void Stream::work() {
     if (task) task();
     lock.lock();
     ++completed_;
-    changed_.notify_all();
+    if (waiters_ > 0) changed_.notify_all();
   }
 }
 

@@ -60,6 +60,15 @@ const char* fault_name(Fault fault) {
   return "fault";
 }
 
+// Whether pc, in the kernel's frame, is where threads finish: the end, or an unguarded
+// ret/exit (control instructions that leave the function, see ops/control.cpp).
+bool leaves_kernel(const Frame& frame, uint32_t pc) {
+  const auto& code = frame.function->code;
+  if (pc >= code.size()) return true;
+  const Inst& inst = code[pc];
+  return inst.is_control && inst.aux == 2 && inst.guard == kNoSlot;
+}
+
 }  // namespace
 
 void Warp::push_frame(const Function& callee, uint32_t mask, const Inst* call) {
@@ -111,6 +120,10 @@ void Warp::run() {
     }
     uint32_t live = entry.mask & ~exited;
     if (live == 0 || entry.pc == entry.reconverge) {
+      // Lanes waiting to reconverge where the kernel returns have finished: they exit now,
+      // so a barrier the other lanes reach does not wait for them (as on Volta and later,
+      // where `if (i >= n) return;` before __syncthreads() is common).
+      if (live != 0 && frames.size() == 1 && leaves_kernel(frame, entry.pc)) exited |= live;
       if (frame.stack.size() > 1) {
         frame.stack.pop_back();
         continue;

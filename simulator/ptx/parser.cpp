@@ -3,6 +3,7 @@
 #include <cstring>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "lexer.hpp"
 #include "module.hpp"
@@ -374,6 +375,7 @@ class Parser {
   void body(Function& f) {
     expect("{");
     scopes_.assign(1, {});
+    register_names_.clear();
     for (const auto& p : f.params) scopes_[0][p.name] = p.name;
     for (const auto& p : f.returns) scopes_[0][p.name] = p.name;
     int loc_file = 0, loc_line = 0, loc_column = 0;
@@ -424,6 +426,7 @@ class Parser {
       auto add = [&](Variable v) {
         if (v.is_array) throw PtxError(line, "register arrays are not supported");
         bind(v);
+        register_names_.insert(v.name);
         f.registers.push_back(std::move(v));
       };
       auto expand = [&](Variable v) {
@@ -506,7 +509,7 @@ class Parser {
       o.kind = Operand::Kind::Address;
       if (peek().kind == Kind::Identifier) {
         o.name = resolve(identifier("an address"));
-        o.base_is_register = o.name[0] == '%';
+        o.base_is_register = o.name[0] == '%' || register_names_.count(o.name);
         if (accept("+")) o.offset = integer();
         else if (peek().text == "-") o.offset = integer();
       } else {
@@ -549,10 +552,11 @@ class Parser {
     std::string name = identifier("an operand");
     if (name == "_") {
       o.kind = Operand::Kind::Sink;
-      return o;
+    } else {
+      o.name = resolve(name);
+      bool is_register = name[0] == '%' || register_names_.count(o.name);
+      o.kind = is_register ? Operand::Kind::Register : Operand::Kind::Symbol;
     }
-    o.name = resolve(name);
-    o.kind = name[0] == '%' ? Operand::Kind::Register : Operand::Kind::Symbol;
     if (accept("|")) {  // setp's second destination: %p|%q
       Operand second = operand();
       Operand pair;
@@ -568,6 +572,7 @@ class Parser {
   size_t pos_ = 0;
   Module module_;
   std::vector<std::unordered_map<std::string, std::string>> scopes_;
+  std::unordered_set<std::string> register_names_;  // the function's registers, unique names
   int scope_serial_ = 0;
 };
 
