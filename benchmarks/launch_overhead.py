@@ -68,6 +68,7 @@ class ForeignArray:
     """A producer that exports only the CUDA Array Interface (no stream: nothing to order)."""
 
     def __init__(self, array):
+        self.owner = array  # the memory lives as long as this producer
         self.__cuda_array_interface__ = dict(array.__cuda_array_interface__, stream=None)
 
 

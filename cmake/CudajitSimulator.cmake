@@ -9,6 +9,10 @@ add_library(cudajit_sim_core OBJECT ${CUDAJIT_SIM_CORE_SOURCES})
 set_target_properties(cudajit_sim_core PROPERTIES POSITION_INDEPENDENT_CODE ON)
 target_include_directories(cudajit_sim_core PUBLIC ${PROJECT_SOURCE_DIR}/simulator)
 target_link_libraries(cudajit_sim_core PUBLIC Threads::Threads)
+# Float instructions set the host's rounding mode around their lanes: no operation may be
+# folded or moved across it.
+set_source_files_properties(${PROJECT_SOURCE_DIR}/simulator/exec/ops/float.cpp
+                            PROPERTIES COMPILE_OPTIONS -frounding-math)
 
 file(GLOB CUDAJIT_SIM_DRIVER_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/simulator/driver/*.cpp)
 if(CUDAJIT_SIM_DRIVER_SOURCES)

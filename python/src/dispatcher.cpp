@@ -1,5 +1,7 @@
 #include "dispatcher.hpp"
 
+#include <algorithm>
+
 #include <pybind11/stl.h>
 
 #include "code_cache.hpp"
@@ -198,12 +200,54 @@ namespace {
 
 // A NumPy array given to a kernel on a GPU: copied to the device before the
 // launch and back after it (unless read-only), as Numba does.
-struct StagedArray {
-  ArgValue* arg;
+// A range of host memory copied to the device around a launch: one per group of NumPy
+// arguments whose extents overlap (the same array passed twice, or views of one buffer),
+// so they alias on the device as they do on the host.
+struct StagedRange {
   std::shared_ptr<runtime::Allocation> memory;
-  char* host;  // the host address of the extent's start
+  char* host;  // the host address of the range's start
   int64_t bytes;
+  bool written;  // some argument in it is writable: copy it back
 };
+
+// Stages the host arrays of `values` on `device`, rewriting their data pointers.
+std::vector<StagedRange> stage_host_arrays(runtime::Device& device, runtime::Stream& s,
+                                           std::vector<ArgValue>& values) {
+  struct Extent {
+    ArgValue* arg;
+    char* begin;
+    char* end;
+  };
+  std::vector<Extent> extents;
+  for (ArgValue& v : values) {
+    if (v.kind != ArgValue::Kind::HostArray) continue;
+    auto [lo, hi] = array_extent(v);
+    extents.push_back({&v, static_cast<char*>(v.data) + lo, static_cast<char*>(v.data) + hi});
+  }
+  std::sort(extents.begin(), extents.end(),
+            [](const Extent& a, const Extent& b) { return a.begin < b.begin; });
+  std::vector<StagedRange> ranges;
+  for (size_t first = 0; first < extents.size();) {
+    char* begin = extents[first].begin;
+    char* end = extents[first].end;
+    size_t last = first + 1;
+    while (last < extents.size() && extents[last].begin < end) end = std::max(end, extents[last++].end);
+    int64_t bytes = end - begin;
+    auto memory = device.allocate(static_cast<size_t>(std::max<int64_t>(bytes, 1)),
+                                  runtime::MemoryKind::Device);
+    device.copy(memory->device_pointer(), begin, size_t(bytes), s);
+    bool written = false;
+    for (size_t i = first; i < last; ++i) {
+      ArgValue& v = *extents[i].arg;
+      v.data = static_cast<char*>(memory->device_pointer()) +
+               (static_cast<char*>(v.data) - begin);
+      written = written || !v.type.readonly();
+    }
+    ranges.push_back({memory, begin, bytes, written});
+    first = last;
+  }
+  return ranges;
+}
 
 void warn_host_copies(const std::string& kernel, size_t count) {
   static PyObject* const category =  // leaked on purpose, as in arguments.cpp
@@ -266,20 +310,13 @@ void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Di
   for (const ArgValue& v : p.values)
     if (v.producer_stream) producers.before(device, v.producer_stream, s);
 
-  std::vector<StagedArray> staged;
+  std::vector<StagedRange> staged;
   if (p.has_host_arrays && device.kind() == runtime::DeviceKind::Cuda) {
-    for (ArgValue& v : p.values) {
-      if (v.kind != ArgValue::Kind::HostArray) continue;
-      auto [lo, hi] = array_extent(v);
-      auto memory = device.allocate(static_cast<size_t>(std::max<int64_t>(hi - lo, 1)),
-                                    runtime::MemoryKind::Device);
-      char* host = static_cast<char*>(v.data) + lo;
-      device.copy(memory->device_pointer(), host, hi - lo, s);
-      v.data = static_cast<char*>(memory->device_pointer()) - lo;
-      p.keep_alive.push_back(memory);
-      staged.push_back({&v, memory, host, hi - lo});
-    }
-    warn_host_copies(name_, staged.size());
+    size_t count = 0;
+    for (const ArgValue& v : p.values) count += v.kind == ArgValue::Kind::HostArray;
+    staged = stage_host_arrays(device, s, p.values);
+    for (const StagedRange& r : staged) p.keep_alive.push_back(r.memory);
+    warn_host_copies(name_, count);
   }
 
   try {
@@ -299,8 +336,8 @@ void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Di
   producers.after(s);
   if (!p.has_host_arrays) return;
   // Host memory is only ours for the duration of the call: copy back and wait.
-  for (const StagedArray& a : staged)
-    if (!a.arg->type.readonly()) device.copy(a.host, a.memory->device_pointer(), a.bytes, s);
+  for (const StagedRange& r : staged)
+    if (r.written) device.copy(r.host, r.memory->device_pointer(), size_t(r.bytes), s);
   {
     py::gil_scoped_release release;
     s.synchronize();

@@ -254,7 +254,7 @@ CUDAJIT_SIM_API cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CU
           if (c->sticky.load() == CUDA_SUCCESS) std::memmove(target, source, bytes);
         },
         c->implicit_waits(stream));
-    if (!to) done.stream->wait(done.ticket);
+    if (!to) done.wait();
     return CUDA_SUCCESS;
   });
 }

@@ -15,12 +15,16 @@ constexpr int kMaxPtxMajor = 9, kMaxPtxMinor = 0;  // what a CUDA 13 driver JITs
 
 // The lowest PTX ISA version that knows a target.
 std::pair<int, int> minimum_isa(int sm) {
-  if (sm >= 90) return {7, 8};
   if (sm >= 89) return {7, 8};
+  if (sm >= 87) return {7, 4};
   if (sm >= 86) return {7, 1};
   if (sm >= 80) return {7, 0};
   if (sm >= 75) return {6, 3};
-  return {6, 0};
+  if (sm >= 72) return {6, 1};
+  if (sm >= 70) return {6, 0};
+  if (sm >= 60) return {5, 0};
+  if (sm >= 52) return {4, 1};
+  return {4, 0};
 }
 
 void write_log(char* buffer, size_t size, const std::string& text) {

@@ -47,7 +47,7 @@ CUDAJIT_SIM_API cuStreamSynchronize(CUstream handle) {
   Stream* s = c->stream(handle);
   if (!s) return CUDA_ERROR_INVALID_HANDLE;
   return guarded([&] {
-    s->wait(s->tail().ticket);
+    s->tail().wait();
     return c->sticky.load();
   });
 }
@@ -135,7 +135,7 @@ CUDAJIT_SIM_API cuEventQuery(CUevent event) {
   Event* e = live_event(c, event);
   if (!e) return CUDA_ERROR_INVALID_HANDLE;
   if (!e->recorded) return CUDA_SUCCESS;
-  return e->point.stream->reached(e->point.ticket) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  return e->point.reached() ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 CUDAJIT_SIM_API cuEventSynchronize(CUevent event) {
@@ -145,7 +145,7 @@ CUDAJIT_SIM_API cuEventSynchronize(CUevent event) {
   if (!e) return CUDA_ERROR_INVALID_HANDLE;
   if (!e->recorded) return CUDA_SUCCESS;
   return guarded([&] {
-    e->point.stream->wait(e->point.ticket);
+    e->point.wait();
     return c->sticky.load();
   });
 }
@@ -161,7 +161,7 @@ CUresult elapsed(float* ms, CUevent start, CUevent end) {
   if (!a || !b) return CUDA_ERROR_INVALID_HANDLE;
   if (!a->recorded || !b->recorded) return CUDA_ERROR_INVALID_HANDLE;
   if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) return CUDA_ERROR_INVALID_HANDLE;
-  if (!a->point.stream->reached(a->point.ticket) || !b->point.stream->reached(b->point.ticket))
+  if (!a->point.reached() || !b->point.reached())
     return CUDA_ERROR_NOT_READY;
   *ms = std::chrono::duration<float, std::milli>(*b->time - *a->time).count();
   return CUDA_SUCCESS;

@@ -45,26 +45,42 @@ struct DeviceModel {
 // CUDAJIT_SIM_CC=8.0 / 7.5 / 9.0 (default) chooses the model.
 const DeviceModel& device_model();
 
-class Stream;
+// How far a stream has got: shared with every Point on it, so an event recorded on a
+// stream, or a wait queued on another stream, outlives the stream's destruction.
+struct Progress {
+  std::mutex mutex;
+  std::condition_variable changed;
+  uint64_t submitted = 0, completed = 0;
+  int waiters = 0;  // threads in wait(): a completion must wake them
 
-// Work a stream runs in order. `wait` tasks block the stream until another
-// stream reaches a ticket (cuStreamWaitEvent, the legacy stream's implicit
-// synchronisation).
-struct Task {
-  std::function<void()> run;
+  bool reached(uint64_t ticket) {
+    std::lock_guard lock(mutex);
+    return completed >= ticket;
+  }
+  void wait(uint64_t ticket) {
+    std::unique_lock lock(mutex);
+    ++waiters;
+    changed.wait(lock, [&] { return completed >= ticket; });
+    --waiters;
+  }
 };
 
 // A point in a stream's order: done once the stream has completed `ticket` tasks.
 struct Point {
-  Stream* stream = nullptr;
+  std::shared_ptr<Progress> progress;
   uint64_t ticket = 0;
+  bool reached() const { return progress->reached(ticket); }
+  void wait() const { progress->wait(ticket); }
 };
 
+// An in-order queue of work run by a worker thread of its own. `wait` points block the
+// stream until another stream reaches them (cuStreamWaitEvent, the legacy stream's
+// implicit synchronisation).
 class Stream {
  public:
   enum class Kind { Legacy, PerThread, Created };
   Stream(Kind kind, unsigned flags);
-  ~Stream();
+  ~Stream();  // runs what is queued, then stops the worker
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
 
@@ -74,9 +90,7 @@ class Stream {
   // not a worker thread's wake-up.
   Point enqueue(std::function<void()> task, std::vector<Point> waits = {}, bool instant = false);
   Point tail();  // the point of everything queued so far
-  bool reached(uint64_t ticket);
-  void wait(uint64_t ticket);
-  bool idle() { return reached(tail().ticket); }
+  bool idle() { return tail().reached(); }
   Kind kind() const { return kind_; }
   bool blocking() const { return !(flags_ & CU_STREAM_NON_BLOCKING); }
 
@@ -85,13 +99,12 @@ class Stream {
 
   Kind kind_;
   unsigned flags_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
+  std::shared_ptr<Progress> progress_ = std::make_shared<Progress>();
+  // Guarded by progress_->mutex:
   std::deque<std::pair<std::vector<Point>, std::function<void()>>> queue_;
-  uint64_t submitted_ = 0, completed_ = 0;
   bool stopping_ = false;
   bool worker_idle_ = false;  // the worker sleeps: an enqueue must wake it
-  int waiters_ = 0;           // threads in wait(): a completion must wake them
+  std::condition_variable work_;
   std::thread worker_;
 };
 

@@ -44,66 +44,56 @@ Stream::Stream(Kind kind, unsigned flags) : kind_(kind), flags_(flags) {
 
 Stream::~Stream() {
   {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(progress_->mutex);
     stopping_ = true;
   }
-  changed_.notify_all();
+  work_.notify_all();
   worker_.join();
 }
 
 Point Stream::enqueue(std::function<void()> task, std::vector<Point> waits, bool instant) {
+  Progress& p = *progress_;
   if (instant) {
     bool ready = true;
-    for (const Point& p : waits) ready = ready && (p.stream == this || p.stream->reached(p.ticket));
-    std::lock_guard lock(mutex_);
-    if (ready && queue_.empty() && completed_ == submitted_) {
+    for (const Point& w : waits) ready = ready && (w.progress == progress_ || w.reached());
+    std::lock_guard lock(p.mutex);
+    if (ready && queue_.empty() && p.completed == p.submitted) {
       if (task) task();
-      ++submitted_, ++completed_;
-      return {this, submitted_};
+      ++p.submitted, ++p.completed;
+      return {progress_, p.submitted};
     }
   }
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(p.mutex);
   queue_.emplace_back(std::move(waits), std::move(task));
-  ++submitted_;
-  if (worker_idle_) changed_.notify_all();
-  return {this, submitted_};
+  ++p.submitted;
+  if (worker_idle_) work_.notify_all();
+  return {progress_, p.submitted};
 }
 
 Point Stream::tail() {
-  std::lock_guard lock(mutex_);
-  return {this, submitted_};
-}
-
-bool Stream::reached(uint64_t ticket) {
-  std::lock_guard lock(mutex_);
-  return completed_ >= ticket;
-}
-
-void Stream::wait(uint64_t ticket) {
-  std::unique_lock lock(mutex_);
-  ++waiters_;
-  changed_.wait(lock, [&] { return completed_ >= ticket; });
-  --waiters_;
+  std::lock_guard lock(progress_->mutex);
+  return {progress_, progress_->submitted};
 }
 
 void Stream::work() {
-  std::unique_lock lock(mutex_);
+  Progress& p = *progress_;
+  std::unique_lock lock(p.mutex);
   for (;;) {
     while (!stopping_ && queue_.empty()) {
       worker_idle_ = true;
-      changed_.wait(lock);
+      work_.wait(lock);
       worker_idle_ = false;
     }
     if (queue_.empty()) return;  // stopping, nothing left
     auto [waits, task] = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    for (const Point& p : waits)
-      if (p.stream != this) p.stream->wait(p.ticket);
+    for (const Point& w : waits)
+      if (w.progress != progress_) w.wait();
     if (task) task();
     lock.lock();
-    ++completed_;
-    if (waiters_ > 0) changed_.notify_all();
+    ++p.completed;
+    if (p.waiters > 0) p.changed.notify_all();
   }
 }
 
@@ -138,14 +128,14 @@ std::vector<Point> Context::implicit_waits(Stream* stream) {
 }
 
 void Context::synchronize() {
-  legacy->wait(legacy->tail().ticket);
+  legacy->tail().wait();
   std::vector<Stream*> all;
   {
     std::lock_guard lock(mutex);
     all.assign(streams.begin(), streams.end());
     for (auto& [id, s] : per_thread) all.push_back(s.get());
   }
-  for (Stream* s : all) s->wait(s->tail().ticket);
+  for (Stream* s : all) s->tail().wait();
 }
 
 void Context::fault(CUresult code, const std::string& message) {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <set>
 
+#include "contraction.hpp"
 #include "decode_context.hpp"
 #include "memory.hpp"
 #include "special_registers.hpp"
@@ -135,8 +136,9 @@ class FunctionDecoder final : public DecodeContext {
     lay_out_locals();
     if (out_.is_declaration) return;
     const auto& table = opcode_table();
-    out_.code.reserve(source_.body.size());
-    for (const auto& ins : source_.body) {
+    const std::vector<ptx::Instruction> body = contract_multiply_adds(source_);
+    out_.code.reserve(body.size());
+    for (const auto& ins : body) {
       instruction_ = &ins;
       Inst inst;
       // Float forms of shared opcodes (add.f32) have decoders of their own ("add.float").

@@ -1,7 +1,7 @@
 """Shared fixtures for the cudajit Python tests.
 
-- `device`: every kernel test runs once per device, "cpu" always and "cuda"
-  when a GPU is present (skipped otherwise, with the reason).
+- `device`: every kernel test runs once per device, "cpu" always and "cuda":
+  the GPU, or the simulated GPU (libcudajit_sim.so) where there is none.
 - `ptxas` / `check_ptx`: assemble generated PTX with the toolkit's ptxas.
 - `assert_compile_error`: checks a CompileError's location, source line, caret
   and message in one place, so every error test reads the same.
@@ -19,7 +19,48 @@ import pytest
 # kernels of test_kernels_*), whatever pytest's import mode.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+
+def _real_gpu_present():
+    """Whether libcuda.so.1 loads and sees a GPU (asked through ctypes, before cudajit
+    loads any driver)."""
+    import ctypes
+
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return lib.cuInit(0) == 0 and lib.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+
+
+def _simulator_library():
+    import importlib.util
+
+    spec = importlib.util.find_spec("cudajit")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = os.path.join(folder, "libcudajit_sim.so")
+        if os.path.exists(path):
+            return path
+    return None
+
+
+# Without a GPU, the cuda variants run on the simulated GPU (a real GPU takes precedence; an
+# explicit CUDAJIT_LIBCUDA or CUDAJIT_DEVICE is left alone). The default device stays the cpu
+# device: the simulator is chosen, never defaulted to.
+if ("CUDAJIT_LIBCUDA" not in os.environ and os.environ.get("CUDAJIT_DEVICE") not in ("cuda", "sim")
+        and not _real_gpu_present() and _simulator_library()):
+    os.environ["CUDAJIT_LIBCUDA"] = _simulator_library()
+
 import cudajit  # noqa: E402
+
+
+def pytest_report_header(config):
+    from cudajit import _core
+
+    if not _core.cuda_available():
+        return "cudajit cuda device: unavailable (" + (_cuda_unavailable_reason() or "") + ")"
+    kind = "simulated GPU" if _core.cuda_simulated() else "GPU"
+    return f"cudajit cuda device: {kind}, {_core.cuda_driver_library()}"
 
 
 def _cuda_unavailable_reason():
@@ -64,8 +105,9 @@ def on_cpu_device():
 @pytest.fixture(params=["cpu", "cuda"])
 def device(request):
     """The device a kernel test runs on, made the current device for the test:
-    "cpu" always; "cuda" only where a GPU is present (skipped elsewhere, with
-    the reason). The previous current device is restored afterwards."""
+    "cpu" always; "cuda" on the GPU, or where there is none on the simulated GPU
+    (the report header says which). The previous current device is restored
+    afterwards."""
     from cudajit import _core
 
     if request.param == "cuda":

@@ -102,10 +102,16 @@ def test_a_device_array_of_another_device_is_refused():
         pytest.skip("needs a GPU beside the cpu device")
     from cudajit import _core
 
-    on_gpu = cuda.to_device(np.zeros(4))
-    with pytest.raises(ValueError, match=r"argument 0 is on device .* but the kernel launches on"):
-        with_cpu_device(lambda: scale[1, 4](on_gpu, on_gpu, 1.0))
-    assert _core.current_device().kind == "cuda"
+    previous = _core.current_device()
+    _core.set_current_device(_core.cuda_device(0))
+    try:
+        on_gpu = cuda.to_device(np.zeros(4))
+        with pytest.raises(ValueError,
+                           match=r"argument 0 is on device .* but the kernel launches on"):
+            with_cpu_device(lambda: scale[1, 4](on_gpu, on_gpu, 1.0))
+        assert _core.current_device().kind == "cuda"
+    finally:
+        _core.set_current_device(previous)
 
 
 def make_incrementer():

@@ -1,0 +1,184 @@
+"""The simulated GPU (libcudajit_sim.so) as the cuda device's stand-in: it runs the
+PTX cudajit generates, refuses what the driver refuses, reports memory errors with
+the kernel's source line, and fails when the PTX or the packed parameters are broken."""
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+from cudajit import _core
+
+pytestmark = pytest.mark.skipif(
+    not (_core.cuda_available() and _core.cuda_simulated()),
+    reason="the cuda device is not the simulated GPU (a real GPU is present, or "
+           "libcudajit_sim.so was not built)")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON_DIR = os.path.join(os.path.dirname(os.path.dirname(HERE)), "python")
+
+
+@pytest.fixture(scope="module")
+def driver():
+    from sim_driver import SimDriver
+
+    return SimDriver(_core.cuda_driver_library())
+
+
+def sine(x, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = math.sin(x[i])
+
+
+SINE_SIGNATURE = "(float64[::1], float64[::1])"
+
+
+def run_sine(driver, ptx, x):
+    """Runs the compiled `sine` kernel's PTX on the simulator; returns out."""
+    module = driver.load(ptx)
+    kernel = driver.function(module, "sine")
+    import ctypes
+
+    n = x.size
+    dx, dout = driver.to_device(x), driver.to_device(np.zeros_like(x))
+    # Each 1-d array is (data, extent, stride) in the kernel's parameters.
+    values = [ctypes.c_uint64(dx), ctypes.c_int64(n), ctypes.c_int64(8),
+              ctypes.c_uint64(dout), ctypes.c_int64(n), ctypes.c_int64(8)]
+    code = driver.launch(kernel, ((n + 63) // 64, 1, 1), (64, 1, 1), values)
+    assert code == 0, f"cuLaunchKernel returned {code}: {driver.last_fault()}"
+    out = np.empty_like(x)
+    driver.copy(out.ctypes.data, dout, out.nbytes)
+    driver.free(dx)
+    driver.free(dout)
+    return out
+
+
+def test_the_cuda_device_names_itself_as_simulated():
+    device = _core.cuda_device(0)
+    assert "simulated GPU" in device.name
+
+
+def test_sine_ptx_with_an_inlined_libdevice_body_matches_numpy(driver):
+    ptx, _ = cuda.compile_ptx(sine, SINE_SIGNATURE, cc=(9, 0))
+    assert "%cj0_" in ptx  # sin's body was copied in by the PTX inliner
+    x = np.linspace(-20.0, 20.0, 300)
+    np.testing.assert_allclose(run_sine(driver, ptx, x), np.sin(x), rtol=1e-15, atol=1e-15)
+
+
+def test_merging_two_registers_of_the_inlined_body_changes_the_results(driver):
+    ptx, _ = cuda.compile_ptx(sine, SINE_SIGNATURE, cc=(9, 0))
+    broken = ptx.replace("%cj0_fd34", "%cj0_fd33")  # a renaming that merges two registers
+    assert broken != ptx
+    x = np.linspace(-20.0, 20.0, 300)
+    assert not np.allclose(run_sine(driver, broken, x), np.sin(x))
+
+
+def test_a_register_the_inliner_failed_to_rename_is_refused_at_load(driver):
+    ptx, _ = cuda.compile_ptx(sine, SINE_SIGNATURE, cc=(9, 0))
+    broken = ptx.replace("%cj0_fd13", "%fd13")
+    with pytest.raises(Exception) as info:
+        driver.load(broken)
+    assert info.value.code == 218  # CUDA_ERROR_INVALID_PTX
+    assert "undeclared register '%fd13'" in info.value.log
+
+
+def test_parameters_in_the_wrong_order_give_wrong_results(driver):
+    import ctypes
+
+    ptx, _ = cuda.compile_ptx(sine, SINE_SIGNATURE, cc=(9, 0))
+    module = driver.load(ptx)
+    kernel = driver.function(module, "sine")
+    x = np.linspace(0.0, 1.0, 64)
+    dx, dout = driver.to_device(x), driver.to_device(np.zeros_like(x))
+    swapped = [ctypes.c_uint64(dout), ctypes.c_int64(64), ctypes.c_int64(8),
+               ctypes.c_uint64(dx), ctypes.c_int64(64), ctypes.c_int64(8)]
+    assert driver.launch(kernel, (1, 1, 1), (64, 1, 1), swapped) == 0
+    out = np.empty_like(x)
+    driver.copy(out.ctypes.data, dout, out.nbytes)
+    assert not np.allclose(out, np.sin(x))
+    driver.free(dx)
+    driver.free(dout)
+
+
+def test_a_launch_with_one_parameter_too_few_or_too_many_is_refused(driver):
+    import ctypes
+
+    ptx, _ = cuda.compile_ptx(sine, SINE_SIGNATURE, cc=(9, 0))
+    kernel = driver.function(driver.load(ptx), "sine")
+    values = [ctypes.c_uint64(0), ctypes.c_int64(0), ctypes.c_int64(8)] * 2
+    assert driver.launch(kernel, (1, 1, 1), (1, 1, 1), values[:5]) == 1  # INVALID_VALUE
+    assert "takes 6 parameters, the launch passed 5" in driver.last_fault()
+    assert driver.launch(kernel, (1, 1, 1), (1, 1, 1), values + [ctypes.c_int64(1)]) == 1
+    assert "takes 6 parameters, the launch passed 7" in driver.last_fault()
+
+
+def test_ptx_for_a_newer_target_than_the_device_is_refused_with_a_log(driver):
+    ptx, _ = cuda.compile_ptx(sine, SINE_SIGNATURE, cc=(9, 0))
+    newer = ptx.replace(".target sm_90", ".target sm_100")
+    with pytest.raises(Exception) as info:
+        driver.load(newer)
+    assert info.value.code == 218
+    assert "higher than the device's" in info.value.log
+
+
+def run_python(code: str, **env) -> subprocess.CompletedProcess:
+    environment = dict(os.environ, PYTHONPATH=PYTHON_DIR, **env)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, env=environment, timeout=120)
+
+
+def test_an_out_of_bounds_write_names_the_kernel_thread_and_source_line(tmp_path):
+    # A fault poisons the context for good, as on hardware: it runs in a process of its own.
+    source = tmp_path / "oob_kernel.py"
+    source.write_text(textwrap.dedent("""\
+        import numpy as np
+        import cudajit as cuda
+
+
+        @cuda.jit(lineinfo=True)
+        def shift(out):
+            i = cuda.grid(1)
+            out[i + 1] = i
+
+
+        out = cuda.device_array(64, np.int32)
+        try:
+            shift[1, 64](out)
+            cuda.synchronize()
+        except Exception as error:
+            print(type(error).__name__, error)
+        """))
+    result = run_python(f"import runpy; runpy.run_path({str(source)!r})", CUDAJIT_DEVICE="sim",
+                        CUDAJIT_BOUNDSCHECK="0")
+    assert "CudaDriverError" in result.stdout, result.stdout + result.stderr
+    assert "CUDA_ERROR_ILLEGAL_ADDRESS" in result.stdout
+    assert "kernel 'shift'" in result.stdout
+    assert "thread (63, 0, 0)" in result.stdout
+    assert "oob_kernel.py:8" in result.stdout
+    assert "past the end of a device allocation of 256 bytes" in result.stdout
+
+
+def test_cudajit_device_sim_makes_the_simulated_gpu_current():
+    result = run_python("""
+        from cudajit import _core
+        d = _core.current_device()
+        print(d.kind, d.name)
+        """, CUDAJIT_DEVICE="sim")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("cuda cudajit simulated GPU (H100, sm_90)")
+
+
+def test_cudajit_sim_cc_chooses_the_simulated_compute_capability():
+    result = run_python("""
+        from cudajit import _core
+        d = _core.current_device()
+        print(d.compute_capability)
+        """, CUDAJIT_DEVICE="sim", CUDAJIT_SIM_CC="7.5")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() in ("75", "(7, 5)")
