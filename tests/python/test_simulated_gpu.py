@@ -182,3 +182,117 @@ def test_cudajit_sim_cc_chooses_the_simulated_compute_capability():
         """, CUDAJIT_DEVICE="sim", CUDAJIT_SIM_CC="7.5")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() in ("75", "(7, 5)")
+
+
+# --- the driver's strictness: each misuse gets the real driver's error code --------------------
+
+CUDA_ERROR_INVALID_VALUE = 1
+CUDA_ERROR_INVALID_CONTEXT = 201
+CUDA_ERROR_INVALID_HANDLE = 400
+CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712
+
+EMPTY_KERNEL = """
+.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry empty(.param .u32 empty_n)
+{
+	ret;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def empty_kernel(driver):
+    return driver.function(driver.load(EMPTY_KERNEL), "empty")
+
+
+def test_launch_limits_are_checked_before_anything_runs(driver, empty_kernel):
+    import ctypes
+
+    n = [ctypes.c_uint32(1)]
+    assert driver.launch(empty_kernel, (1, 1, 1), (1024, 1, 1), n) == 0
+    assert driver.launch(empty_kernel, (1, 1, 1), (1025, 1, 1), n) == CUDA_ERROR_INVALID_VALUE
+    assert driver.launch(empty_kernel, (1, 1, 1), (32, 32, 2), n) == CUDA_ERROR_INVALID_VALUE
+    assert driver.launch(empty_kernel, (0, 1, 1), (1, 1, 1), n) == CUDA_ERROR_INVALID_VALUE
+    assert driver.launch(empty_kernel, (1, 65536, 1), (1, 1, 1), n) == CUDA_ERROR_INVALID_VALUE
+    driver.synchronize()
+
+
+def test_dynamic_shared_memory_above_48_kib_needs_the_opt_in(driver):
+    import ctypes
+
+    kernel = driver.function(driver.load(EMPTY_KERNEL), "empty")
+    params = (ctypes.c_void_p * 2)(ctypes.cast(ctypes.pointer(ctypes.c_uint32(1)), ctypes.c_void_p),
+                                   None)
+    launch = driver.lib.cuLaunchKernel
+    assert launch(kernel, 1, 1, 1, 1, 1, 1, 64 * 1024, None, params, None) == CUDA_ERROR_INVALID_VALUE
+    max_dynamic = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    assert driver.lib.cuFuncSetAttribute(kernel, max_dynamic, 64 * 1024) == 0
+    assert launch(kernel, 1, 1, 1, 1, 1, 1, 64 * 1024, None, params, None) == 0
+    assert driver.lib.cuFuncSetAttribute(kernel, max_dynamic, 1 << 20) == CUDA_ERROR_INVALID_VALUE
+    driver.synchronize()
+
+
+def test_a_handle_that_is_gone_is_invalid_handle(driver):
+    import ctypes
+
+    module = driver.load(EMPTY_KERNEL)
+    assert driver.lib.cuModuleUnload(module) == 0
+    f = ctypes.c_void_p()
+    assert (driver.lib.cuModuleGetFunction(ctypes.byref(f), module, b"empty")
+            == CUDA_ERROR_INVALID_HANDLE)
+    assert driver.lib.cuModuleUnload(module) == CUDA_ERROR_INVALID_HANDLE
+    assert driver.lib.cuStreamSynchronize(ctypes.c_void_p(0xdead0)) == CUDA_ERROR_INVALID_HANDLE
+
+
+def test_memory_misuse_gets_the_drivers_errors(driver):
+    import ctypes
+
+    x = np.zeros(16)
+    device = driver.to_device(x)
+    assert driver.lib.cuMemFree_v2(ctypes.c_uint64(device + 8)) == CUDA_ERROR_INVALID_VALUE
+    past_end = driver.lib.cuMemcpyAsync(ctypes.c_uint64(device), ctypes.c_uint64(x.ctypes.data),
+                                        ctypes.c_size_t(256), None)
+    assert past_end == CUDA_ERROR_INVALID_VALUE
+    host = np.zeros(64)
+    register = driver.lib.cuMemHostRegister_v2
+    assert register(ctypes.c_void_p(host.ctypes.data), ctypes.c_size_t(host.nbytes), 0) == 0
+    assert (register(ctypes.c_void_p(host.ctypes.data + 8), ctypes.c_size_t(8), 0)
+            == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+    assert driver.lib.cuMemHostUnregister(ctypes.c_void_p(host.ctypes.data)) == 0
+    driver.free(device)
+
+
+def test_elapsed_time_of_events_without_timing_is_invalid_handle(driver):
+    import ctypes
+
+    start, end = ctypes.c_void_p(), ctypes.c_void_p()
+    disable_timing = 2
+    assert driver.lib.cuEventCreate(ctypes.byref(start), disable_timing) == 0
+    assert driver.lib.cuEventCreate(ctypes.byref(end), 0) == 0
+    assert driver.lib.cuEventRecord(start, None) == 0
+    assert driver.lib.cuEventRecord(end, None) == 0
+    assert driver.lib.cuEventSynchronize(end) == 0
+    ms = ctypes.c_float()
+    assert (driver.lib.cuEventElapsedTime_v2(ctypes.byref(ms), start, end)
+            == CUDA_ERROR_INVALID_HANDLE)
+    assert driver.lib.cuEventDestroy_v2(start) == 0
+    assert driver.lib.cuEventDestroy_v2(start) == CUDA_ERROR_INVALID_HANDLE
+    assert driver.lib.cuEventDestroy_v2(end) == 0
+
+
+def test_a_thread_without_a_current_context_gets_invalid_context(driver):
+    import ctypes
+    import threading
+
+    codes = []
+
+    def allocate():
+        pointer = ctypes.c_uint64()
+        codes.append(driver.lib.cuMemAlloc_v2(ctypes.byref(pointer), ctypes.c_size_t(16)))
+
+    thread = threading.Thread(target=allocate)
+    thread.start()
+    thread.join()
+    assert codes == [CUDA_ERROR_INVALID_CONTEXT]
