@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "float_kernels.hpp"
+#include "element_kernel.hpp"
 
 using namespace cudajit::sim::testing;
 
@@ -17,35 +17,35 @@ const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 TEST_CASE("float-to-integer saturates, and NaN gives 0", "[simulator][conversion]") {
   std::vector<float> a = {kNaN, kInf, -kInf, 3e9f, -2.5f, 2.5f, 3.5f};
-  auto rzi = run_elements<int32_t>("cvt.rzi.s32.f32 %y, %a;", a);
+  auto rzi = run_elements<int32_t>("cvt.rzi.s32.f32 %d, %a;", a);
   REQUIRE(rzi == std::vector<int32_t>{0, INT32_MAX, INT32_MIN, INT32_MAX, -2, 2, 3});
-  auto rni = run_elements<int32_t>("cvt.rni.s32.f32 %y, %a;", a);
+  auto rni = run_elements<int32_t>("cvt.rni.s32.f32 %d, %a;", a);
   REQUIRE(rni[4] == -2);
   REQUIRE(rni[5] == 2);
   REQUIRE(rni[6] == 4);
-  auto rmi = run_elements<int32_t>("cvt.rmi.s32.f32 %y, %a;", a);
+  auto rmi = run_elements<int32_t>("cvt.rmi.s32.f32 %d, %a;", a);
   REQUIRE(rmi[4] == -3);
-  auto rpi = run_elements<int32_t>("cvt.rpi.s32.f32 %y, %a;", a);
+  auto rpi = run_elements<int32_t>("cvt.rpi.s32.f32 %d, %a;", a);
   REQUIRE(rpi[4] == -2);
   REQUIRE(rpi[5] == 3);
-  auto unsigned_ = run_elements<uint32_t>("cvt.rzi.u32.f32 %y, %a;", std::vector<float>{-1.0f, 5e9f});
+  auto unsigned_ = run_elements<uint32_t>("cvt.rzi.u32.f32 %d, %a;", std::vector<float>{-1.0f, 5e9f});
   REQUIRE(unsigned_ == std::vector<uint32_t>{0, UINT32_MAX});
-  auto wide = run_elements<int64_t>("cvt.rzi.s64.f64 %y, %a;", std::vector<double>{9.3e18, -9.3e18});
+  auto wide = run_elements<int64_t>("cvt.rzi.s64.f64 %d, %a;", std::vector<double>{9.3e18, -9.3e18});
   REQUIRE(wide == std::vector<int64_t>{INT64_MAX, INT64_MIN});
 }
 
 TEST_CASE(".ftz flushes a subnormal before it is rounded to an integer", "[simulator][conversion]") {
   std::vector<float> a = {1e-40f};
-  REQUIRE(run_elements<int32_t>("cvt.rpi.s32.f32 %y, %a;", a)[0] == 1);
-  REQUIRE(run_elements<int32_t>("cvt.rpi.ftz.s32.f32 %y, %a;", a)[0] == 0);
+  REQUIRE(run_elements<int32_t>("cvt.rpi.s32.f32 %d, %a;", a)[0] == 1);
+  REQUIRE(run_elements<int32_t>("cvt.rpi.ftz.s32.f32 %d, %a;", a)[0] == 0);
 }
 
 TEST_CASE("integer-to-float rounds in the modifier's direction", "[simulator][conversion]") {
   std::vector<int64_t> a = {(1 << 24) + 1, -((1 << 24) + 1), (1 << 24) + 3};
-  auto rn = run_elements<float>("cvt.rn.f32.s64 %y, %a;", a);
-  auto rz = run_elements<float>("cvt.rz.f32.s64 %y, %a;", a);
-  auto rp = run_elements<float>("cvt.rp.f32.s64 %y, %a;", a);
-  auto rm = run_elements<float>("cvt.rm.f32.s64 %y, %a;", a);
+  auto rn = run_elements<float>("cvt.rn.f32.s64 %d, %a;", a);
+  auto rz = run_elements<float>("cvt.rz.f32.s64 %d, %a;", a);
+  auto rp = run_elements<float>("cvt.rp.f32.s64 %d, %a;", a);
+  auto rm = run_elements<float>("cvt.rm.f32.s64 %d, %a;", a);
   REQUIRE(rn == std::vector<float>{16777216.0f, -16777216.0f, 16777220.0f});  // ties to even
   REQUIRE(rz == std::vector<float>{16777216.0f, -16777216.0f, 16777218.0f});
   REQUIRE(rp == std::vector<float>{16777218.0f, -16777216.0f, 16777220.0f});
@@ -55,9 +55,9 @@ TEST_CASE("integer-to-float rounds in the modifier's direction", "[simulator][co
 TEST_CASE("f64-to-f32 narrowing rounds, overflowing to infinity or to the largest float",
           "[simulator][conversion]") {
   std::vector<double> a = {1.0 + 0x1p-24, 1e300, -1e300};
-  auto rn = run_elements<float>("cvt.rn.f32.f64 %y, %a;", a);
-  auto rz = run_elements<float>("cvt.rz.f32.f64 %y, %a;", a);
-  auto rp = run_elements<float>("cvt.rp.f32.f64 %y, %a;", a);
+  auto rn = run_elements<float>("cvt.rn.f32.f64 %d, %a;", a);
+  auto rz = run_elements<float>("cvt.rz.f32.f64 %d, %a;", a);
+  auto rp = run_elements<float>("cvt.rp.f32.f64 %d, %a;", a);
   REQUIRE(rn == std::vector<float>{1.0f, kInf, -kInf});
   REQUIRE(rz == std::vector<float>{1.0f, FLT_MAX, -FLT_MAX});
   REQUIRE(rp == std::vector<float>{1.0f + 0x1p-23f, kInf, -FLT_MAX});
@@ -66,43 +66,43 @@ TEST_CASE("f64-to-f32 narrowing rounds, overflowing to infinity or to the larges
 TEST_CASE("integer conversions wrap, or clamp with .sat, and extend by the source's sign",
           "[simulator][conversion]") {
   std::vector<int32_t> a = {300, -300, -1};
-  auto wrapped = run_elements<uint8_t>("cvt.s8.s32 %y, %a;", a);
+  auto wrapped = run_elements<uint8_t>("cvt.s8.s32 %d, %a;", a);
   REQUIRE(wrapped == std::vector<uint8_t>{44, 212, 255});
-  auto clamped = run_elements<int8_t>("cvt.sat.s8.s32 %y, %a;", a);
+  auto clamped = run_elements<int8_t>("cvt.sat.s8.s32 %d, %a;", a);
   REQUIRE(clamped == std::vector<int8_t>{127, -128, -1});
-  auto signed_ = run_elements<int64_t>("cvt.s64.s32 %y, %a;", a);
+  auto signed_ = run_elements<int64_t>("cvt.s64.s32 %d, %a;", a);
   REQUIRE(signed_[2] == -1);
-  auto zero_extended = run_elements<uint64_t>("cvt.u64.u32 %y, %a;", a);
+  auto zero_extended = run_elements<uint64_t>("cvt.u64.u32 %d, %a;", a);
   REQUIRE(zero_extended[2] == 0xFFFFFFFFull);
 }
 
 TEST_CASE("f32 to f16 rounds to nearest even and overflows to infinity", "[simulator][conversion]") {
   std::vector<float> a = {1.0f, 65519.0f, 65520.0f, 1.0f + 0x1p-11f, 0x1p-25f, 3 * 0x1p-26f, -kInf, 0.1f};
-  auto h = run_elements<uint16_t>("cvt.rn.f16.f32 %y, %a;", a);
+  auto h = run_elements<uint16_t>("cvt.rn.f16.f32 %d, %a;", a);
   REQUIRE(h == std::vector<uint16_t>{0x3C00, 0x7BFF, 0x7C00, 0x3C00, 0x0000, 0x0001, 0xFC00, 0x2E66});
-  auto toward_zero = run_elements<uint16_t>("cvt.rz.f16.f32 %y, %a;", std::vector<float>{65520.0f, 0.1f});
+  auto toward_zero = run_elements<uint16_t>("cvt.rz.f16.f32 %d, %a;", std::vector<float>{65520.0f, 0.1f});
   REQUIRE(toward_zero == std::vector<uint16_t>{0x7BFF, 0x2E66});
-  auto up = run_elements<uint16_t>("cvt.rp.f16.f32 %y, %a;", std::vector<float>{0.1f});
+  auto up = run_elements<uint16_t>("cvt.rp.f16.f32 %d, %a;", std::vector<float>{0.1f});
   REQUIRE(up[0] == 0x2E67);
-  auto back = run_elements<float>("cvt.f32.f16 %y, %a;", std::vector<uint16_t>{0x7BFF, 0x0001, 0xFC00});
+  auto back = run_elements<float>("cvt.f32.f16 %d, %a;", std::vector<uint16_t>{0x7BFF, 0x0001, 0xFC00});
   REQUIRE(back == std::vector<float>{65504.0f, 0x1p-24f, -kInf});
 }
 
 TEST_CASE("f32 to bf16 rounds to nearest even", "[simulator][conversion]") {
   std::vector<float> a = {std::bit_cast<float>(0x3F808000u), std::bit_cast<float>(0x3F818000u),
                           std::bit_cast<float>(0x3F808001u)};
-  auto b = run_elements<uint16_t>("cvt.rn.bf16.f32 %y, %a;", a);
+  auto b = run_elements<uint16_t>("cvt.rn.bf16.f32 %d, %a;", a);
   REQUIRE(b == std::vector<uint16_t>{0x3F80, 0x3F82, 0x3F81});
-  auto back = run_elements<float>("cvt.f32.bf16 %y, %a;", std::vector<uint16_t>{0x3F81});
+  auto back = run_elements<float>("cvt.f32.bf16 %d, %a;", std::vector<uint16_t>{0x3F81});
   REQUIRE(bits_of(back[0]) == 0x3F810000u);
 }
 
 TEST_CASE("same-type float conversions round to integral values and saturate",
           "[simulator][conversion]") {
   std::vector<float> a = {2.5f, -1.5f, 1.5f, kNaN};
-  REQUIRE(run_elements<float>("cvt.rni.f32.f32 %y, %a;", a)[0] == 2.0f);
-  REQUIRE(run_elements<float>("cvt.rmi.f32.f32 %y, %a;", a)[1] == -2.0f);
-  auto sat = run_elements<float>("cvt.sat.f32.f32 %y, %a;", a);
+  REQUIRE(run_elements<float>("cvt.rni.f32.f32 %d, %a;", a)[0] == 2.0f);
+  REQUIRE(run_elements<float>("cvt.rmi.f32.f32 %d, %a;", a)[1] == -2.0f);
+  auto sat = run_elements<float>("cvt.sat.f32.f32 %d, %a;", a);
   REQUIRE(sat[1] == 0.0f);
   REQUIRE(sat[2] == 1.0f);
   REQUIRE(sat[3] == 0.0f);
@@ -110,8 +110,8 @@ TEST_CASE("same-type float conversions round to integral values and saturate",
 
 TEST_CASE("cvt without the rounding the PTX ISA requires is refused at load",
           "[simulator][conversion]") {
-  REQUIRE_THROWS_WITH(run_elements<int32_t>("cvt.s32.f32 %y, %a;", std::vector<float>{1.0f}),
+  REQUIRE_THROWS_WITH(run_elements<int32_t>("cvt.s32.f32 %d, %a;", std::vector<float>{1.0f}),
                       Catch::Contains("needs .rni/.rzi/.rmi/.rpi"));
-  REQUIRE_THROWS_WITH(run_elements<float>("cvt.f32.s32 %y, %a;", std::vector<int32_t>{1}),
+  REQUIRE_THROWS_WITH(run_elements<float>("cvt.f32.s32 %d, %a;", std::vector<int32_t>{1}),
                       Catch::Contains("needs .rn/.rz/.rm/.rp"));
 }

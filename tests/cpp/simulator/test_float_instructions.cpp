@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "float_kernels.hpp"
+#include "element_kernel.hpp"
 
 using namespace cudajit::sim::testing;
 
@@ -17,10 +17,10 @@ const float kNaN = std::numeric_limits<float>::quiet_NaN();
 TEST_CASE("add.f32 rounds as its modifier says", "[simulator][float]") {
   const float tiny = 0x1p-30f;
   std::vector<float> a = {1.0f, -1.0f}, b = {tiny, -tiny};
-  auto rn = run_elements<float>("add.rn.f32 %y, %a, %b;", a, b);
-  auto rz = run_elements<float>("add.rz.f32 %y, %a, %b;", a, b);
-  auto rm = run_elements<float>("add.rm.f32 %y, %a, %b;", a, b);
-  auto rp = run_elements<float>("add.rp.f32 %y, %a, %b;", a, b);
+  auto rn = run_elements<float>("add.rn.f32 %d, %a, %b;", a, b);
+  auto rz = run_elements<float>("add.rz.f32 %d, %a, %b;", a, b);
+  auto rm = run_elements<float>("add.rm.f32 %d, %a, %b;", a, b);
+  auto rp = run_elements<float>("add.rp.f32 %d, %a, %b;", a, b);
   REQUIRE(rn == std::vector<float>{1.0f, -1.0f});
   REQUIRE(rz == std::vector<float>{1.0f, -1.0f});
   REQUIRE(rm == std::vector<float>{1.0f, std::nextafter(-1.0f, -2.0f)});
@@ -29,15 +29,15 @@ TEST_CASE("add.f32 rounds as its modifier says", "[simulator][float]") {
 
 TEST_CASE("mul.f64 and div.f32 round in each direction", "[simulator][float]") {
   double x = 1.0 + 0x1p-52;  // x*x = 1 + 2^-51 + 2^-104
-  auto rn = run_elements<double>("mul.rn.f64 %y, %a, %b;", std::vector<double>{x},
+  auto rn = run_elements<double>("mul.rn.f64 %d, %a, %b;", std::vector<double>{x},
                                  std::vector<double>{x});
-  auto rp = run_elements<double>("mul.rp.f64 %y, %a, %b;", std::vector<double>{x},
+  auto rp = run_elements<double>("mul.rp.f64 %d, %a, %b;", std::vector<double>{x},
                                  std::vector<double>{x});
   REQUIRE(rn[0] == 1.0 + 0x1p-51);
   REQUIRE(rp[0] == 1.0 + 0x1p-51 + 0x1p-52);
-  auto third_rn = run_elements<float>("div.rn.f32 %y, %a, %b;", std::vector<float>{1.0f},
+  auto third_rn = run_elements<float>("div.rn.f32 %d, %a, %b;", std::vector<float>{1.0f},
                                       std::vector<float>{3.0f});
-  auto third_rz = run_elements<float>("div.rz.f32 %y, %a, %b;", std::vector<float>{1.0f},
+  auto third_rz = run_elements<float>("div.rz.f32 %d, %a, %b;", std::vector<float>{1.0f},
                                       std::vector<float>{3.0f});
   REQUIRE(bits_of(third_rn[0]) == 0x3EAAAAABu);
   REQUIRE(bits_of(third_rz[0]) == 0x3EAAAAAAu);
@@ -46,11 +46,11 @@ TEST_CASE("mul.f64 and div.f32 round in each direction", "[simulator][float]") {
 TEST_CASE(".ftz flushes subnormal inputs and results; without it they stay", "[simulator][float]") {
   float sub = 1e-40f;
   REQUIRE(std::fpclassify(sub) == FP_SUBNORMAL);
-  auto kept = run_elements<float>("add.f32 %y, %a, %b;", std::vector<float>{sub},
+  auto kept = run_elements<float>("add.f32 %d, %a, %b;", std::vector<float>{sub},
                                   std::vector<float>{0.0f});
-  auto flushed = run_elements<float>("mul.ftz.f32 %y, %a, %b;", std::vector<float>{-sub},
+  auto flushed = run_elements<float>("mul.ftz.f32 %d, %a, %b;", std::vector<float>{-sub},
                                      std::vector<float>{1.0f});
-  auto result = run_elements<float>("mul.ftz.f32 %y, %a, %b;", std::vector<float>{0x1p-100f},
+  auto result = run_elements<float>("mul.ftz.f32 %d, %a, %b;", std::vector<float>{0x1p-100f},
                                     std::vector<float>{-0x1p-30f});
   REQUIRE(kept[0] == sub);
   REQUIRE(bits_of(flushed[0]) == 0x80000000u);  // -sub flushed to -0, times 1
@@ -58,7 +58,7 @@ TEST_CASE(".ftz flushes subnormal inputs and results; without it they stay", "[s
 }
 
 TEST_CASE(".sat clamps to [0, 1] and turns NaN into 0", "[simulator][float]") {
-  auto y = run_elements<float>("add.sat.f32 %y, %a, %b;", std::vector<float>{0.75f, -3.0f, kNaN},
+  auto y = run_elements<float>("add.sat.f32 %d, %a, %b;", std::vector<float>{0.75f, -3.0f, kNaN},
                                std::vector<float>{0.5f, 1.0f, 1.0f});
   REQUIRE(y == std::vector<float>{1.0f, 0.0f, 0.0f});
 }
@@ -66,8 +66,8 @@ TEST_CASE(".sat clamps to [0, 1] and turns NaN into 0", "[simulator][float]") {
 TEST_CASE("min and max ignore one NaN, give NaN for two, and order -0 below +0",
           "[simulator][float]") {
   std::vector<float> a = {kNaN, kNaN, -0.0f, 3.0f}, b = {2.0f, kNaN, 0.0f, -1.0f};
-  auto lo = run_elements<float>("min.f32 %y, %a, %b;", a, b);
-  auto hi = run_elements<float>("max.f32 %y, %a, %b;", a, b);
+  auto lo = run_elements<float>("min.f32 %d, %a, %b;", a, b);
+  auto hi = run_elements<float>("max.f32 %d, %a, %b;", a, b);
   REQUIRE(lo[0] == 2.0f);
   REQUIRE(std::isnan(lo[1]));
   REQUIRE(bits_of(lo[2]) == 0x80000000u);
@@ -75,13 +75,13 @@ TEST_CASE("min and max ignore one NaN, give NaN for two, and order -0 below +0",
   REQUIRE(hi[0] == 2.0f);
   REQUIRE(bits_of(hi[2]) == 0x00000000u);
   REQUIRE(hi[3] == 3.0f);
-  auto propagated = run_elements<float>("min.NaN.f32 %y, %a, %b;", a, b);
+  auto propagated = run_elements<float>("min.NaN.f32 %d, %a, %b;", a, b);
   REQUIRE(std::isnan(propagated[0]));
 }
 
 TEST_CASE("div.approx.f32 gives 0 for divisors beyond 2^126 and NaN for an infinite dividend",
           "[simulator][float]") {
-  auto y = run_elements<float>("div.approx.f32 %y, %a, %b;",
+  auto y = run_elements<float>("div.approx.f32 %d, %a, %b;",
                                std::vector<float>{1.0f, kInf, 6.0f, 1.0f},
                                std::vector<float>{0x1p127f, 0x1p127f, 3.0f, 0.0f});
   REQUIRE(y[0] == 0.0f);
@@ -92,17 +92,17 @@ TEST_CASE("div.approx.f32 gives 0 for divisors beyond 2^126 and NaN for an infin
 
 TEST_CASE("the approximate functions keep the manual's special values", "[simulator][float]") {
   std::vector<float> zeros = {0.0f, -0.0f};
-  auto rcp = run_elements<float>("rcp.approx.f32 %y, %a;", zeros);
+  auto rcp = run_elements<float>("rcp.approx.f32 %d, %a;", zeros);
   REQUIRE(rcp == std::vector<float>{kInf, -kInf});
-  auto rsqrt = run_elements<float>("rsqrt.approx.f32 %y, %a;", zeros);
+  auto rsqrt = run_elements<float>("rsqrt.approx.f32 %d, %a;", zeros);
   REQUIRE(rsqrt == std::vector<float>{kInf, -kInf});
-  auto ex2 = run_elements<float>("ex2.approx.ftz.f32 %y, %a;", std::vector<float>{-kInf, 3.0f});
+  auto ex2 = run_elements<float>("ex2.approx.ftz.f32 %d, %a;", std::vector<float>{-kInf, 3.0f});
   REQUIRE(ex2 == std::vector<float>{0.0f, 8.0f});
-  auto lg2 = run_elements<float>("lg2.approx.f32 %y, %a;", std::vector<float>{0.0f, -1.0f, 8.0f});
+  auto lg2 = run_elements<float>("lg2.approx.f32 %d, %a;", std::vector<float>{0.0f, -1.0f, 8.0f});
   REQUIRE(lg2[0] == -kInf);
   REQUIRE(std::isnan(lg2[1]));
   REQUIRE(lg2[2] == 3.0f);
-  auto sine = run_elements<float>("sin.approx.f32 %y, %a;", std::vector<float>{kInf, 0.5f});
+  auto sine = run_elements<float>("sin.approx.f32 %d, %a;", std::vector<float>{kInf, 0.5f});
   REQUIRE(std::isnan(sine[0]));
   REQUIRE(std::fabs(sine[1] - std::sin(0.5f)) < 1e-6f);
 }
@@ -110,22 +110,22 @@ TEST_CASE("the approximate functions keep the manual's special values", "[simula
 TEST_CASE("fma rounds once; a plain mul and add are contracted as ptxas does", "[simulator][float]") {
   std::vector<float> a = {1.0f + 0x1p-23f}, b = {1.0f - 0x1p-23f};
   // a*b - 1 = -2^-46 exactly; rounding the product first gives 0.
-  auto fused = run_elements<float>("fma.rn.f32 %y, %a, %b, 0fBF800000;", a, b);
+  auto fused = run_elements<float>("fma.rn.f32 %d, %a, %b, 0fBF800000;", a, b);
   REQUIRE(fused[0] == -0x1p-46f);
-  auto contracted = run_elements<float>("mul.f32 %t1, %a, %b;\n\tadd.f32 %y, %t1, 0fBF800000;", a, b);
+  auto contracted = run_elements<float>("mul.f32 %t1, %a, %b;\n\tadd.f32 %d, %t1, 0fBF800000;", a, b);
   REQUIRE(contracted[0] == -0x1p-46f);
-  auto rounded = run_elements<float>("mul.rn.f32 %t1, %a, %b;\n\tadd.rn.f32 %y, %t1, 0fBF800000;", a, b);
+  auto rounded = run_elements<float>("mul.rn.f32 %t1, %a, %b;\n\tadd.rn.f32 %d, %t1, 0fBF800000;", a, b);
   REQUIRE(rounded[0] == 0.0f);
   // c - a*b contracts to fma(-a, b, c)
-  auto subtracted = run_elements<float>("mul.f32 %t1, %a, %b;\n\tsub.f32 %y, 0f3F800000, %t1;", a, b);
+  auto subtracted = run_elements<float>("mul.f32 %t1, %a, %b;\n\tsub.f32 %d, 0f3F800000, %t1;", a, b);
   REQUIRE(subtracted[0] == 0x1p-46f);
 }
 
 TEST_CASE("neg and abs change only the sign bit, NaN included", "[simulator][float]") {
-  auto neg = run_elements<float>("neg.f32 %y, %a;", std::vector<float>{kNaN, 0.0f});
+  auto neg = run_elements<float>("neg.f32 %d, %a;", std::vector<float>{kNaN, 0.0f});
   REQUIRE(bits_of(neg[0]) == (bits_of(kNaN) ^ 0x80000000u));
   REQUIRE(bits_of(neg[1]) == 0x80000000u);
-  auto abs = run_elements<float>("abs.f32 %y, %a;", std::vector<float>{-kNaN, -2.0f});
+  auto abs = run_elements<float>("abs.f32 %d, %a;", std::vector<float>{-kNaN, -2.0f});
   REQUIRE(bits_of(abs[0]) == (bits_of(-kNaN) & 0x7FFFFFFFu));
   REQUIRE(abs[1] == 2.0f);
 }
@@ -133,10 +133,10 @@ TEST_CASE("neg and abs change only the sign bit, NaN included", "[simulator][flo
 TEST_CASE("testp classifies finite, infinite, NaN, normal and subnormal values",
           "[simulator][float]") {
   std::vector<float> values = {1.0f, kInf, kNaN, 1e-40f, 0.0f};
-  auto infinite = run_elements<uint32_t>("testp.infinite.f32 %p2, %a;\n\tselp.u32 %y, 1, 0, %p2;", values);
-  auto nan = run_elements<uint32_t>("testp.notanumber.f32 %p2, %a;\n\tselp.u32 %y, 1, 0, %p2;", values);
-  auto subnormal = run_elements<uint32_t>("testp.subnormal.f32 %p2, %a;\n\tselp.u32 %y, 1, 0, %p2;", values);
-  auto normal = run_elements<uint32_t>("testp.normal.f32 %p2, %a;\n\tselp.u32 %y, 1, 0, %p2;", values);
+  auto infinite = run_elements<uint32_t>("testp.infinite.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;", values);
+  auto nan = run_elements<uint32_t>("testp.notanumber.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;", values);
+  auto subnormal = run_elements<uint32_t>("testp.subnormal.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;", values);
+  auto normal = run_elements<uint32_t>("testp.normal.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;", values);
   REQUIRE(infinite == std::vector<uint32_t>{0, 1, 0, 0, 0});
   REQUIRE(nan == std::vector<uint32_t>{0, 0, 1, 0, 0});
   REQUIRE(subnormal == std::vector<uint32_t>{0, 0, 0, 1, 0});
@@ -144,6 +144,6 @@ TEST_CASE("testp classifies finite, infinite, NaN, normal and subnormal values",
 }
 
 TEST_CASE("an IEEE divide without a rounding modifier is refused at load", "[simulator][float]") {
-  REQUIRE_THROWS_WITH(run_elements<float>("div.f32 %y, %a, %b;", std::vector<float>{1.0f}),
+  REQUIRE_THROWS_WITH(run_elements<float>("div.f32 %d, %a, %b;", std::vector<float>{1.0f}),
                       Catch::Contains("needs a rounding modifier"));
 }

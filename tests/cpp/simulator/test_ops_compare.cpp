@@ -7,55 +7,13 @@
 #include <functional>
 #include <limits>
 
-#include "sim_harness.hpp"
+#include "element_kernel.hpp"
 
 using namespace cudajit::sim;
 using namespace cudajit::sim::testing;
 using Catch::Matchers::Contains;
 
 namespace {
-
-// A kernel k(out, a, b, n): thread i loads a[i] and b[i] as `in` into %a and %b, runs `body`,
-// which leaves a u32 in %d, and stores it to out[i]. Scratch: %p1-%p6, %r1-%r7.
-std::string kernel(const std::string& in, const std::string& body) {
-  std::string size = std::to_string(ptx::type_size(in));
-  return ptx_module(R"(
-.visible .entry k(.param .u64 out, .param .u64 a, .param .u64 b, .param .u32 n)
-{
-	.reg .pred %p<8>;
-	.reg .b32 %r<8>;
-	.reg .)" + in +
-                    R"( %a, %b;
-	.reg .u32 %d, %i, %n, %ntid, %ctaid;
-	.reg .b64 %pa, %pb, %pout, %off;
-	mov.u32 %i, %tid.x;
-	mov.u32 %ntid, %ntid.x;
-	mov.u32 %ctaid, %ctaid.x;
-	mad.lo.u32 %i, %ctaid, %ntid, %i;
-	ld.param.u32 %n, [n];
-	setp.ge.u32 %p7, %i, %n;
-	@%p7 bra DONE;
-	ld.param.u64 %pa, [a];
-	ld.param.u64 %pb, [b];
-	ld.param.u64 %pout, [out];
-	mul.wide.u32 %off, %i, )" +
-                    size + R"(;
-	add.s64 %pa, %pa, %off;
-	add.s64 %pb, %pb, %off;
-	ld.global.)" +
-                    in + R"( %a, [%pa];
-	ld.global.)" +
-                    in + R"( %b, [%pb];
-	mov.u32 %d, 0;
-)" + body + R"(
-	mul.wide.u32 %off, %i, 4;
-	add.s64 %pout, %pout, %off;
-	st.global.u32 [%pout], %d;
-DONE:
-	ret;
-}
-)");
-}
 
 // A body that sets bit k of %d to `setp.<comparisons[k]>.<type> %a, %b`.
 std::string compare_bits(const std::vector<std::string>& comparisons, const std::string& type) {
@@ -79,10 +37,11 @@ std::vector<uint32_t> expected_bits(const std::vector<T>& a, const std::vector<T
   return result;
 }
 
+// Runs a compare_bits body: %d starts at 0 and collects one bit per comparison.
 template <class T>
-std::vector<uint32_t> run(const std::string& in, const std::string& body, const std::vector<T>& a,
-                          const std::vector<T>& b) {
-  return run_binary<uint32_t, T, T>(kernel(in, body), a, b);
+std::vector<uint32_t> run_compare(const std::string& in, const std::string& body,
+                                  const std::vector<T>& a, const std::vector<T>& b) {
+  return run<uint32_t, T, T>(in, "u32", "\tmov.u32 %d, 0;\n" + body, a, b);
 }
 
 std::string decode_error(const std::string& instruction) {
@@ -110,37 +69,37 @@ const std::vector<std::string> kOrderedNames = {"eq", "ne", "lt", "le", "gt", "g
 TEST_CASE("setp compares s32 as signed and u32 as unsigned", "[simulator][compare]") {
   std::vector<int32_t> a = {-1, 1, 5, std::numeric_limits<int32_t>::min(), 0};
   std::vector<int32_t> b = {1, -1, 5, std::numeric_limits<int32_t>::max(), 0};
-  REQUIRE(run<int32_t>("s32", compare_bits(kOrderedNames, "s32"), a, b) ==
+  REQUIRE(run_compare<int32_t>("s32", compare_bits(kOrderedNames, "s32"), a, b) ==
           expected_bits(a, b, kOrdered<int32_t>));
   std::vector<uint32_t> ua(a.begin(), a.end()), ub(b.begin(), b.end());
-  REQUIRE(run<uint32_t>("u32", compare_bits(kOrderedNames, "u32"), ua, ub) ==
+  REQUIRE(run_compare<uint32_t>("u32", compare_bits(kOrderedNames, "u32"), ua, ub) ==
           expected_bits(ua, ub, kOrdered<uint32_t>));
   // -1 < 1 as s32, not as u32.
-  REQUIRE((run<int32_t>("s32", compare_bits({"lt"}, "s32"), a, b)[0] == 1 &&
-           run<uint32_t>("u32", compare_bits({"lt"}, "u32"), ua, ub)[0] == 0));
+  REQUIRE((run_compare<int32_t>("s32", compare_bits({"lt"}, "s32"), a, b)[0] == 1 &&
+           run_compare<uint32_t>("u32", compare_bits({"lt"}, "u32"), ua, ub)[0] == 0));
 }
 
 TEST_CASE("setp on 16- and 64-bit integers compares at their width", "[simulator][compare]") {
   std::vector<int16_t> a = {-32768, 7, -1};
   std::vector<int16_t> b = {32767, 7, 1};
-  REQUIRE(run<int16_t>("s16", compare_bits(kOrderedNames, "s16"), a, b) ==
+  REQUIRE(run_compare<int16_t>("s16", compare_bits(kOrderedNames, "s16"), a, b) ==
           expected_bits(a, b, kOrdered<int16_t>));
   std::vector<uint16_t> ua(a.begin(), a.end()), ub(b.begin(), b.end());
-  REQUIRE(run<uint16_t>("u16", compare_bits(kOrderedNames, "u16"), ua, ub) ==
+  REQUIRE(run_compare<uint16_t>("u16", compare_bits(kOrderedNames, "u16"), ua, ub) ==
           expected_bits(ua, ub, kOrdered<uint16_t>));
   std::vector<int64_t> la = {std::numeric_limits<int64_t>::min(), 1ll << 40, -5};
   std::vector<int64_t> lb = {0, 1, -5};
-  REQUIRE(run<int64_t>("s64", compare_bits(kOrderedNames, "s64"), la, lb) ==
+  REQUIRE(run_compare<int64_t>("s64", compare_bits(kOrderedNames, "s64"), la, lb) ==
           expected_bits(la, lb, kOrdered<int64_t>));
   std::vector<uint64_t> ula(la.begin(), la.end()), ulb(lb.begin(), lb.end());
-  REQUIRE(run<uint64_t>("u64", compare_bits(kOrderedNames, "u64"), ula, ulb) ==
+  REQUIRE(run_compare<uint64_t>("u64", compare_bits(kOrderedNames, "u64"), ula, ulb) ==
           expected_bits(ula, ulb, kOrdered<uint64_t>));
 }
 
 TEST_CASE("lo, ls, hi and hs are the unsigned lt, le, gt and ge", "[simulator][compare]") {
   std::vector<uint32_t> a = {0xFFFFFFFFu, 1, 4};
   std::vector<uint32_t> b = {1, 0xFFFFFFFFu, 4};
-  REQUIRE(run<uint32_t>("u32", compare_bits({"lo", "ls", "hi", "hs"}, "u32"), a, b) ==
+  REQUIRE(run_compare<uint32_t>("u32", compare_bits({"lo", "ls", "hi", "hs"}, "u32"), a, b) ==
           expected_bits<uint32_t>(a, b,
                                   {[](uint32_t x, uint32_t y) { return x < y; },
                                    [](uint32_t x, uint32_t y) { return x <= y; },
@@ -151,11 +110,11 @@ TEST_CASE("lo, ls, hi and hs are the unsigned lt, le, gt and ge", "[simulator][c
 TEST_CASE("b16, b32 and b64 compare their bits for eq and ne", "[simulator][compare]") {
   std::vector<uint32_t> a = {0x80000000u, 3};
   std::vector<uint32_t> b = {0x80000000u, 4};
-  REQUIRE(run<uint32_t>("b32", compare_bits({"eq", "ne"}, "b32"), a, b) ==
+  REQUIRE(run_compare<uint32_t>("b32", compare_bits({"eq", "ne"}, "b32"), a, b) ==
           std::vector<uint32_t>{1, 2});
-  REQUIRE(run<uint64_t>("b64", compare_bits({"eq", "ne"}, "b64"), {1ull << 63, 5}, {1, 5}) ==
+  REQUIRE(run_compare<uint64_t>("b64", compare_bits({"eq", "ne"}, "b64"), {1ull << 63, 5}, {1, 5}) ==
           std::vector<uint32_t>{2, 1});
-  REQUIRE(run<uint16_t>("b16", compare_bits({"eq", "ne"}, "b16"), {0xFFFF}, {0xFFFF}) ==
+  REQUIRE(run_compare<uint16_t>("b16", compare_bits({"eq", "ne"}, "b16"), {0xFFFF}, {0xFFFF}) ==
           std::vector<uint32_t>{1});
 }
 
@@ -179,13 +138,13 @@ TEST_CASE(
     return all;
   };
   auto expected = expected_bits(a, b, rules(kOrdered<float>));
-  REQUIRE(run<float>("f32", compare_bits(names, "f32"), a, b) == expected);
+  REQUIRE(run_compare<float>("f32", compare_bits(names, "f32"), a, b) == expected);
   // Spot checks: eq is false and neu true on NaN; -0 == 0.
   REQUIRE((expected[1] & 1) == 0);
   REQUIRE(((expected[1] >> 7) & 1) == 1);
   REQUIRE((expected[4] & 1) == 1);
   std::vector<double> da(a.begin(), a.end()), db(b.begin(), b.end());
-  REQUIRE(run<double>("f64", compare_bits(names, "f64"), da, db) ==
+  REQUIRE(run_compare<double>("f64", compare_bits(names, "f64"), da, db) ==
           expected_bits(da, db, rules(kOrdered<double>)));
 }
 
@@ -194,9 +153,9 @@ TEST_CASE("setp.ftz.f32 reads subnormal inputs as zeros of their sign", "[simula
   std::vector<float> a = {tiny, -tiny, tiny, 1e-30f};
   std::vector<float> b = {0.0f, 0.0f, -tiny, 0.0f};
   // bits: eq, lt, gt
-  REQUIRE(run<float>("f32", compare_bits({"eq", "lt", "gt"}, "f32"), a, b) ==
+  REQUIRE(run_compare<float>("f32", compare_bits({"eq", "lt", "gt"}, "f32"), a, b) ==
           std::vector<uint32_t>{4, 2, 4, 4});
-  REQUIRE(run<float>("f32", compare_bits({"eq.ftz", "lt.ftz", "gt.ftz"}, "f32"), a, b) ==
+  REQUIRE(run_compare<float>("f32", compare_bits({"eq.ftz", "lt.ftz", "gt.ftz"}, "f32"), a, b) ==
           std::vector<uint32_t>{1, 1, 1, 4});
 }
 
@@ -218,7 +177,7 @@ TEST_CASE("setp.and, .or and .xor combine the comparison with a predicate, possi
     expected.push_back(uint32_t(t && c) | uint32_t(t && !c) << 1 | uint32_t(t || c) << 2 |
                        uint32_t(t || !c) << 3 | uint32_t(t != c) << 4 | uint32_t(t != !c) << 5);
   }
-  REQUIRE(run<int32_t>("s32", body, a, b) == expected);
+  REQUIRE(run_compare<int32_t>("s32", body, a, b) == expected);
 }
 
 TEST_CASE("setp p|q writes the comparison's result to p and its complement's to q",
@@ -244,14 +203,14 @@ TEST_CASE("setp p|q writes the comparison's result to p and its complement's to 
     expected.push_back(uint32_t(t) | uint32_t(!t) << 1 | uint32_t(t && c) << 2 |
                        uint32_t(!t && c) << 3);
   }
-  REQUIRE(run<int32_t>("s32", body, a, b) == expected);
+  REQUIRE(run_compare<int32_t>("s32", body, a, b) == expected);
 }
 
 // (The parser does not read `_|%q` yet: `_` ends the operand before the `|`.)
 TEST_CASE("the second destination of p|q may be the sink '_'", "[simulator][compare]") {
   std::vector<int32_t> a = {1, 9};
   std::vector<int32_t> b = {5, 6};
-  REQUIRE(run<int32_t>("s32", "setp.lt.s32 %p1|_, %a, %b;\n\tselp.u32 %d, 1, 0, %p1;", a, b) ==
+  REQUIRE(run_compare<int32_t>("s32", "setp.lt.s32 %p1|_, %a, %b;\n\tselp.u32 %d, 1, 0, %p1;", a, b) ==
           std::vector<uint32_t>{1, 0});
 }
 
@@ -259,21 +218,21 @@ TEST_CASE("set writes 0xffffffff or 0 to an integer destination and 1.0f or 0 to
           "[simulator][compare]") {
   std::vector<int32_t> a = {-1, 7, 3};
   std::vector<int32_t> b = {1, 2, 3};
-  REQUIRE(run<int32_t>("s32", "set.lt.u32.s32 %d, %a, %b;", a, b) ==
+  REQUIRE(run_compare<int32_t>("s32", "set.lt.u32.s32 %d, %a, %b;", a, b) ==
           std::vector<uint32_t>{0xFFFFFFFFu, 0, 0});
   uint32_t one;
   float f = 1.0f;
   std::memcpy(&one, &f, 4);
-  REQUIRE(run<int32_t>("s32", "set.ge.f32.s32 %d, %a, %b;", a, b) ==
+  REQUIRE(run_compare<int32_t>("s32", "set.ge.f32.s32 %d, %a, %b;", a, b) ==
           std::vector<uint32_t>{0, one, one});
   // Combined with a negated predicate: (a <= b) || !(a == 3).
-  REQUIRE(run<int32_t>("s32", "setp.eq.s32 %p1, %a, 3;\n\tset.le.or.s32.s32 %d, %a, %b, !%p1;", a,
+  REQUIRE(run_compare<int32_t>("s32", "setp.eq.s32 %p1, %a, 3;\n\tset.le.or.s32.s32 %d, %a, %b, !%p1;", a,
                        b) == std::vector<uint32_t>{0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu});
   std::vector<float> fa = {1.0f, std::nanf("")};
   std::vector<float> fb = {2.0f, 2.0f};
-  REQUIRE(run<float>("f32", "set.ltu.u32.f32 %d, %a, %b;", fa, fb) ==
+  REQUIRE(run_compare<float>("f32", "set.ltu.u32.f32 %d, %a, %b;", fa, fb) ==
           std::vector<uint32_t>{0xFFFFFFFFu, 0xFFFFFFFFu});
-  REQUIRE(run<float>("f32", "set.lt.u32.f32 %d, %a, %b;", fa, fb) ==
+  REQUIRE(run_compare<float>("f32", "set.lt.u32.f32 %d, %a, %b;", fa, fb) ==
           std::vector<uint32_t>{0xFFFFFFFFu, 0});
 }
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "sim_harness.hpp"
+#include "element_kernel.hpp"
 
 using namespace cudajit::sim;
 using namespace cudajit::sim::testing;
@@ -18,62 +18,6 @@ constexpr int32_t kIntMin = std::numeric_limits<int32_t>::min();
 constexpr int32_t kIntMax = std::numeric_limits<int32_t>::max();
 constexpr int64_t kLongMin = std::numeric_limits<int64_t>::min();
 constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
-
-// A kernel k(out, a, b, n): thread i loads a[i] and b[i] as `in` into %a and %b, runs `body`,
-// which leaves its result in %d (of type `out`), and stores %d to out[i]. Scratch registers:
-// %p1-%p7, %h0-%h7 (b16), %r0-%r15 (b32), %rd0-%rd15 (b64).
-std::string kernel(const std::string& in, const std::string& out, const std::string& body) {
-  std::string in_size = std::to_string(ptx::type_size(in));
-  std::string out_size = std::to_string(ptx::type_size(out));
-  return ptx_module(R"(
-.visible .entry k(.param .u64 out, .param .u64 a, .param .u64 b, .param .u32 n)
-{
-	.reg .pred %p<8>;
-	.reg .b16 %h<8>;
-	.reg .b32 %r<16>;
-	.reg .b64 %rd<16>;
-	.reg .)" + in +
-                    R"( %a, %b;
-	.reg .)" + out +
-                    R"( %d;
-	.reg .b32 %i, %n, %ntid, %ctaid;
-	.reg .b64 %pa, %pb, %pout, %off;
-	mov.u32 %i, %tid.x;
-	mov.u32 %ntid, %ntid.x;
-	mov.u32 %ctaid, %ctaid.x;
-	mad.lo.u32 %i, %ctaid, %ntid, %i;
-	ld.param.u32 %n, [n];
-	setp.ge.u32 %p7, %i, %n;
-	@%p7 bra DONE;
-	ld.param.u64 %pa, [a];
-	ld.param.u64 %pb, [b];
-	ld.param.u64 %pout, [out];
-	mul.wide.u32 %off, %i, )" +
-                    in_size + R"(;
-	add.s64 %pa, %pa, %off;
-	add.s64 %pb, %pb, %off;
-	ld.global.)" +
-                    in + R"( %a, [%pa];
-	ld.global.)" +
-                    in + R"( %b, [%pb];
-)" + body + R"(
-	mul.wide.u32 %off, %i, )" +
-                    out_size + R"(;
-	add.s64 %pout, %pout, %off;
-	st.global.)" +
-                    out + R"( [%pout], %d;
-DONE:
-	ret;
-}
-)");
-}
-
-// Runs `body` (see kernel) on each pair a[i], b[i].
-template <class R, class A, class B = A>
-std::vector<R> run(const std::string& in, const std::string& out, const std::string& body,
-                   const std::vector<A>& a, const std::vector<B>& b = {}) {
-  return run_binary<R, A, B>(kernel(in, out, body), a, b);
-}
 
 // Whether decoding `instruction` (with %r1..%r3 b32, %rd1..%rd3 b64, %p1 pred) is refused.
 std::string decode_error(const std::string& instruction) {
