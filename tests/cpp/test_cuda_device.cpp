@@ -270,6 +270,34 @@ TEST_CASE("a cuda launch holds keep_alive until the kernel has completed", "[cud
   CHECK(watch.expired());
 }
 
+TEST_CASE("keep_alive goes with a later launch's event, without a synchronize", "[cuda][gpu]") {
+  if (gpu_missing()) return;
+  // The cuda device records an event per 32 launches (CompletionList::kBatch): of 40
+  // launches, the first 32 are released once that event has completed, the last 8 when
+  // the stream is synchronised.
+  auto fill = load_test_kernel("fill");
+  auto stream = gpu().create_stream();
+  auto memory = gpu().allocate(4, rt::MemoryKind::Device);
+  std::vector<std::weak_ptr<int>> watches;
+  for (int i = 0; i < 40; ++i) {
+    auto owner = std::make_shared<int>(i);
+    watches.push_back(owner);
+    rt::KernelParams params(3);
+    params.set(0, memory->device_pointer());
+    params.set(1, int32_t(i));
+    params.set(2, int32_t(1));
+    gpu().launch(*fill, {1, 1, 1}, {1, 1, 1}, 0, *stream, std::move(params), {std::move(owner)});
+  }
+  auto event = gpu().create_event(false);
+  event->record(*stream);
+  event->synchronize();
+  CHECK(watches[0].expired());
+  CHECK(watches[31].expired());
+  CHECK_FALSE(watches[39].expired());
+  stream->synchronize();
+  CHECK(watches[39].expired());
+}
+
 TEST_CASE("enqueue_host on cuda runs once the stream has reached it", "[cuda][gpu]") {
   if (gpu_missing()) return;
   auto spin = load_test_kernel("spin");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <iterator>
 
 namespace cudajit::runtime::cuda {
 
@@ -25,8 +26,20 @@ CUevent CompletionList::take_event() {
   return event;
 }
 
+CompletionList::StreamEntries& CompletionList::entries_of(CUstream stream) {
+  auto found = std::find_if(streams_.begin(), streams_.end(),
+                            [&](const StreamEntries& s) { return s.stream == stream; });
+  if (found == streams_.end()) found = streams_.insert(streams_.end(), StreamEntries{stream, {}, {}, 0});
+  return *found;
+}
+
 void CompletionList::add(CUstream stream, KeepAlive keep_alive, std::function<void()> then) {
   std::lock_guard lock(mutex_);
+  StreamEntries& entries = entries_of(stream);
+  std::move(keep_alive.begin(), keep_alive.end(), std::back_inserter(entries.unrecorded));
+  // An event is recorded once per kBatch pieces of work (or for host work to run): a later
+  // event on the same stream completes after all that came before it.
+  if (!then && ++entries.unrecorded_count < kBatch) return;
   CUevent event = nullptr;
   CUresult result = CUDA_SUCCESS;
   try {
@@ -43,10 +56,25 @@ void CompletionList::add(CUstream stream, KeepAlive keep_alive, std::function<vo
     api_.cuStreamSynchronize(stream);
     throw driver_error(api_, "cuEventRecord", result);
   }
-  auto found = std::find_if(streams_.begin(), streams_.end(),
-                            [&](const StreamEntries& s) { return s.stream == stream; });
-  if (found == streams_.end()) found = streams_.insert(streams_.end(), StreamEntries{stream, {}});
-  found->entries.push_back(Entry{event, std::move(keep_alive), std::move(then)});
+  if (then) ++pending_then_;
+  entries.entries.push_back(Entry{event, std::move(entries.unrecorded), std::move(then)});
+  entries.unrecorded.clear();
+  entries.unrecorded_count = 0;
+}
+
+void CompletionList::reached(std::optional<CUstream> stream) {
+  KeepAlive released;
+  {
+    std::lock_guard lock(mutex_);
+    for (StreamEntries& s : streams_) {
+      if (stream && s.stream != *stream) continue;
+      std::move(s.unrecorded.begin(), s.unrecorded.end(), std::back_inserter(released));
+      s.unrecorded.clear();
+      s.unrecorded_count = 0;
+    }
+  }
+  released.clear();  // outside the lock: a release may free memory (cuMemFree)
+  sweep();
 }
 
 CUresult CompletionList::collect_completed(std::vector<Entry>& done) {
@@ -66,8 +94,17 @@ CUresult CompletionList::collect_completed(std::vector<Entry>& done) {
       stream.entries.pop_front();
     }
   }
-  std::erase_if(streams_, [](const StreamEntries& s) { return s.entries.empty(); });
+  std::erase_if(streams_,
+                [](const StreamEntries& s) { return s.entries.empty() && s.unrecorded.empty(); });
   return failure;
+}
+
+void CompletionList::sweep_sometimes() {
+  if (pending_then_.load(std::memory_order_relaxed) == 0 &&
+      since_sweep_.fetch_add(1, std::memory_order_relaxed) + 1 < kBatch)
+    return;
+  since_sweep_.store(0, std::memory_order_relaxed);
+  sweep();
 }
 
 void CompletionList::sweep() {
@@ -79,6 +116,7 @@ void CompletionList::sweep() {
   for (Entry& entry : done) {
     entry.keep_alive.clear();
     if (!entry.then) continue;
+    pending_then_.fetch_sub(1, std::memory_order_relaxed);
     try {
       entry.then();
     } catch (...) {

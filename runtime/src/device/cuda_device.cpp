@@ -103,7 +103,7 @@ void CudaDevice::copy(void* dst, const void* src, size_t bytes, Stream& stream,
                       std::vector<std::shared_ptr<const void>> keep_alive) {
   CudaStream& cuda_stream = own(stream);
   bind();
-  completions_.sweep();
+  completions_.sweep_sometimes();
   if (bytes == 0) return;
   // Unified addressing: the driver tells host from device pointers itself.
   check(api_,
@@ -145,7 +145,7 @@ void CudaDevice::memset(void* dst, int value, size_t bytes, Stream& stream,
                         std::vector<std::shared_ptr<const void>> keep_alive) {
   CudaStream& cuda_stream = own(stream);
   bind();
-  completions_.sweep();
+  completions_.sweep_sometimes();
   if (bytes == 0) return;
   check(api_,
         api_.cuMemsetD8Async(device_address(dst), static_cast<unsigned char>(value), bytes,
@@ -184,7 +184,7 @@ std::shared_ptr<Event> CudaDevice::create_event(bool timing) {
 void CudaDevice::synchronize() {
   bind();
   check(api_, api_.cuCtxSynchronize(), "cuCtxSynchronize");
-  completions_.sweep();
+  completions_.reached(std::nullopt);
 }
 
 // --- kernels --------------------------------------------------------------------
@@ -218,7 +218,7 @@ void CudaDevice::launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned sh
         std::to_string(limits_.max_shared_per_block) + " bytes per block on device " + label_);
   CudaStream& cuda_stream = own(stream);
   bind();
-  completions_.sweep();
+  completions_.sweep_sometimes();
   cuda_kernel->allow_dynamic_shared(shared_bytes);
   check(api_,
         api_.cuLaunchKernel(cuda_kernel->function(), grid.x, grid.y, grid.z, block.x, block.y,

@@ -27,7 +27,7 @@ Device& CudaStream::device() const { return device_; }
 void CudaStream::synchronize() {
   device_.bind();
   check(device_.api(), device_.api().cuStreamSynchronize(stream_), "cuStreamSynchronize");
-  device_.completions().sweep();
+  device_.completions().reached(stream_);
 }
 
 bool CudaStream::query() {
@@ -35,7 +35,7 @@ bool CudaStream::query() {
   CUresult result = device_.api().cuStreamQuery(stream_);
   if (result == CUDA_ERROR_NOT_READY) return false;
   check(device_.api(), result, "cuStreamQuery");
-  device_.completions().sweep();
+  device_.completions().reached(stream_);
   return true;
 }
 
