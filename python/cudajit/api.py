@@ -9,6 +9,8 @@ asynchronous queues and kernels run on worker threads.
 from __future__ import annotations
 
 import contextlib
+import math
+import operator
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -166,10 +168,13 @@ def event_elapsed_time(evtstart: Event, evtend: Event) -> float:
 # --- memory -----------------------------------------------------------------------------
 
 def _as_shape(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
+    # NumPy's rule: each extent is an integer by operator.index (not 2.0, not "10").
     try:
-        dims = tuple(int(n) for n in shape)
+        return _as_shape((operator.index(shape),))
+    except TypeError:
+        pass
+    try:
+        dims = tuple(operator.index(n) for n in shape)
     except TypeError:
         raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
     if any(n < 0 for n in dims):
@@ -234,7 +239,11 @@ def _host_array(kind: str, shape: Any, dtype: Any, strides: Any, order: str) -> 
     dt = _supported_dtype(dtype)
     if strides is None:
         strides = contiguous_strides(dims, dt.itemsize, order)
-    nbytes = max(1, int(np.prod(dims, dtype=np.int64)) * dt.itemsize)
+    nbytes = math.prod(dims) * dt.itemsize  # Python ints: never wraps
+    if nbytes > 2**63 - 1:
+        raise ValueError(f"{kind} array: shape {dims} with {dt.itemsize}-byte elements is larger "
+                         "than 2**63 - 1 bytes")
+    nbytes = max(1, nbytes)
     memory = _core.allocate_host(_core.current_device(), nbytes, kind)
     return np.ndarray(dims, dtype=dt, buffer=memory, strides=strides)
 

@@ -3,6 +3,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "cudajit/runtime/interop.hpp"
 #include "devices.hpp"
 
 namespace cudajit::python {
@@ -60,6 +61,10 @@ void set_dims(DeviceArray& a, const std::vector<int64_t>& shape,
     a.shape[d] = shape[d];
     a.strides[d] = strides[d];
   }
+  // Element count and byte extent must fit int64: an overflowed size would allocate
+  // nothing and let kernels write anywhere.
+  runtime::detail::check_shape(shape, byte_size(a.dtype), "device array");
+  runtime::byte_extent(shape, strides, byte_size(a.dtype));
 }
 
 Scalar dtype_from_name(const std::string& name) {

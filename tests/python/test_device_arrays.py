@@ -198,3 +198,27 @@ def test_pinned_context_accepts_host_arrays():
 def test_is_device_array():
     assert cuda.is_device_array(cuda.device_array(2))
     assert not cuda.is_device_array(np.zeros(2))
+
+
+# --- shapes that do not fit, or are not integers ---------------------------------------------
+
+
+@pytest.mark.parametrize("make", [cuda.device_array, cuda.pinned_array, cuda.mapped_array,
+                                  cuda.managed_array],
+                         ids=["device", "pinned", "mapped", "managed"])
+def test_a_shape_whose_byte_size_overflows_int64_is_a_value_error(make):
+    with pytest.raises(ValueError, match=r"larger than 2\*\*63 - 1 bytes"):
+        make((1 << 40, 1 << 40))
+    with pytest.raises(ValueError, match=r"larger than 2\*\*63 - 1 bytes"):
+        make((1 << 33, 1 << 31))  # 2**64 elements: a wrapping product would give 0
+
+
+@pytest.mark.parametrize("shape", ["10", (2.0, 3), 3.0, [1, None]], ids=repr)
+def test_a_shape_that_is_not_integers_is_a_type_error(shape):
+    with pytest.raises(TypeError, match="shape must be an int or a tuple of ints, got"):
+        cuda.device_array(shape)
+
+
+def test_numpy_integers_are_shapes():
+    assert cuda.device_array(np.int64(3)).shape == (3,)
+    assert cuda.device_array((2, np.int32(3))).shape == (2, 3)
