@@ -1,7 +1,8 @@
 """Run-time settings, as numba.core.config: ``cudajit.config.NAME = value``.
 
-CUDA_ARRAY_INTERFACE_SYNC (env CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC, default 1):
-    synchronise with the stream a foreign array names. Off: the stream is ignored.
+CUDA_ARRAY_INTERFACE_SYNC (env CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC, else Numba's
+    NUMBA_CUDA_ARRAY_INTERFACE_SYNC, default 1): synchronise with the stream a foreign
+    array names. Off: the stream is ignored.
 CUDA_ARRAY_INTERFACE_SYNC_MODE (env CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC_MODE):
     "stream" (default): order the launch after the producer's stream with
     events, and the producer's later work after the launch; the host never

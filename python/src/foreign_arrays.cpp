@@ -14,7 +14,11 @@ using runtime::throw_cai_bad_entry;
 InteropConfig& interop_config() {
   static InteropConfig config = [] {
     InteropConfig c;
-    if (const char* v = std::getenv("CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC")) {
+    // Numba's variable counts where ours is unset: a program written for Numba that turns
+    // synchronisation off must get it off here too.
+    const char* v = std::getenv("CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC");
+    if (!v) v = std::getenv("NUMBA_CUDA_ARRAY_INTERFACE_SYNC");
+    if (v) {
       std::string value = v;
       c.sync = !(value == "0" || value == "false" || value == "False" || value == "off" ||
                  value == "no");

@@ -338,7 +338,8 @@ def test_settings_read_back():
 
 
 def _run_python(code, **env_vars):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CUDAJIT_CUDA_ARRAY")}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("CUDAJIT_CUDA_ARRAY", "NUMBA_CUDA_ARRAY"))}
     env.update(env_vars)
     env["CUDAJIT_DEVICE"] = "cpu"
     env["PYTHONPATH"] = os.pathsep.join(
@@ -363,8 +364,12 @@ _PRINT_CONFIG = ("import cudajit; "
         ({"CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC_MODE": "off"}, "False stream"),
         ({"CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC": "0",
           "CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC_MODE": "host"}, "False host"),
+        ({"NUMBA_CUDA_ARRAY_INTERFACE_SYNC": "0"}, "False stream"),
+        ({"NUMBA_CUDA_ARRAY_INTERFACE_SYNC": "0", "CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC": "1"},
+         "True stream"),
     ],
-    ids=["unset", "sync-0", "sync-1", "mode-host", "mode-stream", "mode-off", "both"],
+    ids=["unset", "sync-0", "sync-1", "mode-host", "mode-stream", "mode-off", "both",
+         "numba-0", "ours-wins-over-numba"],
 )
 def test_environment_variables_set_the_initial_config(env, expected):
     result = _run_python(_PRINT_CONFIG, **env)
