@@ -116,6 +116,12 @@ class DeviceNDArray(_core.DeviceArray):
         return np.ndarray(self.shape, dtype=self.dtype, buffer=raw, offset=-lo,
                           strides=self.strides)
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """``np.asarray(d)``: a host copy, as Numba's device arrays give (one bulk copy, not
+        an element at a time)."""
+        host = self.copy_to_host()
+        return host if dtype is None else host.astype(dtype, copy=False)
+
     def copy_to_host(self, ary: np.ndarray | None = None, stream: Any = 0) -> np.ndarray:
         """Copy to host memory: into ``ary`` if given, else into a new array.
         With ``stream=0`` the copy has finished on return; with a stream it is

@@ -222,3 +222,14 @@ def test_a_shape_that_is_not_integers_is_a_type_error(shape):
 def test_numpy_integers_are_shapes():
     assert cuda.device_array(np.int64(3)).shape == (3,)
     assert cuda.device_array((2, np.int32(3))).shape == (2, 3)
+
+
+def test_numpy_asarray_of_a_device_array_is_a_host_copy(device):
+    values = np.arange(200_000, dtype=np.float32)
+    d = cuda.to_device(values)
+    host = np.asarray(d)  # through __array__: one copy (the sequence protocol took seconds)
+    np.testing.assert_array_equal(host, values)
+    assert host.dtype == np.float32 and isinstance(host, np.ndarray)
+    np.testing.assert_array_equal(np.asarray(d, dtype=np.float64), values.astype(np.float64))
+    host[0] = -1.0  # a copy: the device array is unchanged
+    assert d.copy_to_host()[0] == 0.0
