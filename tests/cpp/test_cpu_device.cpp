@@ -136,13 +136,38 @@ TEST_CASE("a copy holds its keep_alive references until it has run", "[cpu]") {
   stream->enqueue_host(gate.task());
   auto owner = std::make_shared<int>(1);
   std::weak_ptr<int> watch = owner;
-  int source = 5, target = 0;
-  cpu().copy(&target, &source, sizeof source, *stream, {std::move(owner)});
+  // Device memory at both ends: the copy is queued (with pageable host memory it would
+  // complete before returning).
+  auto source = cpu().allocate(sizeof(int), rt::MemoryKind::Device);
+  auto target = cpu().allocate(sizeof(int), rt::MemoryKind::Device);
+  *static_cast<int*>(source->host_pointer()) = 5;
+  *static_cast<int*>(target->host_pointer()) = 0;
+  cpu().copy(target->device_pointer(), source->device_pointer(), sizeof(int), *stream,
+             {std::move(owner)});
   CHECK_FALSE(watch.expired());
+  CHECK(*static_cast<int*>(target->host_pointer()) == 0);
   gate.open();
   stream->synchronize();
-  CHECK(target == 5);
+  CHECK(*static_cast<int*>(target->host_pointer()) == 5);
   CHECK(watch.expired());
+}
+
+TEST_CASE("a copy into pageable host memory is complete when it returns", "[cpu]") {
+  auto stream = cpu().create_stream();
+  auto source = cpu().allocate(sizeof(int), rt::MemoryKind::Device);
+  *static_cast<int*>(source->host_pointer()) = 7;
+  int pageable = 0;
+  cpu().copy(&pageable, source->device_pointer(), sizeof(int), *stream);
+  CHECK(pageable == 7);
+  auto locked = cpu().register_host(&pageable, sizeof pageable);  // now page-locked: queued
+  Gate gate;
+  stream->enqueue_host(gate.task());
+  *static_cast<int*>(source->host_pointer()) = 8;
+  cpu().copy(&pageable, source->device_pointer(), sizeof(int), *stream);
+  CHECK(pageable == 7);
+  gate.open();
+  stream->synchronize();
+  CHECK(pageable == 8);
 }
 
 // --- streams -----------------------------------------------------------------------------

@@ -191,3 +191,24 @@ def test_synchronize_waits_for_every_stream():
     cuda.synchronize()
     assert all(s.query() for s in streams)
     assert [o.copy_to_host()[0] for o in outs] == [0.0, 1.0, 2.0]
+
+
+# --- copies with pageable host memory complete, as CUDA's staging makes them ------------------
+
+
+def test_copy_to_host_into_pageable_memory_is_complete_when_it_returns(device):
+    s = cuda.stream()
+    for i in range(30):
+        d = cuda.to_device(np.full(100_000, i, dtype=np.int64), stream=s)
+        host = np.empty(100_000, dtype=np.int64)
+        d.copy_to_host(host, stream=s)
+        assert host[0] == i and host[-1] == i  # read without synchronising
+
+
+def test_a_pageable_source_may_change_as_soon_as_to_device_returns(device):
+    s = cuda.stream()
+    source = np.arange(100_000, dtype=np.int64)
+    d = cuda.to_device(source, stream=s)
+    source[:] = -1
+    s.synchronize()
+    assert d.copy_to_host()[5] == 5

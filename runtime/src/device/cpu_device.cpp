@@ -31,6 +31,11 @@ CpuAllocation::CpuAllocation(CpuDevice& device, size_t bytes, MemoryKind kind)
   if (!data_)
     throw std::runtime_error("cpu device: out of memory allocating " + std::to_string(bytes) +
                              " bytes");
+  device_.track(data_.get(), bytes);
+}
+
+CpuAllocation::~CpuAllocation() {
+  if (data_) device_.untrack(data_.get());
 }
 
 Device& CpuAllocation::device() const { return device_; }
@@ -46,17 +51,47 @@ std::shared_ptr<Allocation> CpuDevice::allocate(size_t bytes, MemoryKind kind) {
   return std::make_shared<CpuAllocation>(*this, bytes, kind);
 }
 
+void CpuDevice::track(const void* begin, size_t bytes) {
+  std::lock_guard lock(ranges_mutex_);
+  ranges_[uintptr_t(begin)] = uintptr_t(begin) + bytes;
+}
+
+void CpuDevice::untrack(const void* begin) {
+  std::lock_guard lock(ranges_mutex_);
+  ranges_.erase(uintptr_t(begin));
+}
+
+bool CpuDevice::tracked(const void* begin, size_t bytes) {
+  std::lock_guard lock(ranges_mutex_);
+  auto it = ranges_.upper_bound(uintptr_t(begin));
+  if (it == ranges_.begin()) return false;
+  --it;
+  return uintptr_t(begin) >= it->first && uintptr_t(begin) + bytes <= it->second;
+}
+
 void CpuDevice::copy(void* dst, const void* src, size_t bytes, Stream& stream,
                      std::vector<std::shared_ptr<const void>> keep_alive) {
-  enqueue(own(stream), [dst, src, bytes, keep_alive = std::move(keep_alive)] {
-    if (bytes != 0) std::memcpy(dst, src, bytes);
+  if (bytes == 0) return;
+  CpuStream& s = own(stream);
+  if (!tracked(src, bytes)) {  // pageable source: read now, into a staging buffer
+    auto staged = std::make_shared<std::vector<char>>(static_cast<const char*>(src),
+                                                      static_cast<const char*>(src) + bytes);
+    src = staged->data();
+    keep_alive.push_back(std::move(staged));
+  }
+  enqueue(s, [dst, src, bytes, keep_alive = std::move(keep_alive)] {
+    std::memcpy(dst, src, bytes);
   });
+  if (!tracked(dst, bytes)) s.synchronize();  // pageable destination: complete on return
 }
 
 void CpuDevice::check_accessible(const void*) {}
 
-std::shared_ptr<void> CpuDevice::register_host(void*, size_t) {
-  return std::make_shared<int>(0);  // host memory is what kernels use here already
+std::shared_ptr<void> CpuDevice::register_host(void* ptr, size_t bytes) {
+  // Host memory is what kernels use here already; registering only makes copies with it
+  // asynchronous, as page-locking does on a GPU.
+  track(ptr, bytes);
+  return std::shared_ptr<void>(ptr, [this](void* p) { untrack(p); });
 }
 
 void CpuDevice::memset(void* dst, int value, size_t bytes, Stream& stream,

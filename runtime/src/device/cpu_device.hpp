@@ -28,6 +28,7 @@ inline constexpr uintptr_t kFirstCreatedStreamHandle = 0x1000;
 class CpuAllocation final : public Allocation {
  public:
   CpuAllocation(CpuDevice& device, size_t bytes, MemoryKind kind);
+  ~CpuAllocation() override;
   void* device_pointer() const override { return data_.get(); }
   void* host_pointer() const override { return data_.get(); }
   size_t size() const override { return size_; }
@@ -165,7 +166,17 @@ class CpuDevice final : public Device {
   std::shared_ptr<CpuStream> make_stream(uintptr_t handle);
   std::vector<Fence> legacy_dependencies(const CpuStream& stream);
 
+  friend class CpuAllocation;
+  // Memory this device allocated or page-locked, by start: a copy with an end anywhere else
+  // touches pageable host memory and is complete when copy() returns, as CUDA's staging
+  // makes it (a pageable source is read at once, a pageable destination waited for).
+  void track(const void* begin, size_t bytes);
+  void untrack(const void* begin);
+  bool tracked(const void* begin, size_t bytes);
+
   DeviceLimits limits_;
+  std::mutex ranges_mutex_;
+  std::map<uintptr_t, uintptr_t> ranges_;  // begin -> end
   std::mutex order_mutex_;  // makes "which work came first" one order across streams
   std::vector<std::weak_ptr<CpuQueue>> queues_;            // every queue but the legacy one's
   std::map<uintptr_t, std::weak_ptr<CpuStream>> created_;  // for external_stream()
