@@ -19,7 +19,7 @@ CUDAJIT_LLVM_VERSION ?= 19
 CMAKE_ARGS ?=
 
 PY_EXE := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/null)
-CXX_DIRS := compiler runtime python/src tests/cpp
+CXX_DIRS := compiler runtime python/src simulator tests/cpp
 
 .PHONY: all deps configure build test demo format clean
 

@@ -22,9 +22,9 @@ runtime::Device& default_device() {
   if (wanted == "cpu") return runtime::cpu_device();
   if (wanted == "cuda" || wanted == "sim") {
     if (!runtime::cuda_available())
-      throw runtime::CudaUnavailable("CUDAJIT_DEVICE=" + wanted +
-                                     ", but the cuda device is unavailable: " +
-                                     runtime::cuda_unavailable_reason());
+      throw runtime::CudaUnavailable(
+          "CUDAJIT_DEVICE=" + wanted +
+          ", but the cuda device is unavailable: " + runtime::cuda_unavailable_reason());
     if (wanted == "sim" && !runtime::cuda_simulated())
       throw runtime::CudaUnavailable("CUDAJIT_DEVICE=sim, but " + runtime::cuda_driver_library() +
                                      " (CUDAJIT_LIBCUDA) is not cudajit's simulated GPU");

@@ -1,8 +1,8 @@
 #include "dispatcher.hpp"
 
-#include <algorithm>
-
 #include <pybind11/stl.h>
+
+#include <algorithm>
 
 #include "code_cache.hpp"
 #include "cudajit/runtime/bench.hpp"
@@ -231,7 +231,8 @@ std::vector<StagedRange> stage_host_arrays(runtime::Device& device, runtime::Str
     char* begin = extents[first].begin;
     char* end = extents[first].end;
     size_t last = first + 1;
-    while (last < extents.size() && extents[last].begin < end) end = std::max(end, extents[last++].end);
+    while (last < extents.size() && extents[last].begin < end)
+      end = std::max(end, extents[last++].end);
     int64_t bytes = end - begin;
     auto memory = device.allocate(static_cast<size_t>(std::max<int64_t>(bytes, 1)),
                                   runtime::MemoryKind::Device);
@@ -239,8 +240,7 @@ std::vector<StagedRange> stage_host_arrays(runtime::Device& device, runtime::Str
     bool written = false;
     for (size_t i = first; i < last; ++i) {
       ArgValue& v = *extents[i].arg;
-      v.data = static_cast<char*>(memory->device_pointer()) +
-               (static_cast<char*>(v.data) - begin);
+      v.data = static_cast<char*>(memory->device_pointer()) + (static_cast<char*>(v.data) - begin);
       written = written || !v.type.readonly();
     }
     ranges.push_back({memory, begin, bytes, written});

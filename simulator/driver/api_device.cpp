@@ -69,47 +69,128 @@ CUresult check_device(CUdevice device) {
 bool attribute_value(CUdevice_attribute attribute, int& value) {
   const DeviceModel& m = device_model();
   switch (attribute) {
-    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: value = 1024; return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: value = 1024; return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: value = 1024; return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: value = 64; return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: value = 2147483647; return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: value = 65535; return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: value = 65535; return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: value = 49152; return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: value = m.shared_per_block_optin; return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: value = m.shared_per_multiprocessor; return true;
-    case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: value = 65536; return true;
-    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: value = 32; return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: value = m.registers_per_block; return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: value = 65536; return true;
-    case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: value = m.clock_khz; return true;
-    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: value = m.multiprocessors; return true;
-    case CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: value = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_INTEGRATED: value = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: value = 1; return true;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: value = CU_COMPUTEMODE_DEFAULT; return true;
-    case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: value = 1; return true;
-    case CU_DEVICE_ATTRIBUTE_ECC_ENABLED: value = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: value = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: value = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: value = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_TCC_DRIVER: value = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: value = 2; return true;
-    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: value = 1; return true;
-    case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: value = m.l2_bytes; return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: value = m.threads_per_multiprocessor; return true;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: value = m.blocks_per_multiprocessor; return true;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: value = m.major; return true;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: value = m.minor; return true;
-    case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: value = 1; return true;
-    case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: value = 1; return true;
-    case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: value = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: value = 1; return true;
-    case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: value = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: value = 5120; return true;
-    case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: value = 2619000; return true;
-    default: return false;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+      value = 1024;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+      value = 1024;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y:
+      value = 1024;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
+      value = 64;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X:
+      value = 2147483647;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
+      value = 65535;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z:
+      value = 65535;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+      value = 49152;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+      value = m.shared_per_block_optin;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
+      value = m.shared_per_multiprocessor;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY:
+      value = 65536;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
+      value = 32;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK:
+      value = m.registers_per_block;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR:
+      value = 65536;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_CLOCK_RATE:
+      value = m.clock_khz;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+      value = m.multiprocessors;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT:
+      value = 0;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_INTEGRATED:
+      value = 0;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
+      value = 1;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE:
+      value = CU_COMPUTEMODE_DEFAULT;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS:
+      value = 1;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_ECC_ENABLED:
+      value = 0;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
+      value = 0;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
+      value = 0;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
+      value = 0;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_TCC_DRIVER:
+      value = 0;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT:
+      value = 2;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
+      value = 1;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE:
+      value = m.l2_bytes;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR:
+      value = m.threads_per_multiprocessor;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR:
+      value = m.blocks_per_multiprocessor;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+      value = m.major;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+      value = m.minor;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY:
+      value = 1;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS:
+      value = 1;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS:
+      value = 0;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH:
+      value = 1;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD:
+      value = 0;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH:
+      value = 5120;
+      return true;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE:
+      value = 2619000;
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -14,11 +14,16 @@ constexpr uint64_t kAlignment = 256;  // cuMemAlloc's guarantee
 
 const char* kind_name(Allocation::Kind kind) {
   switch (kind) {
-    case Allocation::Kind::Device: return "a device allocation";
-    case Allocation::Kind::Managed: return "a managed allocation";
-    case Allocation::Kind::HostAllocated: return "a pinned host allocation";
-    case Allocation::Kind::HostRegistered: return "registered host memory";
-    case Allocation::Kind::ModuleVariable: return "a module variable";
+    case Allocation::Kind::Device:
+      return "a device allocation";
+    case Allocation::Kind::Managed:
+      return "a managed allocation";
+    case Allocation::Kind::HostAllocated:
+      return "a pinned host allocation";
+    case Allocation::Kind::HostRegistered:
+      return "registered host memory";
+    case Allocation::Kind::ModuleVariable:
+      return "a module variable";
   }
   return "memory";
 }
@@ -58,7 +63,7 @@ CUresult release(Context* c, uint64_t address, std::initializer_list<Allocation:
 
 // The allocation holding [address, address + bytes), if any.
 const std::pair<const uint64_t, Allocation>* find(Context* c, uint64_t address,
-                                                 uint64_t bytes = 1) {
+                                                  uint64_t bytes = 1) {
   std::lock_guard lock(c->mutex);
   auto it = c->allocations.upper_bound(address);
   if (it == c->allocations.begin()) return nullptr;
@@ -128,9 +133,8 @@ CUDAJIT_SIM_API cuMemAllocHost_v2(void** out, size_t bytes) {
 CUDAJIT_SIM_API cuMemFreeHost(void* pointer) {
   Context* c;
   if (CUresult r = check_context(c)) return r;
-  return guarded([&] {
-    return release(c, uint64_t(uintptr_t(pointer)), {Allocation::Kind::HostAllocated});
-  });
+  return guarded(
+      [&] { return release(c, uint64_t(uintptr_t(pointer)), {Allocation::Kind::HostAllocated}); });
 }
 
 CUDAJIT_SIM_API cuMemHostGetDevicePointer_v2(CUdeviceptr* out, void* host, unsigned flags) {
@@ -206,12 +210,18 @@ CUDAJIT_SIM_API cuPointerGetAttribute(void* data, CUpointer_attribute attribute,
   bool host = a->second.kind == Allocation::Kind::HostAllocated ||
               a->second.kind == Allocation::Kind::HostRegistered;
   switch (attribute) {
-    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data) = 0; break;
-    case CU_POINTER_ATTRIBUTE_CONTEXT: *static_cast<CUcontext*>(data) = reinterpret_cast<CUcontext>(c); break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+      *static_cast<int*>(data) = 0;
+      break;
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+      *static_cast<CUcontext*>(data) = reinterpret_cast<CUcontext>(c);
+      break;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
       *static_cast<unsigned*>(data) = host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
       break;
-    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *static_cast<CUdeviceptr*>(data) = pointer; break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+      *static_cast<CUdeviceptr*>(data) = pointer;
+      break;
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
       if (!host && a->second.kind != Allocation::Kind::Managed) return CUDA_ERROR_INVALID_VALUE;
       *static_cast<void**>(data) = reinterpret_cast<void*>(uintptr_t(pointer));
@@ -219,9 +229,14 @@ CUDAJIT_SIM_API cuPointerGetAttribute(void* data, CUpointer_attribute attribute,
     case CU_POINTER_ATTRIBUTE_IS_MANAGED:
       *static_cast<int*>(data) = a->second.kind == Allocation::Kind::Managed;
       break;
-    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *static_cast<CUdeviceptr*>(data) = a->first; break;
-    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *static_cast<size_t*>(data) = a->second.size; break;
-    default: return CUDA_ERROR_INVALID_VALUE;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+      *static_cast<CUdeviceptr*>(data) = a->first;
+      break;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+      *static_cast<size_t*>(data) = a->second.size;
+      break;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
 }
@@ -244,8 +259,8 @@ CUDAJIT_SIM_API cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CU
     std::shared_ptr<std::vector<uint8_t>> staged;
     const void* source = reinterpret_cast<const void*>(uintptr_t(src));
     if (!from) {
-      staged = std::make_shared<std::vector<uint8_t>>(
-          static_cast<const uint8_t*>(source), static_cast<const uint8_t*>(source) + bytes);
+      staged = std::make_shared<std::vector<uint8_t>>(static_cast<const uint8_t*>(source),
+                                                      static_cast<const uint8_t*>(source) + bytes);
       source = staged->data();
     }
     void* target = reinterpret_cast<void*>(uintptr_t(dst));

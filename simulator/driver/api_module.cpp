@@ -45,11 +45,20 @@ CUresult read_options(unsigned count, CUjit_option* options, void** values, JitO
   if (count > 0 && (!options || !values)) return CUDA_ERROR_INVALID_VALUE;
   for (unsigned i = 0; i < count; ++i) {
     switch (options[i]) {
-      case CU_JIT_ERROR_LOG_BUFFER: out.error_log = static_cast<char*>(values[i]); break;
-      case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: out.error_log_size = uintptr_t(values[i]); break;
-      case CU_JIT_INFO_LOG_BUFFER: out.info_log = static_cast<char*>(values[i]); break;
-      case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: out.info_log_size = uintptr_t(values[i]); break;
-      default: break;  // optimisation levels, targets, caching: no effect on the simulator
+      case CU_JIT_ERROR_LOG_BUFFER:
+        out.error_log = static_cast<char*>(values[i]);
+        break;
+      case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
+        out.error_log_size = uintptr_t(values[i]);
+        break;
+      case CU_JIT_INFO_LOG_BUFFER:
+        out.info_log = static_cast<char*>(values[i]);
+        break;
+      case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
+        out.info_log_size = uintptr_t(values[i]);
+        break;
+      default:
+        break;  // optimisation levels, targets, caching: no effect on the simulator
     }
   }
   return CUDA_SUCCESS;
@@ -69,13 +78,18 @@ int max_threads(const Function& f) {
 
 CUresult fault_code(Fault fault) {
   switch (fault) {
-    case Fault::IllegalAddress: return CUDA_ERROR_ILLEGAL_ADDRESS;
-    case Fault::MisalignedAddress: return CUDA_ERROR_MISALIGNED_ADDRESS;
-    case Fault::IllegalInstruction: return CUDA_ERROR_ILLEGAL_INSTRUCTION;
-    case Fault::HardwareStack: return CUDA_ERROR_HARDWARE_STACK_ERROR;
+    case Fault::IllegalAddress:
+      return CUDA_ERROR_ILLEGAL_ADDRESS;
+    case Fault::MisalignedAddress:
+      return CUDA_ERROR_MISALIGNED_ADDRESS;
+    case Fault::IllegalInstruction:
+      return CUDA_ERROR_ILLEGAL_INSTRUCTION;
+    case Fault::HardwareStack:
+      return CUDA_ERROR_HARDWARE_STACK_ERROR;
     case Fault::Trap:
     case Fault::BarrierDeadlock:
-    case Fault::InvalidParameter: return CUDA_ERROR_LAUNCH_FAILED;
+    case Fault::InvalidParameter:
+      return CUDA_ERROR_LAUNCH_FAILED;
   }
   return CUDA_ERROR_LAUNCH_FAILED;
 }
@@ -91,7 +105,10 @@ CUDAJIT_SIM_API cuModuleLoadDataEx(CUmodule* out, const void* image, unsigned co
   if (CUresult r = read_options(count, options, values, jit)) return r;
   return guarded([&] {
     const char* text = static_cast<const char*>(image);
-    if (std::memcmp(text, "\x7f" "ELF", 4) == 0) {
+    if (std::memcmp(text,
+                    "\x7f"
+                    "ELF",
+                    4) == 0) {
       write_log(jit.error_log, jit.error_log_size,
                 "the simulated GPU runs PTX only; this image is a cubin (ELF)");
       return CUDA_ERROR_INVALID_IMAGE;
@@ -105,8 +122,8 @@ CUDAJIT_SIM_API cuModuleLoadDataEx(CUmodule* out, const void* image, unsigned co
         write_log(jit.error_log, jit.error_log_size,
                   "PTX .version " + std::to_string(parsed.version_major) + "." +
                       std::to_string(parsed.version_minor) +
-                      " is newer than this driver supports (" + std::to_string(kMaxPtxMajor) +
-                      "." + std::to_string(kMaxPtxMinor) + ")");
+                      " is newer than this driver supports (" + std::to_string(kMaxPtxMajor) + "." +
+                      std::to_string(kMaxPtxMinor) + ")");
         return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
       }
       module->program = decode(parsed);
@@ -140,8 +157,8 @@ CUDAJIT_SIM_API cuModuleLoadDataEx(CUmodule* out, const void* image, unsigned co
       auto kernel = std::make_unique<Kernel>();
       kernel->module = m;
       kernel->function = f.get();
-      kernel->max_dynamic_shared = int(kSharedWithoutOptIn - std::min<uint64_t>(
-                                                                 kSharedWithoutOptIn, f->static_shared_bytes));
+      kernel->max_dynamic_shared = int(
+          kSharedWithoutOptIn - std::min<uint64_t>(kSharedWithoutOptIn, f->static_shared_bytes));
       m->kernels[f->name] = std::move(kernel);
     }
     std::lock_guard lock(c->mutex);
@@ -170,7 +187,8 @@ CUDAJIT_SIM_API cuModuleUnload(CUmodule handle) {
     std::lock_guard lock(c->mutex);
     c->modules.erase(m);
     for (auto& [name, k] : m->kernels) c->kernels.erase(k.get());
-    for (const auto& g : m->program->globals) c->memory.remove(uint64_t(uintptr_t(g->storage.data())));
+    for (const auto& g : m->program->globals)
+      c->memory.remove(uint64_t(uintptr_t(g->storage.data())));
     delete m;
     return CUDA_SUCCESS;
   });
@@ -206,7 +224,8 @@ CUDAJIT_SIM_API cuModuleGetGlobal_v2(CUdeviceptr* address, size_t* bytes, CUmodu
   return CUDA_ERROR_NOT_FOUND;
 }
 
-CUDAJIT_SIM_API cuFuncGetAttribute(int* value, CUfunction_attribute attribute, CUfunction function) {
+CUDAJIT_SIM_API cuFuncGetAttribute(int* value, CUfunction_attribute attribute,
+                                   CUfunction function) {
   Context* c;
   if (CUresult r = check_context(c)) return r;
   if (!value) return CUDA_ERROR_INVALID_VALUE;
@@ -215,15 +234,32 @@ CUDAJIT_SIM_API cuFuncGetAttribute(int* value, CUfunction_attribute attribute, C
   const Function& f = *k->function;
   const Program& p = *k->module->program;
   switch (attribute) {
-    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = max_threads(f); break;
-    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = int(f.static_shared_bytes); break;
-    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *value = 0; break;
-    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *value = int(f.max_local_bytes); break;
-    case CU_FUNC_ATTRIBUTE_NUM_REGS: *value = int(std::min<uint32_t>(255, f.register_count)); break;
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *value = p.version_major * 10 + p.version_minor; break;
-    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *value = device_model().sm(); break;
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = k->max_dynamic_shared; break;
-    default: return CUDA_ERROR_INVALID_VALUE;
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+      *value = max_threads(f);
+      break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+      *value = int(f.static_shared_bytes);
+      break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+      *value = 0;
+      break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+      *value = int(f.max_local_bytes);
+      break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS:
+      *value = int(std::min<uint32_t>(255, f.register_count));
+      break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+      *value = p.version_major * 10 + p.version_minor;
+      break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+      *value = device_model().sm();
+      break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+      *value = k->max_dynamic_shared;
+      break;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
 }
@@ -234,7 +270,8 @@ CUDAJIT_SIM_API cuFuncSetAttribute(CUfunction function, CUfunction_attribute att
   Kernel* k = live_kernel(c, function);
   if (!k) return CUDA_ERROR_INVALID_HANDLE;
   if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return CUDA_ERROR_INVALID_VALUE;
-  int64_t limit = int64_t(device_model().shared_per_block_optin) - int64_t(k->function->static_shared_bytes);
+  int64_t limit =
+      int64_t(device_model().shared_per_block_optin) - int64_t(k->function->static_shared_bytes);
   if (value < 0 || value > limit) return CUDA_ERROR_INVALID_VALUE;
   k->max_dynamic_shared = value;
   return CUDA_SUCCESS;
@@ -265,8 +302,8 @@ CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsi
     return CUDA_ERROR_INVALID_VALUE;
   if (cooperative) {
     const DeviceModel& m = device_model();
-    uint64_t per_sm = std::min<uint64_t>(m.blocks_per_multiprocessor,
-                                         m.threads_per_multiprocessor / threads);
+    uint64_t per_sm =
+        std::min<uint64_t>(m.blocks_per_multiprocessor, m.threads_per_multiprocessor / threads);
     if (uint64_t(gx) * gy * gz > per_sm * m.multiprocessors)
       return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
   }
@@ -287,9 +324,12 @@ CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsi
         void* buffer = nullptr;
         size_t* size = nullptr;
         for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
-          if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = extra[i + 1];
-          else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) size = static_cast<size_t*>(extra[i + 1]);
-          else return CUDA_ERROR_INVALID_VALUE;
+          if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+            buffer = extra[i + 1];
+          else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+            size = static_cast<size_t*>(extra[i + 1]);
+          else
+            return CUDA_ERROR_INVALID_VALUE;
         }
         if (!buffer || !size || *size != f.kernel_param_bytes) return CUDA_ERROR_INVALID_VALUE;
         launch.params.assign(static_cast<uint8_t*>(buffer),

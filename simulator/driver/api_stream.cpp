@@ -88,8 +88,8 @@ CUDAJIT_SIM_API cuStreamWaitEvent(CUstream handle, CUevent event, unsigned flags
 CUDAJIT_SIM_API cuEventCreate(CUevent* out, unsigned flags) {
   Context* c;
   if (CUresult r = check_context(c)) return r;
-  if (!out || (flags & ~unsigned(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
-                                 CU_EVENT_INTERPROCESS)))
+  if (!out ||
+      (flags & ~unsigned(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS)))
     return CUDA_ERROR_INVALID_VALUE;
   return guarded([&] {
     auto* e = new Event();
@@ -119,8 +119,8 @@ CUDAJIT_SIM_API cuEventRecord(CUevent event, CUstream handle) {
   if (!e || !s) return CUDA_ERROR_INVALID_HANDLE;
   return guarded([&] {
     auto time = std::make_shared<std::chrono::steady_clock::time_point>();
-    Point p = s->enqueue([time] { *time = std::chrono::steady_clock::now(); },
-                         c->implicit_waits(s), true);
+    Point p = s->enqueue([time] { *time = std::chrono::steady_clock::now(); }, c->implicit_waits(s),
+                         true);
     std::lock_guard lock(c->mutex);
     e->recorded = true;
     e->point = p;
@@ -161,8 +161,7 @@ CUresult elapsed(float* ms, CUevent start, CUevent end) {
   if (!a || !b) return CUDA_ERROR_INVALID_HANDLE;
   if (!a->recorded || !b->recorded) return CUDA_ERROR_INVALID_HANDLE;
   if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) return CUDA_ERROR_INVALID_HANDLE;
-  if (!a->point.reached() || !b->point.reached())
-    return CUDA_ERROR_NOT_READY;
+  if (!a->point.reached() || !b->point.reached()) return CUDA_ERROR_NOT_READY;
   *ms = std::chrono::duration<float, std::milli>(*b->time - *a->time).count();
   return CUDA_SUCCESS;
 }

@@ -165,7 +165,7 @@ class Context {
 struct Driver {
   std::atomic<bool> initialized{false};
   Context* primary = nullptr;
-  bool execute = true;  // CUDAJIT_SIM_EXECUTE=0: launches are checked and queued, not run
+  bool execute = true;   // CUDAJIT_SIM_EXECUTE=0: launches are checked and queued, not run
   unsigned threads = 0;  // host threads per launch (CUDAJIT_SIM_THREADS; 0: all cores)
   // Totals over executed launches, for benchmarks (cudajitSimStatistics).
   std::atomic<uint64_t> thread_instructions{0}, launches{0}, execution_ns{0};

@@ -17,7 +17,8 @@ bool plain_float(const Instruction& ins, const char* opcode) {
 }
 
 void count_reads(const Operand& o, std::unordered_map<std::string, int>& reads) {
-  if ((o.kind == Operand::Kind::Register) || (o.kind == Operand::Kind::Address && o.base_is_register))
+  if ((o.kind == Operand::Kind::Register) ||
+      (o.kind == Operand::Kind::Address && o.base_is_register))
     ++reads[o.name];
   for (const auto& e : o.elements) count_reads(e, reads);
 }

@@ -19,15 +19,30 @@ using ptx::Space;
 
 uint32_t special_register(const std::string& name) {
   static const std::unordered_map<std::string, uint32_t> names = {
-      {"%tid.x", kTidX},           {"%tid.y", kTidY},           {"%tid.z", kTidZ},
-      {"%ntid.x", kNtidX},         {"%ntid.y", kNtidY},         {"%ntid.z", kNtidZ},
-      {"%ctaid.x", kCtaidX},       {"%ctaid.y", kCtaidY},       {"%ctaid.z", kCtaidZ},
-      {"%nctaid.x", kNctaidX},     {"%nctaid.y", kNctaidY},     {"%nctaid.z", kNctaidZ},
-      {"%laneid", kLaneId},        {"%warpid", kWarpId},        {"%nwarpid", kNwarpId},
-      {"%smid", kSmId},            {"%nsmid", kNsmId},          {"%gridid", kGridId},
-      {"%lanemask_eq", kLanemaskEq}, {"%lanemask_le", kLanemaskLe},
-      {"%lanemask_lt", kLanemaskLt}, {"%lanemask_ge", kLanemaskGe},
-      {"%lanemask_gt", kLanemaskGt}, {"%dynamic_smem_size", kDynamicSmemSize},
+      {"%tid.x", kTidX},
+      {"%tid.y", kTidY},
+      {"%tid.z", kTidZ},
+      {"%ntid.x", kNtidX},
+      {"%ntid.y", kNtidY},
+      {"%ntid.z", kNtidZ},
+      {"%ctaid.x", kCtaidX},
+      {"%ctaid.y", kCtaidY},
+      {"%ctaid.z", kCtaidZ},
+      {"%nctaid.x", kNctaidX},
+      {"%nctaid.y", kNctaidY},
+      {"%nctaid.z", kNctaidZ},
+      {"%laneid", kLaneId},
+      {"%warpid", kWarpId},
+      {"%nwarpid", kNwarpId},
+      {"%smid", kSmId},
+      {"%nsmid", kNsmId},
+      {"%gridid", kGridId},
+      {"%lanemask_eq", kLanemaskEq},
+      {"%lanemask_le", kLanemaskLe},
+      {"%lanemask_lt", kLanemaskLt},
+      {"%lanemask_ge", kLanemaskGe},
+      {"%lanemask_gt", kLanemaskGt},
+      {"%dynamic_smem_size", kDynamicSmemSize},
       {"%total_smem_size", kTotalSmemSize}};
   auto it = names.find(name);
   return it == names.end() ? kSpecialRegisterCount : it->second;
@@ -104,7 +119,7 @@ uint64_t alignment(const ptx::Variable& v) {
 struct Symbol {
   Space space;
   uint64_t value;
-  bool local = false;    // value is an offset in the frame's locals
+  bool local = false;  // value is an offset in the frame's locals
   bool kernel_param = false;
 };
 
@@ -120,7 +135,11 @@ class FunctionDecoder final : public DecodeContext {
   FunctionDecoder(const ptx::Function& source, Function& out, const ModuleLayout& layout,
                   const std::unordered_map<std::string, uint32_t>& functions,
                   const std::vector<const ptx::Function*>& sources, int sm)
-      : source_(source), out_(out), layout_(layout), functions_(functions), sources_(sources),
+      : source_(source),
+        out_(out),
+        layout_(layout),
+        functions_(functions),
+        sources_(sources),
         sm_(sm) {}
 
   void run() {
@@ -171,16 +190,21 @@ class FunctionDecoder final : public DecodeContext {
 
   uint32_t value(const Operand& o, const std::string& type) override {
     switch (o.kind) {
-      case Operand::Kind::Register: return reg(o);
-      case Operand::Kind::Integer: return constant(integer_bits(o.bits, type));
-      case Operand::Kind::Float: return constant(float_bits(o, type));
+      case Operand::Kind::Register:
+        return reg(o);
+      case Operand::Kind::Integer:
+        return constant(integer_bits(o.bits, type));
+      case Operand::Kind::Float:
+        return constant(float_bits(o, type));
       case Operand::Kind::Symbol: {
         Symbol s = symbol(o.name);
-        if (s.kernel_param) error("the address of kernel parameter '" + o.name + "' is not supported");
+        if (s.kernel_param)
+          error("the address of kernel parameter '" + o.name + "' is not supported");
         if (s.local) return local_constant(s.value);
         return constant(s.value);
       }
-      default: error("unexpected operand '" + text(o) + "'");
+      default:
+        error("unexpected operand '" + text(o) + "'");
     }
   }
 
@@ -240,8 +264,10 @@ class FunctionDecoder final : public DecodeContext {
           error("'" + actual.name + "' is not a .param of this function");
         callee_offset = align_up(callee_offset, alignment(formals[i]));
         uint64_t size = formals[i].bytes();
-        if (into_callee) out.push_back({s.value, callee_offset, size});
-        else out.push_back({callee_offset, s.value, size});
+        if (into_callee)
+          out.push_back({s.value, callee_offset, size});
+        else
+          out.push_back({callee_offset, s.value, size});
         callee_offset += size;
       }
     };
@@ -263,10 +289,14 @@ class FunctionDecoder final : public DecodeContext {
   static std::string text(const Operand& o) {
     switch (o.kind) {
       case Operand::Kind::Register:
-      case Operand::Kind::Symbol: return o.name;
-      case Operand::Kind::Integer: return std::to_string(int64_t(o.bits));
-      case Operand::Kind::Address: return "[" + o.name + "]";
-      default: return "...";
+      case Operand::Kind::Symbol:
+        return o.name;
+      case Operand::Kind::Integer:
+        return std::to_string(int64_t(o.bits));
+      case Operand::Kind::Address:
+        return "[" + o.name + "]";
+      default:
+        return "...";
     }
   }
 
@@ -499,8 +529,8 @@ ModuleLayout lay_out_module(const ptx::Module& module, Program& program) {
       g->name = v.name;
       g->space = v.space;
       g->align = alignment(v);
-      g->storage = v.init.empty() ? std::vector<uint8_t>(std::max<uint64_t>(v.bytes(), 1), 0)
-                                  : v.init;
+      g->storage =
+          v.init.empty() ? std::vector<uint8_t>(std::max<uint64_t>(v.bytes(), 1), 0) : v.init;
       layout.symbols[v.name] = {v.space, uint64_t(reinterpret_cast<uintptr_t>(g->storage.data()))};
       program.globals.push_back(std::move(g));
     } else {
@@ -562,7 +592,7 @@ std::unique_ptr<Program> decode(const ptx::Module& module) {
   }
   // Kernels: static shared (the module's layout) and the deepest chain of locals over calls.
   std::function<uint64_t(uint32_t, std::vector<char>&)> depth = [&](uint32_t index,
-                                                                   std::vector<char>& on_path) {
+                                                                    std::vector<char>& on_path) {
     const Function& f = *program->functions[index];
     if (on_path[index])
       throw PtxError(f.ptx_line, "recursive call of '" + f.name + "' is not supported");

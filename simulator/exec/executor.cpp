@@ -16,9 +16,9 @@ std::vector<uint8_t> pack_params(const Function& kernel, void** params, long cou
                          "kernel '" + kernel.name + "' takes " + std::to_string(expected) +
                              " parameters, the launch passed " + std::to_string(count));
   if (expected > 0 && params == nullptr)
-    throw ExecutionFault(Fault::InvalidParameter,
-                         "kernel '" + kernel.name + "' takes " + std::to_string(expected) +
-                             " parameters, kernelParams is NULL");
+    throw ExecutionFault(Fault::InvalidParameter, "kernel '" + kernel.name + "' takes " +
+                                                      std::to_string(expected) +
+                                                      " parameters, kernelParams is NULL");
   for (size_t i = 0; i < expected; ++i) {
     if (params[i] == nullptr)
       throw ExecutionFault(Fault::InvalidParameter, "kernel '" + kernel.name + "': parameter " +

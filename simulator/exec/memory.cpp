@@ -26,20 +26,16 @@ Range GlobalMemory::find(uint64_t address, uint64_t size) const {
 
 std::string GlobalMemory::describe_miss(uint64_t address) const {
   std::shared_lock lock(mutex_);
+  auto after = ranges_.upper_bound(address);
+  if (after == ranges_.begin()) return "not in any allocation";
+  auto before = std::prev(after);  // the range starting at or before the address
+  const Entry& e = before->second;
+  if (address < e.end) return "across the end of " + e.what;
   char text[160];
-  auto it = ranges_.upper_bound(address);
-  if (it != ranges_.begin()) {
-    auto before = std::prev(it);
-    if (address >= before->first) {
-      std::snprintf(text, sizeof text, "%llu bytes past the end of %s of %llu bytes at 0x%llx",
-                    (unsigned long long)(address - before->second.end),
-                    before->second.what.c_str(),
-                    (unsigned long long)(before->second.end - before->first),
-                    (unsigned long long)before->first);
-      return address < before->second.end ? "across the end of " + before->second.what : text;
-    }
-  }
-  return "not in any allocation";
+  std::snprintf(text, sizeof text, "%llu bytes past the end of %s of %llu bytes at 0x%llx",
+                (unsigned long long)(address - e.end), e.what.c_str(),
+                (unsigned long long)(e.end - before->first), (unsigned long long)before->first);
+  return text;
 }
 
 }  // namespace cudajit::sim

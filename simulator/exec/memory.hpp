@@ -19,13 +19,13 @@ constexpr uint64_t kLocalWindow = 0xFFFD000000000000ull;
 
 // What stopped a launch, as the driver reports it.
 enum class Fault {
-  IllegalAddress,       // CUDA_ERROR_ILLEGAL_ADDRESS
-  MisalignedAddress,    // CUDA_ERROR_MISALIGNED_ADDRESS
-  IllegalInstruction,   // CUDA_ERROR_ILLEGAL_INSTRUCTION
-  Trap,                 // CUDA_ERROR_LAUNCH_FAILED (trap)
-  HardwareStack,        // CUDA_ERROR_HARDWARE_STACK_ERROR
-  BarrierDeadlock,      // a barrier not every thread reaches (hardware would hang)
-  InvalidParameter,     // kernelParams that do not match the entry
+  IllegalAddress,      // CUDA_ERROR_ILLEGAL_ADDRESS
+  MisalignedAddress,   // CUDA_ERROR_MISALIGNED_ADDRESS
+  IllegalInstruction,  // CUDA_ERROR_ILLEGAL_INSTRUCTION
+  Trap,                // CUDA_ERROR_LAUNCH_FAILED (trap)
+  HardwareStack,       // CUDA_ERROR_HARDWARE_STACK_ERROR
+  BarrierDeadlock,     // a barrier not every thread reaches (hardware would hang)
+  InvalidParameter,    // kernelParams that do not match the entry
 };
 
 class ExecutionFault : public std::runtime_error {

@@ -26,16 +26,16 @@ constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
 struct Inst {
   Handler run = nullptr;
   uint32_t op[6] = {kNoSlot, kNoSlot, kNoSlot, kNoSlot, kNoSlot, kNoSlot};
-  int64_t offset = 0;          // address offset, or a handler's immediate
-  uint32_t target = 0;         // branch target, callee index
-  uint32_t reconverge = 0;     // a branch's immediate post-dominator (a pc)
-  uint32_t guard = kNoSlot;    // predicate slot, or kNoSlot
+  int64_t offset = 0;        // address offset, or a handler's immediate
+  uint32_t target = 0;       // branch target, callee index
+  uint32_t reconverge = 0;   // a branch's immediate post-dominator (a pc)
+  uint32_t guard = kNoSlot;  // predicate slot, or kNoSlot
   bool guard_negated = false;
-  uint8_t count = 0;           // vector width, operand count
-  uint8_t size = 0;            // access size in bytes
-  uint8_t aux = 0;             // handler-specific (comparison, space, rounding)
-  uint32_t source = 0;         // index into Function::sources
-  bool is_control = false;     // may change the pc or stop the warp: never skipped
+  uint8_t count = 0;        // vector width, operand count
+  uint8_t size = 0;         // access size in bytes
+  uint8_t aux = 0;          // handler-specific (comparison, space, rounding)
+  uint32_t source = 0;      // index into Function::sources
+  bool is_control = false;  // may change the pc or stop the warp: never skipped
 };
 
 // Where an instruction came from, for diagnostics.
@@ -70,10 +70,10 @@ struct Function {
   uint32_t slot_count = 0;      // all slots: registers, constants, special registers
   std::vector<std::pair<uint32_t, uint64_t>> constants;  // slot -> value (every lane)
   std::vector<LocalSymbolSlot> local_symbols;            // slot -> local window address
-  uint32_t special_base = 0;  // first special-register slot (see exec/special_registers)
-  uint64_t local_bytes = 0;   // this function's .local variables, per thread
-  uint64_t param_bytes = 0;   // per-thread .param area: params, returns, call blocks
-  std::vector<uint64_t> param_offsets;   // offset of each .param argument
+  uint32_t special_base = 0;            // first special-register slot (see exec/special_registers)
+  uint64_t local_bytes = 0;             // this function's .local variables, per thread
+  uint64_t param_bytes = 0;             // per-thread .param area: params, returns, call blocks
+  std::vector<uint64_t> param_offsets;  // offset of each .param argument
   std::vector<uint64_t> param_sizes;
   std::vector<uint64_t> return_offsets;  // offset of each return value
   std::vector<uint64_t> return_sizes;
@@ -82,8 +82,8 @@ struct Function {
   uint64_t kernel_param_bytes = 0;
   uint32_t reqntid[3] = {0, 0, 0}, maxntid[3] = {0, 0, 0};
   int maxnreg = 0;
-  uint64_t static_shared_bytes = 0;  // kernels: static .shared reachable from them
-  uint64_t max_local_bytes = 0;      // kernels: deepest chain of locals over calls
+  uint64_t static_shared_bytes = 0;    // kernels: static .shared reachable from them
+  uint64_t max_local_bytes = 0;        // kernels: deepest chain of locals over calls
   uint64_t dynamic_shared_offset = 0;  // kernels: where extern .shared arrays start
   int ptx_line = 0;
 };

@@ -8,10 +8,31 @@
 namespace cudajit::sim {
 
 enum SpecialRegister : uint32_t {
-  kTidX, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ,
-  kNctaidX, kNctaidY, kNctaidZ, kLaneId, kWarpId, kNwarpId, kSmId, kNsmId, kGridId,
-  kLanemaskEq, kLanemaskLe, kLanemaskLt, kLanemaskGe, kLanemaskGt,
-  kDynamicSmemSize, kTotalSmemSize,
+  kTidX,
+  kTidY,
+  kTidZ,
+  kNtidX,
+  kNtidY,
+  kNtidZ,
+  kCtaidX,
+  kCtaidY,
+  kCtaidZ,
+  kNctaidX,
+  kNctaidY,
+  kNctaidZ,
+  kLaneId,
+  kWarpId,
+  kNwarpId,
+  kSmId,
+  kNsmId,
+  kGridId,
+  kLanemaskEq,
+  kLanemaskLe,
+  kLanemaskLt,
+  kLanemaskGe,
+  kLanemaskGt,
+  kDynamicSmemSize,
+  kTotalSmemSize,
   kCarryFlag,  // the condition code add.cc/sub.cc/mad.cc set and addc/subc/madc read
   kSpecialRegisterCount
 };

@@ -1,9 +1,10 @@
 // The SIMT loop of a warp and the scheduling of a block's warps around barriers.
+#include "warp.hpp"
+
 #include <algorithm>
 #include <chrono>
 
 #include "special_registers.hpp"
-#include "warp.hpp"
 
 namespace cudajit::sim {
 
@@ -49,13 +50,20 @@ void fill_special_registers(Warp& warp, Frame& frame) {
 
 const char* fault_name(Fault fault) {
   switch (fault) {
-    case Fault::IllegalAddress: return "illegal address";
-    case Fault::MisalignedAddress: return "misaligned address";
-    case Fault::IllegalInstruction: return "illegal instruction";
-    case Fault::Trap: return "trap";
-    case Fault::HardwareStack: return "call stack overflow";
-    case Fault::BarrierDeadlock: return "barrier deadlock";
-    case Fault::InvalidParameter: return "invalid parameter";
+    case Fault::IllegalAddress:
+      return "illegal address";
+    case Fault::MisalignedAddress:
+      return "misaligned address";
+    case Fault::IllegalInstruction:
+      return "illegal instruction";
+    case Fault::Trap:
+      return "trap";
+    case Fault::HardwareStack:
+      return "call stack overflow";
+    case Fault::BarrierDeadlock:
+      return "barrier deadlock";
+    case Fault::InvalidParameter:
+      return "invalid parameter";
   }
   return "fault";
 }
@@ -75,8 +83,7 @@ void Warp::push_frame(const Function& callee, uint32_t mask, const Inst* call) {
   if (frames.size() >= 1024)
     fault(Fault::HardwareStack, *call, __builtin_ctz(mask), "more than 1024 nested calls");
   uint64_t local_base = 0;
-  if (!frames.empty())
-    local_base = frames.back().local_base + frames.back().function->local_bytes;
+  if (!frames.empty()) local_base = frames.back().local_base + frames.back().function->local_bytes;
   frames.emplace_back();
   Frame& frame = frames.back();
   frame.function = &callee;
@@ -106,8 +113,8 @@ std::string Warp::where(const Inst& inst, int lane) const {
 }
 
 void Warp::fault(Fault kind, const Inst& inst, int lane, const std::string& what) const {
-  throw ExecutionFault(kind, std::string(fault_name(kind)) + ": " + what + " (in " +
-                                 where(inst, lane) + ")");
+  throw ExecutionFault(
+      kind, std::string(fault_name(kind)) + ": " + what + " (in " + where(inst, lane) + ")");
 }
 
 void Warp::run() {
@@ -137,7 +144,8 @@ void Warp::run() {
       const Inst* call = frame.call;
       Frame& caller = frames[frames.size() - 2];
       const CallSite& site = caller.function->calls[uint32_t(call->target)];
-      uint64_t callee_stride = frame.function->param_bytes, caller_stride = caller.function->param_bytes;
+      uint64_t callee_stride = frame.function->param_bytes,
+               caller_stride = caller.function->param_bytes;
       for (const ParamCopy& copy : site.results)
         for_lanes(entry.mask & ~exited, [&](int lane) {
           std::memcpy(caller.params.data() + lane * caller_stride + copy.to,
@@ -169,12 +177,11 @@ void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
   uint64_t threads = launch.block.count();
   uint32_t warp_count = uint32_t((threads + kWarpSize - 1) / kWarpSize);
   block.launch = &launch;
-  block.shared.assign(
-      (kernel.dynamic_shared_offset > kernel.static_shared_bytes || launch.dynamic_shared_bytes
-           ? kernel.dynamic_shared_offset
-           : kernel.static_shared_bytes) +
-          launch.dynamic_shared_bytes,
-      0);
+  // Dynamic shared memory (extern .shared arrays) starts at its own aligned offset.
+  uint64_t shared_bytes = launch.dynamic_shared_bytes
+                              ? kernel.dynamic_shared_offset + launch.dynamic_shared_bytes
+                              : kernel.static_shared_bytes;
+  block.shared.assign(shared_bytes, 0);
   block.warps.clear();
   block.warps.resize(warp_count);
   for (uint32_t w = 0; w < warp_count; ++w) {

@@ -29,7 +29,7 @@ struct Launch {
   GlobalMemory* memory = nullptr;
   Dim3 grid, block;
   uint64_t dynamic_shared_bytes = 0;
-  std::vector<uint8_t> params;  // the kernel's .param area, as packed from kernelParams
+  std::vector<uint8_t> params;         // the kernel's .param area, as packed from kernelParams
   std::atomic<bool>* abort = nullptr;  // set when a block faults: the others stop early
   int sm_count = 1;
 };
@@ -45,11 +45,11 @@ struct SimtEntry {
 
 struct Frame {
   const Function* function = nullptr;
-  std::vector<uint64_t> regs;    // slot_count x 32
-  std::vector<uint8_t> params;   // 32 x function->param_bytes
+  std::vector<uint64_t> regs;   // slot_count x 32
+  std::vector<uint8_t> params;  // 32 x function->param_bytes
   std::vector<SimtEntry> stack;
-  uint64_t local_base = 0;       // this frame's locals in each thread's local window
-  const Inst* call = nullptr;    // the caller's call instruction (null for the kernel)
+  uint64_t local_base = 0;     // this frame's locals in each thread's local window
+  const Inst* call = nullptr;  // the caller's call instruction (null for the kernel)
 };
 
 struct Warp {
@@ -57,16 +57,16 @@ struct Warp {
 
   Block* block = nullptr;
   const Launch* launch = nullptr;
-  uint32_t index = 0;         // warp index in its block
-  uint32_t exited = 0;        // lanes that have exited (or never existed)
-  uint32_t active = 0;        // lanes running the current instruction (before the guard)
+  uint32_t index = 0;   // warp index in its block
+  uint32_t exited = 0;  // lanes that have exited (or never existed)
+  uint32_t active = 0;  // lanes running the current instruction (before the guard)
   State state = State::Running;
   uint32_t barrier_mask = 0;  // lanes that arrived at the block's barrier
   std::vector<Frame> frames;
   std::vector<uint8_t> local;  // 32 x the kernel's max_local_bytes
   uint64_t local_stride = 0;
-  Range cached_range;          // last global range an access hit
-  uint64_t instructions = 0;   // thread-instructions executed
+  Range cached_range;         // last global range an access hit
+  uint64_t instructions = 0;  // thread-instructions executed
 
   uint64_t* reg(uint32_t slot) { return frames.back().regs.data() + size_t(slot) * kWarpSize; }
   SimtEntry& top() { return frames.back().stack.back(); }
@@ -125,10 +125,10 @@ inline T get(const uint64_t* slot, int lane) {
 
 template <class T>
 inline void put(uint64_t* slot, int lane, T value) {
-  using Bits = std::conditional_t<
-      sizeof(T) == 8, uint64_t,
-      std::conditional_t<sizeof(T) == 4, uint32_t,
-                         std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
+  using Bits =
+      std::conditional_t<sizeof(T) == 8, uint64_t,
+                         std::conditional_t<sizeof(T) == 4, uint32_t,
+                                            std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
   Bits bits;
   std::memcpy(&bits, &value, sizeof(T));
   slot[lane] = bits;

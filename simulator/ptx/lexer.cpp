@@ -47,11 +47,10 @@ std::vector<Token> tokenize(const std::string& text) {
     } else if (std::isdigit(static_cast<unsigned char>(c))) {
       size_t j = i + 1;
       // Hex floats (0f..., 0d...), hex/binary integers, decimal floats with exponents.
-      while (j < n && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '.' ||
-                       ((text[j] == '+' || text[j] == '-') &&
-                        (text[j - 1] == 'e' || text[j - 1] == 'E') &&
-                        !(text[i] == '0' && i + 1 < n &&
-                          (text[i + 1] == 'x' || text[i + 1] == 'X')))))
+      while (j < n &&
+             (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '.' ||
+              ((text[j] == '+' || text[j] == '-') && (text[j - 1] == 'e' || text[j - 1] == 'E') &&
+               !(text[i] == '0' && i + 1 < n && (text[i + 1] == 'x' || text[i + 1] == 'X')))))
         ++j;
       tokens.push_back({Token::Kind::Number, text.substr(i, j - i), line});
       i = j;

@@ -27,22 +27,22 @@ enum class Space { Reg, Global, Const, Shared, Local, Param, Generic };
 
 struct Operand {
   enum class Kind {
-    Register,   // %r1 (or a special register, %tid.x), possibly !negated for predicates
-    Integer,    // 42, -1, 0xff
-    Float,      // 0f3F800000 (32-bit) or 0d... (64-bit); `bits` holds the pattern
-    Symbol,     // a variable, a function or a label
-    Address,    // [base+offset], base a register, a symbol or empty (absolute)
-    Vector,     // {a, b, c, d}
-    List,       // (a, b) in call
-    Sink,       // _
+    Register,  // %r1 (or a special register, %tid.x), possibly !negated for predicates
+    Integer,   // 42, -1, 0xff
+    Float,     // 0f3F800000 (32-bit) or 0d... (64-bit); `bits` holds the pattern
+    Symbol,    // a variable, a function or a label
+    Address,   // [base+offset], base a register, a symbol or empty (absolute)
+    Vector,    // {a, b, c, d}
+    List,      // (a, b) in call
+    Sink,      // _
   };
   Kind kind = Kind::Integer;
-  std::string name;   // Register, Symbol, Address base (empty: absolute address)
+  std::string name;  // Register, Symbol, Address base (empty: absolute address)
   bool base_is_register = false;
   bool negated = false;
   uint64_t bits = 0;  // Integer value (two's complement), Float pattern
   int float_width = 0;
-  int64_t offset = 0;  // Address
+  int64_t offset = 0;             // Address
   std::vector<Operand> elements;  // Vector, List
 };
 
@@ -80,9 +80,9 @@ struct Function {
   bool is_declaration = false;  // .extern, or no body
   std::vector<Variable> params;
   std::vector<Variable> returns;
-  std::vector<Variable> registers;  // every .reg, with %r<N> expanded
-  std::vector<Variable> locals;     // .local in the body
-  std::vector<Variable> shared;     // .shared in the body
+  std::vector<Variable> registers;    // every .reg, with %r<N> expanded
+  std::vector<Variable> locals;       // .local in the body
+  std::vector<Variable> shared;       // .shared in the body
   std::vector<Variable> call_params;  // .param declared in the body's { } blocks
   std::vector<Instruction> body;
   std::map<std::string, size_t> labels;  // label -> index of the next instruction

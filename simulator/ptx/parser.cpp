@@ -26,9 +26,9 @@ const Function* Module::find_function(const std::string& name) const {
 
 int type_size(const std::string& type) {
   static const std::unordered_map<std::string, int> sizes = {
-      {"b8", 1},  {"u8", 1},  {"s8", 1},  {"b16", 2}, {"u16", 2}, {"s16", 2}, {"f16", 2},
-      {"bf16", 2}, {"b32", 4}, {"u32", 4}, {"s32", 4}, {"f32", 4}, {"f16x2", 4}, {"bf16x2", 4},
-      {"b64", 8}, {"u64", 8}, {"s64", 8}, {"f64", 8}, {"pred", 1}, {"b128", 16}};
+      {"b8", 1},   {"u8", 1},  {"s8", 1},  {"b16", 2}, {"u16", 2},  {"s16", 2},   {"f16", 2},
+      {"bf16", 2}, {"b32", 4}, {"u32", 4}, {"s32", 4}, {"f32", 4},  {"f16x2", 4}, {"bf16x2", 4},
+      {"b64", 8},  {"u64", 8}, {"s64", 8}, {"f64", 8}, {"pred", 1}, {"b128", 16}};
   auto it = sizes.find(type);
   return it == sizes.end() ? 0 : it->second;
 }
@@ -65,8 +65,8 @@ class Parser {
   }
   void expect(const char* text) {
     if (!accept(text))
-      throw PtxError(peek().line, std::string("expected '") + text + "', found '" +
-                                      describe(peek()) + "'");
+      throw PtxError(peek().line,
+                     std::string("expected '") + text + "', found '" + describe(peek()) + "'");
   }
   static std::string describe(const Token& t) {
     return t.kind == Kind::End ? "end of file" : t.text;
@@ -195,8 +195,8 @@ class Parser {
 
   bool state_space(Space& space) {
     static const std::pair<const char*, Space> spaces[] = {
-        {".reg", Space::Reg},     {".global", Space::Global}, {".const", Space::Const},
-        {".shared", Space::Shared}, {".local", Space::Local},  {".param", Space::Param}};
+        {".reg", Space::Reg},       {".global", Space::Global}, {".const", Space::Const},
+        {".shared", Space::Shared}, {".local", Space::Local},   {".param", Space::Param}};
     for (auto [name, s] : spaces)
       if (accept(name)) return space = s, true;
     return false;
@@ -274,8 +274,10 @@ class Parser {
       bool negative = accept("-");
       Operand o = number(next());
       if (negative) {
-        if (o.kind == Operand::Kind::Integer) o.bits = uint64_t(-int64_t(o.bits));
-        else o.bits ^= o.float_width == 32 ? 0x80000000ull : 0x8000000000000000ull;
+        if (o.kind == Operand::Kind::Integer)
+          o.bits = uint64_t(-int64_t(o.bits));
+        else
+          o.bits ^= o.float_width == 32 ? 0x80000000ull : 0x8000000000000000ull;
       }
       values.push_back(o);
     };
@@ -455,9 +457,15 @@ class Parser {
     expect(";");
     bind(v);
     switch (space) {
-      case Space::Local: f.locals.push_back(std::move(v)); break;
-      case Space::Shared: f.shared.push_back(std::move(v)); break;
-      case Space::Param: f.call_params.push_back(std::move(v)); break;
+      case Space::Local:
+        f.locals.push_back(std::move(v));
+        break;
+      case Space::Shared:
+        f.shared.push_back(std::move(v));
+        break;
+      case Space::Param:
+        f.call_params.push_back(std::move(v));
+        break;
       default:
         throw PtxError(line, "a ." + std::string(space == Space::Global ? "global" : "const") +
                                  " variable inside a function is not supported");
@@ -510,8 +518,10 @@ class Parser {
       if (peek().kind == Kind::Identifier) {
         o.name = resolve(identifier("an address"));
         o.base_is_register = o.name[0] == '%' || register_names_.count(o.name);
-        if (accept("+")) o.offset = integer();
-        else if (peek().text == "-") o.offset = integer();
+        if (accept("+"))
+          o.offset = integer();
+        else if (peek().text == "-")
+          o.offset = integer();
       } else {
         o.offset = integer();
       }
@@ -544,8 +554,10 @@ class Parser {
       bool negative = accept("-");
       o = number(next());
       if (negative) {
-        if (o.kind == Operand::Kind::Integer) o.bits = uint64_t(-int64_t(o.bits));
-        else o.bits ^= o.float_width == 32 ? 0x80000000ull : 0x8000000000000000ull;
+        if (o.kind == Operand::Kind::Integer)
+          o.bits = uint64_t(-int64_t(o.bits));
+        else
+          o.bits ^= o.float_width == 32 ? 0x80000000ull : 0x8000000000000000ull;
       }
       return o;
     }

@@ -79,9 +79,8 @@ void CpuDevice::copy(void* dst, const void* src, size_t bytes, Stream& stream,
     src = staged->data();
     keep_alive.push_back(std::move(staged));
   }
-  enqueue(s, [dst, src, bytes, keep_alive = std::move(keep_alive)] {
-    std::memcpy(dst, src, bytes);
-  });
+  enqueue(s,
+          [dst, src, bytes, keep_alive = std::move(keep_alive)] { std::memcpy(dst, src, bytes); });
   if (!tracked(dst, bytes)) s.synchronize();  // pageable destination: complete on return
 }
 

@@ -117,7 +117,8 @@ class CpuKernel final : public LoadedKernel {
  public:
   CpuKernel(target::HostEntry entry, std::string name, std::string source_file)
       : entry_(entry),
-        info_(std::make_shared<CpuKernelInfo>(CpuKernelInfo{std::move(name), std::move(source_file)})) {}
+        info_(std::make_shared<CpuKernelInfo>(
+            CpuKernelInfo{std::move(name), std::move(source_file)})) {}
   target::HostEntry entry() const { return entry_; }
   const std::string& name() const { return info_->name; }
   const std::shared_ptr<const CpuKernelInfo>& info() const { return info_; }
@@ -177,7 +178,7 @@ class CpuDevice final : public Device {
   DeviceLimits limits_;
   std::mutex ranges_mutex_;
   std::map<uintptr_t, uintptr_t> ranges_;  // begin -> end
-  std::mutex order_mutex_;  // makes "which work came first" one order across streams
+  std::mutex order_mutex_;                 // makes "which work came first" one order across streams
   std::vector<std::weak_ptr<CpuQueue>> queues_;            // every queue but the legacy one's
   std::map<uintptr_t, std::weak_ptr<CpuStream>> created_;  // for external_stream()
   uintptr_t next_handle_ = kFirstCreatedStreamHandle;

@@ -29,7 +29,8 @@ CUevent CompletionList::take_event() {
 CompletionList::StreamEntries& CompletionList::entries_of(CUstream stream) {
   auto found = std::find_if(streams_.begin(), streams_.end(),
                             [&](const StreamEntries& s) { return s.stream == stream; });
-  if (found == streams_.end()) found = streams_.insert(streams_.end(), StreamEntries{stream, {}, {}, 0});
+  if (found == streams_.end())
+    found = streams_.insert(streams_.end(), StreamEntries{stream, {}, {}, 0});
   return *found;
 }
 

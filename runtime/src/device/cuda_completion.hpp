@@ -66,8 +66,8 @@ class CompletionList {
   std::mutex mutex_;
   std::vector<StreamEntries> streams_;
   std::vector<CUevent> free_events_;  // recycled: cuEventCreate costs more than a record
-  std::atomic<int> since_sweep_{0};    // calls of sweep_sometimes() since it last swept
-  std::atomic<int> pending_then_{0};   // entries whose host work has not run yet
+  std::atomic<int> since_sweep_{0};   // calls of sweep_sometimes() since it last swept
+  std::atomic<int> pending_then_{0};  // entries whose host work has not run yet
 };
 
 }  // namespace cudajit::runtime::cuda

@@ -120,7 +120,8 @@ void CudaDevice::check_accessible(const void* ptr) {
   if (r == CUDA_ERROR_INVALID_VALUE)
     throw std::invalid_argument("the array's memory at " + std::to_string(uintptr_t(ptr)) +
                                 " is not known to CUDA (host memory that is not pinned, or a "
-                                "freed pointer); kernels on " + label_ + " cannot use it");
+                                "freed pointer); kernels on " +
+                                label_ + " cannot use it");
   check(api_, r, "cuPointerGetAttribute(DEVICE_ORDINAL)");
   if (ordinal != ordinal_)
     throw std::invalid_argument("the array's memory is on cuda:" + std::to_string(ordinal) +

@@ -99,10 +99,11 @@ DriverError driver_error(const DriverApi& api, const std::string& call, CUresult
   // The simulated GPU says where a kernel faulted (kernel, thread, source line).
   if (api.cudajitSimLastFault) {
     const char* fault = api.cudajitSimLastFault();
-    if (fault && *fault && (code == CUDA_ERROR_ILLEGAL_ADDRESS || code == CUDA_ERROR_MISALIGNED_ADDRESS ||
-                            code == CUDA_ERROR_ILLEGAL_INSTRUCTION || code == CUDA_ERROR_LAUNCH_FAILED ||
-                            code == CUDA_ERROR_HARDWARE_STACK_ERROR ||
-                            (code == CUDA_ERROR_INVALID_VALUE && call == "cuLaunchKernel")))
+    if (fault && *fault &&
+        (code == CUDA_ERROR_ILLEGAL_ADDRESS || code == CUDA_ERROR_MISALIGNED_ADDRESS ||
+         code == CUDA_ERROR_ILLEGAL_INSTRUCTION || code == CUDA_ERROR_LAUNCH_FAILED ||
+         code == CUDA_ERROR_HARDWARE_STACK_ERROR ||
+         (code == CUDA_ERROR_INVALID_VALUE && call == "cuLaunchKernel")))
       text += " (" + std::string(fault) + ")";
   }
   return DriverError(call, int(code), error_name(api, code), text);

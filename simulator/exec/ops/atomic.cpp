@@ -21,7 +21,9 @@ template <class T>
 using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
 
 // Subnormal f32 inputs and results of atom.add.f32 on global memory flush to zero (PTX ISA).
-inline float flush(float v) { return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v) : v; }
+inline float flush(float v) {
+  return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v) : v;
+}
 
 template <Op op, class T>
 inline T apply(T old, T b, T c, bool global) {
@@ -128,16 +130,26 @@ Handler by_type(const std::string& type) {
 template <Where where, bool returns>
 Handler by_op(Op op, const std::string& type) {
   switch (op) {
-    case kAdd: return by_type<where, kAdd, returns>(type);
-    case kMin: return by_type<where, kMin, returns>(type);
-    case kMax: return by_type<where, kMax, returns>(type);
-    case kInc: return by_type<where, kInc, returns>(type);
-    case kDec: return by_type<where, kDec, returns>(type);
-    case kAnd: return by_type<where, kAnd, returns>(type);
-    case kOr: return by_type<where, kOr, returns>(type);
-    case kXor: return by_type<where, kXor, returns>(type);
-    case kExch: return by_type<where, kExch, returns>(type);
-    case kCas: return by_type<where, kCas, returns>(type);
+    case kAdd:
+      return by_type<where, kAdd, returns>(type);
+    case kMin:
+      return by_type<where, kMin, returns>(type);
+    case kMax:
+      return by_type<where, kMax, returns>(type);
+    case kInc:
+      return by_type<where, kInc, returns>(type);
+    case kDec:
+      return by_type<where, kDec, returns>(type);
+    case kAnd:
+      return by_type<where, kAnd, returns>(type);
+    case kOr:
+      return by_type<where, kOr, returns>(type);
+    case kXor:
+      return by_type<where, kXor, returns>(type);
+    case kExch:
+      return by_type<where, kExch, returns>(type);
+    case kCas:
+      return by_type<where, kCas, returns>(type);
   }
   return nullptr;
 }
@@ -173,9 +185,15 @@ void decode_atomic(DecodeContext& c, Inst& inst, bool returns) {
   Where where = c.has("global") ? kGlobal : c.has("shared") ? kShared : kGeneric;
   Handler h = nullptr;
   switch (where) {
-    case kGeneric: h = returns ? by_op<kGeneric, true>(op, type) : by_op<kGeneric, false>(op, type); break;
-    case kGlobal: h = returns ? by_op<kGlobal, true>(op, type) : by_op<kGlobal, false>(op, type); break;
-    case kShared: h = returns ? by_op<kShared, true>(op, type) : by_op<kShared, false>(op, type); break;
+    case kGeneric:
+      h = returns ? by_op<kGeneric, true>(op, type) : by_op<kGeneric, false>(op, type);
+      break;
+    case kGlobal:
+      h = returns ? by_op<kGlobal, true>(op, type) : by_op<kGlobal, false>(op, type);
+      break;
+    case kShared:
+      h = returns ? by_op<kShared, true>(op, type) : by_op<kShared, false>(op, type);
+      break;
   }
   if (!h) c.unsupported();
   inst.run = h;

@@ -81,7 +81,9 @@ void run_barrier(Warp& warp, const Inst&, uint32_t mask) {
   warp.state = Warp::State::AtBarrier;
 }
 
-void run_fence(Warp&, const Inst&, uint32_t) { std::atomic_thread_fence(std::memory_order_seq_cst); }
+void run_fence(Warp&, const Inst&, uint32_t) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
 void run_nothing(Warp&, const Inst&, uint32_t) {}
 
 void decode_bra(DecodeContext& c, Inst& inst) {
@@ -112,7 +114,8 @@ void decode_trap(DecodeContext&, Inst& inst) { inst.run = run_trap; }
 void decode_call(DecodeContext& c, Inst& inst) {
   const ptx::Operand *results = nullptr, *arguments = nullptr, *callee = nullptr;
   size_t i = 0;
-  if (c.operand_count() > 0 && c.operand(0).kind == ptx::Operand::Kind::List) results = &c.operand(i++);
+  if (c.operand_count() > 0 && c.operand(0).kind == ptx::Operand::Kind::List)
+    results = &c.operand(i++);
   callee = &c.operand(i++);
   if (i < c.operand_count()) {
     if (c.operand(i).kind != ptx::Operand::Kind::List) c.error("expects (arguments)");

@@ -38,27 +38,38 @@ inline void write(uint64_t* slot, int lane, T value) {
 // The source's exact value (every format here fits a long double exactly).
 template <class S>
 inline long double exact(S value, bool ftz) {
-  if constexpr (std::is_same_v<S, Half>) return half_to_float(value);
-  else if constexpr (std::is_same_v<S, BFloat>) return bfloat_to_float(value);
-  else if constexpr (std::is_same_v<S, float>) return ftz ? flush_subnormal(value) : value;
-  else return (long double)value;
+  if constexpr (std::is_same_v<S, Half>)
+    return half_to_float(value);
+  else if constexpr (std::is_same_v<S, BFloat>)
+    return bfloat_to_float(value);
+  else if constexpr (std::is_same_v<S, float>)
+    return ftz ? flush_subnormal(value) : value;
+  else
+    return (long double)value;
 }
 
 inline long double round_integral(long double x, uint8_t mode) {
   switch (mode) {
-    case kRni: return std::nearbyint(x);  // the host's default mode: to nearest even
-    case kRzi: return std::trunc(x);
-    case kRmi: return std::floor(x);
-    case kRpi: return std::ceil(x);
+    case kRni:
+      return std::nearbyint(x);  // the host's default mode: to nearest even
+    case kRzi:
+      return std::trunc(x);
+    case kRmi:
+      return std::floor(x);
+    case kRpi:
+      return std::ceil(x);
   }
   return x;
 }
 
 inline Rounding rounding(uint8_t mode) {
   switch (mode) {
-    case kRz: return kZero;
-    case kRm: return kDown;
-    case kRp: return kUp;
+    case kRz:
+      return kZero;
+    case kRm:
+      return kDown;
+    case kRp:
+      return kUp;
   }
   return kNearest;
 }
@@ -110,8 +121,10 @@ void run_cvt(Warp& warp, const Inst& inst, uint32_t mask) {
   }
   for_lanes(mask, [&](int lane) {
     long double x = exact<S>(read<S>(a, lane), ftz);
-    if constexpr (is_float<D>) write<D>(d, lane, to_float<D>(x, mode, flags));
-    else write<D>(d, lane, to_integer<D>(x, mode, is_float<S>, flags & kSat));
+    if constexpr (is_float<D>)
+      write<D>(d, lane, to_float<D>(x, mode, flags));
+    else
+      write<D>(d, lane, to_integer<D>(x, mode, is_float<S>, flags & kSat));
   });
 }
 
@@ -157,9 +170,9 @@ void decode_cvt(DecodeContext& c, Inst& inst) {
   auto types = c.types();
   if (types.size() != 2 || c.operand_count() != 2) c.unsupported();
   const std::string &dst = types[0], &src = types[1];
-  static const std::pair<const char*, Mode> modes[] = {
-      {"rn", kRn},   {"rz", kRz},   {"rm", kRm},   {"rp", kRp},
-      {"rni", kRni}, {"rzi", kRzi}, {"rmi", kRmi}, {"rpi", kRpi}};
+  static const std::pair<const char*, Mode> modes[] = {{"rn", kRn},   {"rz", kRz},   {"rm", kRm},
+                                                       {"rp", kRp},   {"rni", kRni}, {"rzi", kRzi},
+                                                       {"rmi", kRmi}, {"rpi", kRpi}};
   uint8_t mode = kNone, flags = 0;
   for (const auto& m : c.instruction().modifiers) {
     if (ptx::type_size(m) != 0) continue;
@@ -178,8 +191,8 @@ void decode_cvt(DecodeContext& c, Inst& inst) {
   if (!to_float && from_float && !integral) c.error("float-to-integer needs .rni/.rzi/.rmi/.rpi");
   if (to_float && !from_float && !fractional) c.error("integer-to-float needs .rn/.rz/.rm/.rp");
   if (to_float && from_float) {
-    bool narrowing = dst_size < src_size || (dst == "bf16" && src == "f16") ||
-                     (dst == "f16" && src == "bf16");
+    bool narrowing =
+        dst_size < src_size || (dst == "bf16" && src == "f16") || (dst == "f16" && src == "bf16");
     if (narrowing && !fractional) c.error("a narrowing float conversion needs .rn/.rz/.rm/.rp");
     if (!narrowing && fractional) c.error("a widening float conversion takes no .rn/.rz/.rm/.rp");
     if (dst_size != src_size && integral) c.error(".rni/.rzi/.rmi/.rpi need the same float type");

@@ -64,10 +64,14 @@ void run_arith(Warp& warp, const Inst& inst, uint32_t mask) {
   RoundingScope scope(Rounding(inst.count));
   for_lanes(mask, [&](int lane) {
     T x = flushed(get<T>(a, lane), flags), y = flushed(get<T>(b, lane), flags), r;
-    if constexpr (op == kAdd) r = x + y;
-    else if constexpr (op == kSub) r = x - y;
-    else if constexpr (op == kMul) r = x * y;
-    else if constexpr (op == kDiv) r = x / y;
+    if constexpr (op == kAdd)
+      r = x + y;
+    else if constexpr (op == kSub)
+      r = x - y;
+    else if constexpr (op == kMul)
+      r = x * y;
+    else if constexpr (op == kDiv)
+      r = x / y;
     else {
       T z = flushed(get<T>(c, lane), flags);
       r = std::fma((flags & kNegProduct) ? -x : x, y, (flags & kNegAddend) ? -z : z);
@@ -85,15 +89,24 @@ void arith_modifiers(DecodeContext& c, Inst& inst, bool requires_rounding,
   Rounding r = kNearest;
   for (const auto& m : c.instruction().modifiers) {
     if (ptx::type_size(m) != 0) continue;
-    if (m == "rn") r = kNearest, named = true;
-    else if (m == "rz") r = kZero, named = true;
-    else if (m == "rm") r = kDown, named = true;
-    else if (m == "rp") r = kUp, named = true;
-    else if (m == "ftz") flags |= kFtz;
-    else if (m == "sat") flags |= kSat;
-    else if (m == "NaN") flags |= kNaN;
-    else if (m == "negproduct" && c.instruction().opcode == "fma") flags |= kNegProduct;
-    else if (m == "negaddend" && c.instruction().opcode == "fma") flags |= kNegAddend;
+    if (m == "rn")
+      r = kNearest, named = true;
+    else if (m == "rz")
+      r = kZero, named = true;
+    else if (m == "rm")
+      r = kDown, named = true;
+    else if (m == "rp")
+      r = kUp, named = true;
+    else if (m == "ftz")
+      flags |= kFtz;
+    else if (m == "sat")
+      flags |= kSat;
+    else if (m == "NaN")
+      flags |= kNaN;
+    else if (m == "negproduct" && c.instruction().opcode == "fma")
+      flags |= kNegProduct;
+    else if (m == "negaddend" && c.instruction().opcode == "fma")
+      flags |= kNegAddend;
     else {
       bool known = false;
       for (const char* e : extra) known = known || m == e;
@@ -182,16 +195,26 @@ void run_unary(Warp& warp, const Inst& inst, uint32_t mask) {
   RoundingScope scope(Rounding(inst.count));
   for_lanes(mask, [&](int lane) {
     T x = flushed(get<T>(a, lane), flags), r;
-    if constexpr (op == kRcp) r = T(1) / x;
-    else if constexpr (op == kSqrt) r = std::sqrt(x);
-    else if constexpr (op == kRsqrt) r = T(1.0 / std::sqrt(double(x)));
-    else if constexpr (op == kEx2) r = T(std::exp2(double(x)));
-    else if constexpr (op == kLg2) r = T(std::log2(double(x)));
-    else if constexpr (op == kSin) r = T(std::sin(double(x)));
-    else if constexpr (op == kCos) r = T(std::cos(double(x)));
-    else if constexpr (op == kTanh) r = T(std::tanh(double(x)));
-    else if constexpr (op == kAbs) r = std::fabs(x);  // clears the sign, NaN too
-    else r = -x;                                        // kNeg flips the sign bit
+    if constexpr (op == kRcp)
+      r = T(1) / x;
+    else if constexpr (op == kSqrt)
+      r = std::sqrt(x);
+    else if constexpr (op == kRsqrt)
+      r = T(1.0 / std::sqrt(double(x)));
+    else if constexpr (op == kEx2)
+      r = T(std::exp2(double(x)));
+    else if constexpr (op == kLg2)
+      r = T(std::log2(double(x)));
+    else if constexpr (op == kSin)
+      r = T(std::sin(double(x)));
+    else if constexpr (op == kCos)
+      r = T(std::cos(double(x)));
+    else if constexpr (op == kTanh)
+      r = T(std::tanh(double(x)));
+    else if constexpr (op == kAbs)
+      r = std::fabs(x);  // clears the sign, NaN too
+    else
+      r = -x;  // kNeg flips the sign bit
     put<T>(d, lane, flushed(r, flags));
   });
 }
@@ -291,12 +314,18 @@ void run_testp(Warp& warp, const Inst& inst, uint32_t mask) {
   for_lanes(mask, [&](int lane) {
     int kind = std::fpclassify(get<T>(a, lane));
     bool r;
-    if constexpr (test == kFinite) r = kind != FP_INFINITE && kind != FP_NAN;
-    else if constexpr (test == kInfinite) r = kind == FP_INFINITE;
-    else if constexpr (test == kNumber) r = kind != FP_NAN;
-    else if constexpr (test == kNotANumber) r = kind == FP_NAN;
-    else if constexpr (test == kNormal) r = kind == FP_NORMAL;
-    else r = kind == FP_SUBNORMAL;
+    if constexpr (test == kFinite)
+      r = kind != FP_INFINITE && kind != FP_NAN;
+    else if constexpr (test == kInfinite)
+      r = kind == FP_INFINITE;
+    else if constexpr (test == kNumber)
+      r = kind != FP_NAN;
+    else if constexpr (test == kNotANumber)
+      r = kind == FP_NAN;
+    else if constexpr (test == kNormal)
+      r = kind == FP_NORMAL;
+    else
+      r = kind == FP_SUBNORMAL;
     d[lane] = r;
   });
 }
@@ -326,9 +355,8 @@ void run_copysign(Warp& warp, const Inst& inst, uint32_t mask) {
   uint64_t* d = warp.reg(inst.op[0]);
   const uint64_t* a = warp.reg(inst.op[1]);
   const uint64_t* b = warp.reg(inst.op[2]);
-  for_lanes(mask, [&](int lane) {
-    put<T>(d, lane, std::copysign(get<T>(b, lane), get<T>(a, lane)));
-  });
+  for_lanes(mask,
+            [&](int lane) { put<T>(d, lane, std::copysign(get<T>(b, lane), get<T>(a, lane))); });
 }
 
 void decode_copysign(DecodeContext& c, Inst& inst) {

@@ -32,7 +32,8 @@ inline F round_to(long double x, Rounding r) {
   F v = F(x);
   if (std::isnan(x)) return v;
   switch (r) {
-    case kNearest: break;
+    case kNearest:
+      break;
     case kZero:
       if (std::fabs((long double)v) > std::fabs(x)) v = std::nextafter(v, F(0));
       break;
@@ -79,7 +80,7 @@ inline Half round_to_half(long double x, Rounding r) {
     below = 0;
   } else {
     int e;
-    std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+    std::frexp(a, &e);     // a = m * 2^e, m in [0.5, 1)
     int exponent = e - 1;  // a in [2^exponent, 2^(exponent+1))
     if (exponent < -14) {
       below = uint16_t(std::floor(a * 0x1p24L));  // subnormal steps of 2^-24
@@ -136,7 +137,8 @@ inline BFloat round_to_bfloat(long double x, Rounding r) {
         if (ax > af || (ax == af && (top & 1))) ++top;
       }
       break;
-    case kZero: break;
+    case kZero:
+      break;
     case kDown:
       if (negative && rest != 0) ++top;
       break;

@@ -50,7 +50,8 @@ template <class T>
 inline uint64_t widen(const uint8_t* p) {
   T value;
   std::memcpy(&value, p, sizeof(T));
-  if constexpr (std::is_signed_v<T> && std::is_integral_v<T>) return uint64_t(int64_t(value));
+  if constexpr (std::is_signed_v<T> && std::is_integral_v<T>)
+    return uint64_t(int64_t(value));
   else {
     uint64_t bits = 0;
     std::memcpy(&bits, &value, sizeof(T));
@@ -85,9 +86,12 @@ void run_st(Warp& warp, const Inst& inst, uint32_t mask) {
 template <template <Kind, class, int> class Op, Kind kind, class T>
 Handler by_count(int count) {
   switch (count) {
-    case 1: return Op<kind, T, 1>::run;
-    case 2: return Op<kind, T, 2>::run;
-    case 4: return Op<kind, T, 4>::run;
+    case 1:
+      return Op<kind, T, 1>::run;
+    case 2:
+      return Op<kind, T, 2>::run;
+    case 4:
+      return Op<kind, T, 4>::run;
   }
   return nullptr;
 }
@@ -110,12 +114,18 @@ Handler by_type(const std::string& type, int count) {
 template <template <Kind, class, int> class Op>
 Handler by_kind(Kind kind, const std::string& type, int count) {
   switch (kind) {
-    case kGeneric: return by_type<Op, kGeneric>(type, count);
-    case kGlobal: return by_type<Op, kGlobal>(type, count);
-    case kShared: return by_type<Op, kShared>(type, count);
-    case kLocal: return by_type<Op, kLocal>(type, count);
-    case kKernelParam: return by_type<Op, kKernelParam>(type, count);
-    case kFrameParam: return by_type<Op, kFrameParam>(type, count);
+    case kGeneric:
+      return by_type<Op, kGeneric>(type, count);
+    case kGlobal:
+      return by_type<Op, kGlobal>(type, count);
+    case kShared:
+      return by_type<Op, kShared>(type, count);
+    case kLocal:
+      return by_type<Op, kLocal>(type, count);
+    case kKernelParam:
+      return by_type<Op, kKernelParam>(type, count);
+    case kFrameParam:
+      return by_type<Op, kFrameParam>(type, count);
   }
   return nullptr;
 }
@@ -140,7 +150,7 @@ Space space_of(const DecodeContext& c) {
 
 // Checks the modifiers an ld/st may carry; returns the vector width.
 int access_modifiers(const DecodeContext& c) {
-  static const char* known[] = {"global", "shared", "local",  "param",   "const", "volatile",
+  static const char* known[] = {"global",  "shared",  "local",   "param", "const", "volatile",
                                 "relaxed", "acquire", "release", "weak",  "cta",   "gpu",
                                 "sys",     "nc",      "ca",      "cg",    "cs",    "lu",
                                 "cv",      "wb",      "wt",      "v2",    "v4",    "cluster"};
@@ -166,10 +176,14 @@ Kind decode_address(DecodeContext& c, Inst& inst, const ptx::Operand& address, S
   if (inst.op[kBase] == kNoSlot) c.error("a kernel parameter outside .param space");
   switch (space) {
     case Space::Global:
-    case Space::Const: return kGlobal;
-    case Space::Shared: return kShared;
-    case Space::Local: return kLocal;
-    default: break;
+    case Space::Const:
+      return kGlobal;
+    case Space::Shared:
+      return kShared;
+    case Space::Local:
+      return kLocal;
+    default:
+      break;
   }
   // A generic access to a symbol: its generic address.
   if (symbol_space == Space::Shared) return kShared;
@@ -239,11 +253,14 @@ void decode_cvta(DecodeContext& c, Inst& inst) {
   if (space == Space::Global || space == Space::Const)
     inst.run = narrow ? run_cvta<0, false, true> : run_cvta<0, false, false>;
   else if (space == Space::Shared)
-    inst.run = to ? (narrow ? run_cvta<kSharedWindow, true, true> : run_cvta<kSharedWindow, true, false>)
-                  : (narrow ? run_cvta<kSharedWindow, false, true> : run_cvta<kSharedWindow, false, false>);
+    inst.run =
+        to ? (narrow ? run_cvta<kSharedWindow, true, true> : run_cvta<kSharedWindow, true, false>)
+           : (narrow ? run_cvta<kSharedWindow, false, true>
+                     : run_cvta<kSharedWindow, false, false>);
   else if (space == Space::Local)
-    inst.run = to ? (narrow ? run_cvta<kLocalWindow, true, true> : run_cvta<kLocalWindow, true, false>)
-                  : (narrow ? run_cvta<kLocalWindow, false, true> : run_cvta<kLocalWindow, false, false>);
+    inst.run =
+        to ? (narrow ? run_cvta<kLocalWindow, true, true> : run_cvta<kLocalWindow, true, false>)
+           : (narrow ? run_cvta<kLocalWindow, false, true> : run_cvta<kLocalWindow, false, false>);
   else
     c.unsupported();
 }
@@ -260,10 +277,14 @@ void decode_isspacep(DecodeContext& c, Inst& inst) {
   inst.op[0] = c.reg(c.operand(0));
   inst.op[1] = c.value(c.operand(1), "u64");
   Space space = space_of(c);
-  if (space == Space::Global) inst.run = run_isspacep<0>;
-  else if (space == Space::Shared) inst.run = run_isspacep<kSharedWindow>;
-  else if (space == Space::Local) inst.run = run_isspacep<kLocalWindow>;
-  else c.unsupported();
+  if (space == Space::Global)
+    inst.run = run_isspacep<0>;
+  else if (space == Space::Shared)
+    inst.run = run_isspacep<kSharedWindow>;
+  else if (space == Space::Local)
+    inst.run = run_isspacep<kLocalWindow>;
+  else
+    c.unsupported();
 }
 
 void run_nothing(Warp&, const Inst&, uint32_t) {}

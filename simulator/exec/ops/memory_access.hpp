@@ -60,9 +60,12 @@ inline uint8_t* local_address(Warp& warp, const Inst& inst, int lane, uint64_t o
 inline uint8_t* generic_address(Warp& warp, const Inst& inst, int lane, uint64_t address,
                                 uint64_t size) {
   switch (address & kWindowMask) {
-    case 0: return global_address(warp, inst, lane, address, size);
-    case kSharedWindow: return shared_address(warp, inst, lane, address - kSharedWindow, size);
-    case kLocalWindow: return local_address(warp, inst, lane, address - kLocalWindow, size);
+    case 0:
+      return global_address(warp, inst, lane, address, size);
+    case kSharedWindow:
+      return shared_address(warp, inst, lane, address - kSharedWindow, size);
+    case kLocalWindow:
+      return local_address(warp, inst, lane, address - kLocalWindow, size);
   }
   warp.fault(Fault::IllegalAddress, inst, lane,
              std::to_string(size) + "-byte access at " + hex(address) +

@@ -2,10 +2,11 @@
 // warp runs in lockstep, so the lanes of a .sync operation are the lanes executing
 // it: a membermask naming a live lane that is on another path of a divergent warp
 // (which Volta's independent scheduling would wait for) is a fault, not a guess.
+#include "../warp.hpp"
+
 #include <bit>
 
 #include "../decode_context.hpp"
-#include "../warp.hpp"
 
 namespace cudajit::sim {
 
@@ -56,10 +57,14 @@ void run_vote(Warp& warp, const Inst& inst, uint32_t mask) {
   uint32_t bits = predicate_bits(warp, inst, lanes);
   uint64_t* d = warp.reg(inst.op[0]);
   uint64_t value;
-  if constexpr (mode == kAll) value = bits == lanes;
-  else if constexpr (mode == kAny) value = bits != 0;
-  else if constexpr (mode == kUni) value = bits == 0 || bits == lanes;
-  else value = bits;
+  if constexpr (mode == kAll)
+    value = bits == lanes;
+  else if constexpr (mode == kAny)
+    value = bits != 0;
+  else if constexpr (mode == kUni)
+    value = bits == 0 || bits == lanes;
+  else
+    value = bits;
   for_lanes(lanes, [&](int lane) { d[lane] = value; });
 }
 
@@ -104,10 +109,14 @@ void run_shfl(Warp& warp, const Inst& inst, uint32_t mask) {
     int min_lane = lane & segmask;
     int j;
     bool pval;
-    if constexpr (mode == kUp) j = lane - bval, pval = j >= max_lane;
-    else if constexpr (mode == kDown) j = lane + bval, pval = j <= max_lane;
-    else if constexpr (mode == kButterfly) j = lane ^ bval, pval = j <= max_lane;
-    else j = min_lane | (bval & ~segmask), pval = j <= max_lane;
+    if constexpr (mode == kUp)
+      j = lane - bval, pval = j >= max_lane;
+    else if constexpr (mode == kDown)
+      j = lane + bval, pval = j <= max_lane;
+    else if constexpr (mode == kButterfly)
+      j = lane ^ bval, pval = j <= max_lane;
+    else
+      j = min_lane | (bval & ~segmask), pval = j <= max_lane;
     if (!pval) j = lane;
     // A source lane that is not executing gives an unpredictable value on hardware; here, its
     // register's current bits.
@@ -132,11 +141,16 @@ void decode_shfl(DecodeContext& c, Inst& inst) {
   inst.op[2] = c.value(c.operand(2), "b32");
   inst.op[3] = c.value(c.operand(3), "b32");
   if (sync) inst.op[kMemberMask] = c.value(c.operand(4), "b32");
-  if (c.has("up")) inst.run = run_shfl<kUp>;
-  else if (c.has("down")) inst.run = run_shfl<kDown>;
-  else if (c.has("bfly")) inst.run = run_shfl<kButterfly>;
-  else if (c.has("idx")) inst.run = run_shfl<kIndex>;
-  else c.unsupported();
+  if (c.has("up"))
+    inst.run = run_shfl<kUp>;
+  else if (c.has("down"))
+    inst.run = run_shfl<kDown>;
+  else if (c.has("bfly"))
+    inst.run = run_shfl<kButterfly>;
+  else if (c.has("idx"))
+    inst.run = run_shfl<kIndex>;
+  else
+    c.unsupported();
 }
 
 // match.any: the lanes holding the same value; match.all: all lanes if all hold one value.
@@ -178,9 +192,12 @@ void decode_match(DecodeContext& c, Inst& inst) {
   }
   inst.op[1] = c.value(c.operand(1), type);
   inst.op[kMemberMask] = c.value(c.operand(2), "b32");
-  if (type == "b32") inst.run = all ? run_match<uint32_t, true> : run_match<uint32_t, false>;
-  else if (type == "b64") inst.run = all ? run_match<uint64_t, true> : run_match<uint64_t, false>;
-  else c.unsupported();
+  if (type == "b32")
+    inst.run = all ? run_match<uint32_t, true> : run_match<uint32_t, false>;
+  else if (type == "b64")
+    inst.run = all ? run_match<uint64_t, true> : run_match<uint64_t, false>;
+  else
+    c.unsupported();
 }
 
 enum ReduxOp : uint8_t { kAdd, kMin, kMax, kAnd, kOr, kXor };
@@ -195,12 +212,18 @@ void run_redux(Warp& warp, const Inst& inst, uint32_t mask) {
   for_lanes(lanes, [&](int lane) {
     T v = get<T>(a, lane);
     if (first) return void(first = false);
-    if constexpr (op == kAdd) result = T(uint32_t(result) + uint32_t(v));  // wraps
-    else if constexpr (op == kMin) result = v < result ? v : result;
-    else if constexpr (op == kMax) result = v > result ? v : result;
-    else if constexpr (op == kAnd) result &= v;
-    else if constexpr (op == kOr) result |= v;
-    else result ^= v;
+    if constexpr (op == kAdd)
+      result = T(uint32_t(result) + uint32_t(v));  // wraps
+    else if constexpr (op == kMin)
+      result = v < result ? v : result;
+    else if constexpr (op == kMax)
+      result = v > result ? v : result;
+    else if constexpr (op == kAnd)
+      result &= v;
+    else if constexpr (op == kOr)
+      result |= v;
+    else
+      result ^= v;
   });
   for_lanes(lanes, [&](int lane) { put<T>(d, lane, result); });
 }
@@ -223,10 +246,14 @@ void decode_redux(DecodeContext& c, Inst& inst) {
   inst.op[1] = c.value(c.operand(1), type);
   inst.op[kMemberMask] = c.value(c.operand(2), "b32");
   bool bitwise = c.has("and") || c.has("or") || c.has("xor");
-  if (type == "s32" && !bitwise) inst.run = redux_for<int32_t>(c);
-  else if (type == "u32" && !bitwise) inst.run = redux_for<uint32_t>(c);
-  else if (type == "b32" && bitwise) inst.run = redux_for<uint32_t>(c);
-  else c.unsupported();
+  if (type == "s32" && !bitwise)
+    inst.run = redux_for<int32_t>(c);
+  else if (type == "u32" && !bitwise)
+    inst.run = redux_for<uint32_t>(c);
+  else if (type == "b32" && bitwise)
+    inst.run = redux_for<uint32_t>(c);
+  else
+    c.unsupported();
 }
 
 void decode_activemask(DecodeContext& c, Inst& inst) {

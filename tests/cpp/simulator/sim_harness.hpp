@@ -17,9 +17,7 @@ inline std::string ptx_module(const std::string& body, const std::string& target
   return ".version 7.8\n.target " + target + "\n.address_size 64\n\n" + body;
 }
 
-inline std::unique_ptr<Program> load(const std::string& text) {
-  return decode(ptx::parse(text));
-}
+inline std::unique_ptr<Program> load(const std::string& text) { return decode(ptx::parse(text)); }
 
 // Device memory for a test: host buffers that kernels may touch.
 class TestMemory {
@@ -40,8 +38,8 @@ class TestMemory {
 };
 
 // Launches `kernel` of `program`; `args` are pointers to each parameter's value.
-inline LaunchStats launch(const Program& program, const std::string& kernel, Dim3 grid,
-                          Dim3 block, std::vector<void*> args, GlobalMemory& memory,
+inline LaunchStats launch(const Program& program, const std::string& kernel, Dim3 grid, Dim3 block,
+                          std::vector<void*> args, GlobalMemory& memory,
                           uint64_t dynamic_shared = 0, unsigned threads = 1) {
   const Function* f = program.find(kernel);
   if (!f) throw std::runtime_error("no kernel " + kernel);

@@ -28,13 +28,16 @@ TEST_CASE("float-to-integer saturates, and NaN gives 0", "[simulator][conversion
   auto rpi = run_elements<int32_t>("cvt.rpi.s32.f32 %d, %a;", a);
   REQUIRE(rpi[4] == -2);
   REQUIRE(rpi[5] == 3);
-  auto unsigned_ = run_elements<uint32_t>("cvt.rzi.u32.f32 %d, %a;", std::vector<float>{-1.0f, 5e9f});
+  auto unsigned_ =
+      run_elements<uint32_t>("cvt.rzi.u32.f32 %d, %a;", std::vector<float>{-1.0f, 5e9f});
   REQUIRE(unsigned_ == std::vector<uint32_t>{0, UINT32_MAX});
-  auto wide = run_elements<int64_t>("cvt.rzi.s64.f64 %d, %a;", std::vector<double>{9.3e18, -9.3e18});
+  auto wide =
+      run_elements<int64_t>("cvt.rzi.s64.f64 %d, %a;", std::vector<double>{9.3e18, -9.3e18});
   REQUIRE(wide == std::vector<int64_t>{INT64_MAX, INT64_MIN});
 }
 
-TEST_CASE(".ftz flushes a subnormal before it is rounded to an integer", "[simulator][conversion]") {
+TEST_CASE(".ftz flushes a subnormal before it is rounded to an integer",
+          "[simulator][conversion]") {
   std::vector<float> a = {1e-40f};
   REQUIRE(run_elements<int32_t>("cvt.rpi.s32.f32 %d, %a;", a)[0] == 1);
   REQUIRE(run_elements<int32_t>("cvt.rpi.ftz.s32.f32 %d, %a;", a)[0] == 0);
@@ -76,15 +79,20 @@ TEST_CASE("integer conversions wrap, or clamp with .sat, and extend by the sourc
   REQUIRE(zero_extended[2] == 0xFFFFFFFFull);
 }
 
-TEST_CASE("f32 to f16 rounds to nearest even and overflows to infinity", "[simulator][conversion]") {
-  std::vector<float> a = {1.0f, 65519.0f, 65520.0f, 1.0f + 0x1p-11f, 0x1p-25f, 3 * 0x1p-26f, -kInf, 0.1f};
+TEST_CASE("f32 to f16 rounds to nearest even and overflows to infinity",
+          "[simulator][conversion]") {
+  std::vector<float> a = {1.0f,     65519.0f,     65520.0f, 1.0f + 0x1p-11f,
+                          0x1p-25f, 3 * 0x1p-26f, -kInf,    0.1f};
   auto h = run_elements<uint16_t>("cvt.rn.f16.f32 %d, %a;", a);
-  REQUIRE(h == std::vector<uint16_t>{0x3C00, 0x7BFF, 0x7C00, 0x3C00, 0x0000, 0x0001, 0xFC00, 0x2E66});
-  auto toward_zero = run_elements<uint16_t>("cvt.rz.f16.f32 %d, %a;", std::vector<float>{65520.0f, 0.1f});
+  REQUIRE(h ==
+          std::vector<uint16_t>{0x3C00, 0x7BFF, 0x7C00, 0x3C00, 0x0000, 0x0001, 0xFC00, 0x2E66});
+  auto toward_zero =
+      run_elements<uint16_t>("cvt.rz.f16.f32 %d, %a;", std::vector<float>{65520.0f, 0.1f});
   REQUIRE(toward_zero == std::vector<uint16_t>{0x7BFF, 0x2E66});
   auto up = run_elements<uint16_t>("cvt.rp.f16.f32 %d, %a;", std::vector<float>{0.1f});
   REQUIRE(up[0] == 0x2E67);
-  auto back = run_elements<float>("cvt.f32.f16 %d, %a;", std::vector<uint16_t>{0x7BFF, 0x0001, 0xFC00});
+  auto back =
+      run_elements<float>("cvt.f32.f16 %d, %a;", std::vector<uint16_t>{0x7BFF, 0x0001, 0xFC00});
   REQUIRE(back == std::vector<float>{65504.0f, 0x1p-24f, -kInf});
 }
 

@@ -46,8 +46,8 @@ TEST_CASE("mul.f64 and div.f32 round in each direction", "[simulator][float]") {
 TEST_CASE(".ftz flushes subnormal inputs and results; without it they stay", "[simulator][float]") {
   float sub = 1e-40f;
   REQUIRE(std::fpclassify(sub) == FP_SUBNORMAL);
-  auto kept = run_elements<float>("add.f32 %d, %a, %b;", std::vector<float>{sub},
-                                  std::vector<float>{0.0f});
+  auto kept =
+      run_elements<float>("add.f32 %d, %a, %b;", std::vector<float>{sub}, std::vector<float>{0.0f});
   auto flushed = run_elements<float>("mul.ftz.f32 %d, %a, %b;", std::vector<float>{-sub},
                                      std::vector<float>{1.0f});
   auto result = run_elements<float>("mul.ftz.f32 %d, %a, %b;", std::vector<float>{0x1p-100f},
@@ -81,9 +81,9 @@ TEST_CASE("min and max ignore one NaN, give NaN for two, and order -0 below +0",
 
 TEST_CASE("div.approx.f32 gives 0 for divisors beyond 2^126 and NaN for an infinite dividend",
           "[simulator][float]") {
-  auto y = run_elements<float>("div.approx.f32 %d, %a, %b;",
-                               std::vector<float>{1.0f, kInf, 6.0f, 1.0f},
-                               std::vector<float>{0x1p127f, 0x1p127f, 3.0f, 0.0f});
+  auto y =
+      run_elements<float>("div.approx.f32 %d, %a, %b;", std::vector<float>{1.0f, kInf, 6.0f, 1.0f},
+                          std::vector<float>{0x1p127f, 0x1p127f, 3.0f, 0.0f});
   REQUIRE(y[0] == 0.0f);
   REQUIRE(std::isnan(y[1]));
   REQUIRE(y[2] == 2.0f);
@@ -107,17 +107,21 @@ TEST_CASE("the approximate functions keep the manual's special values", "[simula
   REQUIRE(std::fabs(sine[1] - std::sin(0.5f)) < 1e-6f);
 }
 
-TEST_CASE("fma rounds once; a plain mul and add are contracted as ptxas does", "[simulator][float]") {
+TEST_CASE("fma rounds once; a plain mul and add are contracted as ptxas does",
+          "[simulator][float]") {
   std::vector<float> a = {1.0f + 0x1p-23f}, b = {1.0f - 0x1p-23f};
   // a*b - 1 = -2^-46 exactly; rounding the product first gives 0.
   auto fused = run_elements<float>("fma.rn.f32 %d, %a, %b, 0fBF800000;", a, b);
   REQUIRE(fused[0] == -0x1p-46f);
-  auto contracted = run_elements<float>("mul.f32 %t1, %a, %b;\n\tadd.f32 %d, %t1, 0fBF800000;", a, b);
+  auto contracted =
+      run_elements<float>("mul.f32 %t1, %a, %b;\n\tadd.f32 %d, %t1, 0fBF800000;", a, b);
   REQUIRE(contracted[0] == -0x1p-46f);
-  auto rounded = run_elements<float>("mul.rn.f32 %t1, %a, %b;\n\tadd.rn.f32 %d, %t1, 0fBF800000;", a, b);
+  auto rounded =
+      run_elements<float>("mul.rn.f32 %t1, %a, %b;\n\tadd.rn.f32 %d, %t1, 0fBF800000;", a, b);
   REQUIRE(rounded[0] == 0.0f);
   // c - a*b contracts to fma(-a, b, c)
-  auto subtracted = run_elements<float>("mul.f32 %t1, %a, %b;\n\tsub.f32 %d, 0f3F800000, %t1;", a, b);
+  auto subtracted =
+      run_elements<float>("mul.f32 %t1, %a, %b;\n\tsub.f32 %d, 0f3F800000, %t1;", a, b);
   REQUIRE(subtracted[0] == 0x1p-46f);
 }
 
@@ -133,10 +137,14 @@ TEST_CASE("neg and abs change only the sign bit, NaN included", "[simulator][flo
 TEST_CASE("testp classifies finite, infinite, NaN, normal and subnormal values",
           "[simulator][float]") {
   std::vector<float> values = {1.0f, kInf, kNaN, 1e-40f, 0.0f};
-  auto infinite = run_elements<uint32_t>("testp.infinite.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;", values);
-  auto nan = run_elements<uint32_t>("testp.notanumber.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;", values);
-  auto subnormal = run_elements<uint32_t>("testp.subnormal.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;", values);
-  auto normal = run_elements<uint32_t>("testp.normal.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;", values);
+  auto infinite =
+      run_elements<uint32_t>("testp.infinite.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;", values);
+  auto nan =
+      run_elements<uint32_t>("testp.notanumber.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;", values);
+  auto subnormal =
+      run_elements<uint32_t>("testp.subnormal.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;", values);
+  auto normal =
+      run_elements<uint32_t>("testp.normal.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;", values);
   REQUIRE(infinite == std::vector<uint32_t>{0, 1, 0, 0, 0});
   REQUIRE(nan == std::vector<uint32_t>{0, 0, 1, 0, 0});
   REQUIRE(subnormal == std::vector<uint32_t>{0, 0, 0, 1, 0});

@@ -112,8 +112,8 @@ TEST_CASE("b16, b32 and b64 compare their bits for eq and ne", "[simulator][comp
   std::vector<uint32_t> b = {0x80000000u, 4};
   REQUIRE(run_compare<uint32_t>("b32", compare_bits({"eq", "ne"}, "b32"), a, b) ==
           std::vector<uint32_t>{1, 2});
-  REQUIRE(run_compare<uint64_t>("b64", compare_bits({"eq", "ne"}, "b64"), {1ull << 63, 5}, {1, 5}) ==
-          std::vector<uint32_t>{2, 1});
+  REQUIRE(run_compare<uint64_t>("b64", compare_bits({"eq", "ne"}, "b64"), {1ull << 63, 5},
+                                {1, 5}) == std::vector<uint32_t>{2, 1});
   REQUIRE(run_compare<uint16_t>("b16", compare_bits({"eq", "ne"}, "b16"), {0xFFFF}, {0xFFFF}) ==
           std::vector<uint32_t>{1});
 }
@@ -210,8 +210,8 @@ TEST_CASE("setp p|q writes the comparison's result to p and its complement's to 
 TEST_CASE("the second destination of p|q may be the sink '_'", "[simulator][compare]") {
   std::vector<int32_t> a = {1, 9};
   std::vector<int32_t> b = {5, 6};
-  REQUIRE(run_compare<int32_t>("s32", "setp.lt.s32 %p1|_, %a, %b;\n\tselp.u32 %d, 1, 0, %p1;", a, b) ==
-          std::vector<uint32_t>{1, 0});
+  REQUIRE(run_compare<int32_t>("s32", "setp.lt.s32 %p1|_, %a, %b;\n\tselp.u32 %d, 1, 0, %p1;", a,
+                               b) == std::vector<uint32_t>{1, 0});
 }
 
 TEST_CASE("set writes 0xffffffff or 0 to an integer destination and 1.0f or 0 to f32",
@@ -226,8 +226,9 @@ TEST_CASE("set writes 0xffffffff or 0 to an integer destination and 1.0f or 0 to
   REQUIRE(run_compare<int32_t>("s32", "set.ge.f32.s32 %d, %a, %b;", a, b) ==
           std::vector<uint32_t>{0, one, one});
   // Combined with a negated predicate: (a <= b) || !(a == 3).
-  REQUIRE(run_compare<int32_t>("s32", "setp.eq.s32 %p1, %a, 3;\n\tset.le.or.s32.s32 %d, %a, %b, !%p1;", a,
-                       b) == std::vector<uint32_t>{0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu});
+  REQUIRE(run_compare<int32_t>("s32",
+                               "setp.eq.s32 %p1, %a, 3;\n\tset.le.or.s32.s32 %d, %a, %b, !%p1;", a,
+                               b) == std::vector<uint32_t>{0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu});
   std::vector<float> fa = {1.0f, std::nanf("")};
   std::vector<float> fb = {2.0f, 2.0f};
   REQUIRE(run_compare<float>("f32", "set.ltu.u32.f32 %d, %a, %b;", fa, fb) ==

@@ -1,8 +1,8 @@
 // Warp-level instructions (shfl, vote, match, activemask) see exactly the lanes
 // executing them; atomics are exact under contention from many blocks on several
 // host threads.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <numeric>
 
 #include "sim_harness.hpp"
@@ -52,14 +52,18 @@ TEST_CASE("shfl.sync's predicate says whether the source lane was in range", "[s
 }
 
 TEST_CASE("vote.sync ballots, alls and anys over the executing lanes", "[simulator][warp]") {
-  auto ballot = run_warp("and.b32 %r1, %t, 1;\n\tsetp.eq.u32 %p1, %r1, 1;\n\t"
-                         "vote.sync.ballot.b32 %v, %p1, -1;");
-  auto negated = run_warp("and.b32 %r1, %t, 1;\n\tsetp.eq.u32 %p1, %r1, 1;\n\t"
-                          "vote.sync.ballot.b32 %v, !%p1, -1;");
-  auto all = run_warp("setp.lt.u32 %p1, %t, 32;\n\tvote.sync.all.pred %p2, %p1, -1;\n\t"
-                      "selp.u32 %v, 1, 0, %p2;");
-  auto any = run_warp("setp.eq.u32 %p1, %t, 7;\n\tvote.sync.any.pred %p2, %p1, -1;\n\t"
-                      "selp.u32 %v, 1, 0, %p2;");
+  auto ballot = run_warp(
+      "and.b32 %r1, %t, 1;\n\tsetp.eq.u32 %p1, %r1, 1;\n\t"
+      "vote.sync.ballot.b32 %v, %p1, -1;");
+  auto negated = run_warp(
+      "and.b32 %r1, %t, 1;\n\tsetp.eq.u32 %p1, %r1, 1;\n\t"
+      "vote.sync.ballot.b32 %v, !%p1, -1;");
+  auto all = run_warp(
+      "setp.lt.u32 %p1, %t, 32;\n\tvote.sync.all.pred %p2, %p1, -1;\n\t"
+      "selp.u32 %v, 1, 0, %p2;");
+  auto any = run_warp(
+      "setp.eq.u32 %p1, %t, 7;\n\tvote.sync.any.pred %p2, %p1, -1;\n\t"
+      "selp.u32 %v, 1, 0, %p2;");
   for (uint32_t i = 0; i < 32; ++i) {
     REQUIRE(ballot[i] == 0xAAAAAAAAu);
     REQUIRE(negated[i] == 0x55555555u);
@@ -85,10 +89,9 @@ TEST_CASE("activemask inside a divergent branch is exactly that branch's lanes",
 
 TEST_CASE("a warp operation naming lanes on another path of the warp is a fault",
           "[simulator][warp]") {
-  REQUIRE_THROWS_WITH(
-      run_warp("setp.lt.u32 %p1, %t, 16;\n\t@%p1 bra LOW;\n\tbra.uni END;\n"
-               "LOW:\n\tshfl.sync.idx.b32 %v, %t, 0, 31, -1;\nEND:"),
-      Contains("on another path of the divergent warp"));
+  REQUIRE_THROWS_WITH(run_warp("setp.lt.u32 %p1, %t, 16;\n\t@%p1 bra LOW;\n\tbra.uni END;\n"
+                               "LOW:\n\tshfl.sync.idx.b32 %v, %t, 0, 31, -1;\nEND:"),
+                      Contains("on another path of the divergent warp"));
 }
 
 namespace {
@@ -110,16 +113,17 @@ std::vector<uint64_t> contended(const std::string& atom, uint64_t* counter, unsi
   uint64_t* out = memory.buffer(std::vector<uint64_t>(n));
   memory.memory.add(uint64_t(uintptr_t(counter)), 8, "counter");
   uint64_t counter_address = uint64_t(uintptr_t(counter)), out_address = uint64_t(uintptr_t(out));
-  launch(*program, "k", {16, 1, 1}, {256, 1, 1}, {&counter_address, &out_address}, memory.memory,
-         0, threads);
+  launch(*program, "k", {16, 1, 1}, {256, 1, 1}, {&counter_address, &out_address}, memory.memory, 0,
+         threads);
   return std::vector<uint64_t>(out, out + n);
 }
 
 }  // namespace
 
-TEST_CASE("atom.add from 4096 threads on two host threads loses no update, and each thread "
-          "gets a distinct old value",
-          "[simulator][atomic]") {
+TEST_CASE(
+    "atom.add from 4096 threads on two host threads loses no update, and each thread "
+    "gets a distinct old value",
+    "[simulator][atomic]") {
   alignas(8) uint64_t counter = 0;
   auto old = contended("atom.global.add.u64 %rd3, [%rd1], 1;", &counter, 2);
   REQUIRE(counter == 4096);
@@ -133,7 +137,8 @@ TEST_CASE("atom.inc wraps to 0 past its limit; atom.cas swaps only on a match",
           "[simulator][atomic]") {
   alignas(8) uint64_t counter = 0;
   // inc.u32 with limit 9: the values cycle 0..9, so 4096 increments leave 4096 % 10.
-  auto old = contended("atom.global.inc.u32 %r5, [%rd1], 9;\n\tcvt.u64.u32 %rd3, %r5;", &counter, 2);
+  auto old =
+      contended("atom.global.inc.u32 %r5, [%rd1], 9;\n\tcvt.u64.u32 %rd3, %r5;", &counter, 2);
   REQUIRE(counter == 4096 % 10);
   REQUIRE(*std::max_element(old.begin(), old.end()) == 9);
   alignas(8) uint64_t word = 7;
