@@ -67,6 +67,14 @@ void set_dims(DeviceArray& a, const std::vector<int64_t>& shape,
   runtime::byte_extent(shape, strides, byte_size(a.dtype));
 }
 
+// Read-only memory (a read-only CAI, DLPack or NumPy producer) is read-only for host-side
+// writes too, not only in kernels.
+void check_writable(const DeviceArray& a, const char* operation) {
+  if (a.readonly)
+    throw py::value_error(std::string(operation) +
+                          ": the device array is read-only (its producer exported it read-only)");
+}
+
 Scalar dtype_from_name(const std::string& name) {
   auto s = scalar_from_name(name);
   if (!s)
@@ -219,6 +227,7 @@ void bind_device_array(py::module_& m) {
       .def(
           "copy_from_host",
           [](DeviceArray& a, const py::buffer& src, py::handle stream) {
+            check_writable(a, "copy_to_device");
             auto [lo, hi] = a.extent();
             py::buffer_info info = checked_buffer(src, hi - lo, false);
             auto s = resolve_stream_or_default(stream, a);
@@ -244,6 +253,7 @@ void bind_device_array(py::module_& m) {
       .def(
           "copy_from_device",
           [](DeviceArray& a, const DeviceArray& src, py::handle stream) {
+            check_writable(a, "copy_to_device");
             auto [lo, hi] = a.extent();
             auto [slo, shi] = src.extent();
             if (hi - lo != shi - slo)
@@ -258,6 +268,7 @@ void bind_device_array(py::module_& m) {
       .def(
           "memset",
           [](DeviceArray& a, int value, py::handle stream) {
+            check_writable(a, "memset");
             auto [lo, hi] = a.extent();
             auto s = resolve_stream_or_default(stream, a);
             a.device->memset(static_cast<char*>(a.data) + lo, value, hi - lo, *s, {a.memory});

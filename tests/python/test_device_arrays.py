@@ -233,3 +233,26 @@ def test_numpy_asarray_of_a_device_array_is_a_host_copy(device):
     np.testing.assert_array_equal(np.asarray(d, dtype=np.float64), values.astype(np.float64))
     host[0] = -1.0  # a copy: the device array is unchanged
     assert d.copy_to_host()[0] == 0.0
+
+
+def read_only_view(d):
+    desc = dict(d.__cuda_array_interface__)
+    desc["data"] = (desc["data"][0], True)
+    return cuda.from_cuda_array_interface(desc, owner=d)
+
+
+@pytest.mark.parametrize("write", ["copy_to_device from host", "copy_to_device from device",
+                                   "setitem", "setitem slice"])
+def test_a_read_only_view_refuses_every_host_side_write(device, write):
+    d = cuda.to_device(np.arange(4.0))
+    ro = read_only_view(d)
+    assert ro.readonly
+    action = {
+        "copy_to_device from host": lambda: ro.copy_to_device(np.ones(4)),
+        "copy_to_device from device": lambda: ro.copy_to_device(cuda.to_device(np.ones(4))),
+        "setitem": lambda: ro.__setitem__(0, 5.0),
+        "setitem slice": lambda: ro.__setitem__(slice(1, 3), 7.0),
+    }[write]
+    with pytest.raises(ValueError, match="the device array is read-only"):
+        action()
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(4.0))  # nothing was written
