@@ -149,8 +149,13 @@ class DeviceNDArray(_core.DeviceArray):
         return view if self.layout != "A" else view.copy()
 
     def copy_to_device(self, ary: Any, stream: Any = 0) -> None:
-        """Copy ``ary`` (a host array, or a device array of the same shape) into this array."""
+        """Copy ``ary`` (a host array, or a device array of the same shape) into this array.
+        An array of another dtype is refused, as in Numba (convert it first)."""
         s = None if is_default_stream(stream) else stream
+        source_dtype = getattr(ary, "dtype", None)
+        if source_dtype is not None and np.dtype(source_dtype) != self.dtype:
+            raise TypeError(f"copy_to_device: incompatible dtype: the source is "
+                            f"{np.dtype(source_dtype)}, the device array {self.dtype}")
         if isinstance(ary, _core.DeviceArray):
             if ary.shape != self.shape or ary.strides != self.strides:
                 raise ValueError(f"copy_to_device: source shape/strides {ary.shape}/"

@@ -256,3 +256,15 @@ def test_a_read_only_view_refuses_every_host_side_write(device, write):
     with pytest.raises(ValueError, match="the device array is read-only"):
         action()
     np.testing.assert_array_equal(d.copy_to_host(), np.arange(4.0))  # nothing was written
+
+
+def test_copy_to_device_of_another_dtype_is_refused_as_in_numba(device):
+    d = cuda.device_array(4, np.float64)
+    with pytest.raises(TypeError, match="incompatible dtype: the source is float32, "
+                                        "the device array float64"):
+        d.copy_to_device(np.ones(4, np.float32))
+    with pytest.raises(TypeError, match="incompatible dtype"):
+        d.copy_to_device(cuda.to_device(np.ones(4, np.int64)))
+    d.copy_to_device(np.ones(4))  # the same dtype copies
+    d[1:3] = 5  # __setitem__ converts its value, as NumPy's does
+    np.testing.assert_array_equal(d.copy_to_host(), [1.0, 5.0, 5.0, 1.0])
