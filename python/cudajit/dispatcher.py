@@ -9,6 +9,7 @@ C++ (``cudajit._core.Dispatcher``); this module only holds the Python face.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, Sequence
 
 from . import _core, frontend
@@ -75,9 +76,16 @@ class Dispatcher(_core.Dispatcher):
 
     def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> Any:
         """A launch configuration covering ``ntasks`` threads in 1-d: ``tpb``
-        threads per block (128 when 0), as many blocks as needed."""
-        if not isinstance(ntasks, int) or ntasks < 1:
-            raise ValueError(f"forall() needs a positive number of tasks, got {ntasks!r}")
+        threads per block (128 when 0), as many blocks as needed. With 0 tasks the launch
+        does nothing, as in Numba."""
+        try:
+            ntasks = operator.index(ntasks)
+        except TypeError:
+            raise TypeError(f"forall() needs an integer number of tasks, got {ntasks!r}") from None
+        if ntasks < 0:
+            raise ValueError(f"forall() needs a non-negative number of tasks, got {ntasks}")
+        if ntasks == 0:
+            return lambda *args, **kwargs: None
         threads = tpb or 128
         return self.configure((ntasks + threads - 1) // threads, threads, stream, sharedmem)
 

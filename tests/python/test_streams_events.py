@@ -157,6 +157,25 @@ def test_forall_covers_every_task():
     np.testing.assert_array_equal(out, np.arange(1000))
 
 
+def test_forall_of_zero_tasks_launches_nothing_and_a_negative_count_is_refused():
+    out = np.full(4, -1.0)
+
+    @cuda.jit
+    def fill(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = i
+
+    fill.forall(0)(out)  # as in Numba: nothing runs
+    np.testing.assert_array_equal(out, np.full(4, -1.0))
+    fill.forall(np.int64(4))(out)
+    np.testing.assert_array_equal(out, np.arange(4.0))
+    with pytest.raises(ValueError, match="non-negative number of tasks, got -1"):
+        fill.forall(-1)
+    with pytest.raises(TypeError, match="integer number of tasks, got 2.5"):
+        fill.forall(2.5)
+
+
 def test_current_device_and_selection():
     device = cuda.get_current_device()
     assert device.kind in ("cpu", "cuda")
