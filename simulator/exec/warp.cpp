@@ -184,6 +184,7 @@ void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
   block.shared.assign(shared_bytes, 0);
   block.warps.clear();
   block.warps.resize(warp_count);
+  block.reduction_true = 0;
   for (uint32_t w = 0; w < warp_count; ++w) {
     Warp& warp = block.warps[w];
     warp.block = &block;
@@ -218,11 +219,20 @@ void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
     if (waiting == live) {
       for (Warp& warp : block.warps) {
         if (warp.state != Warp::State::AtBarrier) continue;
+        for (const auto& r : warp.reductions) {
+          uint64_t value = r.op == kReducePopc  ? block.reduction_true
+                           : r.op == kReduceAnd ? uint64_t(block.reduction_true == waiting)
+                                                : uint64_t(block.reduction_true != 0);
+          uint64_t* slot = warp.frames[r.frame].regs.data() + size_t(r.slot) * kWarpSize;
+          for_lanes(r.lanes, [&](int lane) { slot[lane] = value; });
+        }
+        warp.reductions.clear();
         warp.state = Warp::State::Running;
         warp.barrier_mask = 0;
         for (Frame& frame : warp.frames)
           for (SimtEntry& entry : frame.stack) entry.at_barrier = false;
       }
+      block.reduction_true = 0;
       continue;
     }
     {

@@ -62,6 +62,14 @@ struct Warp {
   uint32_t active = 0;  // lanes running the current instruction (before the guard)
   State state = State::Running;
   uint32_t barrier_mask = 0;  // lanes that arrived at the block's barrier
+  // bar.red destinations waiting for the barrier's result: written at its release.
+  struct PendingReduction {
+    size_t frame;
+    uint32_t slot;
+    uint32_t lanes;
+    uint8_t op;  // ReductionOp
+  };
+  std::vector<PendingReduction> reductions;
   std::vector<Frame> frames;
   std::vector<uint8_t> local;  // 32 x the kernel's max_local_bytes
   uint64_t local_stride = 0;
@@ -81,11 +89,15 @@ struct Warp {
   [[noreturn]] void fault(Fault fault, const Inst& inst, int lane, const std::string& what) const;
 };
 
+// bar.red's operations: the count of threads whose predicate holds, all, any.
+enum ReductionOp : uint8_t { kReducePopc, kReduceAnd, kReduceOr };
+
 struct Block {
   Dim3 index;
   const Launch* launch = nullptr;
   std::vector<uint8_t> shared;  // static, then dynamic shared memory
   std::vector<Warp> warps;
+  uint64_t reduction_true = 0;  // threads at the current barrier whose bar.red predicate held
 };
 
 // Runs one block to completion; throws ExecutionFault.

@@ -81,6 +81,17 @@ void run_barrier(Warp& warp, const Inst&, uint32_t mask) {
   warp.state = Warp::State::AtBarrier;
 }
 
+// bar.red: the barrier, and this warp's lanes' predicates counted for the block; op[0] gets
+// the result at the release (warp.cpp).
+void run_barrier_reduction(Warp& warp, const Inst& inst, uint32_t mask) {
+  const uint64_t* predicate = warp.reg(inst.op[1]);
+  uint32_t holds = 0;
+  for_lanes(mask, [&](int lane) { holds |= uint32_t((predicate[lane] & 1) ^ inst.count) << lane; });
+  warp.block->reduction_true += __builtin_popcount(holds);
+  warp.reductions.push_back({warp.frames.size() - 1, inst.op[0], mask, uint8_t(inst.size)});
+  run_barrier(warp, inst, mask);
+}
+
 void run_fence(Warp&, const Inst&, uint32_t) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
@@ -127,15 +138,38 @@ void decode_call(DecodeContext& c, Inst& inst) {
   inst.is_control = true;
 }
 
+bool is_barrier_zero(const ptx::Operand& o) {
+  return o.kind == ptx::Operand::Kind::Integer && o.bits == 0;
+}
+
 // bar{.cta}.sync 0 / barrier{.cta}.sync{.aligned} 0: the block's barrier 0 over all threads.
+// bar{.cta}.red.popc.u32 d, 0, {!}p / bar.red.{and,or}.pred d, 0, {!}p: the same barrier,
+// reducing a predicate over the block.
 void decode_barrier(DecodeContext& c, Inst& inst) {
   if (c.has("warp")) return opcode_table().at("bar.warp")(c, inst);
+  inst.is_control = true;
+  if (c.has("red")) {
+    if (c.operand_count() != 3 || !is_barrier_zero(c.operand(1)))
+      c.error("only barrier 0 over the whole block is supported");
+    if (c.has("popc") && c.has("u32"))
+      inst.size = kReducePopc;
+    else if (c.has("and") && c.has("pred"))
+      inst.size = kReduceAnd;
+    else if (c.has("or") && c.has("pred"))
+      inst.size = kReduceOr;
+    else
+      c.unsupported();
+    const ptx::Operand& predicate = c.operand(2);
+    inst.op[0] = c.reg(c.operand(0));
+    inst.op[1] = c.value(predicate, "pred");
+    inst.count = predicate.negated ? 1 : 0;
+    inst.run = run_barrier_reduction;
+    return;
+  }
   if (!c.has("sync")) c.unsupported();
-  if (c.operand_count() != 1 || c.operand(0).kind != ptx::Operand::Kind::Integer ||
-      c.operand(0).bits != 0)
+  if (c.operand_count() != 1 || !is_barrier_zero(c.operand(0)))
     c.error("only barrier 0 over the whole block is supported");
   inst.run = run_barrier;
-  inst.is_control = true;
 }
 
 void decode_fence(DecodeContext&, Inst& inst) { inst.run = run_fence; }

@@ -260,3 +260,36 @@ TEST_CASE("a launch whose parameter count differs from the entry's is refused",
   REQUIRE_THROWS_WITH(launch(*program, "k", {1, 1, 1}, {1, 1, 1}, {}, memory.memory),
                       Contains("takes 1 parameters, the launch passed 0"));
 }
+
+namespace {
+
+// out[tid] = bar.red.<op> over the block of (tid < limit), for 96 threads (3 warps).
+std::vector<uint32_t> block_reduction(const std::string& reduce, uint32_t limit) {
+  std::string text =
+      ".visible .entry k(.param .u64 out, .param .u32 limit)\n{\n\t.reg .pred %p<3>;\n"
+      "\t.reg .b32 %r<5>;\n\t.reg .b64 %rd<4>;\n\tmov.u32 %r1, %tid.x;\n"
+      "\tld.param.u32 %r2, [limit];\n\tsetp.lt.u32 %p1, %r1, %r2;\n\t";
+  text.append(reduce);
+  text.append(
+      "\n\tld.param.u64 %rd1, [out];\n\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;"
+      "\n\tst.global.u32 [%rd3], %r3;\n\tret;\n}\n");
+  auto program = load(ptx_module(text));
+  TestMemory memory;
+  uint32_t* out = memory.buffer(std::vector<uint32_t>(96));
+  uint64_t address = uint64_t(uintptr_t(out));
+  launch(*program, "k", {1, 1, 1}, {96, 1, 1}, {&address, &limit}, memory.memory);
+  return std::vector<uint32_t>(out, out + 96);
+}
+
+}  // namespace
+
+TEST_CASE("bar.red counts, ands and ors a predicate over the whole block", "[simulator][exec]") {
+  REQUIRE(block_reduction("bar.red.popc.u32 %r3, 0, %p1;", 40) == std::vector<uint32_t>(96, 40));
+  REQUIRE(block_reduction("bar.red.popc.u32 %r3, 0, !%p1;", 40) == std::vector<uint32_t>(96, 56));
+  const char* all = "bar.red.and.pred %p2, 0, %p1;\n\tselp.u32 %r3, 1, 0, %p2;";
+  const char* any = "bar.red.or.pred %p2, 0, %p1;\n\tselp.u32 %r3, 1, 0, %p2;";
+  REQUIRE(block_reduction(all, 96) == std::vector<uint32_t>(96, 1));
+  REQUIRE(block_reduction(all, 95) == std::vector<uint32_t>(96, 0));
+  REQUIRE(block_reduction(any, 1) == std::vector<uint32_t>(96, 1));
+  REQUIRE(block_reduction(any, 0) == std::vector<uint32_t>(96, 0));
+}
