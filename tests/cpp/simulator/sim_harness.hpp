@@ -54,6 +54,19 @@ inline LaunchStats launch(const Program& program, const std::string& kernel, Dim
   return execute(l, threads);
 }
 
+// Launches one block of `block` threads of `kernel`, whose first parameter is an output buffer
+// of `n` T (zeroed) and whose other parameters are `more`; returns the buffer.
+template <class T>
+std::vector<T> run_with_output(const Program& program, const std::string& kernel, size_t n,
+                               Dim3 block, std::vector<void*> more = {}) {
+  TestMemory memory;
+  T* out = memory.buffer(std::vector<T>(n));
+  uint64_t address = uint64_t(uintptr_t(out));
+  more.insert(more.begin(), &address);
+  launch(program, kernel, {1, 1, 1}, block, more, memory.memory);
+  return std::vector<T>(out, out + n);
+}
+
 // One thread per element: `kernel(const T* in, R* out, n)`-style helpers are built on this.
 // Runs a kernel taking (u64 out, u64 a, u64 b, u32 n) over n threads in blocks of 64.
 template <class R, class A, class B = A>

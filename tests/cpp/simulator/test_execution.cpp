@@ -41,12 +41,8 @@ JOIN:
 }  // namespace
 
 TEST_CASE("divergent branches reconverge at their post-dominator", "[simulator][exec]") {
-  auto program = load(ptx_module(kDivergence));
-  TestMemory memory;
-  uint32_t* out = memory.buffer(std::vector<uint32_t>(64));
-  uint64_t address = uint64_t(uintptr_t(out));
   uint32_t n = 64;
-  launch(*program, "k", {1, 1, 1}, {64, 1, 1}, {&address, &n}, memory.memory);
+  auto out = run_with_output<uint32_t>(*load(ptx_module(kDivergence)), "k", 64, {64, 1, 1}, {&n});
   for (uint32_t i = 0; i < 64; ++i) REQUIRE(out[i] == (i % 2 ? 100 + i : 200 + i) + 32);
 }
 
@@ -91,11 +87,7 @@ STORE:
 }  // namespace
 
 TEST_CASE("a call passes .param values in and its result out, per thread", "[simulator][exec]") {
-  auto program = load(ptx_module(kCall));
-  TestMemory memory;
-  uint32_t* out = memory.buffer(std::vector<uint32_t>(40));
-  uint64_t address = uint64_t(uintptr_t(out));
-  launch(*program, "k", {1, 1, 1}, {40, 1, 1}, {&address}, memory.memory);
+  auto out = run_with_output<uint32_t>(*load(ptx_module(kCall)), "k", 40, {40, 1, 1});
   for (uint32_t i = 0; i < 40; ++i) REQUIRE(out[i] == (i % 2 ? 7 : i * i));
 }
 
@@ -202,11 +194,7 @@ JOIN:
 }  // namespace
 
 TEST_CASE("both sides of a divergent branch may meet at the block's barrier", "[simulator][exec]") {
-  auto program = load(ptx_module(kTwoSidedBarrier));
-  TestMemory memory;
-  uint32_t* out = memory.buffer(std::vector<uint32_t>(64));
-  uint64_t address = uint64_t(uintptr_t(out));
-  launch(*program, "k", {1, 1, 1}, {64, 1, 1}, {&address}, memory.memory);
+  auto out = run_with_output<uint32_t>(*load(ptx_module(kTwoSidedBarrier)), "k", 64, {64, 1, 1});
   for (uint32_t i = 0; i < 64; ++i) {
     uint32_t neighbour = i ^ 1;
     REQUIRE(out[i] == neighbour + (neighbour % 2 ? 2000 : 1000));
@@ -273,12 +261,7 @@ std::vector<uint32_t> block_reduction(const std::string& reduce, uint32_t limit)
   text.append(
       "\n\tld.param.u64 %rd1, [out];\n\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;"
       "\n\tst.global.u32 [%rd3], %r3;\n\tret;\n}\n");
-  auto program = load(ptx_module(text));
-  TestMemory memory;
-  uint32_t* out = memory.buffer(std::vector<uint32_t>(96));
-  uint64_t address = uint64_t(uintptr_t(out));
-  launch(*program, "k", {1, 1, 1}, {96, 1, 1}, {&address, &limit}, memory.memory);
-  return std::vector<uint32_t>(out, out + 96);
+  return run_with_output<uint32_t>(*load(ptx_module(text)), "k", 96, {96, 1, 1}, {&limit});
 }
 
 }  // namespace

@@ -22,12 +22,7 @@ std::vector<uint32_t> run_warp(const std::string& body, uint32_t threads = 32) {
   text.append(
       "\n\tld.param.u64 %rd1, [out];\n\tmul.wide.u32 %rd2, %t, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
       "\tst.global.u32 [%rd3], %v;\n\tret;\n}\n");
-  auto program = load(ptx_module(text));
-  TestMemory memory;
-  uint32_t* out = memory.buffer(std::vector<uint32_t>(threads));
-  uint64_t address = uint64_t(uintptr_t(out));
-  launch(*program, "k", {1, 1, 1}, {threads, 1, 1}, {&address}, memory.memory);
-  return std::vector<uint32_t>(out, out + threads);
+  return run_with_output<uint32_t>(*load(ptx_module(text)), "k", threads, {threads, 1, 1});
 }
 
 }  // namespace
