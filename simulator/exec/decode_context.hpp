@@ -42,9 +42,6 @@ class DecodeContext {
   // Registers a call site (callee, parameter copies) and returns its index.
   virtual uint32_t call_site(const ptx::Operand& callee, const ptx::Operand* results,
                              const ptx::Operand* arguments) = 0;
-  // Whether a param symbol is one of the kernel's own parameters (uniform, read-only).
-  virtual bool is_kernel_param(const std::string& name) const = 0;
-  virtual int sm() const = 0;
 
   [[noreturn]] void error(const std::string& message) const;
   [[noreturn]] void unsupported() const;  // "unsupported instruction 'add.sat.u32'"

@@ -134,13 +134,8 @@ class FunctionDecoder final : public DecodeContext {
  public:
   FunctionDecoder(const ptx::Function& source, Function& out, const ModuleLayout& layout,
                   const std::unordered_map<std::string, uint32_t>& functions,
-                  const std::vector<const ptx::Function*>& sources, int sm)
-      : source_(source),
-        out_(out),
-        layout_(layout),
-        functions_(functions),
-        sources_(sources),
-        sm_(sm) {}
+                  const std::vector<const ptx::Function*>& sources)
+      : source_(source), out_(out), layout_(layout), functions_(functions), sources_(sources) {}
 
   void run() {
     out_.name = source_.name;
@@ -278,12 +273,6 @@ class FunctionDecoder final : public DecodeContext {
   }
 
   uint32_t special(uint32_t which) const override { return special_base_ + which; }
-
-  bool is_kernel_param(const std::string& name) const override {
-    auto it = params_.find(name);
-    return it != params_.end() && it->second.kernel_param;
-  }
-  int sm() const override { return sm_; }
 
  private:
   static std::string text(const Operand& o) {
@@ -426,7 +415,6 @@ class FunctionDecoder final : public DecodeContext {
   const ModuleLayout& layout_;
   const std::unordered_map<std::string, uint32_t>& functions_;
   const std::vector<const ptx::Function*>& sources_;
-  int sm_;
   std::unordered_map<std::string, uint32_t> registers_;
   std::unordered_map<uint64_t, uint32_t> constants_;
   std::unordered_map<std::string, Symbol> params_, locals_;
@@ -587,7 +575,7 @@ std::unique_ptr<Program> decode(const ptx::Module& module) {
   }
   for (const auto* f : sources) {
     auto function = std::make_unique<Function>();
-    FunctionDecoder(*f, *function, layout, program->by_name, sources, program->sm).run();
+    FunctionDecoder(*f, *function, layout, program->by_name, sources).run();
     program->functions.push_back(std::move(function));
   }
   // Kernels: static shared (the module's layout) and the deepest chain of locals over calls.
