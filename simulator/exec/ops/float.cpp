@@ -125,8 +125,82 @@ std::string float_type(DecodeContext& c) {
   return type;
 }
 
+// ---- half and bfloat16 arithmetic (.f16, .f16x2, .bf16, .bf16x2): exact in long double,
+// then rounded once to the format (.rn is the only rounding these take)
+
+template <bool brain>
+inline long double widen16(uint16_t bits) {
+  if constexpr (brain)
+    return bfloat_to_float(BFloat{bits});
+  else
+    return half_to_float(Half{bits});
+}
+
+template <bool brain>
+inline uint16_t narrow16(long double x, uint8_t flags) {
+  if (flags & kSat) x = std::isnan(x) ? 0.0L : std::fmin(std::fmax(x, 0.0L), 1.0L);
+  uint16_t bits = brain ? round_to_bfloat(x, kNearest).bits : round_to_half(x, kNearest).bits;
+  bool subnormal = (bits & 0x7C00) == 0 && (bits & 0x03FF) != 0;
+  if (!brain && (flags & kFtz) && subnormal) bits &= 0x8000;
+  return bits;
+}
+
+template <bool brain, uint8_t op, int halves>
+void run_arith16(Warp& warp, const Inst& inst, uint32_t mask) {
+  uint64_t* d = warp.reg(inst.op[0]);
+  const uint64_t* a = warp.reg(inst.op[1]);
+  const uint64_t* b = warp.reg(inst.op[2]);
+  const uint64_t* c = op == kFma ? warp.reg(inst.op[3]) : nullptr;
+  const uint8_t flags = inst.aux;
+  auto input = [&](const uint64_t* slot, int lane, int half) {
+    uint16_t bits = uint16_t(slot[lane] >> (16 * half));
+    if (!brain && (flags & kFtz) && (bits & 0x7C00) == 0) bits &= 0x8000;  // flush subnormals
+    return widen16<brain>(bits);
+  };
+  for_lanes(mask, [&](int lane) {
+    uint64_t result = 0;
+    for (int half = 0; half < halves; ++half) {
+      long double x = input(a, lane, half), y = input(b, lane, half), r;
+      if constexpr (op == kAdd)
+        r = x + y;
+      else if constexpr (op == kSub)
+        r = x - y;
+      else if constexpr (op == kMul)
+        r = x * y;
+      else
+        r = std::fma(x, y, input(c, lane, half));
+      result |= uint64_t(narrow16<brain>(r, flags)) << (16 * half);
+    }
+    d[lane] = result;
+  });
+}
+
+template <uint8_t op>
+Handler arith16_for(const std::string& type) {
+  if (type == "f16") return run_arith16<false, op, 1>;
+  if (type == "f16x2") return run_arith16<false, op, 2>;
+  if (type == "bf16") return run_arith16<true, op, 1>;
+  if (type == "bf16x2") return run_arith16<true, op, 2>;
+  return nullptr;
+}
+
+template <uint8_t op>
+void decode_arith16(DecodeContext& c, Inst& inst, const std::string& type) {
+  size_t operands = op == kFma ? 4 : 3;
+  if (c.operand_count() != operands) c.error("expects " + std::to_string(operands) + " operands");
+  arith_modifiers(c, inst, false);
+  if (inst.count != kNearest) c.error("half-precision arithmetic rounds to nearest only (.rn)");
+  if (type[0] == 'b' && (inst.aux & (kFtz | kSat))) c.error(".ftz and .sat do not apply to bf16");
+  std::string bits = type.size() > 4 ? "b32" : "b16";  // registers of the packed bits
+  inst.op[0] = c.reg(c.operand(0));
+  for (size_t i = 1; i < operands; ++i) inst.op[i] = c.value(c.operand(i), bits);
+  inst.run = arith16_for<op>(type);
+}
+
 template <uint8_t op>
 void decode_arith(DecodeContext& c, Inst& inst) {
+  if (std::string t = c.type(); t == "f16" || t == "f16x2" || t == "bf16" || t == "bf16x2")
+    return decode_arith16<op>(c, inst, t);
   std::string type = float_type(c);
   size_t operands = op == kFma ? 4 : 3;
   if (c.operand_count() != operands) c.error("expects " + std::to_string(operands) + " operands");
@@ -141,7 +215,7 @@ void decode_fma(DecodeContext& c, Inst& inst) {
   bool named = c.has("rn") || c.has("rz") || c.has("rm") || c.has("rp");
   // fma needs a rounding modifier; mad.f32 without one is fused too (sm_20 and later).
   if (!named && c.instruction().opcode == "fma") c.error("needs a rounding modifier");
-  if (!named && c.types()[0] == "f64") c.error("mad.f64 needs a rounding modifier");
+  if (!named && c.types()[0] != "f32") c.error("mad needs a rounding modifier here");
 }
 
 // ---- division and the approximate functions

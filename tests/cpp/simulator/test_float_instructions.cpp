@@ -155,3 +155,29 @@ TEST_CASE("an IEEE divide without a rounding modifier is refused at load", "[sim
   REQUIRE_THROWS_WITH(run_elements<float>("div.f32 %d, %a, %b;", std::vector<float>{1.0f}),
                       Catch::Contains("needs a rounding modifier"));
 }
+
+TEST_CASE("half-precision arithmetic rounds once to the nearest half, lane by lane in f16x2",
+          "[simulator][float]") {
+  // 1 + 2^-11 is a tie: to even (1.0); 65504 + 16 rounds up to infinity.
+  auto sum = run_elements<uint16_t>("add.rn.f16 %d, %a, %b;", std::vector<uint16_t>{0x3C00, 0x7BFF},
+                                    std::vector<uint16_t>{0x1000, 0x4C00});
+  REQUIRE(sum == std::vector<uint16_t>{0x3C00, 0x7C00});
+  // Packed: (1.0, 2.0) * (3.0, -0.5) = (3.0, -1.0)
+  auto product =
+      run_elements<uint32_t>("mul.rn.f16x2 %d, %a, %b;", std::vector<uint32_t>{0x40003C00u},
+                             std::vector<uint32_t>{0xB8004200u});
+  REQUIRE(product[0] == 0xBC004200u);
+  // .ftz flushes a subnormal half; without it, 2^-24 * 2 = 2^-23 stays.
+  auto kept = run_elements<uint16_t>("mul.rn.f16 %d, %a, %b;", std::vector<uint16_t>{0x0001},
+                                     std::vector<uint16_t>{0x4000});
+  auto flushed = run_elements<uint16_t>("mul.rn.ftz.f16 %d, %a, %b;", std::vector<uint16_t>{0x0001},
+                                        std::vector<uint16_t>{0x4000});
+  REQUIRE(kept[0] == 0x0002);
+  REQUIRE(flushed[0] == 0x0000);
+  auto bf = run_elements<uint16_t>("fma.rn.bf16 %d, %a, %b, %a;", std::vector<uint16_t>{0x3F80},
+                                   std::vector<uint16_t>{0x4000});  // 1*2 + 1
+  REQUIRE(bf[0] == 0x4040);
+  REQUIRE_THROWS_WITH(
+      run_elements<uint16_t>("add.rz.f16 %d, %a, %b;", std::vector<uint16_t>{0x3C00}),
+      Catch::Contains("rounds to nearest only"));
+}
