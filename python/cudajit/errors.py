@@ -63,6 +63,11 @@ class CudaDriverError(RuntimeError):
     """A CUDA driver call failed; the message names the call and the CUresult."""
 
 
+class CudaOutOfMemoryError(CudaDriverError, MemoryError):
+    """The device has no memory left for an allocation (CUDA_ERROR_OUT_OF_MEMORY): a
+    MemoryError as well as a CudaDriverError."""
+
+
 class CudaSupportError(RuntimeError):
     """CUDA is not usable here: no driver, no device, or an unsupported device."""
 

@@ -37,7 +37,12 @@ void register_exception_translators() {
     } catch (const runtime::InteropTypeError& e) {
       PyErr_SetString(PyExc_TypeError, e.what());
     } catch (const runtime::DriverError& e) {
-      raise_from_errors_module("CudaDriverError", e.what());
+      constexpr int kOutOfMemory = 2;  // CUDA_ERROR_OUT_OF_MEMORY
+      bool out_of_memory = e.code() == kOutOfMemory;
+      raise_from_errors_module(out_of_memory ? "CudaOutOfMemoryError" : "CudaDriverError",
+                               e.what());
+    } catch (const runtime::OutOfMemory& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
     } catch (const runtime::CudaUnavailable& e) {
       raise_from_errors_module("CudaSupportError", e.what());
     }

@@ -268,3 +268,12 @@ def test_copy_to_device_of_another_dtype_is_refused_as_in_numba(device):
     d.copy_to_device(np.ones(4))  # the same dtype copies
     d[1:3] = 5  # __setitem__ converts its value, as NumPy's does
     np.testing.assert_array_equal(d.copy_to_host(), [1.0, 5.0, 5.0, 1.0])
+
+
+def test_out_of_memory_is_a_memory_error_naming_the_size_and_device(device):
+    with pytest.raises(MemoryError, match=r"140737488355328 bytes") as info:
+        cuda.device_array(1 << 47, np.uint8)
+    expected = "cpu device" if device == "cpu" else "on cuda:0"
+    assert expected in str(info.value)
+    if device == "cuda":
+        assert isinstance(info.value, cuda.CudaDriverError)

@@ -247,8 +247,8 @@ def test_a_device_array_of_the_cpu_device_in_a_gpu_launch_names_both_devices(on_
 
 def test_an_allocation_larger_than_the_gpu_raises_cuda_driver_error_naming_the_result():
     nbytes = 1 << 44  # 16 TiB
-    with pytest.raises(cuda.CudaDriverError,
-                       match=rf"cuMemAlloc\({nbytes} bytes\) failed: CUDA_ERROR_OUT_OF_MEMORY"):
+    with pytest.raises(cuda.CudaDriverError, match=rf"cuMemAlloc\({nbytes} bytes\) on cuda:0 "
+                                                   r"failed: CUDA_ERROR_OUT_OF_MEMORY"):
         cuda.device_array(nbytes // 8, dtype=np.float64)
     d = cuda.to_device(np.arange(8.0))  # the context is still usable
     double_1d[1, 8](d)

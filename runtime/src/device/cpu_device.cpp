@@ -24,13 +24,10 @@ void CpuAllocation::Free::operator()(void* p) const { std::free(p); }
 CpuAllocation::CpuAllocation(CpuDevice& device, size_t bytes, MemoryKind kind)
     : device_(device), size_(bytes), kind_(kind) {
   if (bytes == 0) return;  // no memory, a null pointer (as a zero-size CAI array has)
-  if (bytes > SIZE_MAX - kAlignment)
-    throw std::runtime_error("cpu device: cannot allocate " + std::to_string(bytes) + " bytes");
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;  // aligned_alloc needs it
-  data_.reset(std::aligned_alloc(kAlignment, rounded));
+  if (bytes <= SIZE_MAX - kAlignment) data_.reset(std::aligned_alloc(kAlignment, rounded));
   if (!data_)
-    throw std::runtime_error("cpu device: out of memory allocating " + std::to_string(bytes) +
-                             " bytes");
+    throw OutOfMemory("cpu device: out of memory allocating " + std::to_string(bytes) + " bytes");
   device_.track(data_.get(), bytes);
 }
 

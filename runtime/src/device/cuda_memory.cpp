@@ -7,12 +7,13 @@ namespace cudajit::runtime::cuda {
 
 namespace {
 
-// "cuMemAlloc(1024 bytes)": the call and its size, for the error message.
-std::string sized_call(const char* call, size_t bytes) {
+// "cuMemAlloc(1024 bytes) on cuda:0": the call, its size and the device, for the message.
+std::string sized_call(const char* call, size_t bytes, const std::string& device) {
   std::string text = call;
   text += '(';
   text += std::to_string(bytes);
-  text += " bytes)";
+  text += " bytes) on ";
+  text += device;
   return text;
 }
 
@@ -34,19 +35,20 @@ void CudaAllocation::allocate() {
   const DriverApi& api = device_.api();
   switch (kind_) {
     case MemoryKind::Device:
-      check(api, api.cuMemAlloc_v2(&address_, size_), sized_call("cuMemAlloc", size_).c_str());
+      check(api, api.cuMemAlloc_v2(&address_, size_),
+            sized_call("cuMemAlloc", size_, device_.label()).c_str());
       return;
     case MemoryKind::Pinned:
     case MemoryKind::Mapped:
       check(api,
             api.cuMemHostAlloc(&host_, size_, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP),
-            sized_call("cuMemHostAlloc", size_).c_str());
+            sized_call("cuMemHostAlloc", size_, device_.label()).c_str());
       check(api, api.cuMemHostGetDevicePointer_v2(&address_, host_, 0),
             "cuMemHostGetDevicePointer");
       return;
     case MemoryKind::Managed:
       check(api, api.cuMemAllocManaged(&address_, size_, CU_MEM_ATTACH_GLOBAL),
-            sized_call("cuMemAllocManaged", size_).c_str());
+            sized_call("cuMemAllocManaged", size_, device_.label()).c_str());
       host_ = reinterpret_cast<void*>(uintptr_t(address_));
       return;
   }

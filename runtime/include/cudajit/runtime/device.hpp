@@ -22,6 +22,13 @@ enum class DeviceKind { Cpu, Cuda };
 enum class MemoryKind { Device, Pinned, Mapped, Managed };
 
 // A CUDA driver call failed: names the call and the CUresult (name and text).
+// An allocation the cpu device cannot make (Python: MemoryError). The cuda device reports
+// CUDA_ERROR_OUT_OF_MEMORY as a DriverError with that code.
+class OutOfMemory : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class DriverError : public std::runtime_error {
  public:
   DriverError(std::string call, int code, std::string code_name, std::string detail)
