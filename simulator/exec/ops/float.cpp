@@ -125,6 +125,13 @@ std::string float_type(DecodeContext& c) {
   return type;
 }
 
+// d, a{, b{, c}}: the destination register and `count - 1` sources of `type`.
+void operands(DecodeContext& c, Inst& inst, size_t count, const std::string& type) {
+  if (c.operand_count() != count) c.error("expects " + std::to_string(count) + " operands");
+  inst.op[0] = c.reg(c.operand(0));
+  for (size_t i = 1; i < count; ++i) inst.op[i] = c.value(c.operand(i), type);
+}
+
 // ---- half and bfloat16 arithmetic (.f16, .f16x2, .bf16, .bf16x2): exact in long double,
 // then rounded once to the format (.rn is the only rounding these take)
 
@@ -186,14 +193,10 @@ Handler arith16_for(const std::string& type) {
 
 template <uint8_t op>
 void decode_arith16(DecodeContext& c, Inst& inst, const std::string& type) {
-  size_t operands = op == kFma ? 4 : 3;
-  if (c.operand_count() != operands) c.error("expects " + std::to_string(operands) + " operands");
   arith_modifiers(c, inst, false);
   if (inst.count != kNearest) c.error("half-precision arithmetic rounds to nearest only (.rn)");
   if (type[0] == 'b' && (inst.aux & (kFtz | kSat))) c.error(".ftz and .sat do not apply to bf16");
-  std::string bits = type.size() > 4 ? "b32" : "b16";  // registers of the packed bits
-  inst.op[0] = c.reg(c.operand(0));
-  for (size_t i = 1; i < operands; ++i) inst.op[i] = c.value(c.operand(i), bits);
+  operands(c, inst, op == kFma ? 4 : 3, type.size() > 4 ? "b32" : "b16");  // the packed bits
   inst.run = arith16_for<op>(type);
 }
 
@@ -202,11 +205,8 @@ void decode_arith(DecodeContext& c, Inst& inst) {
   if (std::string t = c.type(); t == "f16" || t == "f16x2" || t == "bf16" || t == "bf16x2")
     return decode_arith16<op>(c, inst, t);
   std::string type = float_type(c);
-  size_t operands = op == kFma ? 4 : 3;
-  if (c.operand_count() != operands) c.error("expects " + std::to_string(operands) + " operands");
   arith_modifiers(c, inst, false);
-  inst.op[0] = c.reg(c.operand(0));
-  for (size_t i = 1; i < operands; ++i) inst.op[i] = c.value(c.operand(i), type);
+  operands(c, inst, op == kFma ? 4 : 3, type);
   inst.run = type == "f32" ? run_arith<float, op> : run_arith<double, op>;
 }
 
@@ -240,10 +240,7 @@ void run_div_approx(Warp& warp, const Inst& inst, uint32_t mask) {
 
 void decode_div(DecodeContext& c, Inst& inst) {
   std::string type = float_type(c);
-  if (c.operand_count() != 3) c.error("expects 3 operands");
-  inst.op[0] = c.reg(c.operand(0));
-  inst.op[1] = c.value(c.operand(1), type);
-  inst.op[2] = c.value(c.operand(2), type);
+  operands(c, inst, 3, type);
   if (c.has("approx")) {
     if (type != "f32") c.unsupported();
     arith_modifiers(c, inst, false, {"approx"});
@@ -303,13 +300,11 @@ template <uint8_t op>
 void decode_rounded_unary(DecodeContext& c, Inst& inst) {
   std::string type = c.type();
   if (type != "f32" && type != "f64") c.unsupported();
-  if (c.operand_count() != 2) c.error("expects 2 operands");
   bool approx = c.has("approx");
   arith_modifiers(c, inst, !approx, {"approx"});
   if (approx && type == "f64" && !(op == kRcp && c.has("ftz"))) c.unsupported();
   if (type == "f64" && c.has("ftz") && !approx) c.error(".ftz applies to .f32");
-  inst.op[0] = c.reg(c.operand(0));
-  inst.op[1] = c.value(c.operand(1), type);
+  operands(c, inst, 2, type);
   inst.run = unary_for<op>(type);
 }
 
@@ -320,21 +315,17 @@ void decode_approx_unary(DecodeContext& c, Inst& inst) {
   bool f64_ok = op == kRsqrt;
   if (type != "f32" && !(type == "f64" && f64_ok)) c.unsupported();
   if (!c.has("approx")) c.error("needs .approx");
-  if (c.operand_count() != 2) c.error("expects 2 operands");
   arith_modifiers(c, inst, false, {"approx"});
-  inst.op[0] = c.reg(c.operand(0));
-  inst.op[1] = c.value(c.operand(1), type);
+  operands(c, inst, 2, type);
   inst.run = unary_for<op>(type);
 }
 
 template <uint8_t op>
 void decode_sign_unary(DecodeContext& c, Inst& inst) {
   std::string type = float_type(c);
-  if (c.operand_count() != 2) c.error("expects 2 operands");
   arith_modifiers(c, inst, false);
   if (inst.count != kNearest || (inst.aux & kSat)) c.unsupported();
-  inst.op[0] = c.reg(c.operand(0));
-  inst.op[1] = c.value(c.operand(1), type);
+  operands(c, inst, 2, type);
   inst.run = unary_for<op>(type);
 }
 
@@ -368,12 +359,9 @@ void run_minmax(Warp& warp, const Inst& inst, uint32_t mask) {
 template <bool is_max>
 void decode_minmax(DecodeContext& c, Inst& inst) {
   std::string type = float_type(c);
-  if (c.operand_count() != 3) c.error("expects 3 operands");
   arith_modifiers(c, inst, false);
   if (inst.count != kNearest || (inst.aux & kSat)) c.unsupported();
-  inst.op[0] = c.reg(c.operand(0));
-  inst.op[1] = c.value(c.operand(1), type);
-  inst.op[2] = c.value(c.operand(2), type);
+  operands(c, inst, 3, type);
   inst.run = type == "f32" ? run_minmax<float, is_max> : run_minmax<double, is_max>;
 }
 
@@ -417,9 +405,7 @@ Handler testp_for(const DecodeContext& c) {
 
 void decode_testp(DecodeContext& c, Inst& inst) {
   std::string type = float_type(c);
-  if (c.operand_count() != 2) c.error("expects 2 operands");
-  inst.op[0] = c.reg(c.operand(0));
-  inst.op[1] = c.value(c.operand(1), type);
+  operands(c, inst, 2, type);
   inst.run = type == "f32" ? testp_for<float>(c) : testp_for<double>(c);
 }
 
@@ -435,10 +421,7 @@ void run_copysign(Warp& warp, const Inst& inst, uint32_t mask) {
 
 void decode_copysign(DecodeContext& c, Inst& inst) {
   std::string type = float_type(c);
-  if (c.operand_count() != 3) c.error("expects 3 operands");
-  inst.op[0] = c.reg(c.operand(0));
-  inst.op[1] = c.value(c.operand(1), type);
-  inst.op[2] = c.value(c.operand(2), type);
+  operands(c, inst, 3, type);
   inst.run = type == "f32" ? run_copysign<float> : run_copysign<double>;
 }
 
