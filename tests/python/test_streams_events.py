@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import cudajit as cuda
+from cudajit import _core
 
 
 @cuda.jit
@@ -184,20 +185,35 @@ def test_current_device_and_selection():
         cuda.select_device(64)
 
 
-@pytest.mark.skipif(cuda.is_available(), reason="checks the machine without a GPU")
-def test_without_a_gpu_the_cpu_device_is_current_and_detect_says_why(capsys):
-    assert cuda.get_current_device().kind == "cpu"
-    assert len(cuda.gpus) == 0
-    assert cuda.detect() is False
-    assert "No CUDA GPU" in capsys.readouterr().out
+# A real GPU, not the simulated one conftest loads where there is none.
+REAL_GPU = cuda.is_available() and not _core.cuda_simulated()
 
 
-@pytest.mark.skipif(cuda.is_available(), reason="checks the machine without a GPU")
+def run_without_a_gpu(code: str, **env: str) -> subprocess.CompletedProcess:
+    """Runs `code` in a process that loads the real driver (libcuda.so.1), not the
+    simulated GPU."""
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ("CUDAJIT_LIBCUDA", "CUDAJIT_DEVICE")}
+    environment.update(env)
+    return subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.skipif(REAL_GPU, reason="checks the machine without a GPU")
+def test_without_a_gpu_the_cpu_device_is_current_and_detect_says_why():
+    result = run_without_a_gpu(
+        "import cudajit as cuda\n"
+        "found = cuda.detect()\n"
+        "print(cuda.get_current_device().kind, len(cuda.gpus), found)")
+    assert result.returncode == 0, result.stderr
+    assert "No CUDA GPU" in result.stdout
+    assert result.stdout.strip().splitlines()[-1] == "cpu 0 False"
+
+
+@pytest.mark.skipif(REAL_GPU, reason="checks the machine without a GPU")
 def test_asking_for_the_cuda_device_without_one_is_a_clear_error():
-    env = dict(os.environ, CUDAJIT_DEVICE="cuda")
-    code = "import cudajit as cuda, numpy as np; cuda.to_device(np.zeros(1))"
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                            text=True)
+    result = run_without_a_gpu("import cudajit as cuda, numpy as np; cuda.to_device(np.zeros(1))",
+                               CUDAJIT_DEVICE="cuda")
     assert result.returncode != 0
     assert "CudaSupportError" in result.stderr and "libcuda" in result.stderr
 
