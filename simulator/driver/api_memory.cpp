@@ -3,6 +3,7 @@
 // it), pointer attributes, stream-ordered copies and memsets.
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "export.hpp"
 
@@ -61,16 +62,23 @@ CUresult release(Context* c, uint64_t address, std::initializer_list<Allocation:
   return CUDA_SUCCESS;
 }
 
-// The allocation holding [address, address + bytes), if any.
-const std::pair<const uint64_t, Allocation>* find(Context* c, uint64_t address,
-                                                  uint64_t bytes = 1) {
+// An allocation, copied out of the context's map (another thread may free it meanwhile).
+struct Found {
+  uint64_t begin;
+  Allocation allocation;
+  bool holds(uint64_t address, uint64_t bytes) const {
+    return bytes <= allocation.size - (address - begin);
+  }
+};
+
+// The allocation holding `address`, if any.
+std::optional<Found> find(Context* c, uint64_t address) {
   std::lock_guard lock(c->mutex);
   auto it = c->allocations.upper_bound(address);
-  if (it == c->allocations.begin()) return nullptr;
+  if (it == c->allocations.begin()) return std::nullopt;
   --it;
-  if (address - it->first >= it->second.size || bytes > it->second.size - (address - it->first))
-    return nullptr;
-  return &*it;
+  if (address - it->first >= it->second.size) return std::nullopt;
+  return Found{it->first, it->second};
 }
 
 bool overlaps(Context* c, uint64_t address, uint64_t bytes) {
@@ -141,9 +149,9 @@ CUDAJIT_SIM_API cuMemHostGetDevicePointer_v2(CUdeviceptr* out, void* host, unsig
   Context* c;
   if (CUresult r = check_context(c)) return r;
   if (!out || flags != 0) return CUDA_ERROR_INVALID_VALUE;
-  auto* a = find(c, uint64_t(uintptr_t(host)));
-  if (!a || (a->second.kind != Allocation::Kind::HostAllocated &&
-             a->second.kind != Allocation::Kind::HostRegistered))
+  auto a = find(c, uint64_t(uintptr_t(host)));
+  if (!a || (a->allocation.kind != Allocation::Kind::HostAllocated &&
+             a->allocation.kind != Allocation::Kind::HostRegistered))
     return CUDA_ERROR_INVALID_VALUE;
   *out = CUdeviceptr(uintptr_t(host));  // unified addressing: the same address
   return CUDA_SUCCESS;
@@ -205,10 +213,10 @@ CUDAJIT_SIM_API cuPointerGetAttribute(void* data, CUpointer_attribute attribute,
   Context* c;
   if (CUresult r = check_context(c)) return r;
   if (!data) return CUDA_ERROR_INVALID_VALUE;
-  auto* a = find(c, pointer);
+  auto a = find(c, pointer);
   if (!a) return CUDA_ERROR_INVALID_VALUE;  // memory this driver does not know
-  bool host = a->second.kind == Allocation::Kind::HostAllocated ||
-              a->second.kind == Allocation::Kind::HostRegistered;
+  bool host = a->allocation.kind == Allocation::Kind::HostAllocated ||
+              a->allocation.kind == Allocation::Kind::HostRegistered;
   switch (attribute) {
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
       *static_cast<int*>(data) = 0;
@@ -223,17 +231,17 @@ CUDAJIT_SIM_API cuPointerGetAttribute(void* data, CUpointer_attribute attribute,
       *static_cast<CUdeviceptr*>(data) = pointer;
       break;
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-      if (!host && a->second.kind != Allocation::Kind::Managed) return CUDA_ERROR_INVALID_VALUE;
+      if (!host && a->allocation.kind != Allocation::Kind::Managed) return CUDA_ERROR_INVALID_VALUE;
       *static_cast<void**>(data) = reinterpret_cast<void*>(uintptr_t(pointer));
       break;
     case CU_POINTER_ATTRIBUTE_IS_MANAGED:
-      *static_cast<int*>(data) = a->second.kind == Allocation::Kind::Managed;
+      *static_cast<int*>(data) = a->allocation.kind == Allocation::Kind::Managed;
       break;
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-      *static_cast<CUdeviceptr*>(data) = a->first;
+      *static_cast<CUdeviceptr*>(data) = a->begin;
       break;
     case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-      *static_cast<size_t*>(data) = a->second.size;
+      *static_cast<size_t*>(data) = a->allocation.size;
       break;
     default:
       return CUDA_ERROR_INVALID_VALUE;
@@ -252,9 +260,9 @@ CUDAJIT_SIM_API cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CU
     // Memory the driver knows must hold the whole copy; other addresses are pageable host
     // memory (unified addressing), where the real driver stages: a pageable source is read
     // before the call returns, and a copy into pageable memory is complete when it returns.
-    auto* to = find(c, dst);
-    auto* from = find(c, src);
-    if ((to && !find(c, dst, bytes)) || (from && !find(c, src, bytes)))
+    auto to = find(c, dst);
+    auto from = find(c, src);
+    if ((to && !to->holds(dst, bytes)) || (from && !from->holds(src, bytes)))
       return CUDA_ERROR_INVALID_VALUE;
     std::shared_ptr<std::vector<uint8_t>> staged;
     const void* source = reinterpret_cast<const void*>(uintptr_t(src));
@@ -286,7 +294,8 @@ CUDAJIT_SIM_API cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t cou
   Stream* stream = c->stream(handle);
   if (!stream) return CUDA_ERROR_INVALID_HANDLE;
   if (count == 0) return CUDA_SUCCESS;
-  if (!find(c, dst, count)) return CUDA_ERROR_INVALID_VALUE;
+  auto target_allocation = find(c, dst);
+  if (!target_allocation || !target_allocation->holds(dst, count)) return CUDA_ERROR_INVALID_VALUE;
   return guarded([&] {
     void* target = reinterpret_cast<void*>(uintptr_t(dst));
     stream->enqueue(
