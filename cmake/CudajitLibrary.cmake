@@ -10,6 +10,13 @@ if(NOT CUDAJIT_SOURCES)
   set(CUDAJIT_SOURCES ${placeholder})
 endif()
 
+# Boost.Context's fcontext switches the cpu device's fibers (threads of blocks that synchronise).
+# The static archive is position-independent assembly; linked in, its symbols stay hidden.
+find_path(CUDAJIT_BOOST_INCLUDE_DIR boost/context/detail/fcontext.hpp REQUIRED
+          DOC "Boost.Context headers (Debian: libboost-context-dev)")
+find_library(CUDAJIT_BOOST_CONTEXT_LIB NAMES libboost_context.a boost_context REQUIRED
+             DOC "Boost.Context library")
+
 add_library(cudajit_static OBJECT ${CUDAJIT_SOURCES})
 set_target_properties(cudajit_static PROPERTIES POSITION_INDEPENDENT_CODE ON)
 # Sections per function and datum, so the linker drops what nothing reaches (--gc-sections).
@@ -18,11 +25,12 @@ target_include_directories(cudajit_static PUBLIC ${PROJECT_SOURCE_DIR}/compiler/
                                                  ${PROJECT_SOURCE_DIR}/runtime/include)
 target_include_directories(cudajit_static SYSTEM PUBLIC ${LLVM_INCLUDE_DIRS}
                                                         ${CUDAJIT_THIRD_PARTY_INCLUDE_DIRS})
+target_include_directories(cudajit_static SYSTEM PRIVATE ${CUDAJIT_BOOST_INCLUDE_DIR})
 target_compile_definitions(cudajit_static PUBLIC ${CUDAJIT_LLVM_DEFINITIONS})
 target_compile_definitions(cudajit_static PRIVATE CUDAJIT_CUDA_HOME="${CUDAJIT_CUDA_HOME}"
                                                   CUDAJIT_VERSION="${PROJECT_VERSION}")
-target_link_libraries(cudajit_static PUBLIC ${CUDAJIT_LLVM_LIBS} ${CMAKE_DL_LIBS}
-                                            Threads::Threads)
+target_link_libraries(cudajit_static PUBLIC ${CUDAJIT_LLVM_LIBS} ${CUDAJIT_BOOST_CONTEXT_LIB}
+                                            ${CMAKE_DL_LIBS} Threads::Threads)
 
 # Only cudajit::* (with its typeinfo and vtables) is exported; LLVM, libstdc++ instantiations and
 # everything else stays inside, so another LLVM in the process (Triton, llvmlite) never binds to

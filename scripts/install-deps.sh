@@ -8,7 +8,7 @@ set -euo pipefail
 LLVM_VERSION=${LLVM_VERSION:-${CUDAJIT_LLVM_VERSION:-19}}
 PYTHON=${PYTHON:-python3}
 
-apt_packages=(llvm-${LLVM_VERSION}-dev libzstd-dev libdlpack-dev catch2 cmake ninja-build g++ make)
+apt_packages=(llvm-${LLVM_VERSION}-dev libzstd-dev libdlpack-dev libboost-context-dev catch2 cmake ninja-build g++ make)
 pip_packages=(numpy pytest pybind11 scikit-build-core)
 
 if ! command -v "$PYTHON" >/dev/null; then

@@ -40,6 +40,7 @@ struct Lowered {
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
   std::string entry_name;
+  lower::LoweredProgram program;
   std::string llvm_ir;
   Type return_type;
 };
@@ -55,7 +56,8 @@ Lowered lower_for_target(const ir::Module& ir_module, const std::vector<Type>& a
   Lowered out;
   out.context = std::make_unique<llvm::LLVMContext>();
   out.module = std::make_unique<llvm::Module>(ir_module.functions[0].name, *out.context);
-  out.entry_name = lower::lower_program(typed, *out.module, target, device, options);
+  out.program = lower::lower_program(typed, *out.module, target, device, options);
+  out.entry_name = out.program.entry_name;
   timer.reset();
   if (options.keep_llvm_ir || dump_enabled("llvm")) out.llvm_ir = module_text(*out.module);
   out.return_type = typed.entry->return_type;
@@ -160,7 +162,12 @@ HostArtifact Program::compile_host(const std::vector<Type>& arg_types,
   out.entry_name = unique;
   out.params = param_layout(arg_types);
   StageTimer timer("host jit");
-  out.entry = target::jit_host(std::move(l.module), std::move(l.context), unique);
+  out.kernel.static_shared_bytes = l.program.static_shared_bytes;
+  void* address = target::jit_host(std::move(l.module), std::move(l.context), unique);
+  if (l.program.per_thread_entry)
+    out.kernel.thread_entry = reinterpret_cast<target::HostThreadEntry>(address);
+  else
+    out.kernel.entry = reinterpret_cast<target::HostEntry>(address);
   return out;
 }
 

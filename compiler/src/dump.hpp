@@ -14,8 +14,7 @@ void dump(std::string_view stage, const std::string& what, const std::string& te
 // Prints "timing: <name> <ms>" when it goes out of scope, if CUDAJIT_DUMP has "timing".
 class StageTimer {
  public:
-  explicit StageTimer(const char* name)
-      : name_(name), start_(std::chrono::steady_clock::now()) {}
+  explicit StageTimer(const char* name) : name_(name), start_(std::chrono::steady_clock::now()) {}
   ~StageTimer();
   StageTimer(const StageTimer&) = delete;
   StageTimer& operator=(const StageTimer&) = delete;

@@ -16,7 +16,10 @@ from .devicearray import DeviceNDArray, is_device_array
 from .interop import as_cuda_array, from_cuda_array_interface, from_dlpack, is_cuda_array
 from .dispatcher import DeviceFunction, Dispatcher
 from .errors import CompileError, CudaDriverError, CudaSupportError, PerformanceWarning
-from .intrinsics import blockDim, blockIdx, grid, gridDim, gridsize, laneid, threadIdx, warpsize
+from .intrinsics import (atomic, blockDim, blockIdx, grid, gridDim, gridsize, laneid, local,
+                         shared, syncthreads, syncthreads_and, syncthreads_count, syncthreads_or,
+                         syncwarp, threadfence, threadfence_block, threadfence_system, threadIdx,
+                         warpsize)
 from .types import *  # noqa: F401,F403  (int32, float32[::1], void, ...)
 
 __version__ = "0.1.0"

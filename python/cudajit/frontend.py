@@ -14,6 +14,7 @@ import ast
 import builtins
 import inspect
 import math
+import operator
 import sys
 from dataclasses import dataclass
 from types import FunctionType, ModuleType
@@ -38,6 +39,17 @@ PYTHON_BUILTINS = ("range", "len", "min", "max", "abs", "int", "float", "bool", 
 MATH_CONSTANTS = ("pi", "e", "inf", "nan", "tau")
 _MISSING = object()
 DIM3_NAMES = tuple(d.name for d in intrinsics.DIM3_INTRINSICS)
+# Calls whose shape and dtype are read here, at compile time (keywords allowed).
+ARRAY_ALLOCATORS = ("cuda.shared.array", "cuda.local.array")
+# Operators a constant expression (an array shape) may use, on numbers only.
+STATIC_BINARY = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+    ast.Pow: lambda a, b: a ** b, ast.LShift: lambda a, b: a << b,
+    ast.RShift: lambda a, b: a >> b, ast.BitAnd: lambda a, b: a & b,
+    ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
+}
+STATIC_UNARY = {ast.USub: lambda a: -a, ast.UAdd: lambda a: +a, ast.Invert: lambda a: ~a}
 
 BINARY_OPERATORS = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -107,6 +119,11 @@ class _ValueIntrinsic(_Ref):
 
 
 @dataclass(frozen=True)
+class _KernelIntrinsic(_Ref):
+    ir_name: str  # "cuda.syncthreads", "cuda.atomic.add", "cuda.shared.array"
+
+
+@dataclass(frozen=True)
 class _DeviceFunction(_Ref):
     pyfunc: FunctionType
     signature: Any = None  # a declared cudajit Signature: calls cast to its types
@@ -135,12 +152,40 @@ _register(intrinsics.grid, _GridIntrinsic("grid"))
 _register(intrinsics.gridsize, _GridIntrinsic("gridsize"))
 _register(intrinsics.laneid, _ValueIntrinsic(intrinsics.laneid.ir_name))
 _register(intrinsics.warpsize, _ValueIntrinsic(intrinsics.warpsize.ir_name))
+for _function, _ir_name in intrinsics.KERNEL_FUNCTIONS.values():
+    _register(_function, _KernelIntrinsic(_ir_name))
 for _name in PYTHON_BUILTINS:
     _register(getattr(builtins, _name), _BuiltinFunction(_name))
 # Any public function of math passes through; the compiler owns the list it supports.
 for _name, _obj in vars(math).items():
     if callable(_obj) and not _name.startswith("_"):
         _register(_obj, _BuiltinFunction(f"math.{_name}"))
+
+
+class _NotConstant(Exception):
+    """A part of what must be a constant expression is not one."""
+
+    def __init__(self, node: ast.AST):
+        super().__init__(ast.unparse(node))
+        self.node = node
+
+
+def dtype_of(value: Any) -> cjtypes.ScalarType:
+    """The scalar type a dtype argument names: a NumPy dtype or scalar type, a cudajit
+    or Numba type, or a string such as 'float32' or 'f4'. TypeError otherwise."""
+    if isinstance(value, cjtypes.ScalarType):
+        return value
+    if value is None or isinstance(value, (bool, int, float)) or _is_number(value):
+        raise TypeError(f"expected a dtype (a NumPy dtype, a cudajit or Numba type, or a "
+                        f"string); got {value!r}")
+    if type(value).__module__.split(".")[0] == "numba":
+        value = str(value)  # numba.float32 -> 'float32'
+    try:
+        dtype = np.dtype(value)
+    except TypeError:
+        raise TypeError(f"expected a dtype (a NumPy dtype, a cudajit or Numba type, or a "
+                        f"string); got {value!r}") from None
+    return cjtypes.from_dtype(dtype)
 
 
 def _is_number(value: Any) -> bool:
@@ -527,9 +572,10 @@ class _FunctionTranslator:
             scalar = cjtypes.SIGNATURE_NAMESPACE.get(attr)
             if isinstance(scalar, cjtypes.ScalarType):
                 return _BuiltinFunction(f"cast.{scalar}")
-            submodule = getattr(base.module, attr, None)
-            if isinstance(submodule, ModuleType):
-                return self._classify(submodule, node)
+            member = getattr(base.module, attr, None)
+            known = _KNOWN_OBJECTS.get(id(member))
+            if isinstance(member, ModuleType) or (known is not None and known[0] is member):
+                return self._classify(member, node)
             raise self._error(f"'{spelled}' is not supported in kernels", node)
         if base.kind == "math":
             if attr in MATH_CONSTANTS:
@@ -572,17 +618,131 @@ class _FunctionTranslator:
                 raise self._unsupported(arg)
 
     def _expr_Call(self, node: ast.Call) -> IRNode:
-        self._check_call_syntax(node)
         func = node.func
         if isinstance(func, ast.Attribute):
             base = self._resolve(func.value)
             if isinstance(base, (_ModuleRef, _Dim3)):
                 callee = self._attribute_of_namespace(base, func)
             else:
+                self._check_call_syntax(node)
                 return self._method_call(node, self._as_value(base, func.value), func.attr)
         else:
             callee = self._resolve(func)
+        if isinstance(callee, _KernelIntrinsic) and callee.ir_name in ARRAY_ALLOCATORS:
+            return self._array_allocation(callee, node)
+        self._check_call_syntax(node)
         return self._call(callee, node)
+
+    # -- compile-time arguments: shapes and dtypes ------------------------------
+
+    def _array_allocation(self, callee: _KernelIntrinsic, node: ast.Call) -> IRNode:
+        """cuda.shared.array(shape, dtype) / cuda.local.array: both read here, as constants."""
+        spelled = ast.unparse(node.func)
+        params = ("shape", "dtype")
+        if len(node.args) > len(params):
+            raise self._error(f"{spelled}() takes 2 arguments (shape, dtype); "
+                              f"got {len(node.args)}", node)
+        given: dict[str, ast.expr] = {}
+        for name, arg in zip(params, node.args):
+            if isinstance(arg, ast.Starred):
+                raise self._unsupported(arg)
+            given[name] = arg
+        for keyword in node.keywords:
+            if keyword.arg not in params:
+                what = "**kwargs" if keyword.arg is None else f"keyword argument '{keyword.arg}'"
+                raise self._error(f"{spelled}() got an unexpected {what}; it takes shape "
+                                  "and dtype", keyword)
+            if keyword.arg in given:
+                raise self._error(f"{spelled}() got multiple values for '{keyword.arg}'",
+                                  keyword)
+            given[keyword.arg] = keyword.value
+        for name in params:
+            if name not in given:
+                raise self._error(f"{spelled}() is missing its '{name}' argument", node)
+        loc = self._loc(node)
+        shape = self._static_shape(given["shape"], spelled)
+        dtype = self._static_dtype(given["dtype"], spelled)
+        shape_node = IRNode("tuple", self._loc(given["shape"]),
+                            *(IRNode("int", loc, str(extent)) for extent in shape))
+        return IRNode("call", loc, f"{callee.ir_name}.{dtype}", shape_node)
+
+    def _static_value(self, node: ast.expr) -> Any:
+        """The value of a constant expression: literals, globals and closure values,
+        their attributes, tuples, and arithmetic on numbers. Raises _NotConstant."""
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id in self.locals:
+                raise _NotConstant(node)
+            value = self._lookup(node.id, _MISSING)
+            if value is _MISSING:
+                raise self._error(f"name '{node.id}' is not defined", node)
+            return value
+        if isinstance(node, ast.Attribute):
+            base = self._static_value(node.value)
+            value = getattr(base, node.attr, _MISSING)
+            if value is _MISSING:
+                raise self._error(f"'{ast.unparse(node.value)}' has no attribute "
+                                  f"'{node.attr}'", node)
+            return value
+        if isinstance(node, ast.Tuple):
+            return tuple(self._static_value(e) for e in node.elts)
+        if isinstance(node, ast.BinOp) and type(node.op) in STATIC_BINARY:
+            left, right = self._static_value(node.left), self._static_value(node.right)
+            if _is_number(left) and _is_number(right):
+                try:
+                    return STATIC_BINARY[type(node.op)](left, right)
+                except (ArithmeticError, ValueError) as exc:
+                    raise self._error(f"'{ast.unparse(node)}' cannot be computed: {exc}",
+                                      node) from None
+        if isinstance(node, ast.UnaryOp) and type(node.op) in STATIC_UNARY:
+            operand = self._static_value(node.operand)
+            if _is_number(operand):
+                return STATIC_UNARY[type(node.op)](operand)
+        if isinstance(node, ast.Call) and not node.keywords and len(node.args) == 1 \
+                and self._static_value(node.func) is np.dtype:
+            argument = self._static_value(node.args[0])
+            try:
+                return np.dtype(argument)
+            except TypeError as exc:
+                raise self._error(f"'{ast.unparse(node)}' is not a dtype: {exc}", node) from None
+        raise _NotConstant(node)
+
+    def _static_shape(self, node: ast.expr, spelled: str) -> tuple[int, ...]:
+        expected = (f"{spelled}() needs a shape that is an integer constant or a tuple of them "
+                    "(literals, global ints, or expressions of them)")
+        try:
+            value = self._static_value(node)
+        except _NotConstant as exc:
+            raise self._error(f"{expected}; '{ast.unparse(exc.node)}' is not a constant",
+                              exc.node) from None
+        extents = value if isinstance(value, tuple) else (value,)
+        shape = []
+        for extent in extents:
+            if isinstance(extent, (bool, np.bool_)) or not _is_number(extent):
+                raise self._error(f"{expected}; got {value!r}", node)
+            try:
+                shape.append(operator.index(extent))
+            except TypeError:
+                raise self._error(f"{expected}; got {value!r}", node) from None
+        if not 1 <= len(shape) <= 3:
+            raise self._error(f"{spelled}() arrays have 1 to 3 dimensions; got shape {value!r}",
+                              node)
+        if any(extent < 0 for extent in shape):
+            raise self._error(f"{spelled}() shape must not be negative; got {value!r}", node)
+        return tuple(shape)
+
+    def _static_dtype(self, node: ast.expr, spelled: str) -> str:
+        try:
+            value = self._static_value(node)
+        except _NotConstant as exc:
+            raise self._error(f"{spelled}() needs a dtype known when compiling (a NumPy dtype, "
+                              f"a cudajit or Numba type, or a string); '{ast.unparse(exc.node)}' "
+                              "is not a constant", exc.node) from None
+        try:
+            return str(dtype_of(value))
+        except TypeError as exc:
+            raise self._error(f"{spelled}(): {exc}", node) from None
 
     def _method_call(self, node: ast.Call, receiver: IRNode, method: str) -> IRNode:
         if method not in METHODS:
@@ -604,6 +764,8 @@ class _FunctionTranslator:
             return IRNode("call", loc, callee.ir_name, *self._args(node))
         if isinstance(callee, _GridIntrinsic):
             return IRNode("call", loc, f"cuda.{callee.name}", self._grid_ndim(node, spelled))
+        if isinstance(callee, _KernelIntrinsic):
+            return IRNode("call", loc, callee.ir_name, *self._args(node))
         if isinstance(callee, _DeviceFunction):
             name = self.module.device_function_name(callee.pyfunc)
             return self._device_call(callee, name, loc, node)

@@ -7,10 +7,14 @@ them by identity (``from cudajit import grid, threadIdx`` works as well as
 
 from __future__ import annotations
 
-from typing import NoReturn
+from types import ModuleType
+from typing import Any, Callable, NoReturn
 
 __all__ = ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
-           "laneid", "warpsize", "IndexIntrinsic", "Dim3Intrinsic", "ValueIntrinsic"]
+           "laneid", "warpsize", "shared", "local", "atomic", "syncthreads",
+           "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
+           "threadfence", "threadfence_block", "threadfence_system",
+           "IndexIntrinsic", "Dim3Intrinsic", "ValueIntrinsic", "KERNEL_FUNCTIONS"]
 
 
 def _host_call_error(name: str) -> NoReturn:
@@ -71,3 +75,80 @@ def gridsize(ndim: int) -> NoReturn:
 
 
 DIM3_INTRINSICS = (threadIdx, blockIdx, blockDim, gridDim)
+
+
+# ---------------------------------------------------------------------------
+# Functions that exist only in kernels: each is recognised by identity and
+# becomes the IR builtin of the same dotted name ("cuda.syncthreads").
+
+KERNEL_FUNCTIONS: dict[int, tuple[Callable[..., Any], str]] = {}
+
+
+def _kernel_function(ir_name: str, doc: str) -> Callable[..., NoReturn]:
+    def intrinsic(*args: Any, **kwargs: Any) -> NoReturn:
+        _host_call_error(ir_name + "()")
+
+    intrinsic.__name__ = intrinsic.__qualname__ = ir_name.rsplit(".", 1)[1]
+    intrinsic.__doc__ = doc + " Kernels only."
+    KERNEL_FUNCTIONS[id(intrinsic)] = (intrinsic, ir_name)
+    return intrinsic
+
+
+def _namespace(name: str, doc: str, functions: dict[str, str]) -> ModuleType:
+    namespace = ModuleType(f"cudajit.{name}", doc)
+    for attr, function_doc in functions.items():
+        setattr(namespace, attr, _kernel_function(f"cuda.{name}.{attr}", function_doc))
+    return namespace
+
+
+_ARRAY_DOC = ("A new {where} array of ``shape`` (an integer constant or a tuple of them) "
+              "and ``dtype`` (a NumPy dtype, a cudajit or Numba type, or a string).")
+
+shared = _namespace("shared", "Arrays in the block's shared memory.", {
+    "array": _ARRAY_DOC.format(where="shared") + " A shape of 0 is the dynamic shared "
+             "memory the launch's ``sharedmem`` sizes; every such array starts at the same byte.",
+})
+local = _namespace("local", "Arrays private to each thread.", {
+    "array": _ARRAY_DOC.format(where="per-thread"),
+})
+_ATOMIC_DOC = "Atomically {what} ``ary[idx]``; returns the old value."
+atomic = _namespace("atomic", "Atomic read-modify-write of one array element.", {
+    "add": _ATOMIC_DOC.format(what="adds ``val`` to"),
+    "sub": _ATOMIC_DOC.format(what="subtracts ``val`` from"),
+    "max": _ATOMIC_DOC.format(what="takes the maximum of ``val`` and") +
+           " A NaN operand changes nothing; a stored NaN stays.",
+    "min": _ATOMIC_DOC.format(what="takes the minimum of ``val`` and") +
+           " A NaN operand changes nothing; a stored NaN stays.",
+    "nanmax": _ATOMIC_DOC.format(what="takes the maximum of ``val`` and") +
+              " A stored NaN is replaced.",
+    "nanmin": _ATOMIC_DOC.format(what="takes the minimum of ``val`` and") +
+              " A stored NaN is replaced.",
+    "and_": _ATOMIC_DOC.format(what="ANDs ``val`` into"),
+    "or_": _ATOMIC_DOC.format(what="ORs ``val`` into"),
+    "xor": _ATOMIC_DOC.format(what="XORs ``val`` into"),
+    "exch": _ATOMIC_DOC.format(what="stores ``val`` in"),
+    "inc": _ATOMIC_DOC.format(what="increments (0 once it reaches ``val``)"),
+    "dec": _ATOMIC_DOC.format(what="decrements (``val`` below 0 or above ``val``)"),
+    "cas": "Atomically stores ``val`` in ``ary[idx]`` if it equals ``old``; returns the "
+           "old value.",
+    "compare_and_swap": "Atomically stores ``val`` in ``ary[0]`` if it equals ``old``; "
+                        "returns the old value.",
+})
+
+syncthreads = _kernel_function("cuda.syncthreads",
+                               "Waits until every thread of the block has reached it.")
+syncthreads_count = _kernel_function(
+    "cuda.syncthreads_count", "syncthreads(); returns how many threads' predicate was true.")
+syncthreads_and = _kernel_function(
+    "cuda.syncthreads_and", "syncthreads(); returns 1 if every thread's predicate was true.")
+syncthreads_or = _kernel_function(
+    "cuda.syncthreads_or", "syncthreads(); returns 1 if any thread's predicate was true.")
+syncwarp = _kernel_function(
+    "cuda.syncwarp", "Waits until the lanes of the warp in ``mask`` (all by default) reach it.")
+threadfence_block = _kernel_function(
+    "cuda.threadfence_block", "Orders this thread's memory accesses as the block sees them.")
+threadfence = _kernel_function(
+    "cuda.threadfence", "Orders this thread's memory accesses as the device sees them.")
+threadfence_system = _kernel_function(
+    "cuda.threadfence_system",
+    "Orders this thread's memory accesses as the device and the host see them.")

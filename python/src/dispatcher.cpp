@@ -149,7 +149,7 @@ runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
   code.kernel_name = name_;
   code.source_file = compiled.module().file;
   if (for_cpu) {
-    code.host_entry = compiled.compile_host(arg_types, options).entry;
+    code.host = compiled.compile_host(arg_types, options).kernel;
   } else if (!stored) {
     PtxArtifact ptx = compiled.compile_ptx(arg_types, false, options);
     code.ptx = std::move(ptx.ptx);

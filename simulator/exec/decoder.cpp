@@ -69,6 +69,7 @@ std::string DecodeContext::type() const {
 }
 
 void DecodeContext::error(const std::string& message) const {
+  if (instruction_ == nullptr) throw PtxError(0, message);  // a declaration, not an instruction
   std::string text = instruction_->opcode;
   for (const auto& m : instruction_->modifiers) text += "." + m;
   throw PtxError(instruction_->line, "'" + text + "': " + message);
@@ -122,6 +123,11 @@ struct Symbol {
   bool local = false;  // value is an offset in the frame's locals
   bool kernel_param = false;
 };
+
+// The module layout's key of a .shared variable declared in a function's body.
+std::string function_scope_name(const std::string& function, const std::string& variable) {
+  return function + "/" + variable;  // '/' cannot appear in PTX identifiers
+}
 
 struct ModuleLayout {
   std::unordered_map<std::string, Symbol> symbols;  // module scope
@@ -402,8 +408,9 @@ class FunctionDecoder final : public DecodeContext {
       locals_[l.name] = {Space::Local, offset, true, false};
       offset += l.bytes();
     }
+    // Function-scope .shared (LLVM's "demoted" variables): laid out with the module's.
     for (const auto& s : source_.shared)
-      error("function-scope .shared '" + s.name + "' (declare it at module scope)");
+      locals_[s.name] = layout_.symbols.at(function_scope_name(source_.name, s.name));
     out_.local_bytes = align_up(offset, 16);
   }
 
@@ -496,21 +503,27 @@ void FunctionDecoder::compute_reconvergence() {
   }
 }
 
-// Module scope: .global/.const storage, one .shared layout for the module.
+// Module scope: .global/.const storage, one .shared layout for the module
+// (function-scope .shared included, under function_scope_name).
 ModuleLayout lay_out_module(const ptx::Module& module, Program& program) {
   ModuleLayout layout;
   uint64_t shared = 0, dynamic_align = 16;
-  std::vector<const ptx::Variable*> dynamic;
+  std::vector<std::string> dynamic;
+  auto add_shared = [&](const ptx::Variable& v, const std::string& key) {
+    if (v.is_extern || (v.is_array && v.count == 0)) {
+      dynamic.push_back(key);
+      dynamic_align = std::max(dynamic_align, alignment(v));
+      return;
+    }
+    shared = align_up(shared, alignment(v));
+    layout.symbols[key] = {Space::Shared, shared};
+    shared += v.bytes();
+  };
+  for (const auto& f : module.functions)
+    for (const auto& v : f.shared) add_shared(v, function_scope_name(f.name, v.name));
   for (const auto& v : module.globals) {
     if (v.space == Space::Shared) {
-      if (v.is_extern || (v.is_array && v.count == 0)) {
-        dynamic.push_back(&v);
-        dynamic_align = std::max(dynamic_align, alignment(v));
-        continue;
-      }
-      shared = align_up(shared, alignment(v));
-      layout.symbols[v.name] = {Space::Shared, shared};
-      shared += v.bytes();
+      add_shared(v, v.name);
     } else if (v.space == Space::Global || v.space == Space::Const) {
       if (v.is_extern) throw PtxError(v.line, "extern variable '" + v.name + "' is not defined");
       auto g = std::make_unique<Program::Global>();
@@ -542,8 +555,8 @@ ModuleLayout lay_out_module(const ptx::Module& module, Program& program) {
   layout.static_shared = shared;
   layout.has_dynamic_shared = !dynamic.empty();
   layout.dynamic_shared_offset = align_up(shared, dynamic_align);
-  for (const auto* v : dynamic)
-    layout.symbols[v->name] = {Space::Shared, layout.dynamic_shared_offset};
+  for (const auto& key : dynamic)
+    layout.symbols[key] = {Space::Shared, layout.dynamic_shared_offset};
   return layout;
 }
 

@@ -1,5 +1,6 @@
 // PTX text -> ptx::Module. Block-scoped names ({ .param .b32 param0; ... } around
 // each call) are renamed "param0#7" so that every name is unique in its function.
+#include <cctype>
 #include <cstring>
 #include <functional>
 #include <unordered_map>
@@ -76,6 +77,21 @@ class Parser {
     if (t.kind != Kind::Identifier)
       throw PtxError(t.line, std::string("expected ") + what + ", found '" + describe(t) + "'");
     return t.text;
+  }
+  // A name being declared: PTX's identifier grammar, [a-zA-Z][a-zA-Z0-9_$]* or
+  // [_$%][a-zA-Z0-9_$]+ (the lexer also takes '.', which opcodes need).
+  std::string declared_name(const char* what) {
+    int line = peek().line;
+    std::string name = identifier(what);
+    auto word = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+    };
+    bool ok = std::isalpha(static_cast<unsigned char>(name[0]))
+                  ? true
+                  : name.size() > 1 && (name[0] == '_' || name[0] == '$' || name[0] == '%');
+    for (size_t i = 1; ok && i < name.size(); ++i) ok = word(name[i]);
+    if (!ok) throw PtxError(line, std::string("invalid identifier '") + name + "' for " + what);
+    return name;
   }
   int64_t integer() {
     bool negative = accept("-");
@@ -237,7 +253,7 @@ class Parser {
       }
       break;
     }
-    v.name = identifier("a name");
+    v.name = declared_name("a name");
     if (accept("[")) {
       v.is_array = true;
       if (accept("]")) {
@@ -328,7 +344,7 @@ class Parser {
     if (!is_entry && accept("(")) {
       parameter_list(f.returns);
     }
-    f.name = identifier("a function name");
+    f.name = declared_name("a function name");
     if (accept("(")) parameter_list(f.params);
     for (;;) {  // performance directives
       if (accept(".maxntid")) {
@@ -447,7 +463,7 @@ class Parser {
       expand(proto);
       while (accept(",")) {
         Variable v = proto;
-        v.name = identifier("a register name");
+        v.name = declared_name("a register name");
         expand(v);
       }
       expect(";");

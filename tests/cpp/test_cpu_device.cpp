@@ -50,7 +50,8 @@ struct BlockLog {
   std::vector<int64_t> blocks;
 };
 
-void log_blocks(void** params, const cudajit::target::LaunchDims*, int64_t begin, int64_t end) {
+void log_blocks(void** params, const cudajit::target::LaunchDims*, int64_t begin, int64_t end,
+                unsigned char*) {
   auto* log = *static_cast<BlockLog**>(params[0]);
   std::lock_guard lock(log->mutex);
   for (int64_t b = begin; b < end; ++b) log->blocks.push_back(b);
@@ -64,7 +65,8 @@ struct Handshake {
   std::atomic<int> timeouts{0};
 };
 
-void wait_for_partner(void** params, const cudajit::target::LaunchDims*, int64_t, int64_t) {
+void wait_for_partner(void** params, const cudajit::target::LaunchDims*, int64_t, int64_t,
+                      unsigned char*) {
   auto* shake = *static_cast<Handshake**>(params[0]);
   shake->mine++;
   auto deadline = Clock::now() + std::chrono::seconds(5);
@@ -72,11 +74,11 @@ void wait_for_partner(void** params, const cudajit::target::LaunchDims*, int64_t
   if (shake->partner->load() == 0) shake->timeouts++;
 }
 
-void do_nothing(void**, const cudajit::target::LaunchDims*, int64_t, int64_t) {}
+void do_nothing(void**, const cudajit::target::LaunchDims*, int64_t, int64_t, unsigned char*) {}
 
 std::shared_ptr<rt::LoadedKernel> load_entry(cudajit::target::HostEntry entry) {
   rt::KernelCode code;
-  code.host_entry = entry;
+  code.host.entry = entry;
   code.entry_name = "test_entry";
   return cpu().load(code);
 }
@@ -437,7 +439,7 @@ TEST_CASE("the cpu device loads only host code", "[cpu]") {
   rt::KernelCode ptx_only;
   ptx_only.ptx = std::string(".version 7.0");  // (moved: GCC 12 warns falsely on = "...")
   ptx_only.entry_name = "k";
-  CHECK_THROWS_WITH(cpu().load(ptx_only), Contains("KernelCode::host_entry is null for kernel k"));
+  CHECK_THROWS_WITH(cpu().load(ptx_only), Contains("KernelCode::host has no entry for kernel k"));
 }
 
 TEST_CASE("a cpu launch runs every block of the grid exactly once", "[cpu]") {
@@ -506,7 +508,7 @@ TEST_CASE("a kernel compiled from kernel IR runs through the cpu device", "[cpu]
   REQUIRE(artifact.params[0].param_count == 3);  // data, extent, stride
 
   rt::KernelCode code;
-  code.host_entry = artifact.entry;
+  code.host = artifact.kernel;
   code.entry_name = artifact.entry_name;
   auto kernel = cpu().load(code);
 

@@ -24,8 +24,8 @@ bool same_double(double a, double b) {
 }
 
 bool same_node(const Node& a, const Node& b) {
-  if (a.kind != b.kind || a.loc.line != b.loc.line || a.loc.col != b.loc.col ||
-      a.text != b.text || a.int_value != b.int_value || !same_double(a.float_value, b.float_value) ||
+  if (a.kind != b.kind || a.loc.line != b.loc.line || a.loc.col != b.loc.col || a.text != b.text ||
+      a.int_value != b.int_value || !same_double(a.float_value, b.float_value) ||
       !same_double(a.imag_value, b.imag_value) || a.ops != b.ops || a.size() != b.size())
     return false;
   for (size_t i = 0; i < a.size(); ++i)
@@ -145,7 +145,8 @@ TEST_CASE("a head without a location reads as line 0, column 0", "[ir]") {
 TEST_CASE("newlines and runs of whitespace mean nothing", "[ir]") {
   Module a = parse_module("(module \"f.py\" (func@1:0 f (params x) (return@2:4 (name@2:11 x))))");
   Module b = parse_module(
-      "\n\t (module   \"f.py\"\n(func@1:0\n f\t(params\n x )\n\n(return@2:4\n(name@2:11 x)\n)\n)\n)\n\n");
+      "\n\t (module   \"f.py\"\n(func@1:0\n f\t(params\n x )\n\n(return@2:4\n(name@2:11 "
+      "x)\n)\n)\n)\n\n");
   CHECK(same_module(a, b));
 }
 
@@ -374,7 +375,8 @@ TEST_CASE("text after the module is an error where it starts", "[ir]") {
 
 TEST_CASE("a module without functions is an error", "[ir]") {
   std::string text = "(module \"f.py\")";
-  CHECK_THAT(syntax_error(text), Contains("at least one function") && Contains(offset(text.size())));
+  CHECK_THAT(syntax_error(text),
+             Contains("at least one function") && Contains(offset(text.size())));
 }
 
 TEST_CASE("the text must start with (module", "[ir]") {
@@ -385,8 +387,8 @@ TEST_CASE("the text must start with (module", "[ir]") {
 
 TEST_CASE("a function must be written (func NAME (params ...) ...)", "[ir]") {
   std::string text = "(module \"f.py\" (function@1:0 k (params)))";
-  CHECK_THAT(syntax_error(text), Contains("expected 'func', got 'function'") &&
-                                     Contains(offset(text.find(" k"))));
+  CHECK_THAT(syntax_error(text),
+             Contains("expected 'func', got 'function'") && Contains(offset(text.find(" k"))));
   std::string no_params = "(module \"f.py\" (func@1:0 k (a b)))";
   CHECK_THAT(syntax_error(no_params),
              Contains("expected 'params'") && Contains(offset(no_params.find(" b"))));
@@ -398,9 +400,10 @@ TEST_CASE("an atom where a statement belongs is an error at the atom", "[ir]") {
 }
 
 TEST_CASE("a stray atom inside a node is an error at the atom", "[ir]") {
-  std::string text = "(module \"f.py\" (func@1:0 k (params) (expr@2:4 (binop@2:4 + (int@2:4 1) 2))))";
-  CHECK_THAT(syntax_error(text), Contains("unexpected atom in 'binop'") &&
-                                     Contains(offset(text.find("2))"))));
+  std::string text =
+      "(module \"f.py\" (func@1:0 k (params) (expr@2:4 (binop@2:4 + (int@2:4 1) 2))))";
+  CHECK_THAT(syntax_error(text),
+             Contains("unexpected atom in 'binop'") && Contains(offset(text.find("2))"))));
 }
 
 TEST_CASE("a bad integer is named, including one past int64", "[ir]") {
@@ -424,8 +427,8 @@ TEST_CASE("a bad float is named", "[ir]") {
 
 TEST_CASE("a complex literal needs two float atoms", "[ir]") {
   std::string text = "(module \"f.py\" (func@1:0 k (params) (return@2:4 (complex@2:11 1.0))))";
-  CHECK_THAT(syntax_error(text), Contains("expected a symbol") &&
-                                     Contains(offset(text.find("1.0)") + 3)));
+  CHECK_THAT(syntax_error(text),
+             Contains("expected a symbol") && Contains(offset(text.find("1.0)") + 3)));
 }
 
 TEST_CASE("a location must be LINE:COL in decimal", "[ir]") {
@@ -433,16 +436,15 @@ TEST_CASE("a location must be LINE:COL in decimal", "[ir]") {
   CHECK_THAT(syntax_error(no_colon), Contains("a location is written LINE:COL") &&
                                          Contains(offset(no_colon.find("@7") + 2)));
   std::string bad_col = "(module \"f.py\" (func@1:0 k (params) (pass@7:x)))";
-  CHECK_THAT(syntax_error(bad_col), Contains("bad location 'pass@7:x'") &&
-                                        Contains(offset(bad_col.find("@7:x") + 4)));
+  CHECK_THAT(syntax_error(bad_col),
+             Contains("bad location 'pass@7:x'") && Contains(offset(bad_col.find("@7:x") + 4)));
   CHECK_THAT(syntax_error("(module \"f.py\" (func@1:z k (params) (pass@1:0)))"),
              Contains("bad location 'func@1:z'"));
 }
 
 TEST_CASE("an unterminated string is an error at the end of the text", "[ir]") {
   std::string text = "(module \"f.py (func@1:0 k (params) (pass@2:4)))";
-  CHECK_THAT(syntax_error(text),
-             Contains("unterminated string") && Contains(offset(text.size())));
+  CHECK_THAT(syntax_error(text), Contains("unterminated string") && Contains(offset(text.size())));
 }
 
 TEST_CASE("the module's file must be a string", "[ir]") {
@@ -451,12 +453,14 @@ TEST_CASE("the module's file must be a string", "[ir]") {
 }
 
 TEST_CASE("a compare needs one operator between each pair of operands", "[ir]") {
-  std::string extra = "(module \"f.py\" (func@1:0 k (params) (return@2:4 "
-                      "(compare@2:11 (name@2:11 a) < (name@2:15 b) <))))";
+  std::string extra =
+      "(module \"f.py\" (func@1:0 k (params) (return@2:4 "
+      "(compare@2:11 (name@2:11 a) < (name@2:15 b) <))))";
   CHECK_THAT(syntax_error(extra), Contains("one operator between each pair") &&
                                       Contains(offset(extra.find("<))))") + 2)));
-  std::string missing = "(module \"f.py\" (func@1:0 k (params) (return@2:4 "
-                        "(compare@2:11 (name@2:11 a) (name@2:15 b)))))";
+  std::string missing =
+      "(module \"f.py\" (func@1:0 k (params) (return@2:4 "
+      "(compare@2:11 (name@2:11 a) (name@2:15 b)))))";
   CHECK_THAT(syntax_error(missing), Contains("one operator between each pair"));
 }
 

@@ -91,12 +91,12 @@ void run_host(const std::string& ir, const std::vector<Type>& arg_types, Params&
               cudajit::target::LaunchDims dims = {{1, 1, 1}, {1, 1, 1}}) {
   Program program(ir);
   cudajit::HostArtifact artifact = program.compile_host(arg_types, CompileOptions{});
-  REQUIRE(artifact.entry != nullptr);
+  REQUIRE(artifact.kernel.entry != nullptr);
   int flat = 0;
   for (const cudajit::ParamLayout& p : artifact.params) flat += p.param_count;
   REQUIRE(static_cast<size_t>(flat) == params.size());
   int64_t blocks = int64_t{dims.grid[0]} * dims.grid[1] * dims.grid[2];
-  artifact.entry(params.get(), &dims, 0, blocks);
+  artifact.kernel.entry(params.get(), &dims, 0, blocks, nullptr);
 }
 
 // `(module "t.py" (func@1:0 NAME (params PARAMS) BODY) EXTRA)`.

@@ -89,8 +89,8 @@ std::unique_ptr<llvm::Module> make_host_entry(llvm::LLVMContext& context, const 
   llvm::Type* ptr = b.getPtrTy();
   llvm::Type* f32 = b.getFloatTy();
   llvm::Type* f64 = b.getDoubleTy();
-  auto* type =
-      llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, b.getInt64Ty(), b.getInt64Ty()}, false);
+  auto* type = llvm::FunctionType::get(b.getVoidTy(),
+                                       {ptr, ptr, b.getInt64Ty(), b.getInt64Ty(), ptr}, false);
   auto* entry = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, *module);
   llvm::FunctionCallee single =
       module->getOrInsertFunction(f32_callee, llvm::FunctionType::get(f32, {f32}, false));
@@ -115,12 +115,13 @@ void run_host_entry(const std::string& name, const std::string& f32_callee,
                     const std::string& f64_callee, float x, double y, double out[2]) {
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = make_host_entry(*context, name, f32_callee, f64_callee);
-  target::HostEntry entry = target::jit_host(std::move(module), std::move(context), name);
+  auto entry = reinterpret_cast<target::HostEntry>(
+      target::jit_host(std::move(module), std::move(context), name));
   REQUIRE(entry != nullptr);
   double* out_pointer = out;
   void* params[] = {&out_pointer, &x, &y};
   const target::LaunchDims dims{{1, 1, 1}, {1, 1, 1}};
-  entry(params, &dims, 0, 1);
+  entry(params, &dims, 0, 1, nullptr);
 }
 
 }  // namespace
@@ -320,23 +321,24 @@ TEST_CASE("helpers of two host modules with the same name do not clash", "[targe
                                           llvm::Function::ExternalLinkage, "helper", *module);
     b.SetInsertPoint(llvm::BasicBlock::Create(*context, "entry", helper));
     b.CreateRet(llvm::ConstantFP::get(f64, factor));
-    auto* type =
-        llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, b.getInt64Ty(), b.getInt64Ty()}, false);
+    auto* type = llvm::FunctionType::get(b.getVoidTy(),
+                                         {ptr, ptr, b.getInt64Ty(), b.getInt64Ty(), ptr}, false);
     auto* entry =
         llvm::Function::Create(type, llvm::Function::ExternalLinkage, entry_name, *module);
     b.SetInsertPoint(llvm::BasicBlock::Create(*context, "entry", entry));
     llvm::Value* out = b.CreateLoad(ptr, entry->getArg(0));
     b.CreateStore(b.CreateCall(helper), out);
     b.CreateRetVoid();
-    return target::jit_host(std::move(module), std::move(context), entry_name);
+    return reinterpret_cast<target::HostEntry>(
+        target::jit_host(std::move(module), std::move(context), entry_name));
   };
   target::HostEntry first = jit_with_helper("test_host_helper_1", 1.0);
   target::HostEntry second = jit_with_helper("test_host_helper_2", 2.0);
   double result = 0;
   void* params[] = {&result};
-  first(params, nullptr, 0, 0);
+  first(params, nullptr, 0, 0, nullptr);
   CHECK(result == 1.0);
-  second(params, nullptr, 0, 0);
+  second(params, nullptr, 0, 0, nullptr);
   CHECK(result == 2.0);
 }
 

@@ -13,6 +13,7 @@
 #include "cudajit/compiler/typed.hpp"
 #include "cudajit/compiler/types.hpp"
 
+using Catch::Matchers::Contains;
 using cudajit::CompileError;
 using cudajit::Layout;
 using cudajit::Scalar;
@@ -22,7 +23,6 @@ using cudajit::typing::promote;
 using cudajit::typing::TypedFunction;
 using cudajit::typing::TypedProgram;
 using cudajit::typing::unify;
-using Catch::Matchers::Contains;
 
 namespace {
 
@@ -177,9 +177,12 @@ TEST_CASE("unify merges scalars by promotion", "[typing]") {
   CHECK(unify(f32, f32) == f32);
 }
 
-TEST_CASE("unify merges arrays of one dtype and ndim to layout A, readonly if either is", "[typing]") {
-  CHECK(unify(T("array(float32, 2d, C)"), T("array(float32, 2d, F)")) == T("array(float32, 2d, A)"));
-  CHECK(unify(T("array(float32, 2d, C)"), T("array(float32, 2d, C)")) == T("array(float32, 2d, C)"));
+TEST_CASE("unify merges arrays of one dtype and ndim to layout A, readonly if either is",
+          "[typing]") {
+  CHECK(unify(T("array(float32, 2d, C)"), T("array(float32, 2d, F)")) ==
+        T("array(float32, 2d, A)"));
+  CHECK(unify(T("array(float32, 2d, C)"), T("array(float32, 2d, C)")) ==
+        T("array(float32, 2d, C)"));
   CHECK(unify(T("readonly array(int8, 1d, C)"), T("array(int8, 1d, C)")) ==
         T("readonly array(int8, 1d, C)"));
   CHECK_FALSE(unify(T("array(float32, 1d, C)"), T("array(float64, 1d, C)")).has_value());
@@ -376,23 +379,25 @@ TEST_CASE("CUDA index registers are int32; grid(1) and gridsize(1) int64", "[typ
 // --- variables -------------------------------------------------------------------------
 
 TEST_CASE("a variable assigned int in one branch and float in the other is float64", "[typing]") {
-  auto typed = type_text(module("a out",
-                                "(if@2:4 (name@2:7 a)"
-                                " (block@3:8 (assign@3:8 (name@3:8 x) (int@3:12 1)))"
-                                " (block@5:8 (assign@5:8 (name@5:8 x) (float@5:12 2.5))))"
-                                "(assign@6:4 (subscript@6:4 (name@6:4 out) (int@6:8 0)) (name@6:13 x))"),
-                         {boolean, T("array(float64, 1d, C)")});
+  auto typed =
+      type_text(module("a out",
+                       "(if@2:4 (name@2:7 a)"
+                       " (block@3:8 (assign@3:8 (name@3:8 x) (int@3:12 1)))"
+                       " (block@5:8 (assign@5:8 (name@5:8 x) (float@5:12 2.5))))"
+                       "(assign@6:4 (subscript@6:4 (name@6:4 out) (int@6:8 0)) (name@6:13 x))"),
+                {boolean, T("array(float64, 1d, C)")});
   CHECK(typed->local("x") == f64);
 }
 
 TEST_CASE("a variable widened later in a loop body has the widened type everywhere", "[typing]") {
   // x = 0; for i in range(n): y = x; x = x + 0.5
-  auto typed = type_text(module("n",
-                                "(assign@2:4 (name@2:4 x) (int@2:8 0))"
-                                "(for@3:4 (name@3:8 i) (int@3:17 0) (name@3:20 n) (int@3:17 1)"
-                                " (block@4:8 (assign@4:8 (name@4:8 y) (name@4:12 x))"
-                                "  (assign@5:8 (name@5:8 x) (binop@5:12 + (name@5:12 x) (float@5:16 0.5)))))"),
-                         {i32});
+  auto typed = type_text(
+      module("n",
+             "(assign@2:4 (name@2:4 x) (int@2:8 0))"
+             "(for@3:4 (name@3:8 i) (int@3:17 0) (name@3:20 n) (int@3:17 1)"
+             " (block@4:8 (assign@4:8 (name@4:8 y) (name@4:12 x))"
+             "  (assign@5:8 (name@5:8 x) (binop@5:12 + (name@5:12 x) (float@5:16 0.5)))))"),
+      {i32});
   CHECK(typed->local("x") == f64);
   CHECK(typed->local("y") == f64);
 }
@@ -408,11 +413,12 @@ TEST_CASE("a for-range target is int64 whatever the bounds' types", "[typing]") 
 
 TEST_CASE("a variable doubled in a while loop settles at int64", "[typing]") {
   // x = a (int32); while x < 100: x = x * 2
-  auto typed = type_text(module("a",
-                                "(assign@2:4 (name@2:4 x) (name@2:8 a))"
-                                "(while@3:4 (compare@3:10 (name@3:10 x) < (int@3:14 100))"
-                                " (block@4:8 (assign@4:8 (name@4:8 x) (binop@4:12 * (name@4:12 x) (int@4:16 2)))))"),
-                         {i32});
+  auto typed = type_text(
+      module("a",
+             "(assign@2:4 (name@2:4 x) (name@2:8 a))"
+             "(while@3:4 (compare@3:10 (name@3:10 x) < (int@3:14 100))"
+             " (block@4:8 (assign@4:8 (name@4:8 x) (binop@4:12 * (name@4:12 x) (int@4:16 2)))))"),
+      {i32});
   CHECK(typed->local("x") == i64);
   CHECK(typed->local("a") == i32);
 }
@@ -426,11 +432,13 @@ TEST_CASE("x += 0.5 widens an integer variable to float64", "[typing]") {
 }
 
 TEST_CASE("a float32 accumulator over a float32 array stays float32", "[typing]") {
-  auto typed = type_text(module("a",
-                                "(assign@2:4 (name@2:4 s) (call@2:8 cast.float32 (int@2:19 0)))"
-                                "(for@3:4 (name@3:8 i) (int@3:17 0) (call@3:17 len (name@3:21 a)) (int@3:17 1)"
-                                " (block@4:8 (augassign@4:8 + (name@4:8 s) (subscript@4:13 (name@4:13 a) (name@4:15 i)))))"),
-                         {T("array(float32, 1d, C)")});
+  auto typed = type_text(
+      module("a",
+             "(assign@2:4 (name@2:4 s) (call@2:8 cast.float32 (int@2:19 0)))"
+             "(for@3:4 (name@3:8 i) (int@3:17 0) (call@3:17 len (name@3:21 a)) (int@3:17 1)"
+             " (block@4:8 (augassign@4:8 + (name@4:8 s) (subscript@4:13 (name@4:13 a) (name@4:15 "
+             "i)))))"),
+      {T("array(float32, 1d, C)")});
   CHECK(typed->local("s") == f32);
 }
 
@@ -445,16 +453,16 @@ TEST_CASE("a parameter reassigned with a wider value takes the unified type", "[
 TEST_CASE("a tuple of mixed values is a Tuple; constant indices pick elements", "[typing]") {
   CHECK(expr_type("(tuple@2:11 (name@2:12 a) (name@2:15 b))", {i32, f32}) ==
         Type::tuple({i32, f32}));
-  CHECK(expr_type("(subscript@2:11 (tuple@2:11 (name@2:12 a) (name@2:15 b)) (int@2:19 1))", {i32, f32}) ==
-        f32);
+  CHECK(expr_type("(subscript@2:11 (tuple@2:11 (name@2:12 a) (name@2:15 b)) (int@2:19 1))",
+                  {i32, f32}) == f32);
   CHECK(expr_type(
             "(subscript@2:11 (tuple@2:11 (name@2:12 a) (name@2:15 b)) (unary@2:19 - (int@2:20 2)))",
             {i32, f32}) == i32);
 }
 
 TEST_CASE("a uniform tuple may be indexed by a variable", "[typing]") {
-  CHECK(expr_type("(subscript@2:11 (tuple@2:11 (name@2:12 a) (name@2:15 a)) (name@2:19 b))", {f32, i64}) ==
-        f32);
+  CHECK(expr_type("(subscript@2:11 (tuple@2:11 (name@2:12 a) (name@2:15 a)) (name@2:19 b))",
+                  {f32, i64}) == f32);
 }
 
 TEST_CASE("grid(2) is a UniTuple of two int64 that unpacks into two int64", "[typing]") {
@@ -462,7 +470,9 @@ TEST_CASE("grid(2) is a UniTuple of two int64 that unpacks into two int64", "[ty
   CHECK(expr_type("(call@2:11 cuda.gridsize (int@2:25 3))", {}) == Type::tuple({i64, i64, i64}));
   CHECK(Type::tuple({i64, i64}).str() == "UniTuple(int64 x 2)");
   auto typed = type_text(
-      module("", "(assign@2:4 (tuple@2:4 (name@2:4 x) (name@2:7 y)) (call@2:11 cuda.grid (int@2:21 2)))"),
+      module(
+          "",
+          "(assign@2:4 (tuple@2:4 (name@2:4 x) (name@2:7 y)) (call@2:11 cuda.grid (int@2:21 2)))"),
       {});
   CHECK(typed->local("x") == i64);
   CHECK(typed->local("y") == i64);
@@ -478,22 +488,24 @@ TEST_CASE("shape and strides are UniTuples of int64; ndim and size int64", "[typ
 
 TEST_CASE("indexing every dimension of an array gives its dtype", "[typing]") {
   Type a = T("array(uint16, 3d, C)");
-  CHECK(expr_type("(subscript@2:11 (name@2:11 a) (tuple@2:13 (int@2:13 0) (int@2:16 1) (name@2:19 b)))",
-                  {a, u8}) == Type::scalar(Scalar::UInt16));
+  CHECK(expr_type(
+            "(subscript@2:11 (name@2:11 a) (tuple@2:13 (int@2:13 0) (int@2:16 1) (name@2:19 b)))",
+            {a, u8}) == Type::scalar(Scalar::UInt16));
 }
 
 TEST_CASE("indexing fewer dimensions of a C array gives a C view of the rest", "[typing]") {
   Type a = T("array(float32, 3d, C)");
-  CHECK(assigned_type("(subscript@2:11 (name@2:11 a) (int@2:13 0))", {a}) == T("array(float32, 2d, C)"));
-  CHECK(assigned_type("(subscript@2:11 (name@2:11 a) (tuple@2:13 (int@2:13 0) (int@2:16 1)))", {a}) ==
-        T("array(float32, 1d, C)"));
+  CHECK(assigned_type("(subscript@2:11 (name@2:11 a) (int@2:13 0))", {a}) ==
+        T("array(float32, 2d, C)"));
+  CHECK(assigned_type("(subscript@2:11 (name@2:11 a) (tuple@2:13 (int@2:13 0) (int@2:16 1)))",
+                      {a}) == T("array(float32, 1d, C)"));
 }
 
 TEST_CASE("a view of an F or A array has layout A; readonly stays readonly", "[typing]") {
-  CHECK(assigned_type("(subscript@2:11 (name@2:11 a) (int@2:13 0))", {T("array(float32, 3d, F)")}) ==
-        T("array(float32, 2d, A)"));
-  CHECK(assigned_type("(subscript@2:11 (name@2:11 a) (int@2:13 0))", {T("readonly array(int8, 2d, A)")}) ==
-        T("readonly array(int8, 1d, A)"));
+  CHECK(assigned_type("(subscript@2:11 (name@2:11 a) (int@2:13 0))",
+                      {T("array(float32, 3d, F)")}) == T("array(float32, 2d, A)"));
+  CHECK(assigned_type("(subscript@2:11 (name@2:11 a) (int@2:13 0))",
+                      {T("readonly array(int8, 2d, A)")}) == T("readonly array(int8, 1d, A)"));
 }
 
 TEST_CASE("a tuple variable indexes an array as its elements do", "[typing]") {
@@ -506,8 +518,9 @@ TEST_CASE("a tuple variable indexes an array as its elements do", "[typing]") {
 }
 
 TEST_CASE("indexing an array with a bool is rejected like a float", "[typing]") {
-  CompileError e = compile_error(
-      module("a", "(expr@2:4 (subscript@2:4 (name@2:4 a) (bool@2:6 1)))"), {T("array(int32, 1d, C)")});
+  CompileError e =
+      compile_error(module("a", "(expr@2:4 (subscript@2:4 (name@2:4 a) (bool@2:6 1)))"),
+                    {T("array(int32, 1d, C)")});
   CHECK_THAT(e.what(), Contains("array index must be an integer, got bool"));
 }
 
@@ -515,12 +528,13 @@ TEST_CASE("indexing an array with a bool is rejected like a float", "[typing]") 
 
 TEST_CASE("a device function is specialised once per argument types", "[typing]") {
   // out[0] = twice(a) + twice(b) + twice(a), twice(x) = x + x
-  std::string text = module(
-      "a b out",
-      "(assign@2:4 (subscript@2:4 (name@2:4 out) (int@2:8 0))"
-      " (binop@2:13 + (binop@2:13 + (callfn@2:13 twice (name@2:19 a)) (callfn@2:24 twice (name@2:30 b)))"
-      "  (callfn@2:35 twice (name@2:41 a))))",
-      "(func@5:0 twice (params x) (return@6:4 (binop@6:11 + (name@6:11 x) (name@6:15 x))))");
+  std::string text =
+      module("a b out",
+             "(assign@2:4 (subscript@2:4 (name@2:4 out) (int@2:8 0))"
+             " (binop@2:13 + (binop@2:13 + (callfn@2:13 twice (name@2:19 a)) (callfn@2:24 twice "
+             "(name@2:30 b)))"
+             "  (callfn@2:35 twice (name@2:41 a))))",
+             "(func@5:0 twice (params x) (return@6:4 (binop@6:11 + (name@6:11 x) (name@6:15 x))))");
   auto typed = type_text(text, {i32, f32, T("array(float64, 1d, C)")});
   const TypedProgram& p = typed->program;
   REQUIRE(p.functions.size() == 3);
@@ -578,11 +592,13 @@ TEST_CASE("a complex result cannot be declared to return a float", "[typing]") {
 
 TEST_CASE("recursion is a CompileError at the recursive call", "[typing]") {
   std::string text = module(
-      "a out", "(assign@2:4 (subscript@2:4 (name@2:4 out) (int@2:8 0)) (callfn@2:13 fact (name@2:18 a)))",
+      "a out",
+      "(assign@2:4 (subscript@2:4 (name@2:4 out) (int@2:8 0)) (callfn@2:13 fact (name@2:18 a)))",
       "(func@4:0 fact (params n)"
       " (if@5:4 (compare@5:7 (name@5:7 n) <= (int@5:12 1)) (block@6:8 (return@6:8 (int@6:15 1)))"
       "  (block@5:4))"
-      " (return@7:4 (binop@7:11 * (name@7:11 n) (callfn@7:15 fact (binop@7:20 - (name@7:20 n) (int@7:24 1))))))");
+      " (return@7:4 (binop@7:11 * (name@7:11 n) (callfn@7:15 fact (binop@7:20 - (name@7:20 n) "
+      "(int@7:24 1))))))");
   CompileError e = compile_error(text, {i64, T("array(int64, 1d, C)")});
   CHECK_THAT(e.what(), Contains("recursive call of device function 'fact' is not supported"));
   CHECK_LOC(e, 7, 15);
@@ -603,7 +619,8 @@ TEST_CASE("mutual recursion is a CompileError at the call that closes the cycle"
 TEST_CASE("writing a read-only array names the argument", "[typing]") {
   std::string text = module(
       "src dst", "(assign@3:4 (subscript@3:6 (name@3:6 src) (int@3:10 0)) (float@3:15 1.0))");
-  CompileError e = compile_error(text, {T("readonly array(float32, 1d, C)"), T("array(float32, 1d, C)")});
+  CompileError e =
+      compile_error(text, {T("readonly array(float32, 1d, C)"), T("array(float32, 1d, C)")});
   CHECK_THAT(e.what(), Contains("cannot write to read-only array 'src'") &&
                            Contains("readonly array(float32, 1d, C)"));
   CHECK_LOC(e, 3, 6);
@@ -619,22 +636,24 @@ TEST_CASE("augmented assignment to a read-only array is a write", "[typing]") {
 }
 
 TEST_CASE("an unknown attribute names the type and the attribute", "[typing]") {
-  CompileError e = compile_error(
-      module("a", "(expr@2:4 (attr@2:9 (name@2:9 a) foo))"), {T("array(float32, 1d, C)")});
+  CompileError e = compile_error(module("a", "(expr@2:4 (attr@2:9 (name@2:9 a) foo))"),
+                                 {T("array(float32, 1d, C)")});
   CHECK_THAT(e.what(), Contains("array(float32, 1d, C) has no attribute 'foo'"));
   CHECK_LOC(e, 2, 9);
-  CompileError scalar = compile_error(module("a", "(expr@2:4 (attr@2:9 (name@2:9 a) shape))"), {i32});
+  CompileError scalar =
+      compile_error(module("a", "(expr@2:4 (attr@2:9 (name@2:9 a) shape))"), {i32});
   CHECK_THAT(scalar.what(), Contains("int32 has no attribute 'shape'"));
 }
 
 TEST_CASE("an unknown method names the type and the method", "[typing]") {
-  CompileError e =
-      compile_error(module("a", "(expr@2:4 (method@2:9 (name@2:9 a) sum))"), {T("array(float32, 1d, C)")});
+  CompileError e = compile_error(module("a", "(expr@2:4 (method@2:9 (name@2:9 a) sum))"),
+                                 {T("array(float32, 1d, C)")});
   CHECK_THAT(e.what(), Contains("has no method 'sum'"));
   CHECK_LOC(e, 2, 9);
 }
 
-TEST_CASE("a builtin called with the wrong number of arguments says how many it takes", "[typing]") {
+TEST_CASE("a builtin called with the wrong number of arguments says how many it takes",
+          "[typing]") {
   CompileError e = compile_error(
       module("a", "(expr@2:4 (call@2:8 math.sqrt (name@2:18 a) (name@2:21 a)))"), {f32});
   CHECK_THAT(e.what(), Contains("math.sqrt() takes 1 argument, got 2"));
@@ -647,8 +666,9 @@ TEST_CASE("a builtin called with the wrong number of arguments says how many it 
 }
 
 TEST_CASE("a device function called with the wrong number of arguments", "[typing]") {
-  std::string text = module("a", "(expr@2:4 (callfn@2:8 add (name@2:12 a)))",
-                            "(func@4:0 add (params x y) (return@5:4 (binop@5:11 + (name@5:11 x) (name@5:15 y))))");
+  std::string text =
+      module("a", "(expr@2:4 (callfn@2:8 add (name@2:12 a)))",
+             "(func@4:0 add (params x y) (return@5:4 (binop@5:11 + (name@5:11 x) (name@5:15 y))))");
   CompileError e = compile_error(text, {i32});
   CHECK_THAT(e.what(), Contains("device function 'add' takes 2 arguments, got 1"));
   CHECK_LOC(e, 2, 8);
@@ -667,14 +687,16 @@ TEST_CASE("a tuple or none argument type is rejected, naming the argument", "[ty
 }
 
 TEST_CASE("indexing a scalar names its type", "[typing]") {
-  CompileError e = compile_error(module("a", "(expr@2:4 (subscript@2:6 (name@2:6 a) (int@2:8 0)))"), {i32});
+  CompileError e =
+      compile_error(module("a", "(expr@2:4 (subscript@2:6 (name@2:6 a) (int@2:8 0)))"), {i32});
   CHECK_THAT(e.what(), Contains("int32 cannot be indexed"));
   CHECK_LOC(e, 2, 6);
 }
 
 TEST_CASE("a float index is an error at the index", "[typing]") {
-  CompileError e = compile_error(
-      module("a", "(expr@2:4 (subscript@2:4 (name@2:4 a) (float@2:6 1.5)))"), {T("array(int32, 1d, C)")});
+  CompileError e =
+      compile_error(module("a", "(expr@2:4 (subscript@2:4 (name@2:4 a) (float@2:6 1.5)))"),
+                    {T("array(int32, 1d, C)")});
   CHECK_THAT(e.what(), Contains("array index must be an integer, got float64"));
   CHECK_LOC(e, 2, 6);
 }
@@ -697,23 +719,26 @@ TEST_CASE("assigning to a view is an error: every dimension must be indexed", "[
 
 TEST_CASE("a tuple index out of range names the index and the tuple", "[typing]") {
   CompileError e = compile_error(
-      module("a", "(expr@2:4 (subscript@2:4 (tuple@2:4 (name@2:5 a) (name@2:8 a)) (int@2:12 2)))"), {i32});
+      module("a", "(expr@2:4 (subscript@2:4 (tuple@2:4 (name@2:5 a) (name@2:8 a)) (int@2:12 2)))"),
+      {i32});
   CHECK_THAT(e.what(), Contains("tuple index 2 out of range for UniTuple(int32 x 2)"));
   CHECK_LOC(e, 2, 4);
 }
 
 TEST_CASE("a mixed tuple indexed by a variable is an error", "[typing]") {
   CompileError e = compile_error(
-      module("a b", "(expr@2:4 (subscript@2:4 (tuple@2:4 (name@2:5 a) (name@2:8 b)) (name@2:12 a)))"),
+      module("a b",
+             "(expr@2:4 (subscript@2:4 (tuple@2:4 (name@2:5 a) (name@2:8 b)) (name@2:12 a)))"),
       {i32, f32});
   CHECK_THAT(e.what(), Contains("a tuple of mixed types can only be indexed by a constant"));
 }
 
 TEST_CASE("assigning to a tuple element is an error", "[typing]") {
-  CompileError e = compile_error(
-      module("a", "(assign@2:4 (name@2:4 t) (tuple@2:8 (name@2:9 a) (name@2:12 a)))"
-                  "(assign@3:4 (subscript@3:4 (name@3:4 t) (int@3:6 0)) (int@3:11 1))"),
-      {i32});
+  CompileError e =
+      compile_error(module("a",
+                           "(assign@2:4 (name@2:4 t) (tuple@2:8 (name@2:9 a) (name@2:12 a)))"
+                           "(assign@3:4 (subscript@3:4 (name@3:4 t) (int@3:6 0)) (int@3:11 1))"),
+                    {i32});
   CHECK_THAT(e.what(), Contains("tuples are immutable"));
   CHECK_LOC(e, 3, 4);
 }
@@ -725,13 +750,14 @@ TEST_CASE("a kernel returning a value is an error at the return", "[typing]") {
 }
 
 TEST_CASE("a bare return in a kernel is fine", "[typing]") {
-  auto typed = type_text(module("a", "(if@2:4 (name@2:7 a) (block@3:8 (return@3:8)) (block@2:4))"), {i32});
+  auto typed =
+      type_text(module("a", "(if@2:4 (name@2:7 a) (block@3:8 (return@3:8)) (block@2:4))"), {i32});
   CHECK(typed->entry().return_type == Type::none());
 }
 
 TEST_CASE("a device function cannot return an array", "[typing]") {
-  CompileError e =
-      compile_error(module("a", "(return@2:4 (name@2:11 a))", "", "f"), {T("array(int32, 1d, C)")}, false);
+  CompileError e = compile_error(module("a", "(return@2:4 (name@2:11 a))", "", "f"),
+                                 {T("array(int32, 1d, C)")}, false);
   CHECK_THAT(e.what(), Contains("a device function cannot return an array"));
   CHECK_LOC(e, 2, 4);
 }
@@ -741,7 +767,8 @@ TEST_CASE("returning a value on some paths and falling off the end is an error a
   std::string text = module(
       "a", "(if@3:4 (name@3:7 a) (block@4:8 (return@4:8 (int@4:15 1))) (block@3:4))", "", "f");
   CompileError e = compile_error(text, {i32}, false);
-  CHECK_THAT(e.what(), Contains("function 'f' returns a value on some paths and falls off the end"));
+  CHECK_THAT(e.what(),
+             Contains("function 'f' returns a value on some paths and falls off the end"));
   CHECK_LOC(e, 1, 0);
 }
 
@@ -755,10 +782,11 @@ TEST_CASE("a return after a for loop is needed: the loop may not run", "[typing]
 }
 
 TEST_CASE("while True ending only through return never falls off the end", "[typing]") {
-  std::string text = module("a",
-                            "(while@2:4 (bool@2:10 1)"
-                            " (block@3:8 (if@3:8 (name@3:11 a) (block@4:12 (return@4:12 (int@4:19 1))) (block@3:8))))",
-                            "", "f");
+  std::string text = module(
+      "a",
+      "(while@2:4 (bool@2:10 1)"
+      " (block@3:8 (if@3:8 (name@3:11 a) (block@4:12 (return@4:12 (int@4:19 1))) (block@3:8))))",
+      "", "f");
   CHECK(type_text(text, {i32}, false)->entry().return_type == i64);
 }
 
@@ -768,11 +796,12 @@ TEST_CASE("while True left by break falls off the end", "[typing]") {
   //         if a: return 1
   //         break
   // returns None when a is false: must be the falls-off-the-end error.
-  std::string text = module("a",
-                            "(while@2:4 (bool@2:10 1)"
-                            " (block@3:8 (if@3:8 (name@3:11 a) (block@3:14 (return@3:14 (int@3:21 1))) (block@3:8))"
-                            "  (break@4:8)))",
-                            "", "f");
+  std::string text = module(
+      "a",
+      "(while@2:4 (bool@2:10 1)"
+      " (block@3:8 (if@3:8 (name@3:11 a) (block@3:14 (return@3:14 (int@3:21 1))) (block@3:8))"
+      "  (break@4:8)))",
+      "", "f");
   try {
     type_text(text, {i32}, false);
     FAIL("typing accepted a function that falls off the end after break");
@@ -793,8 +822,9 @@ TEST_CASE("break outside a loop is an error at the break", "[typing]") {
 
 TEST_CASE("break inside a loop nested in an if is fine", "[typing]") {
   CHECK_NOTHROW(type_text(
-      module("a", "(while@2:4 (name@2:10 a) (block@3:8 (if@3:8 (name@3:11 a) (block@4:12 (break@4:12)) "
-                  "(block@3:8 (continue@5:12)))))"),
+      module("a",
+             "(while@2:4 (name@2:10 a) (block@3:8 (if@3:8 (name@3:11 a) (block@4:12 (break@4:12)) "
+             "(block@3:8 (continue@5:12)))))"),
       {i32}));
 }
 
@@ -808,45 +838,49 @@ TEST_CASE("a variable assigned types that do not unify is an error naming both",
   CompileError e = compile_error(
       module("a", "(assign@2:4 (name@2:4 x) (int@2:8 1)) (assign@3:4 (name@3:4 x) (name@3:8 a))"),
       {T("array(float32, 1d, C)")});
-  CHECK_THAT(e.what(),
-             Contains("variable 'x' is assigned int64 and array(float32, 1d, C), which do not unify"));
+  CHECK_THAT(
+      e.what(),
+      Contains("variable 'x' is assigned int64 and array(float32, 1d, C), which do not unify"));
   CHECK_LOC(e, 3, 4);
 }
 
 TEST_CASE("returns that do not unify are an error at the second return", "[typing]") {
   CompileError e = compile_error(
       module("a",
-             "(if@2:4 (name@2:7 a) (block@3:8 (return@3:8 (int@3:15 1))) (block@2:4)) (return@4:4)", "",
-             "f"),
+             "(if@2:4 (name@2:7 a) (block@3:8 (return@3:8 (int@3:15 1))) (block@2:4)) (return@4:4)",
+             "", "f"),
       {i32}, false);
   CHECK_THAT(e.what(), Contains("function 'f' returns int64 and none, which do not unify"));
   CHECK_LOC(e, 4, 4);
 }
 
 TEST_CASE("ordering comparisons of complex numbers are errors", "[typing]") {
-  CompileError e =
-      compile_error(module("a b", "(expr@2:4 (compare@2:6 (name@2:6 a) < (name@2:10 b)))"), {c64, f32});
+  CompileError e = compile_error(
+      module("a b", "(expr@2:4 (compare@2:6 (name@2:6 a) < (name@2:10 b)))"), {c64, f32});
   CHECK_THAT(e.what(), Contains("complex numbers support only == and !=, not '<'"));
   CHECK_LOC(e, 2, 6);
 }
 
 TEST_CASE("comparing an array is an error naming the types", "[typing]") {
-  CompileError e = compile_error(module("a", "(expr@2:4 (compare@2:6 (name@2:6 a) == (int@2:11 0)))"),
-                                 {T("array(float32, 1d, C)")});
+  CompileError e =
+      compile_error(module("a", "(expr@2:4 (compare@2:6 (name@2:6 a) == (int@2:11 0)))"),
+                    {T("array(float32, 1d, C)")});
   CHECK_THAT(e.what(), Contains("cannot compare array(float32, 1d, C) and int64"));
 }
 
 TEST_CASE("an array as a condition is ambiguous", "[typing]") {
-  CompileError e = compile_error(module("a", "(if@2:4 (name@2:7 a) (block@3:8 (pass@3:8)) (block@2:4))"),
-                                 {T("array(float32, 1d, C)")});
+  CompileError e =
+      compile_error(module("a", "(if@2:4 (name@2:7 a) (block@3:8 (pass@3:8)) (block@2:4))"),
+                    {T("array(float32, 1d, C)")});
   CHECK_THAT(e.what(), Contains("the truth value of array(float32, 1d, C) is ambiguous"));
   CHECK_LOC(e, 2, 7);
 }
 
 TEST_CASE("arithmetic on an array is an error naming the operator and types", "[typing]") {
-  CompileError e = compile_error(
-      module("a", "(expr@2:4 (binop@2:6 + (name@2:6 a) (int@2:10 1)))"), {T("array(float32, 1d, C)")});
-  CHECK_THAT(e.what(), Contains("unsupported operand types for +: array(float32, 1d, C) and int64"));
+  CompileError e = compile_error(module("a", "(expr@2:4 (binop@2:6 + (name@2:6 a) (int@2:10 1)))"),
+                                 {T("array(float32, 1d, C)")});
+  CHECK_THAT(e.what(),
+             Contains("unsupported operand types for +: array(float32, 1d, C) and int64"));
   CHECK_LOC(e, 2, 6);
 }
 
@@ -878,8 +912,10 @@ TEST_CASE("storing a complex into a real array asks for .real or abs()", "[typin
 }
 
 TEST_CASE("math of a complex asks for a real number", "[typing]") {
-  CompileError e = compile_error(module("z", "(expr@2:4 (call@2:6 math.sin (name@2:15 z)))"), {c64});
-  CHECK_THAT(e.what(), Contains("math.sin() needs a real number (int, float or bool), got complex64"));
+  CompileError e =
+      compile_error(module("z", "(expr@2:4 (call@2:6 math.sin (name@2:15 z)))"), {c64});
+  CHECK_THAT(e.what(),
+             Contains("math.sin() needs a real number (int, float or bool), got complex64"));
   CHECK_LOC(e, 2, 6);
 }
 
@@ -892,24 +928,30 @@ TEST_CASE("casting a complex to a real asks for .real", "[typing]") {
 TEST_CASE("unsupported builtins, math and CUDA functions are named", "[typing]") {
   CHECK_THAT(compile_error(module("", "(expr@2:4 (call@2:6 print))"), {}).what(),
              Contains("print() is not supported in kernels"));
-  CHECK_THAT(compile_error(module("", "(expr@2:4 (call@2:6 math.factorial (int@2:21 3)))"), {}).what(),
-             Contains("math.factorial() is not supported in kernels"));
-  CHECK_THAT(compile_error(module("", "(expr@2:4 (call@2:6 cuda.syncthreads))"), {}).what(),
-             Contains("cuda.syncthreads is not supported in kernels"));
-  CHECK_THAT(compile_error(module("", "(expr@2:4 (call@2:6 cast.float16 (int@2:19 3)))"), {}).what(),
-             Contains("unknown cast 'cast.float16'"));
+  CHECK_THAT(
+      compile_error(module("", "(expr@2:4 (call@2:6 math.factorial (int@2:21 3)))"), {}).what(),
+      Contains("math.factorial() is not supported in kernels"));
+  CHECK_THAT(compile_error(module("", "(expr@2:4 (call@2:6 cuda.syncgrid))"), {}).what(),
+             Contains("cuda.syncgrid is not supported in kernels"));
+  CHECK_THAT(compile_error(module("", "(expr@2:4 (call@2:6 cuda.atomic.mul))"), {}).what(),
+             Contains("cuda.atomic.mul is not supported in kernels"));
+  CHECK_THAT(
+      compile_error(module("", "(expr@2:4 (call@2:6 cast.float16 (int@2:19 3)))"), {}).what(),
+      Contains("unknown cast 'cast.float16'"));
 }
 
 TEST_CASE("range() outside a for head is an error", "[typing]") {
-  CompileError e = compile_error(module("", "(assign@2:4 (name@2:4 r) (call@2:8 range (int@2:14 3)))"), {});
+  CompileError e =
+      compile_error(module("", "(assign@2:4 (name@2:4 r) (call@2:8 range (int@2:14 3)))"), {});
   CHECK_THAT(e.what(), Contains("range() can only be used as the iterable of a for loop"));
   CHECK_LOC(e, 2, 8);
 }
 
 TEST_CASE("range() arguments must be integers", "[typing]") {
-  CompileError e = compile_error(
-      module("", "(for@2:4 (name@2:8 i) (int@2:17 0) (float@2:20 2.5) (int@2:17 1) (block@3:8 (pass@3:8)))"),
-      {});
+  CompileError e = compile_error(module("",
+                                        "(for@2:4 (name@2:8 i) (int@2:17 0) (float@2:20 2.5) "
+                                        "(int@2:17 1) (block@3:8 (pass@3:8)))"),
+                                 {});
   CHECK_THAT(e.what(), Contains("range() arguments must be integers, got float64"));
   CHECK_LOC(e, 2, 20);
 }
@@ -939,24 +981,28 @@ TEST_CASE("assigning the result of a call returning None is an error", "[typing]
 
 TEST_CASE("unpacking into the wrong number of targets names both", "[typing]") {
   CompileError e = compile_error(
-      module("", "(assign@2:4 (tuple@2:4 (name@2:4 x) (name@2:7 y)) (call@2:11 cuda.grid (int@2:21 3)))"),
+      module(
+          "",
+          "(assign@2:4 (tuple@2:4 (name@2:4 x) (name@2:7 y)) (call@2:11 cuda.grid (int@2:21 3)))"),
       {});
   CHECK_THAT(e.what(), Contains("cannot unpack UniTuple(int64 x 3) into 2 targets"));
   CHECK_LOC(e, 2, 4);
 }
 
 TEST_CASE("an error inside a device function points into the device function", "[typing]") {
-  std::string text = module("a", "(expr@2:4 (callfn@2:4 g (name@2:6 a)))",
-                            "(func@10:0 g (params x) (expr@11:4 (attr@11:10 (name@11:10 x) bogus)))");
+  std::string text =
+      module("a", "(expr@2:4 (callfn@2:4 g (name@2:6 a)))",
+             "(func@10:0 g (params x) (expr@11:4 (attr@11:10 (name@11:10 x) bogus)))");
   CompileError e = compile_error(text, {i32});
   CHECK_THAT(e.what(), Contains("int32 has no attribute 'bogus'"));
   CHECK_LOC(e, 11, 10);
   CHECK(e.file() == "t.py");
 }
 
-TEST_CASE("print_typed lists each specialisation with its arguments, return and locals", "[typing]") {
-  auto typed = type_text(module("a", "(assign@2:4 (name@2:4 x) (binop@2:8 + (name@2:8 a) (int@2:12 1)))"),
-                         {i32});
+TEST_CASE("print_typed lists each specialisation with its arguments, return and locals",
+          "[typing]") {
+  auto typed = type_text(
+      module("a", "(assign@2:4 (name@2:4 x) (binop@2:8 + (name@2:8 a) (int@2:12 1)))"), {i32});
   std::string text = cudajit::typing::print_typed(typed->program);
   CHECK_THAT(text, Contains("(a: int32) -> none"));
   CHECK_THAT(text, Contains("  x: int64"));

@@ -636,7 +636,25 @@ ERROR_CASES = [
     ("c = cuda.laneid()", "'cuda.laneid' is not a function; write it without parentheses", 2, 8),
     ("c = cuda.threadIdx", "'cuda.threadIdx' cannot be used as a value", 2, 8),
     ("c = cuda.threadIdx.w", "'cuda.threadIdx.w' is not supported; use .x, .y or .z", 2, 8),
-    ("cuda.syncthreads()", "'cuda.syncthreads' is not supported in kernels", 2, 4),
+    ("cuda.syncgrid()", "'cuda.syncgrid' is not supported in kernels", 2, 4),
+    ("c = cuda.shared.array(b, cuda.float32)", "cuda.shared.array() needs a shape that is an "
+     "integer constant or a tuple of them (literals, global ints, or expressions of them); "
+     "'b' is not a constant", 2, 26),
+    ("c = cuda.local.array((4, 2.5), np.float32)", "got (4, 2.5)", 2, 25),
+    ("c = cuda.local.array((4, 1 + b), np.float32)", "'b' is not a constant", 2, 33),
+    ("c = cuda.shared.array((1, 2, 3, 4), np.int32)", "arrays have 1 to 3 dimensions", 2, 26),
+    ("c = cuda.shared.array(4, 'no_such_type')", "cuda.shared.array(): expected a dtype (a NumPy "
+     "dtype, a cudajit or Numba type, or a string); got 'no_such_type'",
+     2, 29),
+    ("c = cuda.shared.array(4, None)", "expected a dtype (a NumPy dtype, a cudajit or Numba "
+     "type, or a string); got None", 2, 29),
+    ("c = cuda.shared.array(4, dtype=np.float32, order='C')",
+     "cuda.shared.array() got an unexpected keyword argument 'order'", 2, 47),
+    ("c = cuda.shared.array(4, np.int8, dtype=np.float32)",
+     "got multiple values for 'dtype'", 2, 38),
+    ("c = cuda.shared.array(4)", "cuda.shared.array() is missing its 'dtype' argument", 2, 8),
+    ("c = cuda.atomic.add(a, 0, b, order=1)", "keyword arguments are not supported", 2, 33),
+    ("c = cuda.atomic", "module 'cuda.atomic' cannot be used as a value", 2, 8),
     ("c = cuda.float32(a, b)", "cuda.float32() takes exactly one argument", 2, 8),
     ("c = math", "module 'math' cannot be used as a value", 2, 8),
     ("c = math.sqrt", "'math.sqrt' can only be called", 2, 8),

@@ -1,5 +1,6 @@
 // Calls of builtins: Python's (len, min, abs, round...), casts, math (libdevice
-// or libm through TargetHooks::math_symbol) and the CUDA index intrinsics.
+// or libm through TargetHooks::math_symbol) and the CUDA index intrinsics; the
+// other cuda.* intrinsics are routed to their own files.
 #include <llvm/IR/Intrinsics.h>
 
 #include "lowering.hpp"
@@ -118,6 +119,11 @@ llvm::Value* FunctionLowering::call_math_builtin(const Node& n, std::string_view
 }
 
 llvm::Value* FunctionLowering::call_cuda_builtin(const Node& n, std::string_view name) {
+  if (name.starts_with("shared.array.")) return shared_array(n);
+  if (name.starts_with("local.array.")) return local_array(n);
+  if (name.starts_with("atomic.")) return call_atomic(n, name.substr(7));
+  if (name.starts_with("sync") || name.starts_with("threadfence"))
+    return call_sync_builtin(n, name);
   auto reg = [&](const std::string& r) { return m_.hooks.special_register(b_, r, thread_ctx_); };
   if (name != "grid" && name != "gridsize") return reg(std::string(name));
   int ndim = static_cast<int>(f_.constants.at(&n));

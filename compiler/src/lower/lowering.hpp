@@ -23,6 +23,8 @@ namespace cudajit::lower {
 
 enum class TargetKind { Nvptx, Host };
 
+struct ModuleLowering;
+
 // What differs between the GPU and the cpu device inside a function body.
 class TargetHooks {
  public:
@@ -35,6 +37,22 @@ class TargetHooks {
   virtual std::string math_symbol(std::string_view name, bool f32) const = 0;
   // True on the host: every function takes the thread context first.
   virtual bool has_thread_ctx() const = 0;
+  // A generic pointer to a new static shared array (`bytes` long).
+  virtual llvm::Value* static_shared(ModuleLowering& m, llvm::IRBuilder<>& b,
+                                     llvm::ArrayType* storage, uint64_t bytes,
+                                     llvm::Value* thread_ctx) = 0;
+  // The dynamic shared memory (the launch's `sharedmem` bytes): its address and size (i64).
+  virtual llvm::Value* dynamic_shared(ModuleLowering& m, llvm::IRBuilder<>& b,
+                                      llvm::Value* thread_ctx) = 0;
+  virtual llvm::Value* dynamic_shared_bytes(ModuleLowering& m, llvm::IRBuilder<>& b,
+                                            llvm::Value* thread_ctx) = 0;
+  // syncthreads (op target::kBarrierSync, result unused), its reductions of
+  // an i32 predicate (count, and, or) returning i32, and syncwarp (kWarpSync,
+  // the mask as predicate).
+  virtual llvm::Value* barrier(ModuleLowering& m, llvm::IRBuilder<>& b, int op,
+                               llvm::Value* predicate, llvm::Value* thread_ctx) = 0;
+  // threadfence_block ("block"), threadfence ("device"), threadfence_system ("system").
+  virtual void fence(llvm::IRBuilder<>& b, std::string_view scope) = 0;
 };
 
 std::unique_ptr<TargetHooks> make_hooks(TargetKind kind);
@@ -47,12 +65,16 @@ struct ModuleLowering {
   CompileOptions options;
   std::unordered_map<const typing::TypedFunction*, llvm::Function*> functions;
   LineTables* lines = nullptr;  // lineinfo: set while lowering for nvptx
+  // Host: bytes of static shared arrays so far (each array's offset is the
+  // total before it); whether any function synchronises the block.
+  uint64_t static_shared_bytes = 0;
+  bool synchronises = false;
 
   llvm::Type* value_type(const Type& t);  // in registers: bool is i1
   llvm::Type* memory_type(Scalar s);      // in memory: bool is i8
   llvm::Type* scalar_type(Scalar s);
   llvm::StructType* array_struct(int ndim);  // {ptr data, [N x i64] shape, [N x i64] strides}
-  llvm::StructType* thread_ctx_type();       // host only: {12 x i32, IndexErrorRecord*}
+  llvm::StructType* thread_ctx_type();       // host only: target::HostThreadContext
   llvm::StructType* error_record_type();     // host only: target::IndexErrorRecord
   llvm::Function* declare(const typing::TypedFunction& f);
   llvm::FunctionCallee math_function(std::string_view name, Scalar float_type, int arity);
@@ -158,6 +180,20 @@ class FunctionLowering {
   llvm::Value* call_math_builtin(const ir::Node& n, std::string_view name, std::vector<Value> args);
   llvm::Value* call_cuda_builtin(const ir::Node& n, std::string_view name);
   llvm::Value* min_max(const ir::Node& n, bool is_min, std::vector<Value> args);
+
+  // memory_intrinsics.cpp: cuda.shared.array, cuda.local.array
+  llvm::Value* shared_array(const ir::Node& n);
+  llvm::Value* local_array(const ir::Node& n);
+  llvm::Value* constant_shape_array(llvm::Value* data, const Type& t,
+                                    const std::vector<int64_t>& shape);
+
+  // synchronization.cpp: barriers and fences
+  llvm::Value* call_sync_builtin(const ir::Node& n, std::string_view name);
+
+  // atomics.cpp: cuda.atomic.*
+  llvm::Value* call_atomic(const ir::Node& n, std::string_view op);
+  llvm::Value* atomic_float_update(llvm::Value* ptr, Scalar s,
+                                   const std::function<llvm::Value*(llvm::Value*)>& update);
   llvm::Value* round(llvm::Value* x, Scalar s, llvm::Value* ndigits);
 
   // complex helpers
@@ -205,10 +241,18 @@ class FunctionLowering {
   std::vector<Loop> loops_;
 };
 
+struct LoweredProgram {
+  std::string entry_name;
+  // Host only: the entry runs one thread (target::HostThreadEntry), because
+  // the kernel synchronises its block; else it is the grid loop (HostEntry).
+  bool per_thread_entry = false;
+  uint64_t static_shared_bytes = 0;  // host: the bytes before the dynamic part
+};
+
 // Lowers every function reachable from the entry, and the entry: a
-// PTX_Kernel holding the kernel's body (nvptx), or the host grid loop calling
-// it. Returns the entry's name.
-std::string lower_program(const typing::TypedProgram& program, llvm::Module& module,
-                          TargetKind target, bool device_entry, const CompileOptions& options);
+// PTX_Kernel holding the kernel's body (nvptx), or the host grid loop (or
+// per-thread entry) calling it.
+LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& module,
+                             TargetKind target, bool device_entry, const CompileOptions& options);
 
 }  // namespace cudajit::lower

@@ -58,10 +58,13 @@ llvm::Type* ModuleLowering::value_type(const Type& t) {
 }
 
 llvm::StructType* ModuleLowering::thread_ctx_type() {
-  // threadIdx, blockDim, blockIdx, gridDim: 3 x i32 each, in that order; then
-  // the launch's IndexErrorRecord*.
+  // target::HostThreadContext: threadIdx, blockDim, blockIdx, gridDim (3 x i32
+  // each, in that order); the launch's IndexErrorRecord*; the block's shared
+  // memory, its dynamic part and that part's size (i64); the barrier function
+  // and the block it belongs to.
+  auto* ptr = llvm::PointerType::get(context, 0);
   return llvm::StructType::get(context, {llvm::ArrayType::get(llvm::Type::getInt32Ty(context), 12),
-                                         llvm::PointerType::get(context, 0)});
+                                         ptr, ptr, ptr, llvm::Type::getInt64Ty(context), ptr, ptr});
 }
 
 llvm::StructType* ModuleLowering::error_record_type() {
@@ -168,31 +171,48 @@ std::string nvptx_kernel(ModuleLowering& m, const TypedFunction& f) {
   return name;
 }
 
-// void entry(void** params, LaunchDims* dims, i64 block_begin, i64 block_end):
+// The arguments, unpacked from cuLaunchKernel-style `params` (pointers to values).
+std::vector<llvm::Value*> load_args(ModuleLowering& m, llvm::IRBuilder<>& b, const TypedFunction& f,
+                                    llvm::Value* params) {
+  auto* ptr = b.getPtrTy();
+  return unflatten_args(m, b, f.arg_types, [&](int i, llvm::Type* t) {
+    llvm::Value* slot = b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, params, i));
+    return b.CreateLoad(t, slot);
+  });
+}
+
+// void entry(void** params, LaunchDims* dims, i64 block_begin, i64 block_end, i8* shared):
 // runs every thread of blocks [begin, end) one after the other.
 std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Function* body) {
   llvm::LLVMContext& c = m.context;
   auto* ptr = llvm::PointerType::get(c, 0);
   auto* i32 = llvm::Type::getInt32Ty(c);
   auto* i64 = llvm::Type::getInt64Ty(c);
-  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, ptr, i64, i64}, false);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, ptr, i64, i64, ptr}, false);
   std::string name = f.symbol + "_host_entry";
   auto* entry = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, m.module);
   llvm::Value* params = entry->getArg(0);
   llvm::Value* dims = entry->getArg(1);
+  llvm::Value* shared = entry->getArg(4);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", entry));
 
-  auto args = unflatten_args(m, b, f.arg_types, [&](int i, llvm::Type* t) {
-    llvm::Value* slot = b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, params, i));
-    return b.CreateLoad(t, slot);
-  });
-  llvm::Value* ctx = b.CreateAlloca(m.thread_ctx_type());
+  auto args = load_args(m, b, f, params);
+  llvm::StructType* ctx_type = m.thread_ctx_type();
+  llvm::Value* ctx = b.CreateAlloca(ctx_type);
   auto ctx_slot = [&](unsigned i) {
-    return b.CreateGEP(m.thread_ctx_type(), ctx, {b.getInt32(0), b.getInt32(0), b.getInt32(i)});
+    return b.CreateGEP(ctx_type, ctx, {b.getInt32(0), b.getInt32(0), b.getInt32(i)});
   };
-  // LaunchDims::errors, after grid[3] and block[3].
+  // LaunchDims::errors and ::dynamic_shared_bytes, after grid[3] and block[3].
   llvm::Value* errors = b.CreateLoad(ptr, b.CreateConstGEP1_32(b.getInt8Ty(), dims, 24));
-  b.CreateStore(errors, b.CreateStructGEP(m.thread_ctx_type(), ctx, 1));
+  b.CreateStore(errors, b.CreateStructGEP(ctx_type, ctx, 1));
+  b.CreateStore(shared, b.CreateStructGEP(ctx_type, ctx, 2));
+  uint64_t dynamic_offset = (m.static_shared_bytes + 15) / 16 * 16;
+  b.CreateStore(b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), shared, dynamic_offset),
+                b.CreateStructGEP(ctx_type, ctx, 3));
+  b.CreateStore(b.CreateLoad(i64, b.CreateConstGEP1_32(b.getInt8Ty(), dims, 32)),
+                b.CreateStructGEP(ctx_type, ctx, 4));
+  b.CreateStore(llvm::ConstantPointerNull::get(ptr), b.CreateStructGEP(ctx_type, ctx, 5));
+  b.CreateStore(llvm::ConstantPointerNull::get(ptr), b.CreateStructGEP(ctx_type, ctx, 6));
   // LaunchDims is {grid[3], block[3]}; the context holds blockDim at 3..5, gridDim at 9..11.
   std::vector<llvm::Value*> grid(3), block(3);
   for (int d = 0; d < 3; ++d) {
@@ -242,6 +262,22 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
   return name;
 }
 
+// void entry(void** params, HostThreadContext* ctx): one thread of a kernel
+// that synchronises; the runtime runs a block's threads as fibers.
+std::string host_thread_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Function* body) {
+  llvm::LLVMContext& c = m.context;
+  auto* ptr = llvm::PointerType::get(c, 0);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, ptr}, false);
+  std::string name = f.symbol + "_host_thread";
+  auto* entry = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, m.module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", entry));
+  std::vector<llvm::Value*> call_args{entry->getArg(1)};
+  for (llvm::Value* a : load_args(m, b, f, entry->getArg(0))) call_args.push_back(a);
+  b.CreateCall(body, call_args);
+  b.CreateRetVoid();
+  return name;
+}
+
 void collect(const TypedFunction& f, std::vector<const TypedFunction*>& out) {
   if (std::find(out.begin(), out.end(), &f) != out.end()) return;
   out.push_back(&f);
@@ -250,8 +286,8 @@ void collect(const TypedFunction& f, std::vector<const TypedFunction*>& out) {
 
 }  // namespace
 
-std::string lower_program(const typing::TypedProgram& program, llvm::Module& module,
-                          TargetKind target, bool device_entry, const CompileOptions& options) {
+LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& module,
+                             TargetKind target, bool device_entry, const CompileOptions& options) {
   auto hooks = make_hooks(target);
   ModuleLowering m{module.getContext(), module, *hooks, options, {}};
   // Line tables for PTX only: on the cpu device they would change nothing.
@@ -266,7 +302,8 @@ std::string lower_program(const typing::TypedProgram& program, llvm::Module& mod
   for (const TypedFunction* f : reachable) m.declare(*f);
   for (const TypedFunction* f : reachable) FunctionLowering(m, *f).lower();
 
-  std::string entry_name;
+  LoweredProgram out;
+  std::string& entry_name = out.entry_name;
   if (entry_is_kernel) {
     entry_name = nvptx_kernel(m, *program.entry);
   } else if (device_entry) {
@@ -275,11 +312,15 @@ std::string lower_program(const typing::TypedProgram& program, llvm::Module& mod
     body->setLinkage(llvm::Function::ExternalLinkage);
     body->addFnAttr("cudajit-export");  // emit_ptx keeps it visible
     entry_name = body->getName().str();
+  } else if (m.synchronises) {
+    out.per_thread_entry = true;
+    entry_name = host_thread_kernel(m, *program.entry, m.functions.at(program.entry));
   } else {
     entry_name = host_kernel(m, *program.entry, m.functions.at(program.entry));
   }
+  out.static_shared_bytes = m.static_shared_bytes;
   if (lines) lines->finalize();
-  return entry_name;
+  return out;
 }
 
 }  // namespace cudajit::lower

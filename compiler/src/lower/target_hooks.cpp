@@ -1,10 +1,12 @@
 // Thread indices and math symbols: NVVM special registers and libdevice on
 // the GPU; the host grid loop's thread context and libm on the cpu device.
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <array>
 
+#include "cudajit/compiler/target.hpp"
 #include "lowering.hpp"
 
 namespace cudajit::lower {
@@ -24,6 +26,40 @@ int register_slot(std::string_view name) {
 }
 
 std::string_view libm_name(std::string_view name) { return name == "gamma" ? "tgamma" : name; }
+
+// A PTX statement as inline assembly: the same text under every LLVM version
+// (the NVVM barrier intrinsics were renamed after LLVM 19). Barriers are
+// convergent: no transformation may make them depend on more or fewer threads.
+llvm::Value* ptx_asm(llvm::IRBuilder<>& b, llvm::Type* result, std::string_view text,
+                     std::string_view constraints, std::vector<llvm::Value*> args,
+                     bool side_effects, bool convergent) {
+  std::vector<llvm::Type*> arg_types;
+  for (llvm::Value* a : args) arg_types.push_back(a->getType());
+  auto* type = llvm::FunctionType::get(result, arg_types, false);
+  auto* code = llvm::InlineAsm::get(type, text, constraints, side_effects);
+  llvm::CallInst* call = b.CreateCall(type, code, args);
+  if (convergent) call->addFnAttr(llvm::Attribute::Convergent);
+  return call;
+}
+
+// A new name for a shared array: PTX names may not contain the '.' LLVM's
+// uniquing adds to repeated names.
+std::string shared_array_name(const llvm::Module& module) {
+  for (int n = 0;; ++n) {
+    std::string name = "shared_array_" + std::to_string(n);
+    if (module.getNamedValue(name) == nullptr) return name;
+  }
+}
+
+// Fields of target::HostThreadContext (ModuleLowering::thread_ctx_type).
+enum HostContextField : unsigned {
+  kRegisters = 0,
+  kErrors = 1,
+  kShared = 2,
+  kDynamicShared = 3,
+  kDynamicSharedBytes = 4,
+  kBarrier = 5,
+};
 
 class NvptxHooks final : public TargetHooks {
  public:
@@ -57,6 +93,70 @@ class NvptxHooks final : public TargetHooks {
   }
 
   bool has_thread_ctx() const override { return false; }
+
+  llvm::Value* static_shared(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::ArrayType* storage,
+                             uint64_t, llvm::Value*) override {
+    // The module owns its globals (LLVM's ownership, not ours to delete).
+    // External: see keeps_external_linkage in target/nvptx.cpp.
+    auto* array =
+        new llvm::GlobalVariable(m.module, storage, false, llvm::GlobalValue::ExternalLinkage,
+                                 llvm::UndefValue::get(storage), shared_array_name(m.module),
+                                 nullptr, llvm::GlobalValue::NotThreadLocal, kSharedSpace);
+    array->setAlignment(llvm::Align(16));
+    return b.CreateAddrSpaceCast(array, b.getPtrTy());
+  }
+
+  llvm::Value* dynamic_shared(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value*) override {
+    // `.extern .shared .align 16 .b8 cudajit_dynamic_shared[]`: after the static arrays.
+    constexpr const char* kName = "cudajit_dynamic_shared";
+    llvm::GlobalVariable* array = m.module.getNamedGlobal(kName);
+    if (array == nullptr) {
+      auto* type = llvm::ArrayType::get(b.getInt8Ty(), 0);
+      array = new llvm::GlobalVariable(m.module, type, false, llvm::GlobalValue::ExternalLinkage,
+                                       nullptr, kName, nullptr, llvm::GlobalValue::NotThreadLocal,
+                                       kSharedSpace);
+      array->setAlignment(llvm::Align(16));
+    }
+    return b.CreateAddrSpaceCast(array, b.getPtrTy());
+  }
+
+  llvm::Value* dynamic_shared_bytes(ModuleLowering&, llvm::IRBuilder<>& b, llvm::Value*) override {
+    llvm::Value* bytes =
+        ptx_asm(b, b.getInt32Ty(), "mov.u32 $0, %dynamic_smem_size;", "=r", {}, false, false);
+    return b.CreateZExt(bytes, b.getInt64Ty());
+  }
+
+  llvm::Value* barrier(ModuleLowering&, llvm::IRBuilder<>& b, int op, llvm::Value* predicate,
+                       llvm::Value*) override {
+    switch (op) {
+      case target::kBarrierSync:
+        return ptx_asm(b, b.getVoidTy(), "bar.sync 0;", "~{memory}", {}, true, true);
+      case target::kWarpSync:
+        return ptx_asm(b, b.getVoidTy(), "bar.warp.sync $0;", "r,~{memory}", {predicate}, true,
+                       true);
+      case target::kBarrierCount:
+        return ptx_asm(b, b.getInt32Ty(),
+                       "{ .reg .pred p; setp.ne.u32 p, $1, 0; bar.red.popc.u32 $0, 0, p; }",
+                       "=r,r,~{memory}", {predicate}, true, true);
+      default: {
+        std::string reduction = op == target::kBarrierAnd ? "and" : "or";
+        return ptx_asm(b, b.getInt32Ty(),
+                       "{ .reg .pred p, q; setp.ne.u32 p, $1, 0; bar.red." + reduction +
+                           ".pred q, 0, p; selp.u32 $0, 1, 0, q; }",
+                       "=r,r,~{memory}", {predicate}, true, true);
+      }
+    }
+  }
+
+  void fence(llvm::IRBuilder<>& b, std::string_view scope) override {
+    std::string_view text = scope == "block"    ? "membar.cta;"
+                            : scope == "system" ? "membar.sys;"
+                                                : "membar.gl;";
+    ptx_asm(b, b.getVoidTy(), text, "~{memory}", {}, true, false);
+  }
+
+ private:
+  static constexpr unsigned kSharedSpace = 3;
 };
 
 class HostHooks final : public TargetHooks {
@@ -80,6 +180,45 @@ class HostHooks final : public TargetHooks {
   }
 
   bool has_thread_ctx() const override { return true; }
+
+  llvm::Value* static_shared(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::ArrayType*,
+                             uint64_t bytes, llvm::Value* ctx) override {
+    // Each array at its own offset of the block's buffer, 16-byte aligned.
+    uint64_t offset = (m.static_shared_bytes + 15) / 16 * 16;
+    m.static_shared_bytes = offset + bytes;
+    return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), field(m, b, ctx, kShared), offset);
+  }
+
+  llvm::Value* dynamic_shared(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value* ctx) override {
+    return field(m, b, ctx, kDynamicShared);
+  }
+
+  llvm::Value* dynamic_shared_bytes(ModuleLowering& m, llvm::IRBuilder<>& b,
+                                    llvm::Value* ctx) override {
+    return b.CreateLoad(b.getInt64Ty(),
+                        b.CreateStructGEP(m.thread_ctx_type(), ctx, kDynamicSharedBytes));
+  }
+
+  llvm::Value* barrier(ModuleLowering& m, llvm::IRBuilder<>& b, int op, llvm::Value* predicate,
+                       llvm::Value* ctx) override {
+    // ctx->barrier(ctx, op, predicate): the runtime switches to the block's next fiber.
+    auto* type = llvm::FunctionType::get(b.getInt32Ty(),
+                                         {b.getPtrTy(), b.getInt32Ty(), b.getInt32Ty()}, false);
+    return b.CreateCall(type, field(m, b, ctx, kBarrier), {ctx, b.getInt32(op), predicate});
+  }
+
+  void fence(llvm::IRBuilder<>& b, std::string_view scope) override {
+    // The threads of a block are fibers of one OS thread: the compiler must
+    // only keep memory accesses in order; other blocks run on other threads.
+    b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent,
+                  scope == "block" ? llvm::SyncScope::SingleThread : llvm::SyncScope::System);
+  }
+
+ private:
+  static llvm::Value* field(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value* ctx,
+                            HostContextField f) {
+    return b.CreateLoad(b.getPtrTy(), b.CreateStructGEP(m.thread_ctx_type(), ctx, f));
+  }
 };
 
 }  // namespace

@@ -40,7 +40,7 @@ class HostJit {
   const llvm::Triple& triple() const { return jit_->getTargetTriple(); }
   const llvm::DataLayout& data_layout() const { return jit_->getDataLayout(); }
 
-  HostEntry compile(llvm::orc::ThreadSafeModule module, const std::string& entry_name) {
+  void* compile(llvm::orc::ThreadSafeModule module, const std::string& entry_name) {
     // One compile at a time: the optimiser's TargetMachine and the JIT's
     // compiler are not thread-safe, and errors_ belongs to this compile.
     std::lock_guard lock(mutex_);
@@ -57,7 +57,7 @@ class HostJit {
       if (!errors_.empty()) message += "; " + errors_;
       throw LlvmError("cannot compile host entry " + entry_name + ": " + message);
     }
-    return address->toPtr<HostEntry>();
+    return address->toPtr<void*>();
   }
 
   HostJit() {
@@ -109,8 +109,8 @@ class HostJit {
 
 }  // namespace
 
-HostEntry jit_host(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-                   const std::string& entry_name) {
+void* jit_host(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
+               const std::string& entry_name) {
   if (!module || !context) throw std::invalid_argument("jit_host: module or context is null");
   if (&module->getContext() != context.get()) {
     throw std::invalid_argument("jit_host: the module does not belong to the given context");

@@ -228,7 +228,12 @@ bool keeps_external_linkage(const llvm::GlobalValue& value) {
   if (const auto* function = llvm::dyn_cast<llvm::Function>(&value))
     return is_kernel(*function) || function->hasFnAttribute(kExportAttribute);
   if (const auto* variable = llvm::dyn_cast<llvm::GlobalVariable>(&value)) {
-    return variable->isExternallyInitialized();
+    // Shared arrays stay `.visible .shared`: LLVM 19's PTX printer "demotes"
+    // an internal one into the function using it and remembers it by
+    // Function* across modules, which a reused code generator (CodeGenPipeline)
+    // would then print for a later function at the same address.
+    constexpr unsigned kSharedSpace = 3;
+    return variable->isExternallyInitialized() || variable->getAddressSpace() == kSharedSpace;
   }
   return false;
 }

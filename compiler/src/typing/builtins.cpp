@@ -1,5 +1,6 @@
 // Signatures of the builtins a kernel may call: Python's, math's, casts and
-// the CUDA thread-indexing intrinsics.
+// the CUDA intrinsics (thread indexing, shared and local arrays, barriers,
+// fences, atomics).
 #include <algorithm>
 #include <set>
 
@@ -12,9 +13,9 @@ namespace {
 using ir::Node;
 
 const std::set<std::string, std::less<>> kUnaryMath = {
-    "sqrt", "exp",  "expm1", "log",   "log2",  "log10", "log1p", "sin",  "cos",
-    "tan",  "asin", "acos",  "atan",  "sinh",  "cosh",  "tanh",  "asinh", "acosh",
-    "atanh", "fabs", "erf",  "erfc",  "gamma", "lgamma"};
+    "sqrt",  "exp",   "expm1", "log",  "log2", "log10", "log1p", "sin",
+    "cos",   "tan",   "asin",  "acos", "atan", "sinh",  "cosh",  "tanh",
+    "asinh", "acosh", "atanh", "fabs", "erf",  "erfc",  "gamma", "lgamma"};
 const std::set<std::string, std::less<>> kBinaryMath = {"pow", "atan2", "copysign", "fmod",
                                                         "hypot"};
 // numba-cuda types these as floats (the argument's float type), not Python's int.
@@ -25,7 +26,8 @@ bool is_real(const Type& t) { return t.is_scalar() && !is_complex(t.scalar()); }
 
 void expect_args(const Node& call, const std::vector<Type>& args, size_t lo, size_t hi) {
   if (args.size() >= lo && args.size() <= hi) return;
-  std::string want = lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+  std::string want =
+      lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
   type_error(call, call.text + "() takes " + want + " argument" + (hi == 1 ? "" : "s") + ", got " +
                        std::to_string(args.size()));
 }
@@ -57,12 +59,129 @@ Type type_math(const Node& call, std::string_view name, const std::vector<Type>&
   return Type::scalar(math_float(args));
 }
 
+// cuda.shared.array.<dtype> and cuda.local.array.<dtype>: one tuple of integer
+// literals (the front end folded the shape to constants).
+Type type_array_allocation(const Node& call, std::string_view name) {
+  const bool shared = name.starts_with("shared.");
+  std::string_view dtype_name = name.substr(name.rfind('.') + 1);
+  std::string what = shared ? "cuda.shared.array()" : "cuda.local.array()";
+  auto dtype = scalar_from_name(dtype_name);
+  if (!dtype) type_error(call, what + ": unknown dtype '" + std::string(dtype_name) + "'");
+  if (call.size() != 1 || call.child(0).kind != ir::NodeKind::Tuple || call.child(0).size() == 0)
+    type_error(call, what + " takes a shape: an integer constant or a tuple of them");
+  const Node& shape = call.child(0);
+  if (shape.size() > 3) type_error(call, what + " arrays have 1 to 3 dimensions");
+  int64_t count = 1;
+  for (const auto& extent : shape.children) {
+    if (extent->kind != ir::NodeKind::Int || extent->int_value < 0)
+      type_error(*extent, what + " shape entries must be non-negative integer constants");
+    // Bounded well below overflow: 2**31 items (shared memory is at most 228 KiB).
+    if (extent->int_value > (int64_t{1} << 31) / count)
+      type_error(call, what + " of " + std::to_string(extent->int_value) +
+                           " items along one axis is too large");
+    count *= extent->int_value;
+  }
+  if (count == 0 && (!shared || shape.size() != 1))
+    type_error(call, shared ? what +
+                                  " of zero items: only a 1-D shape 0 makes dynamic shared "
+                                  "memory (sized by the launch's sharedmem)"
+                            : what + " needs at least one item");
+  return Type::array(*dtype, static_cast<int>(shape.size()), Layout::C);
+}
+
+void expect_integer_or_bool(const Node& call, std::string_view what, const Type& t) {
+  if (t.is_scalar() && (is_integer(t.scalar()) || t.scalar() == Scalar::Bool)) return;
+  type_error(call, std::string(what) + " needs an integer or bool, got " + t.str());
+}
+
+Type type_sync(const Node& call, std::string_view name, const std::vector<Type>& args) {
+  std::string what = "cuda." + std::string(name) + "()";
+  if (name == "syncthreads" || name.starts_with("threadfence")) {
+    expect_args(call, args, 0, 0);
+    return Type::none();
+  }
+  if (name == "syncwarp") {
+    expect_args(call, args, 0, 1);
+    if (!args.empty()) expect_integer_or_bool(call, what + "'s mask", args[0]);
+    return Type::none();
+  }
+  if (name == "syncthreads_count" || name == "syncthreads_and" || name == "syncthreads_or") {
+    expect_args(call, args, 1, 1);
+    expect_integer_or_bool(call, what, args[0]);
+    return Type::scalar(Scalar::Int32);
+  }
+  type_error(call, "cuda." + std::string(name) + " is not supported in kernels");
+}
+
+// cuda.atomic.<op>(ary, idx, val), cas(ary, idx, old, val) and
+// compare_and_swap(ary, old, val): the old value, of the array's dtype.
+Type type_atomic(const Node& call, std::string_view op, const std::vector<Type>& args) {
+  static const std::set<std::string, std::less<>> kArithmetic = {"add", "sub",    "max",
+                                                                 "min", "nanmax", "nanmin"};
+  static const std::set<std::string, std::less<>> kBitwise = {"and_", "or_", "xor", "exch"};
+  const std::string what = "cuda.atomic." + std::string(op) + "()";
+  const bool cas = op == "cas";
+  const bool cas0 = op == "compare_and_swap";
+  if (!kArithmetic.count(op) && !kBitwise.count(op) && op != "inc" && op != "dec" && !cas && !cas0)
+    type_error(call, "cuda.atomic." + std::string(op) + " is not supported in kernels");
+  size_t arity = cas ? 4 : 3;
+  if (args.size() != arity)
+    type_error(call, what + " takes " + std::to_string(arity) + " arguments, got " +
+                         std::to_string(args.size()));
+  const Type& array = args[0];
+  if (!array.is_array())
+    type_error(call, what + " needs an array as its first argument, got " + array.str());
+  if (array.readonly())
+    type_error(call, what + " cannot modify a read-only array (" + array.str() + ")");
+  Scalar s = array.dtype();
+  bool ok;
+  std::string wanted;
+  if (op == "inc" || op == "dec") {
+    ok = s == Scalar::UInt32 || s == Scalar::UInt64;
+    wanted = "uint32 or uint64";
+  } else if (kBitwise.count(op) || cas || cas0) {
+    ok = is_integer(s) && bit_width(s) >= 32;
+    wanted = "int32, uint32, int64 or uint64";
+  } else {
+    ok = (is_integer(s) && bit_width(s) >= 32) || s == Scalar::Float32 || s == Scalar::Float64;
+    wanted = "int32, uint32, int64, uint64, float32 or float64";
+  }
+  if (!ok) type_error(call, what + " works on arrays of " + wanted + ", got " + array.str());
+  if (cas0) {
+    if (array.ndim() != 1)
+      type_error(call, what + " needs a 1-D array (it works on element 0), got " + array.str());
+  } else {
+    const Type& index = args[1];
+    bool scalar_index = index.is_scalar() && is_integer(index.scalar());
+    bool tuple_index =
+        index.is_tuple() &&
+        std::all_of(index.elements().begin(), index.elements().end(),
+                    [](const Type& t) { return t.is_scalar() && is_integer(t.scalar()); });
+    int given = scalar_index ? 1 : tuple_index ? static_cast<int>(index.elements().size()) : -1;
+    if (given < 0)
+      type_error(call, what + " needs an integer index or a tuple of them, got " + index.str());
+    if (given != array.ndim())
+      type_error(call, what + " needs " + std::to_string(array.ndim()) + " indices for " +
+                           array.str() + ", got " + std::to_string(given));
+  }
+  for (size_t i = cas0 ? 1 : 2; i < args.size(); ++i) {
+    if (!is_real(args[i]))
+      type_error(call, what + " needs a real number to combine, got " + args[i].str());
+  }
+  return Type::scalar(s);
+}
+
 Type type_cuda(const Node& call, std::string_view name, const std::vector<Type>& args,
                TypedFunction& out) {
+  if (name.starts_with("shared.array.") || name.starts_with("local.array."))
+    return type_array_allocation(call, name);
+  if (name.starts_with("atomic.")) return type_atomic(call, name.substr(7), args);
+  if (name.starts_with("sync") || name.starts_with("threadfence"))
+    return type_sync(call, name, args);
   static const std::set<std::string, std::less<>> kIndexRegisters = {
-      "threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x",  "blockIdx.y",  "blockIdx.z",
-      "blockDim.x",  "blockDim.y",  "blockDim.z",  "gridDim.x",   "gridDim.y",   "gridDim.z",
-      "laneid",      "warpsize"};
+      "threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y",
+      "blockIdx.z",  "blockDim.x",  "blockDim.y",  "blockDim.z", "gridDim.x",
+      "gridDim.y",   "gridDim.z",   "laneid",      "warpsize"};
   if (kIndexRegisters.count(name)) {
     expect_args(call, args, 0, 0);
     return Type::scalar(Scalar::Int32);
@@ -129,8 +248,7 @@ Type type_python_builtin(const Node& call, const std::string& name, const std::v
       type_error(call, "round() ndigits must be an integer, got " + args[1].str());
     return is_float(args[0].scalar()) ? args[0] : Type::scalar(Scalar::Int64);
   }
-  if (name == "range")
-    type_error(call, "range() can only be used as the iterable of a for loop");
+  if (name == "range") type_error(call, "range() can only be used as the iterable of a for loop");
   type_error(call, name + "() is not supported in kernels");
 }
 
@@ -159,14 +277,13 @@ TypedProgram type_program(const ir::Module& module, const std::vector<Type>& arg
   const ir::Function& entry = module.functions.at(0);
   if (entry.params.size() != arg_types.size())
     throw CompileError("'" + entry.name + "' takes " + std::to_string(entry.params.size()) +
-                           " arguments, but the signature has " +
-                           std::to_string(arg_types.size()),
+                           " arguments, but the signature has " + std::to_string(arg_types.size()),
                        entry.loc, module.file);
   for (size_t i = 0; i < arg_types.size(); ++i)
     if (arg_types[i].is_none() || arg_types[i].is_tuple())
-      throw CompileError("argument '" + entry.params[i] + "' cannot be of type " +
-                             arg_types[i].str(),
-                         entry.loc, module.file);
+      throw CompileError(
+          "argument '" + entry.params[i] + "' cannot be of type " + arg_types[i].str(), entry.loc,
+          module.file);
   ProgramTyper typer(module);
   try {
     const TypedFunction& typed = typer.specialize(entry, arg_types, nullptr, is_kernel);

@@ -38,8 +38,8 @@ bool always_returns(const std::vector<ir::NodePtr>& stmts);
 bool breaks_out(const std::vector<ir::NodePtr>& stmts) {
   for (const ir::NodePtr& s : stmts) {
     if (s->kind == NodeKind::Break) return true;
-    if (s->kind == NodeKind::If && (breaks_out(s->child(1).children) ||
-                                    breaks_out(s->child(2).children)))
+    if (s->kind == NodeKind::If &&
+        (breaks_out(s->child(1).children) || breaks_out(s->child(2).children)))
       return true;
     if (s->kind == NodeKind::Block && breaks_out(s->children)) return true;
   }
@@ -86,8 +86,9 @@ class FunctionTyper {
     block(fn.body);
     if (!return_type_) return_type_ = Type::none();
     if (!return_type_->is_none() && !always_returns(fn.body))
-      throw CompileError("function '" + fn.name + "' returns a value on some paths and falls off "
-                         "the end (returning None) on others; add a final return",
+      throw CompileError("function '" + fn.name +
+                             "' returns a value on some paths and falls off "
+                             "the end (returning None) on others; add a final return",
                          fn.loc);
     out_.return_type = *return_type_;
   }
@@ -159,8 +160,9 @@ class FunctionTyper {
         }
         if (!final_) return;
         if (is_kernel() && !t.is_none())
-          type_error(s, "a kernel cannot return a value (kernels return None; write results "
-                        "into an array argument)");
+          type_error(s,
+                     "a kernel cannot return a value (kernels return None; write results "
+                     "into an array argument)");
         if (t.is_array()) type_error(s, "a device function cannot return an array");
         if (!return_type_) {
           return_type_ = t;
@@ -191,8 +193,9 @@ class FunctionTyper {
   void condition(const Node& c) {
     auto t = expr(c);
     if (t && !t->is_scalar())
-      type_error(c, "the truth value of " + describe(*t) + " is ambiguous; a condition must be a "
-                    "scalar");
+      type_error(c, "the truth value of " + describe(*t) +
+                        " is ambiguous; a condition must be a "
+                        "scalar");
   }
 
   void assign(const Node& target, const std::optional<Type>& value, const Node& stmt) {
@@ -271,8 +274,7 @@ class FunctionTyper {
       case NodeKind::Name: {
         auto it = out_.locals.find(n.text);
         if (it != out_.locals.end()) return it->second;
-        if (final_)
-          type_error(n, "variable '" + n.text + "' is used before it is assigned");
+        if (final_) type_error(n, "variable '" + n.text + "' is used before it is assigned");
         return std::nullopt;
       }
       case NodeKind::BinOp: {
@@ -400,8 +402,8 @@ class FunctionTyper {
 
   Type binop_type(const Node& n, const std::string& op, const Type& a, const Type& b) {
     if (!a.is_scalar() || !b.is_scalar())
-      type_error(n, "unsupported operand types for " + op + ": " + describe(a) + " and " +
-                        describe(b));
+      type_error(
+          n, "unsupported operand types for " + op + ": " + describe(a) + " and " + describe(b));
     Scalar x = a.scalar(), y = b.scalar();
     bool ints = is_int_like(a) && is_int_like(b);
     bool any_complex = is_complex(x) || is_complex(y);
@@ -419,10 +421,11 @@ class FunctionTyper {
     if (op == "**") return Type::scalar(arithmetic_result(x, y));
     if (op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>") {
       if (!ints)
-        type_error(n, "'" + op + "' needs integer operands, got " + describe(a) + " and " +
-                          describe(b));
+        type_error(
+            n, "'" + op + "' needs integer operands, got " + describe(a) + " and " + describe(b));
       // Shifts take the left operand's signedness, at least 64 bits wide (Numba).
-      if (op == "<<" || op == ">>") return Type::scalar(make_int(64, x == Scalar::Bool || is_signed(x)));
+      if (op == "<<" || op == ">>")
+        return Type::scalar(make_int(64, x == Scalar::Bool || is_signed(x)));
       if (x == Scalar::Bool && y == Scalar::Bool) return Type::scalar(Scalar::Bool);
       return Type::scalar(arithmetic_result(x, y));
     }
@@ -463,7 +466,8 @@ class FunctionTyper {
     if (!v || !index) return std::nullopt;
     if (v->is_tuple()) {
       if (store) type_error(n, "tuples are immutable; cannot assign to an element");
-      if (!is_int_like(*index)) type_error(n, "tuple index must be an integer, got " + describe(*index));
+      if (!is_int_like(*index))
+        type_error(n, "tuple index must be an integer, got " + describe(*index));
       auto size = static_cast<int64_t>(v->elements().size());
       if (auto k = literal_int(n.child(1))) {
         int64_t i = *k < 0 ? *k + size : *k;
@@ -488,12 +492,13 @@ class FunctionTyper {
       type_error(n, "too many indices for " + describe(*v) + ": " + std::to_string(count));
     if (store) {
       if (v->readonly()) {
-        std::string what = n.child(0).kind == NodeKind::Name ? "'" + n.child(0).text + "'" : "array";
+        std::string what =
+            n.child(0).kind == NodeKind::Name ? "'" + n.child(0).text + "'" : "array";
         type_error(n, "cannot write to read-only array " + what + " (" + describe(*v) + ")");
       }
       if (count < v->ndim())
-        type_error(n, "cannot assign to a " + std::to_string(v->ndim() - count) +
-                          "-d view of " + describe(*v) + "; index every dimension");
+        type_error(n, "cannot assign to a " + std::to_string(v->ndim() - count) + "-d view of " +
+                          describe(*v) + "; index every dimension");
     }
     if (count == v->ndim()) return Type::scalar(v->dtype());
     // Fewer indices than dimensions: a view of the remaining dimensions.
@@ -522,9 +527,9 @@ const TypedFunction& ProgramTyper::specialize(const ir::Function& fn, const std:
   auto found = done_.find({fn.name, key});
   if (found != done_.end()) return *found->second;
   if (in_progress_.count(fn.name))
-    throw CompileError("recursive call of device function '" + fn.name +
-                           "' is not supported in kernels",
-                       call_site ? call_site->loc : fn.loc);
+    throw CompileError(
+        "recursive call of device function '" + fn.name + "' is not supported in kernels",
+        call_site ? call_site->loc : fn.loc);
   if (fn.params.size() != args.size())
     throw CompileError("'" + fn.name + "' takes " + std::to_string(fn.params.size()) +
                            " arguments, got " + std::to_string(args.size()),

@@ -96,9 +96,7 @@ Type Type::with_readonly(bool readonly) const {
   return t;
 }
 
-Type Type::with_layout(Layout layout) const {
-  return array(scalar_, ndim_, layout, readonly_);
-}
+Type Type::with_layout(Layout layout) const { return array(scalar_, ndim_, layout, readonly_); }
 
 std::string Type::str() const {
   switch (kind_) {
@@ -117,7 +115,8 @@ std::string Type::str() const {
     case Kind::Tuple: {
       bool uniform = !elements_.empty();
       for (const Type& e : elements_) uniform = uniform && e == elements_[0];
-      if (uniform) return "UniTuple(" + elements_[0].str() + " x " + std::to_string(elements_.size()) + ")";
+      if (uniform)
+        return "UniTuple(" + elements_[0].str() + " x " + std::to_string(elements_.size()) + ")";
       std::string s = "Tuple(";
       for (size_t i = 0; i < elements_.size(); ++i) s += (i ? ", " : "") + elements_[i].str();
       return s + ")";

@@ -102,14 +102,13 @@ std::shared_ptr<Event> CpuDevice::create_event(bool timing) {
 }
 
 std::shared_ptr<LoadedKernel> CpuDevice::load(const KernelCode& code) {
-  if (code.host_entry == nullptr)
+  if (!code.host)
     throw std::invalid_argument(
-        "the cpu device runs host code: KernelCode::host_entry is null" +
+        "the cpu device runs host code: KernelCode::host has no entry" +
         (code.entry_name.empty() ? std::string() : " for kernel " + code.entry_name) +
         " (PTX is for the cuda device)");
-  return std::make_shared<CpuKernel>(code.host_entry,
-                                     code.kernel_name.empty() ? code.entry_name : code.kernel_name,
-                                     code.source_file);
+  return std::make_shared<CpuKernel>(
+      code.host, code.kernel_name.empty() ? code.entry_name : code.kernel_name, code.source_file);
 }
 
 std::string CpuKernelInfo::index_error_message(const target::IndexErrorRecord& record) const {
@@ -128,11 +127,21 @@ void CpuDevice::launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned sha
   if (cpu_kernel == nullptr)
     throw std::invalid_argument("the cpu device can launch only kernels it loaded");
   check_launch_config(limits_, grid, block, shared_bytes, "cpu");
-  target::HostEntry entry = cpu_kernel->entry();
-  enqueue(own(stream), [entry, grid, block, info = cpu_kernel->info(), params = std::move(params),
-                        keep_alive = std::move(keep_alive)]() mutable {
+  const target::HostKernel& code = cpu_kernel->code();
+  if (code.static_shared_bytes + shared_bytes > limits_.max_shared_per_block)
+    throw std::invalid_argument(
+        "kernel '" + cpu_kernel->name() + "' uses " + std::to_string(code.static_shared_bytes) +
+        " bytes of static shared memory; with " + std::to_string(shared_bytes) +
+        " dynamic bytes that exceeds the limit of " + std::to_string(limits_.max_shared_per_block) +
+        " bytes per block on device cpu");
+  enqueue(own(stream), [code, grid, block, shared_bytes, info = cpu_kernel->info(),
+                        params = std::move(params), keep_alive = std::move(keep_alive)]() mutable {
     target::IndexErrorRecord errors;
-    launch_host(entry, grid, block, params.pointers(), &errors);
+    try {
+      launch_host(code, grid, block, shared_bytes, params.pointers(), &errors);
+    } catch (const BarrierError& e) {
+      throw BarrierError("kernel '" + info->name + "': " + e.what());
+    }
     // Surfaces at the stream's next synchronisation, as a CUDA launch error does.
     if (errors.flag) throw KernelIndexError(info->index_error_message(errors));
   });

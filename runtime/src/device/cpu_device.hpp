@@ -115,16 +115,16 @@ struct CpuKernelInfo {
 
 class CpuKernel final : public LoadedKernel {
  public:
-  CpuKernel(target::HostEntry entry, std::string name, std::string source_file)
-      : entry_(entry),
+  CpuKernel(target::HostKernel code, std::string name, std::string source_file)
+      : code_(code),
         info_(std::make_shared<CpuKernelInfo>(
             CpuKernelInfo{std::move(name), std::move(source_file)})) {}
-  target::HostEntry entry() const { return entry_; }
+  const target::HostKernel& code() const { return code_; }
   const std::string& name() const { return info_->name; }
   const std::shared_ptr<const CpuKernelInfo>& info() const { return info_; }
 
  private:
-  target::HostEntry entry_;
+  target::HostKernel code_;
   std::shared_ptr<const CpuKernelInfo> info_;
 };
 

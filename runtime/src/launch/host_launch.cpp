@@ -6,8 +6,11 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include "block_fibers.hpp"
 
 namespace cudajit::runtime {
 
@@ -119,14 +122,27 @@ WorkerPool& pool() {
 
 unsigned host_worker_count() { return pool().size(); }
 
-void launch_host(target::HostEntry entry, Dim3 grid, Dim3 block, void** params,
-                 target::IndexErrorRecord* errors) {
-  target::LaunchDims dims{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, errors};
+void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
+                 uint64_t dynamic_shared_bytes, void** params, target::IndexErrorRecord* errors) {
+  if (!kernel) throw std::invalid_argument("launch_host: the kernel has no host entry");
+  target::LaunchDims dims{
+      {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, errors, dynamic_shared_bytes};
+  const uint64_t shared_bytes = (kernel.static_shared_bytes + 15) / 16 * 16 + dynamic_shared_bytes;
+  // Blocks [begin, end) on this OS thread, one after the other, reusing its shared memory.
+  auto run_blocks = [&](int64_t begin, int64_t end) {
+    unsigned char* shared = shared_bytes != 0 ? thread_shared_buffer(shared_bytes) : nullptr;
+    if (kernel.entry != nullptr) {
+      kernel.entry(params, &dims, begin, end, shared);
+      return;
+    }
+    BlockFibers fibers(kernel.thread_entry, params, dims, shared, kernel.static_shared_bytes);
+    for (int64_t b = begin; b < end; ++b) fibers.run(b);
+  };
   auto blocks = static_cast<int64_t>(grid.count());
   // A few chunks per worker balance uneven blocks without much overhead.
   int64_t chunks = std::min<int64_t>(blocks, int64_t(pool().size()) * 4);
   if (chunks <= 1) {
-    entry(params, &dims, 0, blocks);
+    run_blocks(0, blocks);
     return;
   }
   // Chunk c gets blocks/chunks blocks, one more for the first blocks%chunks chunks
@@ -134,8 +150,7 @@ void launch_host(target::HostEntry entry, Dim3 grid, Dim3 block, void** params,
   int64_t per_chunk = blocks / chunks, remainder = blocks % chunks;
   pool().run(chunks, [&](int64_t c) {
     int64_t begin = per_chunk * c + std::min(c, remainder);
-    int64_t end = begin + per_chunk + (c < remainder ? 1 : 0);
-    entry(params, &dims, begin, end);
+    run_blocks(begin, begin + per_chunk + (c < remainder ? 1 : 0));
   });
 }
 

@@ -146,6 +146,28 @@ TEST_CASE("bar.sync makes every warp's shared stores visible to the block", "[si
   for (uint32_t i = 0; i < 256; ++i) REQUIRE(data[i] == (255 - i) * 3 + 1);
 }
 
+TEST_CASE("function-scope .shared (LLVM's demoted variables) is per block and per name",
+          "[simulator][exec]") {
+  // The same reversal with the array declared in the kernel's body, beside a
+  // module-scope array and another function's array of the same name.
+  std::string text = kReverse;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
+  replace(".shared .align 4 .b32 tile[256];",
+          ".shared .align 4 .b32 other[4];\n.visible .func f()\n{\n"
+          "\t.shared .align 4 .b32 tile[256];\n\tret;\n}");
+  replace("\t.reg .b32 %r<8>;", "\t.shared .align 4 .b32 tile[256];\n\t.reg .b32 %r<8>;");
+  auto program = load(ptx_module(text.c_str()));
+  TestMemory memory;
+  std::vector<uint32_t> values(256);
+  for (uint32_t i = 0; i < 256; ++i) values[i] = i * 5;
+  uint32_t* data = memory.buffer(values);
+  uint64_t address = uint64_t(uintptr_t(data));
+  launch(*program, "k", {1, 1, 1}, {256, 1, 1}, {&address}, memory.memory);
+  for (uint32_t i = 0; i < 256; ++i) REQUIRE(data[i] == (255 - i) * 5);
+}
+
 TEST_CASE("threads that exited do not hold a barrier up", "[simulator][exec]") {
   auto program = load(ptx_module(kDivergentBarrier));
   TestMemory memory;

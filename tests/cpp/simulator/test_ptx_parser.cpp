@@ -86,3 +86,15 @@ TEST_CASE("a module without .version or .target is refused", "[simulator][ptx]")
   REQUIRE_THROWS_WITH(ptx::parse(".target sm_80\n"), Catch::Contains("missing .version"));
   REQUIRE_THROWS_WITH(ptx::parse(".version 7.0\n"), Catch::Contains("missing .target"));
 }
+
+TEST_CASE("declared names follow PTX's identifier grammar", "[simulator][ptx]") {
+  // LLVM uniquing "shared_array" to "shared_array.1" is not valid PTX; ptxas refuses it too.
+  REQUIRE_THROWS_WITH(ptx::parse(testing::ptx_module(".shared .align 4 .b8 shared_array.1[16];\n")),
+                      Catch::Contains("invalid identifier 'shared_array.1' for a name"));
+  REQUIRE_THROWS_WITH(ptx::parse(testing::ptx_module(".visible .entry k.x()\n{\n\tret;\n}\n")),
+                      Catch::Contains("invalid identifier 'k.x' for a function name"));
+  REQUIRE_THROWS_WITH(ptx::parse(testing::ptx_module(".global .b8 _[1];\n")),
+                      Catch::Contains("invalid identifier '_'"));
+  REQUIRE_NOTHROW(
+      ptx::parse(testing::ptx_module(".global .b8 $name_$_1[1];\n.global .b8 x9[1];\n")));
+}

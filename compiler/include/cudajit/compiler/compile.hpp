@@ -47,7 +47,7 @@ struct PtxArtifact {
 };
 
 struct HostArtifact {
-  target::HostEntry entry = nullptr;
+  target::HostKernel kernel;
   bool boundscheck = false;  // reports through LaunchDims::errors
   std::string llvm_ir;       // if keep_llvm_ir
   std::string entry_name;

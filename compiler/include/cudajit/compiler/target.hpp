@@ -54,23 +54,69 @@ struct IndexErrorRecord {
 };
 
 // The layout of the grid a host entry point runs over, shared with the runtime.
+// Written by generated code: keep the layout in step with lower/module.cpp.
 struct LaunchDims {
   uint32_t grid[3];
   uint32_t block[3];
   IndexErrorRecord* errors = nullptr;  // null: the kernel was compiled without bounds checks
+  uint64_t dynamic_shared_bytes = 0;   // the launch's `sharedmem`
 };
 
-// The entry point the host target generates for each kernel:
-// params is the same array of pointers to parameter values that
-// cuLaunchKernel takes; blocks [block_begin, block_end) of the grid, in
-// x-fastest linear order, are run.
+// The entry point the host target generates for a kernel that never
+// synchronises its block: params is the same array of pointers to parameter
+// values that cuLaunchKernel takes; blocks [block_begin, block_end) of the
+// grid, in x-fastest linear order, are run, each thread after the other.
+// `shared` is the blocks' shared memory (static arrays, then the dynamic part),
+// reused block after block.
 using HostEntry = void (*)(void** params, const LaunchDims* dims, int64_t block_begin,
-                           int64_t block_end);
+                           int64_t block_end, unsigned char* shared);
+
+// What one thread of a host kernel reads: its indices, and its block's shared
+// memory and barrier. Generated code reads it: keep the layout in step with
+// lower/module.cpp (thread_ctx_type).
+struct HostThreadContext;
+// Waits until every thread of the block has called it (a fiber switch); `op`
+// says what it reduces `predicate` to, BarrierOp, and returns the reduction.
+// kWarpSync waits for the lanes of the caller's warp in the mask `predicate`.
+using HostBarrier = int32_t (*)(HostThreadContext* ctx, int32_t op, int32_t predicate);
+enum BarrierOp : int32_t {
+  kBarrierSync = 0,
+  kBarrierCount = 1,
+  kBarrierAnd = 2,
+  kBarrierOr = 3,
+  kWarpSync = 4,
+};
+
+struct HostThreadContext {
+  uint32_t thread_idx[3];
+  uint32_t block_dim[3];
+  uint32_t block_idx[3];
+  uint32_t grid_dim[3];
+  IndexErrorRecord* errors = nullptr;
+  unsigned char* shared = nullptr;          // the block's shared memory: static arrays,
+  unsigned char* dynamic_shared = nullptr;  // then the dynamic part (16-byte aligned)
+  uint64_t dynamic_shared_bytes = 0;
+  HostBarrier barrier = nullptr;  // null in kernels that never synchronise
+  void* runtime = nullptr;        // the runtime's state of this thread (its fiber)
+};
+
+// The entry point for a kernel that synchronises: runs one thread, `ctx`
+// filled in; the runtime runs the threads of a block as fibers that switch
+// at barriers.
+using HostThreadEntry = void (*)(void** params, HostThreadContext* ctx);
+
+// A kernel compiled for the host: exactly one of the entries is set.
+struct HostKernel {
+  HostEntry entry = nullptr;
+  HostThreadEntry thread_entry = nullptr;
+  uint64_t static_shared_bytes = 0;  // cuda.shared.array of constant shape, all together
+  explicit operator bool() const { return entry != nullptr || thread_entry != nullptr; }
+};
 
 // Compiles `module` at O3 for this machine and returns the address of
 // `entry_name`. The code lives as long as the process (as Numba's does).
-HostEntry jit_host(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-                   const std::string& entry_name);
+void* jit_host(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
+               const std::string& entry_name);
 
 // Triple and data layout of the host JIT, for lowering before jit_host.
 std::string host_triple();

@@ -117,7 +117,7 @@ struct DeviceLimits {
 struct KernelCode {
   std::string ptx;
   std::string entry_name;
-  target::HostEntry host_entry = nullptr;
+  target::HostKernel host;  // the cpu device's code
   // For messages about the kernel (the cpu device's index errors).
   std::string kernel_name;
   std::string source_file;

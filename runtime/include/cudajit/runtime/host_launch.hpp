@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 
 #include "cudajit/compiler/target.hpp"
 
@@ -13,10 +14,21 @@ struct Dim3 {
   uint64_t count() const { return uint64_t(x) * y * z; }
 };
 
-// Blocks until every block has run. `params` is cuLaunchKernel's kernelParams.
-// `errors` receives the first index out of bounds (kernels compiled with bounds checks).
-void launch_host(target::HostEntry entry, Dim3 grid, Dim3 block, void** params,
+// Blocks until every block has run. `params` is cuLaunchKernel's kernelParams;
+// `dynamic_shared_bytes` the launch's sharedmem. `errors` receives the first
+// index out of bounds (kernels compiled with bounds checks). Throws
+// BarrierError when the threads of a block cannot all meet at a barrier.
+void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
+                 uint64_t dynamic_shared_bytes, void** params,
                  target::IndexErrorRecord* errors = nullptr);
+
+// A kernel's threads did not all reach the same barrier: some returned (or
+// waited at another kind of barrier) while others waited. Undefined on a GPU;
+// the cpu device stops the launch and says which threads.
+class BarrierError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // Number of worker threads the cpu device runs blocks on.
 unsigned host_worker_count();

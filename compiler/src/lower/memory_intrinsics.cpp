@@ -1,0 +1,73 @@
+// cuda.shared.array and cuda.local.array: arrays of constant shape (C order)
+// in a block's shared memory or a thread's own stack, and the dynamic shared
+// array (shape 0) that every such call aliases, sized by the launch.
+#include "lowering.hpp"
+
+namespace cudajit::lower {
+
+using ir::Node;
+
+namespace {
+
+// The shape the front end wrote as a tuple of integer literals (typing checked them).
+std::vector<int64_t> literal_shape(const Node& call) {
+  std::vector<int64_t> shape;
+  for (const auto& extent : call.child(0).children) shape.push_back(extent->int_value);
+  return shape;
+}
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+  int64_t count = 1;
+  for (int64_t extent : shape) count *= extent;  // typing bounded the product
+  return count;
+}
+
+}  // namespace
+
+llvm::Value* FunctionLowering::constant_shape_array(llvm::Value* data, const Type& t,
+                                                    const std::vector<int64_t>& shape) {
+  llvm::Value* a = llvm::UndefValue::get(m_.array_struct(t.ndim()));
+  a = b_.CreateInsertValue(a, data, {0});
+  int64_t stride = byte_size(t.dtype());
+  for (int d = t.ndim() - 1; d >= 0; --d) {
+    a = b_.CreateInsertValue(a, int64(shape[d]), {1, unsigned(d)});
+    a = b_.CreateInsertValue(a, int64(stride), {2, unsigned(d)});
+    stride *= shape[d];
+  }
+  return a;
+}
+
+llvm::Value* FunctionLowering::shared_array(const Node& n) {
+  const Type& t = type_of(n);
+  std::vector<int64_t> shape = literal_shape(n);
+  llvm::Type* element = m_.memory_type(t.dtype());
+  int64_t count = element_count(shape);
+  if (count == 0) {
+    // Dynamic: every shape-0 array starts at the same byte; its length is
+    // what the launch gave, in whole items.
+    llvm::Value* data = m_.hooks.dynamic_shared(m_, b_, thread_ctx_);
+    llvm::Value* bytes = m_.hooks.dynamic_shared_bytes(m_, b_, thread_ctx_);
+    llvm::Value* a = constant_shape_array(data, t, {0});
+    return b_.CreateInsertValue(a, b_.CreateUDiv(bytes, int64(byte_size(t.dtype()))), {1, 0});
+  }
+  llvm::Value* data = m_.hooks.static_shared(m_, b_, llvm::ArrayType::get(element, uint64_t(count)),
+                                             uint64_t(count) * byte_size(t.dtype()), thread_ctx_);
+  return constant_shape_array(data, t, shape);
+}
+
+llvm::Value* FunctionLowering::local_array(const Node& n) {
+  const Type& t = type_of(n);
+  std::vector<int64_t> shape = literal_shape(n);
+  llvm::Type* storage = llvm::ArrayType::get(m_.memory_type(t.dtype()), element_count(shape));
+  llvm::AllocaInst* data;
+  {
+    // In the entry block: one allocation per call, however often it runs.
+    llvm::IRBuilderBase::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    data = b_.CreateAlloca(storage, nullptr, "local.array");
+    data->setAlignment(llvm::Align(16));
+  }
+  return constant_shape_array(data, t, shape);
+}
+
+}  // namespace cudajit::lower

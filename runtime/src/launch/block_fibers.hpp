@@ -1,0 +1,48 @@
+// The cpu device's threads of a block that synchronise: each thread is a
+// fiber of the OS thread running the block, switched (Boost.Context's
+// fcontext, a few nanoseconds) whenever it reaches a barrier, so a block of
+// 1024 threads costs no OS threads. Kernels without barriers never get here:
+// their threads run in a plain loop (lower/module.cpp, host_kernel).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cudajit/compiler/target.hpp"
+
+namespace cudajit::runtime {
+
+// This OS thread's shared-memory buffer of at least `bytes` (16-byte aligned),
+// kept for the next launch: blocks on one OS thread run one after the other.
+unsigned char* thread_shared_buffer(uint64_t bytes);
+
+class BlockFibers {
+ public:
+  BlockFibers(target::HostThreadEntry entry, void** params, const target::LaunchDims& dims,
+              unsigned char* shared, uint64_t static_shared_bytes);
+  ~BlockFibers();
+  BlockFibers(const BlockFibers&) = delete;
+  BlockFibers& operator=(const BlockFibers&) = delete;
+
+  // Runs every thread of block `linear_block` (x fastest) to its end. Throws
+  // BarrierError, abandoning the block's fibers, when they cannot all meet.
+  void run(int64_t linear_block);
+
+  struct Fiber;
+  void run_thread(target::HostThreadContext* thread) { entry_(params_, thread); }
+
+ private:
+  bool release_barriers();
+  std::string stuck_message() const;
+
+  target::HostThreadEntry entry_;
+  void** params_;
+  const target::LaunchDims& dims_;
+  unsigned char* shared_;
+  unsigned char* dynamic_shared_;
+  std::vector<Fiber> fibers_;
+};
+
+}  // namespace cudajit::runtime
