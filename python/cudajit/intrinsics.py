@@ -13,7 +13,10 @@ from typing import Any, Callable, NoReturn
 __all__ = ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
            "laneid", "warpsize", "shared", "local", "atomic", "syncthreads",
            "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
-           "threadfence", "threadfence_block", "threadfence_system",
+           "threadfence", "threadfence_block", "threadfence_system", "shfl_sync",
+           "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync",
+           "eq_sync", "ballot_sync", "match_any_sync", "match_all_sync", "activemask",
+           "lanemask_lt",
            "IndexIntrinsic", "Dim3Intrinsic", "ValueIntrinsic", "KERNEL_FUNCTIONS"]
 
 
@@ -152,3 +155,30 @@ threadfence = _kernel_function(
 threadfence_system = _kernel_function(
     "cuda.threadfence_system",
     "Orders this thread's memory accesses as the device and the host see them.")
+
+shfl_sync = _kernel_function(
+    "cuda.shfl_sync", "``value`` from lane ``src_lane`` (modulo 32) of the lanes in ``mask``.")
+shfl_up_sync = _kernel_function(
+    "cuda.shfl_up_sync", "``value`` from the lane ``delta`` below; the caller's own value "
+    "where that is off the warp.")
+shfl_down_sync = _kernel_function(
+    "cuda.shfl_down_sync", "``value`` from the lane ``delta`` above; the caller's own value "
+    "where that is off the warp.")
+shfl_xor_sync = _kernel_function(
+    "cuda.shfl_xor_sync", "``value`` from lane ``laneid ^ lane_mask`` (a butterfly).")
+all_sync = _kernel_function("cuda.all_sync", "True if ``predicate`` holds in every lane of "
+                            "``mask``.")
+any_sync = _kernel_function("cuda.any_sync", "True if ``predicate`` holds in a lane of ``mask``.")
+eq_sync = _kernel_function("cuda.eq_sync", "True if ``predicate`` is the same in every lane of "
+                           "``mask``.")
+ballot_sync = _kernel_function(
+    "cuda.ballot_sync", "The lanes of ``mask`` whose ``predicate`` holds, one bit each (int32).")
+match_any_sync = _kernel_function(
+    "cuda.match_any_sync", "The lanes of ``mask`` whose ``value`` has the caller's bits (int32).")
+match_all_sync = _kernel_function(
+    "cuda.match_all_sync", "(``mask``, True) if every lane of ``mask`` has the same ``value`` "
+    "bits, else (0, False).")
+activemask = _kernel_function("cuda.activemask",
+                              "The lanes of the warp executing this call together (uint32).")
+lanemask_lt = _kernel_function("cuda.lanemask_lt",
+                               "The lanes below the caller's, one bit each (uint32).")

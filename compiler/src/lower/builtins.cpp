@@ -124,6 +124,8 @@ llvm::Value* FunctionLowering::call_cuda_builtin(const Node& n, std::string_view
   if (name.starts_with("atomic.")) return call_atomic(n, name.substr(7));
   if (name.starts_with("sync") || name.starts_with("threadfence"))
     return call_sync_builtin(n, name);
+  if (name.ends_with("_sync") || name == "activemask" || name == "lanemask_lt")
+    return call_warp_builtin(n, name);
   auto reg = [&](const std::string& r) { return m_.hooks.special_register(b_, r, thread_ctx_); };
   if (name != "grid" && name != "gridsize") return reg(std::string(name));
   int ndim = static_cast<int>(f_.constants.at(&n));

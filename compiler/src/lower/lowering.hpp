@@ -53,6 +53,12 @@ class TargetHooks {
                                llvm::Value* predicate, llvm::Value* thread_ctx) = 0;
   // threadfence_block ("block"), threadfence ("device"), threadfence_system ("system").
   virtual void fence(llvm::IRBuilder<>& b, std::string_view scope) = 0;
+  // A warp operation (target::WarpOp) among the lanes of `mask` (i32): `value`
+  // is an i32 or i64 pattern (or an i32 predicate), `arg` the lane, delta or
+  // call site. Returns shuffles at the value's width, match_all as i64 (lanes,
+  // bit 32: all matched), the rest as i32.
+  virtual llvm::Value* warp(ModuleLowering& m, llvm::IRBuilder<>& b, int op, llvm::Value* mask,
+                            llvm::Value* value, llvm::Value* arg, llvm::Value* thread_ctx) = 0;
 };
 
 std::unique_ptr<TargetHooks> make_hooks(TargetKind kind);
@@ -69,6 +75,7 @@ struct ModuleLowering {
   // total before it); whether any function synchronises the block.
   uint64_t static_shared_bytes = 0;
   bool synchronises = false;
+  int warp_sites = 0;  // activemask calls so far: each call site's number
 
   llvm::Type* value_type(const Type& t);  // in registers: bool is i1
   llvm::Type* memory_type(Scalar s);      // in memory: bool is i8
@@ -189,6 +196,8 @@ class FunctionLowering {
 
   // synchronization.cpp: barriers and fences
   llvm::Value* call_sync_builtin(const ir::Node& n, std::string_view name);
+  // warp_intrinsics.cpp: shuffles, votes, match, activemask, lanemask_lt
+  llvm::Value* call_warp_builtin(const ir::Node& n, std::string_view name);
 
   // atomics.cpp: cuda.atomic.*
   llvm::Value* call_atomic(const ir::Node& n, std::string_view op);

@@ -60,11 +60,12 @@ llvm::Type* ModuleLowering::value_type(const Type& t) {
 llvm::StructType* ModuleLowering::thread_ctx_type() {
   // target::HostThreadContext: threadIdx, blockDim, blockIdx, gridDim (3 x i32
   // each, in that order); the launch's IndexErrorRecord*; the block's shared
-  // memory, its dynamic part and that part's size (i64); the barrier function
-  // and the block it belongs to.
+  // memory, its dynamic part and that part's size (i64); the barrier and warp
+  // functions, and the runtime's state of the thread.
   auto* ptr = llvm::PointerType::get(context, 0);
-  return llvm::StructType::get(context, {llvm::ArrayType::get(llvm::Type::getInt32Ty(context), 12),
-                                         ptr, ptr, ptr, llvm::Type::getInt64Ty(context), ptr, ptr});
+  return llvm::StructType::get(
+      context, {llvm::ArrayType::get(llvm::Type::getInt32Ty(context), 12), ptr, ptr, ptr,
+                llvm::Type::getInt64Ty(context), ptr, ptr, ptr});
 }
 
 llvm::StructType* ModuleLowering::error_record_type() {
@@ -211,8 +212,8 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
                 b.CreateStructGEP(ctx_type, ctx, 3));
   b.CreateStore(b.CreateLoad(i64, b.CreateConstGEP1_32(b.getInt8Ty(), dims, 32)),
                 b.CreateStructGEP(ctx_type, ctx, 4));
-  b.CreateStore(llvm::ConstantPointerNull::get(ptr), b.CreateStructGEP(ctx_type, ctx, 5));
-  b.CreateStore(llvm::ConstantPointerNull::get(ptr), b.CreateStructGEP(ctx_type, ctx, 6));
+  for (unsigned field : {5u, 6u, 7u})  // barrier, warp, runtime: no fibers here
+    b.CreateStore(llvm::ConstantPointerNull::get(ptr), b.CreateStructGEP(ctx_type, ctx, field));
   // LaunchDims is {grid[3], block[3]}; the context holds blockDim at 3..5, gridDim at 9..11.
   std::vector<llvm::Value*> grid(3), block(3);
   for (int d = 0; d < 3; ++d) {

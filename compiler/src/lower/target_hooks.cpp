@@ -59,6 +59,7 @@ enum HostContextField : unsigned {
   kDynamicShared = 3,
   kDynamicSharedBytes = 4,
   kBarrier = 5,
+  kWarp = 6,
 };
 
 class NvptxHooks final : public TargetHooks {
@@ -148,6 +149,67 @@ class NvptxHooks final : public TargetHooks {
     }
   }
 
+  llvm::Value* warp(ModuleLowering&, llvm::IRBuilder<>& b, int op, llvm::Value* mask,
+                    llvm::Value* value, llvm::Value* arg, llvm::Value*) override {
+    auto* i32 = b.getInt32Ty();
+    auto asm_call = [&](llvm::Type* result, const std::string& text, std::string_view constraints,
+                        std::vector<llvm::Value*> args) {
+      return ptx_asm(b, result, text, constraints, std::move(args), true, true);
+    };
+    switch (op) {
+      case target::kShflIdx:
+      case target::kShflUp:
+      case target::kShflDown:
+      case target::kShflXor: {
+        static const char* kModes[] = {"idx", "up", "down", "bfly"};
+        // c: lanes clamp at 31 (idx, down, bfly) or 0 (up), one 32-lane segment.
+        llvm::Value* c = b.getInt32(op == target::kShflUp ? 0 : 0x1f);
+        std::string text = std::string("shfl.sync.") + kModes[op] + ".b32 $0, $1, $2, $3, $4;";
+        auto shuffle = [&](llvm::Value* half) {
+          return asm_call(i32, text, "=r,r,r,r,r", {half, arg, c, mask});
+        };
+        if (value->getType()->getIntegerBitWidth() == 32) return shuffle(value);
+        llvm::Value* low = shuffle(b.CreateTrunc(value, i32));
+        llvm::Value* high = shuffle(b.CreateTrunc(b.CreateLShr(value, 32), i32));
+        return b.CreateOr(b.CreateZExt(low, b.getInt64Ty()),
+                          b.CreateShl(b.CreateZExt(high, b.getInt64Ty()), 32));
+      }
+      case target::kVoteAll:
+      case target::kVoteAny:
+      case target::kVoteUni: {
+        std::string mode = op == target::kVoteAll ? "all" : op == target::kVoteAny ? "any" : "uni";
+        return asm_call(i32,
+                        "{ .reg .pred p, q; setp.ne.u32 p, $1, 0; vote.sync." + mode +
+                            ".pred q, p, $2; selp.u32 $0, 1, 0, q; }",
+                        "=r,r,r", {value, mask});
+      }
+      case target::kBallot:
+        return asm_call(i32,
+                        "{ .reg .pred p; setp.ne.u32 p, $1, 0; vote.sync.ballot.b32 $0, p, $2; }",
+                        "=r,r,r", {value, mask});
+      case target::kMatchAny: {
+        bool wide = value->getType()->getIntegerBitWidth() == 64;
+        return asm_call(i32,
+                        wide ? "match.any.sync.b64 $0, $1, $2;" : "match.any.sync.b32 $0, $1, $2;",
+                        wide ? "=r,l,r" : "=r,r,r", {value, mask});
+      }
+      case target::kMatchAll: {
+        bool wide = value->getType()->getIntegerBitWidth() == 64;
+        auto* pair_type = llvm::StructType::get(b.getContext(), {i32, i32});
+        llvm::Value* pair =
+            asm_call(pair_type,
+                     std::string("{ .reg .pred p; match.all.sync.") + (wide ? "b64" : "b32") +
+                         " $0|p, $2, $3; selp.u32 $1, 1, 0, p; }",
+                     wide ? "=r,=r,l,r" : "=r,=r,r,r", {value, mask});
+        llvm::Value* lanes = b.CreateZExt(b.CreateExtractValue(pair, {0}), b.getInt64Ty());
+        llvm::Value* all = b.CreateZExt(b.CreateExtractValue(pair, {1}), b.getInt64Ty());
+        return b.CreateOr(lanes, b.CreateShl(all, 32));
+      }
+      default:  // kActiveMask
+        return asm_call(i32, "activemask.b32 $0;", "=r", {});
+    }
+  }
+
   void fence(llvm::IRBuilder<>& b, std::string_view scope) override {
     std::string_view text = scope == "block"    ? "membar.cta;"
                             : scope == "system" ? "membar.sys;"
@@ -205,6 +267,20 @@ class HostHooks final : public TargetHooks {
     auto* type = llvm::FunctionType::get(b.getInt32Ty(),
                                          {b.getPtrTy(), b.getInt32Ty(), b.getInt32Ty()}, false);
     return b.CreateCall(type, field(m, b, ctx, kBarrier), {ctx, b.getInt32(op), predicate});
+  }
+
+  llvm::Value* warp(ModuleLowering& m, llvm::IRBuilder<>& b, int op, llvm::Value* mask,
+                    llvm::Value* value, llvm::Value* arg, llvm::Value* ctx) override {
+    // ctx->warp(ctx, op, mask, value, arg): the runtime gathers the lanes' values.
+    auto* i64 = b.getInt64Ty();
+    auto* type = llvm::FunctionType::get(
+        i64, {b.getPtrTy(), b.getInt32Ty(), b.getInt32Ty(), i64, b.getInt32Ty()}, false);
+    llvm::Value* bits = value ? b.CreateZExt(value, i64) : b.getInt64(0);
+    llvm::Value* r = b.CreateCall(type, field(m, b, ctx, kWarp),
+                                  {ctx, b.getInt32(op), mask, bits, arg ? arg : b.getInt32(0)});
+    if (op == target::kMatchAll) return r;
+    bool shuffle = op <= target::kShflXor;
+    return b.CreateTrunc(r, shuffle ? value->getType() : b.getInt32Ty());
   }
 
   void fence(llvm::IRBuilder<>& b, std::string_view scope) override {

@@ -171,8 +171,57 @@ Type type_atomic(const Node& call, std::string_view op, const std::vector<Type>&
   return Type::scalar(s);
 }
 
+// Warp-level functions: (mask, value/predicate[, lane]) as Numba spells them.
+std::optional<Type> type_warp(const Node& call, std::string_view name,
+                              const std::vector<Type>& args) {
+  static const std::set<std::string, std::less<>> kShuffles = {"shfl_sync", "shfl_up_sync",
+                                                               "shfl_down_sync", "shfl_xor_sync"};
+  static const std::set<std::string, std::less<>> kVotes = {"all_sync", "any_sync", "eq_sync",
+                                                            "ballot_sync"};
+  const std::string what = "cuda." + std::string(name) + "()";
+  auto integer_arg = [&](size_t i, const char* role) {
+    const Type& t = args[i];
+    if (!t.is_scalar() || !(is_integer(t.scalar()) || t.scalar() == Scalar::Bool))
+      type_error(call, what + " needs an integer " + role + ", got " + t.str());
+  };
+  auto transported = [&](size_t i) {
+    const Type& t = args[i];
+    if (!t.is_scalar() || is_complex(t.scalar()) || t.scalar() == Scalar::Bool)
+      type_error(call, what + " exchanges integers and floats, got " + t.str());
+  };
+  if (name == "activemask" || name == "lanemask_lt") {
+    expect_args(call, args, 0, 0);
+    return Type::scalar(Scalar::UInt32);
+  }
+  if (kShuffles.count(name)) {
+    expect_args(call, args, 3, 3);
+    integer_arg(0, "mask");
+    transported(1);
+    integer_arg(2, name == "shfl_sync"       ? "source lane"
+                   : name == "shfl_xor_sync" ? "lane mask"
+                                             : "delta");
+    return args[1];
+  }
+  if (kVotes.count(name)) {
+    expect_args(call, args, 2, 2);
+    integer_arg(0, "mask");
+    if (!args[1].is_scalar() || is_complex(args[1].scalar()))
+      type_error(call, what + " needs a predicate (a number or bool), got " + args[1].str());
+    return Type::scalar(name == "ballot_sync" ? Scalar::Int32 : Scalar::Bool);
+  }
+  if (name == "match_any_sync" || name == "match_all_sync") {
+    expect_args(call, args, 2, 2);
+    integer_arg(0, "mask");
+    transported(1);
+    if (name == "match_any_sync") return Type::scalar(Scalar::Int32);
+    return Type::tuple({Type::scalar(Scalar::Int32), Type::scalar(Scalar::Bool)});
+  }
+  return std::nullopt;
+}
+
 Type type_cuda(const Node& call, std::string_view name, const std::vector<Type>& args,
                TypedFunction& out) {
+  if (auto warp = type_warp(call, name, args)) return *warp;
   if (name.starts_with("shared.array.") || name.starts_with("local.array."))
     return type_array_allocation(call, name);
   if (name.starts_with("atomic.")) return type_atomic(call, name.substr(7), args);

@@ -3,7 +3,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/context/detail/fcontext.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 
@@ -71,14 +73,18 @@ unsigned char* thread_shared_buffer(uint64_t bytes) {
 }
 
 struct BlockFibers::Fiber {
-  enum class State : uint8_t { Ready, AtBarrier, AtWarpSync, Done };
+  enum class State : uint8_t { Ready, AtBarrier, AtWarp, Done };
+  static constexpr int32_t kSyncWarp = -1;  // a warp operation that only waits
   target::HostThreadContext thread;
   fctx::fcontext_t context = nullptr;    // where the fiber goes on
   fctx::fcontext_t scheduler = nullptr;  // where it hands control back
   State state = State::Ready;
-  int32_t op = 0;
-  int32_t predicate = 0;  // the barrier's predicate, or syncwarp's mask
-  int32_t result = 0;
+  int32_t op = 0;         // BarrierOp at a barrier; WarpOp or kSyncWarp at a warp operation
+  int32_t predicate = 0;  // a barrier's predicate
+  uint32_t mask = 0;      // a warp operation's lanes
+  int64_t value = 0;      // and this lane's value
+  int32_t arg = 0;
+  int64_t result = 0;
   BlockFibers* block = nullptr;
 };
 
@@ -87,20 +93,92 @@ namespace {
 using Fiber = BlockFibers::Fiber;
 using State = Fiber::State;
 
-// ctx->barrier: called by the kernel's code on the fiber's stack.
+// Hands control back to the block's scheduler until the fiber's barrier or
+// warp operation completes.
+int64_t wait(Fiber& fiber) {
+  fctx::transfer_t back = fctx::jump_fcontext(fiber.scheduler, nullptr);
+  fiber.scheduler = back.fctx;
+  return fiber.result;
+}
+
+// ctx->barrier and ctx->warp: called by the kernel's code on the fiber's stack.
 int32_t fiber_barrier(target::HostThreadContext* thread, int32_t op, int32_t predicate) {
   auto* fiber = static_cast<Fiber*>(thread->runtime);
+  if (op == target::kWarpSync) {
+    fiber->op = Fiber::kSyncWarp;
+    fiber->mask = uint32_t(predicate);
+    fiber->state = State::AtWarp;
+  } else {
+    fiber->op = op;
+    fiber->predicate = predicate;
+    fiber->state = State::AtBarrier;
+  }
+  return int32_t(wait(*fiber));
+}
+
+int64_t fiber_warp(target::HostThreadContext* thread, int32_t op, uint32_t mask, int64_t value,
+                   int32_t arg) {
+  auto* fiber = static_cast<Fiber*>(thread->runtime);
   fiber->op = op;
-  fiber->predicate = predicate;
-  fiber->state = op == target::kWarpSync ? State::AtWarpSync : State::AtBarrier;
-  fctx::transfer_t back = fctx::jump_fcontext(fiber->scheduler, nullptr);
-  fiber->scheduler = back.fctx;
-  return fiber->result;
+  fiber->mask = mask;
+  fiber->value = value;
+  fiber->arg = arg;
+  fiber->state = State::AtWarp;
+  return wait(*fiber);
+}
+
+// What warp operation `op` gives `lane` (0-31), from the values of the lanes
+// taking part: `present` (bit per lane) of `values`.
+int64_t warp_result(const Fiber& f, int lane, uint32_t present, const int64_t* values) {
+  auto value_of = [&](int64_t source) {
+    bool there = source >= 0 && source < 32 && (present >> source & 1u);
+    return there ? values[source] : f.value;  // off the warp's edge: the caller's own value
+  };
+  switch (f.op) {
+    case target::kShflIdx:
+      return value_of(f.arg & 31);
+    case target::kShflUp:
+      return value_of(int64_t(lane) - f.arg);
+    case target::kShflDown:
+      return value_of(int64_t(lane) + f.arg);
+    case target::kShflXor:
+      return value_of(int64_t(lane ^ f.arg));
+    default:
+      break;
+  }
+  uint32_t lanes = f.mask & present, set = 0, same = 0;
+  for (int l = 0; l < 32; ++l) {
+    if (!(lanes >> l & 1u)) continue;
+    if (values[l] != 0) set |= 1u << l;
+    if (values[l] == f.value) same |= 1u << l;
+  }
+  switch (f.op) {
+    case target::kVoteAll:
+      return set == lanes;
+    case target::kVoteAny:
+      return set != 0;
+    case target::kVoteUni:
+      return set == lanes || set == 0;
+    case target::kBallot:
+      return set;
+    case target::kMatchAny:
+      return same;
+    case target::kMatchAll:
+      return same == lanes ? int64_t(lanes) | (int64_t(1) << 32) : 0;
+    default:  // kSyncWarp
+      return 0;
+  }
 }
 
 void resume(Fiber& fiber) {
   fctx::transfer_t back = fctx::jump_fcontext(fiber.context, &fiber);
   fiber.context = back.fctx;
+}
+
+std::string hex(uint32_t v) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%x", v);
+  return text;
 }
 
 std::string dim3_text(const uint32_t v[3]) {
@@ -157,6 +235,7 @@ void BlockFibers::run(int64_t linear_block) {
     t.dynamic_shared = dynamic_shared_;
     t.dynamic_shared_bytes = dims_.dynamic_shared_bytes;
     t.barrier = fiber_barrier;
+    t.warp = fiber_warp;
     t.runtime = &f;
     f.state = State::Ready;
     f.block = this;
@@ -173,43 +252,88 @@ void BlockFibers::run(int64_t linear_block) {
   }
 }
 
-// Lets through every thread whose barrier is complete; false if none is.
+// Lets through every thread whose barrier or warp operation is complete;
+// false if none is.
 bool BlockFibers::release_barriers() {
   bool released = false;
-  // syncwarp(mask): a lane goes on once every lane of its mask is at a syncwarp.
   const size_t n = fibers_.size();
-  std::vector<size_t> passing;
-  for (size_t i = 0; i < n; ++i) {
-    if (fibers_[i].state != State::AtWarpSync) continue;
-    size_t warp = i / 32 * 32;
-    auto mask = uint32_t(fibers_[i].predicate);
-    bool complete = true;
-    for (size_t lane = 0; lane < 32 && warp + lane < n; ++lane)
-      if ((mask >> lane & 1u) && fibers_[warp + lane].state != State::AtWarpSync) complete = false;
-    if (complete) passing.push_back(i);
+  // Warp operations: a lane goes on once every lane of its mask is at the same
+  // operation with the same mask (activemask: once every live lane of the
+  // warp waits somewhere; its result is the lanes at the same call site, the
+  // lanes that are together there).
+  for (size_t warp = 0; warp < n; warp += 32) {
+    const int width = int(std::min<size_t>(32, n - warp));
+    uint32_t present = 0, parked_or_done = 0;
+    int64_t values[32] = {};
+    for (int l = 0; l < width; ++l) {
+      const Fiber& f = fibers_[warp + size_t(l)];
+      if (f.state == State::AtWarp) present |= 1u << l;
+      if (f.state != State::Ready) parked_or_done |= 1u << l;
+      values[l] = f.value;
+    }
+    if (present == 0) continue;
+    const uint32_t all_lanes = width == 32 ? ~0u : (1u << width) - 1;
+    int64_t results[32] = {};
+    uint32_t passing = 0;
+    for (int l = 0; l < width; ++l) {
+      const Fiber& f = fibers_[warp + size_t(l)];
+      if (!(present >> l & 1u)) continue;
+      if (f.op == target::kActiveMask) {
+        if (parked_or_done != all_lanes) continue;
+        uint32_t together = 0;
+        for (int k = 0; k < width; ++k) {
+          const Fiber& other = fibers_[warp + size_t(k)];
+          if ((present >> k & 1u) && other.op == target::kActiveMask && other.arg == f.arg)
+            together |= 1u << k;
+        }
+        results[l] = together;
+      } else {
+        if (!(f.mask >> l & 1u)) throw BarrierError(lane_outside_mask(warp, l, f.mask));
+        // Its partners: the lanes of the mask at the same operation with the same mask.
+        uint32_t needed = f.mask & all_lanes, partners = 0;
+        for (int k = 0; k < width; ++k) {
+          const Fiber& other = fibers_[warp + size_t(k)];
+          if ((present >> k & 1u) && other.op == f.op && other.mask == f.mask) partners |= 1u << k;
+        }
+        if ((needed & partners) != needed) continue;
+        results[l] = warp_result(f, l, partners, values);
+      }
+      passing |= 1u << l;
+    }
+    for (int l = 0; l < width; ++l) {
+      if (!(passing >> l & 1u)) continue;
+      Fiber& f = fibers_[warp + size_t(l)];
+      f.result = results[l];
+      f.state = State::Ready;
+      released = true;
+    }
   }
-  for (size_t i : passing) fibers_[i].state = State::Ready;
-  released = !passing.empty();
 
   // syncthreads: every thread of the block, none returned.
-  size_t at_barrier = 0, count = 0, all = 0;
+  size_t at_barrier = 0, count = 0;
   for (const Fiber& f : fibers_) {
     if (f.state != State::AtBarrier) continue;
     ++at_barrier;
     count += f.predicate != 0;
   }
   if (at_barrier == n) {
-    all = count == n;
+    const bool all = count == n;
     for (Fiber& f : fibers_) {
-      f.result = f.op == target::kBarrierCount ? int32_t(count)
-                 : f.op == target::kBarrierAnd ? int32_t(all)
-                 : f.op == target::kBarrierOr  ? int32_t(count != 0)
+      f.result = f.op == target::kBarrierCount ? int64_t(count)
+                 : f.op == target::kBarrierAnd ? int64_t(all)
+                 : f.op == target::kBarrierOr  ? int64_t(count != 0)
                                                : 0;
       f.state = State::Ready;
     }
     released = true;
   }
   return released;
+}
+
+std::string BlockFibers::lane_outside_mask(size_t warp, int lane, uint32_t mask) const {
+  return "lane " + std::to_string(lane) + " of warp " + std::to_string(warp / 32) + " of block " +
+         dim3_text(fibers_[warp].thread.block_idx) + " called a warp operation whose mask " +
+         hex(mask) + " leaves it out (an illegal instruction on a GPU)";
 }
 
 std::string BlockFibers::stuck_message() const {
@@ -221,9 +345,11 @@ std::string BlockFibers::stuck_message() const {
   }
   std::string message = "the threads of block " + dim3_text(fibers_[0].thread.block_idx) +
                         " cannot all meet at a barrier (undefined behaviour on a GPU):";
-  const char* singular[4] = {"", "waits at cuda.syncthreads()", "waits at cuda.syncwarp()",
+  const char* singular[4] = {"", "waits at cuda.syncthreads()",
+                             "waits at a warp operation (syncwarp, shuffle, vote, match)",
                              "has returned"};
-  const char* plural[4] = {"", "wait at cuda.syncthreads()", "wait at cuda.syncwarp()",
+  const char* plural[4] = {"", "wait at cuda.syncthreads()",
+                           "wait at a warp operation (syncwarp, shuffle, vote, match)",
                            "have returned"};
   const char* separator = " ";
   for (size_t s = 1; s < 4; ++s) {

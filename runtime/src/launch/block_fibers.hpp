@@ -36,6 +36,7 @@ class BlockFibers {
  private:
   bool release_barriers();
   std::string stuck_message() const;
+  std::string lane_outside_mask(size_t warp, int lane, uint32_t mask) const;
 
   target::HostThreadEntry entry_;
   void** params_;

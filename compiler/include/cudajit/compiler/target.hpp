@@ -87,6 +87,26 @@ enum BarrierOp : int32_t {
   kWarpSync = 4,
 };
 
+// A warp-level operation: waits until the lanes of `mask` in the caller's warp
+// have reached warp operations, then returns what `op` (WarpOp) computes from
+// their `value`s (bits, zero-extended); `arg` is the source lane (idx), the
+// delta (up, down), the lane mask (xor), or the call site (activemask).
+using HostWarpOp = int64_t (*)(HostThreadContext* ctx, int32_t op, uint32_t mask, int64_t value,
+                               int32_t arg);
+enum WarpOp : int32_t {
+  kShflIdx = 0,
+  kShflUp = 1,
+  kShflDown = 2,
+  kShflXor = 3,
+  kVoteAll = 4,
+  kVoteAny = 5,
+  kVoteUni = 6,
+  kBallot = 7,
+  kMatchAny = 8,
+  kMatchAll = 9,  // the mask, with bit 32 set when every lane's value matched
+  kActiveMask = 10,
+};
+
 struct HostThreadContext {
   uint32_t thread_idx[3];
   uint32_t block_dim[3];
@@ -97,6 +117,7 @@ struct HostThreadContext {
   unsigned char* dynamic_shared = nullptr;  // then the dynamic part (16-byte aligned)
   uint64_t dynamic_shared_bytes = 0;
   HostBarrier barrier = nullptr;  // null in kernels that never synchronise
+  HostWarpOp warp = nullptr;      // likewise
   void* runtime = nullptr;        // the runtime's state of this thread (its fiber)
 };
 
