@@ -16,7 +16,7 @@ __all__ = ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
            "threadfence", "threadfence_block", "threadfence_system", "shfl_sync",
            "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync",
            "eq_sync", "ballot_sync", "match_any_sync", "match_all_sync", "activemask",
-           "lanemask_lt",
+           "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp",
            "IndexIntrinsic", "Dim3Intrinsic", "ValueIntrinsic", "KERNEL_FUNCTIONS"]
 
 
@@ -182,3 +182,11 @@ activemask = _kernel_function("cuda.activemask",
                               "The lanes of the warp executing this call together (uint32).")
 lanemask_lt = _kernel_function("cuda.lanemask_lt",
                                "The lanes below the caller's, one bit each (uint32).")
+
+popc = _kernel_function("cuda.popc", "The number of set bits of an integer (of its type).")
+brev = _kernel_function("cuda.brev", "The bits of a uint32 or uint64 in reverse order.")
+clz = _kernel_function("cuda.clz", "The number of leading zero bits of an integer (of its type).")
+ffs = _kernel_function("cuda.ffs", "The 1-based position of the lowest set bit (uint32); 0 for 0.")
+fma = _kernel_function("cuda.fma", "``a * b + c`` rounded once.")
+cbrt = _kernel_function("cuda.cbrt", "The cube root.")
+selp = _kernel_function("cuda.selp", "``a`` if ``predicate`` else ``b``, both evaluated.")

@@ -50,6 +50,33 @@ llvm::Value* FunctionLowering::call_builtin(const Node& n) {
   throw CompileError("internal: no lowering for builtin " + n.text, n.loc);
 }
 
+// cuda.popc, brev, clz, ffs (1-based, 0 for 0), fma, cbrt, selp.
+llvm::Value* FunctionLowering::call_bit_math(const Node& n, std::string_view name) {
+  const Type& result = type_of(n);
+  std::vector<Value> args;
+  for (const auto& c : n.children) args.push_back({expr(*c), type_of(*c)});
+  llvm::Value* x = args[0].v;
+  if (name == "popc") return intrinsic(llvm::Intrinsic::ctpop, {x->getType()}, {x});
+  if (name == "brev") return intrinsic(llvm::Intrinsic::bitreverse, {x->getType()}, {x});
+  if (name == "clz") return intrinsic(llvm::Intrinsic::ctlz, {x->getType()}, {x, b_.getFalse()});
+  if (name == "ffs") {
+    llvm::Value* trailing = intrinsic(llvm::Intrinsic::cttz, {x->getType()}, {x, b_.getTrue()});
+    llvm::Value* one_based = b_.CreateZExtOrTrunc(
+        b_.CreateAdd(trailing, llvm::ConstantInt::get(x->getType(), 1)), b_.getInt32Ty());
+    llvm::Value* zero = b_.CreateICmpEQ(x, llvm::ConstantInt::get(x->getType(), 0));
+    return b_.CreateSelect(zero, b_.getInt32(0), one_based);
+  }
+  if (name == "selp") {
+    llvm::Value* a = cast(args[1].v, args[1].type, result);
+    llvm::Value* b = cast(args[2].v, args[2].type, result);
+    return b_.CreateSelect(to_bool(x, args[0].type), a, b);
+  }
+  std::vector<llvm::Value*> xs;
+  for (const Value& a : args) xs.push_back(cast(a.v, a.type, result));
+  if (name == "fma") return intrinsic(llvm::Intrinsic::fma, {xs[0]->getType()}, xs);
+  return call_math("cbrt", result.scalar(), xs);
+}
+
 // Round half to even, as Python's round(); with ndigits, Numba's algorithm:
 // scale by 10**ndigits, round, scale back.
 llvm::Value* FunctionLowering::round(llvm::Value* x, Scalar s, llvm::Value* ndigits) {
@@ -119,6 +146,9 @@ llvm::Value* FunctionLowering::call_math_builtin(const Node& n, std::string_view
 }
 
 llvm::Value* FunctionLowering::call_cuda_builtin(const Node& n, std::string_view name) {
+  if (name == "popc" || name == "brev" || name == "clz" || name == "ffs" || name == "fma" ||
+      name == "cbrt" || name == "selp")
+    return call_bit_math(n, name);
   if (name.starts_with("shared.array.")) return shared_array(n);
   if (name.starts_with("local.array.")) return local_array(n);
   if (name.starts_with("atomic.")) return call_atomic(n, name.substr(7));

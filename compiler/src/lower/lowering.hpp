@@ -186,6 +186,7 @@ class FunctionLowering {
   llvm::Value* call_builtin(const ir::Node& n);
   llvm::Value* call_math_builtin(const ir::Node& n, std::string_view name, std::vector<Value> args);
   llvm::Value* call_cuda_builtin(const ir::Node& n, std::string_view name);
+  llvm::Value* call_bit_math(const ir::Node& n, std::string_view name);
   llvm::Value* min_max(const ir::Node& n, bool is_min, std::vector<Value> args);
 
   // memory_intrinsics.cpp: cuda.shared.array, cuda.local.array

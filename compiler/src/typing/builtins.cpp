@@ -219,8 +219,44 @@ std::optional<Type> type_warp(const Node& call, std::string_view name,
   return std::nullopt;
 }
 
+// popc, brev, clz, ffs, fma, cbrt, selp: Numba's bit and math intrinsics.
+std::optional<Type> type_bit_math(const Node& call, std::string_view name,
+                                  const std::vector<Type>& args) {
+  const std::string what = "cuda." + std::string(name) + "()";
+  auto integer = [&](const Type& t) { return t.is_scalar() && is_integer(t.scalar()); };
+  if (name == "popc" || name == "clz" || name == "ffs") {
+    expect_args(call, args, 1, 1);
+    if (!integer(args[0])) type_error(call, what + " needs an integer, got " + args[0].str());
+    return name == "ffs" ? Type::scalar(Scalar::UInt32) : args[0];
+  }
+  if (name == "brev") {
+    expect_args(call, args, 1, 1);
+    if (!args[0].is_scalar(Scalar::UInt32) && !args[0].is_scalar(Scalar::UInt64))
+      type_error(call, what + " takes uint32 or uint64, got " + args[0].str() +
+                           " (convert it with cuda.uint32() or cuda.uint64())");
+    return args[0];
+  }
+  if (name == "fma" || name == "cbrt") {
+    expect_args(call, args, name == "fma" ? 3 : 1, name == "fma" ? 3 : 1);
+    for (const Type& t : args) expect_real(call, t);
+    return Type::scalar(math_float(args));
+  }
+  if (name == "selp") {
+    expect_args(call, args, 3, 3);
+    if (!args[0].is_scalar() || is_complex(args[0].scalar()))
+      type_error(call, what + " needs a predicate (a number or bool), got " + args[0].str());
+    std::optional<Type> common = unify(args[1], args[2]);
+    if (!common || !common->is_scalar())
+      type_error(call, what + " chooses between two numbers of compatible types, got " +
+                           args[1].str() + " and " + args[2].str());
+    return *common;
+  }
+  return std::nullopt;
+}
+
 Type type_cuda(const Node& call, std::string_view name, const std::vector<Type>& args,
                TypedFunction& out) {
+  if (auto bits = type_bit_math(call, name, args)) return *bits;
   if (auto warp = type_warp(call, name, args)) return *warp;
   if (name.starts_with("shared.array.") || name.starts_with("local.array."))
     return type_array_allocation(call, name);
