@@ -39,6 +39,8 @@ PYTHON_BUILTINS = ("range", "len", "min", "max", "abs", "int", "float", "bool", 
 MATH_CONSTANTS = ("pi", "e", "inf", "nan", "tau")
 _MISSING = object()
 DIM3_NAMES = tuple(d.name for d in intrinsics.DIM3_INTRINSICS)
+# NumPy arrays read in kernels are frozen into constant memory, which has 64 KiB.
+CONSTANT_MEMORY_BYTES = 64 * 1024
 # Calls whose shape and dtype are read here, at compile time (keywords allowed).
 ARRAY_ALLOCATORS = ("cuda.shared.array", "cuda.local.array")
 # Operators a constant expression (an array shape) may use, on numbers only.
@@ -96,6 +98,11 @@ class _ModuleRef(_Ref):
 @dataclass(frozen=True)
 class _Constant(_Ref):
     value: Any  # a number or a (nested) tuple of numbers
+
+
+@dataclass(frozen=True, eq=False)
+class _ConstArray(_Ref):
+    array: np.ndarray  # a global or closure NumPy array, frozen into the kernel
 
 
 @dataclass(frozen=True)
@@ -532,6 +539,8 @@ class _FunctionTranslator:
                 raise self._error(f"'{spelled}' cannot be used in kernels: {exc}", node) from None
         if _is_number(value):
             return _Constant(value)
+        if isinstance(value, np.ndarray):
+            return _ConstArray(value)
         if isinstance(value, tuple):
             if not _is_frozen_constant(value):
                 raise self._error(f"global tuple '{spelled}' cannot be frozen as a constant; "
@@ -546,9 +555,6 @@ class _FunctionTranslator:
 
     @staticmethod
     def _unsupported_object_message(value: Any, spelled: str) -> str:
-        if isinstance(value, np.ndarray):
-            return (f"global array '{spelled}' cannot be used in kernels; "
-                    "pass it as an argument")
         if getattr(builtins, getattr(value, "__name__", ""), None) is value:
             return f"builtin '{spelled}' is not supported in kernels"
         if isinstance(value, FunctionType):
@@ -600,6 +606,8 @@ class _FunctionTranslator:
             return self._literal(resolved.value, node)
         if isinstance(resolved, _ValueIntrinsic):
             return IRNode("call", self._loc(node), resolved.ir_name)
+        if isinstance(resolved, _ConstArray):
+            return self._const_array(resolved.array, node)
         spelled = ast.unparse(node)
         if isinstance(resolved, _ModuleRef):
             raise self._error(f"module '{spelled}' cannot be used as a value in kernels", node)
@@ -630,6 +638,8 @@ class _FunctionTranslator:
             callee = self._resolve(func)
         if isinstance(callee, _KernelIntrinsic) and callee.ir_name in ARRAY_ALLOCATORS:
             return self._array_allocation(callee, node)
+        if isinstance(callee, _KernelIntrinsic) and callee.ir_name == "cuda.const.array_like":
+            return self._array_like(node)
         self._check_call_syntax(node)
         return self._call(callee, node)
 
@@ -665,6 +675,46 @@ class _FunctionTranslator:
         shape_node = IRNode("tuple", self._loc(given["shape"]),
                             *(IRNode("int", loc, str(extent)) for extent in shape))
         return IRNode("call", loc, f"{callee.ir_name}.{dtype}", shape_node)
+
+    def _array_like(self, node: ast.Call) -> IRNode:
+        """cuda.const.array_like(ary): ``ary`` (a global or closure NumPy array) frozen."""
+        spelled = ast.unparse(node.func)
+        self._check_call_syntax(node)
+        if len(node.args) != 1:
+            raise self._error(f"{spelled}() takes one NumPy array; got {len(node.args)} "
+                              "arguments", node)
+        try:
+            value = self._static_value(node.args[0])
+        except _NotConstant as exc:
+            raise self._error(f"{spelled}() needs a NumPy array known when compiling (a global "
+                              f"or closure variable); '{ast.unparse(exc.node)}' is not one",
+                              exc.node) from None
+        if not isinstance(value, np.ndarray):
+            raise self._error(f"{spelled}() needs a NumPy array; got {type(value).__name__}",
+                              node.args[0])
+        return self._const_array(value, node.args[0])
+
+    def _const_array(self, array: np.ndarray, node: ast.expr) -> IRNode:
+        """A NumPy array as constant data of the kernel (constant memory on the GPU),
+        as Numba freezes global arrays: later changes to it are not seen."""
+        spelled = ast.unparse(node)
+        try:
+            dtype = cjtypes.from_dtype(array.dtype)
+        except TypeError as exc:
+            raise self._error(f"array '{spelled}' cannot be frozen into the kernel: {exc}",
+                              node) from None
+        if not 1 <= array.ndim <= 4:
+            raise self._error(f"array '{spelled}' cannot be frozen into the kernel: it has "
+                              f"{array.ndim} dimensions (1 to 4 are supported)", node)
+        if array.nbytes > CONSTANT_MEMORY_BYTES:
+            raise self._error(f"array '{spelled}' ({array.nbytes} bytes) is larger than the "
+                              f"{CONSTANT_MEMORY_BYTES // 1024} KiB of constant memory it "
+                              "would be frozen into; pass it as an argument", node)
+        loc = self._loc(node)
+        data = np.ascontiguousarray(array).tobytes()
+        shape = IRNode("tuple", loc, *(IRNode("int", loc, str(n)) for n in array.shape))
+        return IRNode("call", loc, f"cuda.const.array.{dtype}", shape,
+                      IRNode("bytes", loc, '"' + data.hex() + '"'))
 
     def _static_value(self, node: ast.expr) -> Any:
         """The value of a constant expression: literals, globals and closure values,

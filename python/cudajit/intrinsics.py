@@ -11,7 +11,7 @@ from types import ModuleType
 from typing import Any, Callable, NoReturn
 
 __all__ = ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
-           "laneid", "warpsize", "shared", "local", "atomic", "syncthreads",
+           "laneid", "warpsize", "shared", "local", "const", "atomic", "syncthreads",
            "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
            "threadfence", "threadfence_block", "threadfence_system", "shfl_sync",
            "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync",
@@ -110,6 +110,10 @@ _ARRAY_DOC = ("A new {where} array of ``shape`` (an integer constant or a tuple 
 shared = _namespace("shared", "Arrays in the block's shared memory.", {
     "array": _ARRAY_DOC.format(where="shared") + " A shape of 0 is the dynamic shared "
              "memory the launch's ``sharedmem`` sizes; every such array starts at the same byte.",
+})
+const = _namespace("const", "Read-only arrays frozen into the kernel.", {
+    "array_like": "``ary`` (a global or closure NumPy array) as a read-only array in "
+                  "constant memory, frozen when the kernel compiles.",
 })
 local = _namespace("local", "Arrays private to each thread.", {
     "array": _ARRAY_DOC.format(where="per-thread"),

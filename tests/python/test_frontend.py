@@ -661,7 +661,12 @@ ERROR_CASES = [
     ("c = math.not_a_function(a)", "'math.not_a_function' is not supported", 2, 8),
     ("c = np.sqrt(a)", "'np.sqrt' is not supported in kernels; use math.sqrt", 2, 8),
     ("c = np.float16(a)", "unsupported dtype float16", 2, 8),
-    ("c = GLOBAL_ARRAY[0]", "global array 'GLOBAL_ARRAY' cannot be used in kernels", 2, 8),
+    ("c = GLOBAL_ARRAY[0]", "array 'GLOBAL_ARRAY' cannot be frozen into the kernel: "
+     "unsupported dtype <U1", 2, 8),
+    ("c = cuda.const.array_like(a)", "cuda.const.array_like() needs a NumPy array known when "
+     "compiling (a global or closure variable); 'a' is not one", 2, 30),
+    ("c = cuda.const.array_like(GLOBAL_TEXT)", "cuda.const.array_like() needs a NumPy array; "
+     "got str", 2, 30),
     ("c = GLOBAL_TEXT", "'GLOBAL_TEXT' (a str) cannot be used in kernels", 2, 8),
     ("c = BAD_TUPLE", "global tuple 'BAD_TUPLE' cannot be frozen", 2, 8),
     ("c = HUGE", "integer constant 18446744073709551615 does not fit in int64", 2, 8),
@@ -675,7 +680,7 @@ def test_unsupported_python_raises_compile_error_at_the_node(tmp_path, body, mes
     source = "import math\ndef k(a, b):\n    " + body + "\n"
     error = compile_error(
         tmp_path, source, python_function=lambda x: x, other_kernel=FakeKernel(lambda x: x),
-        GLOBAL_ARRAY=np.zeros(3), GLOBAL_TEXT="text", BAD_TUPLE=(1, "x"), HUGE=2**64 - 1)
+        GLOBAL_ARRAY=np.array(["x"]), GLOBAL_TEXT="text", BAD_TUPLE=(1, "x"), HUGE=2**64 - 1)
     assert message in error.msg
     assert (error.filename, error.lineno - 1, error.col_offset) == \
         (str(tmp_path / "kernels.py"), line, col)

@@ -42,6 +42,7 @@ const std::unordered_map<std::string_view, NodeKind>& heads() {
       {"method", NodeKind::Method},
       {"call", NodeKind::Call},
       {"callfn", NodeKind::CallFn},
+      {"bytes", NodeKind::Bytes},
   };
   return table;
 }
@@ -107,6 +108,9 @@ class Reader {
       case NodeKind::AugAssign:
         n->text = symbol();
         break;
+      case NodeKind::Bytes:
+        n->text = from_hex(string());
+        break;
       default:
         break;
     }
@@ -171,6 +175,19 @@ class Reader {
     double v = std::strtod(s.c_str(), &end);
     if (end != s.c_str() + s.size()) fail("bad number '" + s + "'");
     return v;
+  }
+
+  std::string from_hex(const std::string& hex) {
+    if (hex.size() % 2 != 0) fail("bytes are written as an even number of hex digits");
+    auto digit = [&](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      fail(std::string("bad hex digit '") + c + "' in bytes");
+    };
+    std::string out(hex.size() / 2, '\0');
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = static_cast<char>(digit(hex[2 * i]) * 16 + digit(hex[2 * i + 1]));
+    return out;
   }
 
   std::string string() {

@@ -50,6 +50,13 @@ void print_node(const Node& n, int depth, std::string& out) {
     case NodeKind::AugAssign:
       out += ' ' + n.text;
       break;
+    case NodeKind::Bytes: {
+      static const char* kHex = "0123456789abcdef";
+      out += " \"";
+      for (unsigned char c : n.text) out += {kHex[c >> 4], kHex[c & 15]};
+      out += '"';
+      break;
+    }
     default:
       break;
   }

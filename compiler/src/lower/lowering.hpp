@@ -46,6 +46,9 @@ class TargetHooks {
                                       llvm::Value* thread_ctx) = 0;
   virtual llvm::Value* dynamic_shared_bytes(ModuleLowering& m, llvm::IRBuilder<>& b,
                                             llvm::Value* thread_ctx) = 0;
+  // A generic pointer to read-only data (constant memory on the GPU).
+  virtual llvm::Value* constant_data(ModuleLowering& m, llvm::IRBuilder<>& b,
+                                     const std::string& bytes) = 0;
   // syncthreads (op target::kBarrierSync, result unused), its reductions of
   // an i32 predicate (count, and, or) returning i32, and syncwarp (kWarpSync,
   // the mask as predicate).
@@ -192,6 +195,7 @@ class FunctionLowering {
   // memory_intrinsics.cpp: cuda.shared.array, cuda.local.array
   llvm::Value* shared_array(const ir::Node& n);
   llvm::Value* local_array(const ir::Node& n);
+  llvm::Value* const_array(const ir::Node& n);
   llvm::Value* constant_shape_array(llvm::Value* data, const Type& t,
                                     const std::vector<int64_t>& shape);
 

@@ -1,6 +1,7 @@
 // cuda.shared.array and cuda.local.array: arrays of constant shape (C order)
 // in a block's shared memory or a thread's own stack, and the dynamic shared
-// array (shape 0) that every such call aliases, sized by the launch.
+// array (shape 0) that every such call aliases, sized by the launch; NumPy
+// arrays frozen into the kernel (constant memory on the GPU).
 #include "lowering.hpp"
 
 namespace cudajit::lower {
@@ -53,6 +54,12 @@ llvm::Value* FunctionLowering::shared_array(const Node& n) {
   llvm::Value* data = m_.hooks.static_shared(m_, b_, llvm::ArrayType::get(element, uint64_t(count)),
                                              uint64_t(count) * byte_size(t.dtype()), thread_ctx_);
   return constant_shape_array(data, t, shape);
+}
+
+llvm::Value* FunctionLowering::const_array(const Node& n) {
+  std::vector<int64_t> shape = literal_shape(n);
+  llvm::Value* data = m_.hooks.constant_data(m_, b_, n.child(1).text);
+  return constant_shape_array(data, type_of(n), shape);
 }
 
 llvm::Value* FunctionLowering::local_array(const Node& n) {

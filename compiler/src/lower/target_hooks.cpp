@@ -42,13 +42,24 @@ llvm::Value* ptx_asm(llvm::IRBuilder<>& b, llvm::Type* result, std::string_view 
   return call;
 }
 
-// A new name for a shared array: PTX names may not contain the '.' LLVM's
+// A new global's name: `stem_N`, as PTX names may not contain the '.' LLVM's
 // uniquing adds to repeated names.
-std::string shared_array_name(const llvm::Module& module) {
+std::string unused_name(const llvm::Module& module, const std::string& stem) {
   for (int n = 0;; ++n) {
-    std::string name = "shared_array_" + std::to_string(n);
+    std::string name = stem + "_" + std::to_string(n);
     if (module.getNamedValue(name) == nullptr) return name;
   }
+}
+
+// Read-only bytes as an internal constant global in `space`.
+llvm::GlobalVariable* constant_global(llvm::Module& module, const std::string& bytes,
+                                      unsigned space) {
+  auto* data = llvm::ConstantDataArray::getString(module.getContext(), bytes, false);
+  auto* global = new llvm::GlobalVariable(
+      module, data->getType(), true, llvm::GlobalValue::InternalLinkage, data,
+      unused_name(module, "const_array"), nullptr, llvm::GlobalValue::NotThreadLocal, space);
+  global->setAlignment(llvm::Align(16));
+  return global;
 }
 
 // Fields of target::HostThreadContext (ModuleLowering::thread_ctx_type).
@@ -99,12 +110,18 @@ class NvptxHooks final : public TargetHooks {
                              uint64_t, llvm::Value*) override {
     // The module owns its globals (LLVM's ownership, not ours to delete).
     // External: see keeps_external_linkage in target/nvptx.cpp.
-    auto* array =
-        new llvm::GlobalVariable(m.module, storage, false, llvm::GlobalValue::ExternalLinkage,
-                                 llvm::UndefValue::get(storage), shared_array_name(m.module),
-                                 nullptr, llvm::GlobalValue::NotThreadLocal, kSharedSpace);
+    auto* array = new llvm::GlobalVariable(
+        m.module, storage, false, llvm::GlobalValue::ExternalLinkage,
+        llvm::UndefValue::get(storage), unused_name(m.module, "shared_array"), nullptr,
+        llvm::GlobalValue::NotThreadLocal, kSharedSpace);
     array->setAlignment(llvm::Align(16));
     return b.CreateAddrSpaceCast(array, b.getPtrTy());
+  }
+
+  llvm::Value* constant_data(ModuleLowering& m, llvm::IRBuilder<>& b,
+                             const std::string& bytes) override {
+    constexpr unsigned kConstSpace = 4;
+    return b.CreateAddrSpaceCast(constant_global(m.module, bytes, kConstSpace), b.getPtrTy());
   }
 
   llvm::Value* dynamic_shared(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value*) override {
@@ -253,6 +270,11 @@ class HostHooks final : public TargetHooks {
 
   llvm::Value* dynamic_shared(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value* ctx) override {
     return field(m, b, ctx, kDynamicShared);
+  }
+
+  llvm::Value* constant_data(ModuleLowering& m, llvm::IRBuilder<>&,
+                             const std::string& bytes) override {
+    return constant_global(m.module, bytes, 0);
   }
 
   llvm::Value* dynamic_shared_bytes(ModuleLowering& m, llvm::IRBuilder<>& b,

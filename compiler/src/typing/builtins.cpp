@@ -254,8 +254,31 @@ std::optional<Type> type_bit_math(const Node& call, std::string_view name,
   return std::nullopt;
 }
 
+// cuda.const.array.<dtype>: a NumPy array frozen into the kernel (a global, a
+// closure variable or cuda.const.array_like): a shape tuple and its bytes.
+Type type_const_array(const Node& call, std::string_view name) {
+  std::string_view dtype_name = name.substr(name.rfind('.') + 1);
+  auto dtype = scalar_from_name(dtype_name);
+  if (!dtype) type_error(call, "constant array: unknown dtype '" + std::string(dtype_name) + "'");
+  if (call.size() != 2 || call.child(0).kind != ir::NodeKind::Tuple ||
+      call.child(1).kind != ir::NodeKind::Bytes || call.child(0).size() == 0 ||
+      call.child(0).size() > 4)
+    type_error(call, "constant array: expects a shape of 1 to 4 integers and its bytes");
+  uint64_t count = 1;
+  for (const auto& extent : call.child(0).children) {
+    if (extent->kind != ir::NodeKind::Int || extent->int_value < 0)
+      type_error(*extent, "constant array: the shape holds non-negative integers");
+    count *= uint64_t(extent->int_value);
+  }
+  if (call.child(1).text.size() != count * byte_size(*dtype))
+    type_error(call, "constant array: " + std::to_string(call.child(1).text.size()) +
+                         " bytes do not make its shape of " + std::string(dtype_name));
+  return Type::array(*dtype, static_cast<int>(call.child(0).size()), Layout::C, true);
+}
+
 Type type_cuda(const Node& call, std::string_view name, const std::vector<Type>& args,
                TypedFunction& out) {
+  if (name.starts_with("const.array.")) return type_const_array(call, name);
   if (auto bits = type_bit_math(call, name, args)) return *bits;
   if (auto warp = type_warp(call, name, args)) return *warp;
   if (name.starts_with("shared.array.") || name.starts_with("local.array."))

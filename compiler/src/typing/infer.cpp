@@ -373,6 +373,8 @@ class FunctionTyper {
       }
       case NodeKind::CallFn:
         return call_function(n);
+      case NodeKind::Bytes:  // the data of cuda.const.array.*, read by lowering
+        return Type::none();
       default:
         type_error(n, "unexpected node '" + std::string(ir::kind_name(n.kind)) +
                           "' where an expression was expected");

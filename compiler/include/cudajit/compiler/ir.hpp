@@ -43,6 +43,7 @@ enum class NodeKind {
   Method,
   Call,
   CallFn,
+  Bytes,  // raw data (a frozen array's contents), in `text`; written as hex
 };
 
 // One node of the tree. Every node has a kind, a location and children; a few
