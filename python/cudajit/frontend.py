@@ -32,6 +32,7 @@ __all__ = ["build_module"]
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
+UINT64_MAX = 2**64 - 1
 
 VALUE_ATTRIBUTES = ("shape", "strides", "ndim", "size", "real", "imag")
 METHODS = ("conjugate",)
@@ -473,10 +474,24 @@ class _FunctionTranslator:
         loc = self._loc(node)
         if isinstance(value, (bool, np.bool_)):
             return IRNode("bool", loc, "1" if value else "0")
+        if isinstance(value, np.number) and not isinstance(value, np.complexfloating):
+            # A NumPy scalar keeps its type, as Numba types it by its dtype.
+            dtype = cjtypes.from_dtype(value.dtype)
+            if isinstance(value, np.integer):
+                number = int(value)  # a uint64 above int64's range: the same bits
+                inner = IRNode("int", loc, str(number - 2**64 if number > INT64_MAX else number))
+            else:
+                inner = IRNode("float", loc, repr(float(value)))
+            return IRNode("call", loc, f"cast.{dtype}", inner)
         if isinstance(value, (int, np.integer)):
-            if not INT64_MIN <= int(value) <= INT64_MAX:
-                raise self._error(f"integer constant {int(value)} does not fit in int64", node)
-            return IRNode("int", loc, str(int(value)))
+            number = int(value)
+            if INT64_MAX < number <= UINT64_MAX:
+                # uint64 as Numba types it: the same bits, written as an int64.
+                return IRNode("call", loc, "cast.uint64", IRNode("int", loc, str(number - 2**64)))
+            if not INT64_MIN <= number <= INT64_MAX:
+                raise self._error(f"integer constant {number} does not fit in int64 or uint64",
+                                  node)
+            return IRNode("int", loc, str(number))
         if isinstance(value, (float, np.floating)):
             return IRNode("float", loc, repr(float(value)))
         if isinstance(value, (complex, np.complexfloating)):
