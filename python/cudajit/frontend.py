@@ -162,7 +162,7 @@ _register(intrinsics.laneid, _ValueIntrinsic(intrinsics.laneid.ir_name))
 _register(intrinsics.warpsize, _ValueIntrinsic(intrinsics.warpsize.ir_name))
 for _function, _ir_name in intrinsics.KERNEL_FUNCTIONS.values():
     _register(_function, _KernelIntrinsic(_ir_name))
-for _name in PYTHON_BUILTINS:
+for _name in PYTHON_BUILTINS + ("print",):
     _register(getattr(builtins, _name), _BuiltinFunction(_name))
 # Any public function of math passes through; the compiler owns the list it supports.
 for _name, _obj in vars(math).items():
@@ -823,6 +823,8 @@ class _FunctionTranslator:
             if callee.ir_name == "range":
                 raise self._error("range() can only be used as the iterable of a for loop "
                                   "in kernels", node)
+            if callee.ir_name == "print":
+                return IRNode("call", loc, "print", *(self._print_item(a) for a in node.args))
             if callee.ir_name.startswith("cast.") and len(node.args) != 1:
                 raise self._error(f"{spelled}() takes exactly one argument in kernels; "
                                   f"got {len(node.args)}", node)
@@ -862,6 +864,15 @@ class _FunctionTranslator:
         if isinstance(sig.return_type, cjtypes.ScalarType):
             return IRNode("call", loc, f"cast.{sig.return_type}", call)
         return call
+
+    def _print_item(self, node: ast.expr) -> IRNode:
+        """A string literal as its UTF-8 bytes (print() writes it as it is); else a value."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            data = node.value.encode("utf-8")
+            if b"\0" in data:
+                raise self._error("print() in kernels cannot write a NUL character", node)
+            return IRNode("bytes", self._loc(node), '"' + data.hex() + '"')
+        return self._expr(node)
 
     def _args(self, node: ast.Call) -> list[IRNode]:
         return [self._expr(a) for a in node.args]

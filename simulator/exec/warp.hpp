@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <cstring>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "memory.hpp"
@@ -23,6 +25,12 @@ struct Dim3 {
 };
 
 // What every block of a launch shares (read-only while it runs).
+// The lines printf wrote during a launch, written to stdout when it ends.
+struct PrintfOutput {
+  std::mutex mutex;
+  std::string text;
+};
+
 struct Launch {
   const Program* program = nullptr;
   const Function* kernel = nullptr;
@@ -32,6 +40,7 @@ struct Launch {
   std::vector<uint8_t> params;         // the kernel's .param area, as packed from kernelParams
   std::atomic<bool>* abort = nullptr;  // set when a block faults: the others stop early
   int sm_count = 1;
+  PrintfOutput* printf = nullptr;  // set by execute()
 };
 
 struct Block;

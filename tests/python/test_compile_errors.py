@@ -192,8 +192,8 @@ def uses_unknown_name(out):
     out[0] = undefined_thing + 1  # noqa: F821
 
 
-def uses_print(out):
-    print(out[0])
+def uses_input(out):
+    out[0] = input()
 
 
 def uses_string(out):
@@ -226,7 +226,7 @@ def uses_list_global(out):
 
 NAME_ERRORS = [
     (uses_unknown_name, "undefined_thing", [r"undefined_thing"]),
-    (uses_print, "print", [r"\bprint\b"]),
+    (uses_input, "input", [r"\binput\b"]),
     (uses_string, '"hello"', [r"str"]),
     (uses_unsupported_math, "math.factorial", [r"factorial"]),
     (uses_unknown_cuda_attribute, "cuda.no_such_intrinsic", [r"no_such_intrinsic"]),
@@ -550,7 +550,7 @@ def test_eager_kernel_reports_the_error_at_decoration(assert_compile_error):
 
 def test_a_failed_compile_leaves_other_kernels_working():
     with pytest.raises(cuda.CompileError):
-        cuda.jit(uses_print)[1, 1](np.zeros(1))
+        cuda.jit(uses_input)[1, 1](np.zeros(1))
 
     @cuda.jit
     def fine(out):

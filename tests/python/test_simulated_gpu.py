@@ -296,3 +296,56 @@ def test_a_thread_without_a_current_context_gets_invalid_context(driver):
     thread.start()
     thread.join()
     assert codes == [CUDA_ERROR_INVALID_CONTEXT]
+
+
+VPRINTF_PTX = """
+.version 7.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b32 func_retval0) vprintf (.param .b64 p0, .param .b64 p1);
+.global .align 1 .b8 fmt[40] = {91, 37, 100, 93, 32, 37, 48, 56, 120, 32, 37, 53, 46, 50, 102,
+    32, 37, 115, 32, 37, 108, 108, 100, 32, 37, 37, 32, 37, 99, 10, 0};
+.global .align 1 .b8 word[4] = {104, 105, 33, 0};
+.visible .entry k()
+{
+    .local .align 8 .b8 buffer[40];
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<8>;
+    .reg .f64 %fd<2>;
+    mov.u32 %r1, %tid.x;
+    mov.u64 %rd1, buffer;
+    cvta.local.u64 %rd2, %rd1;
+    st.local.u32 [buffer], %r1;
+    st.local.u32 [buffer+4], 48879;
+    mov.f64 %fd1, 0d400921FB54442D18;
+    st.local.f64 [buffer+8], %fd1;
+    mov.u64 %rd3, word;
+    cvta.global.u64 %rd4, %rd3;
+    st.local.u64 [buffer+16], %rd4;
+    st.local.u64 [buffer+24], -5;
+    st.local.u32 [buffer+32], 90;
+    mov.u64 %rd5, fmt;
+    cvta.global.u64 %rd6, %rd5;
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], %rd6;
+    .param .b64 param1;
+    st.param.b64 [param1], %rd2;
+    .param .b32 retval0;
+    call.uni (retval0), vprintf, (param0, param1);
+    ld.param.b32 %r2, [retval0];
+    }
+    ret;
+}
+"""
+
+
+def test_vprintf_formats_each_conversion_as_the_driver_does(driver, capfd):
+    # "[%d] %08x %5.2f %s %lld %% %c\n" with 32- and 64-bit, float, string and char arguments,
+    # each aligned to its size in the buffer, as nvcc lays them out.
+    module = driver.load(VPRINTF_PTX)
+    code = driver.launch(driver.function(module, "k"), (1, 1, 1), (2, 1, 1), [])
+    assert code == 0, driver.last_fault()
+    driver.synchronize()
+    assert capfd.readouterr().out.splitlines() == [
+        "[0] 0000beef  3.14 hi! -5 % Z", "[1] 0000beef  3.14 hi! -5 % Z"]

@@ -12,6 +12,10 @@ using ir::Node;
 llvm::Value* FunctionLowering::call_builtin(const Node& n) {
   std::string_view name = n.text;
   if (name.starts_with("cuda.")) return call_cuda_builtin(n, name.substr(5));
+  if (name == "print") {
+    print(n);
+    return nullptr;
+  }
   std::vector<Value> args;
   for (const auto& c : n.children) args.push_back({expr(*c), type_of(*c)});
   const Type& result = type_of(n);

@@ -46,6 +46,15 @@ class TargetHooks {
                                       llvm::Value* thread_ctx) = 0;
   virtual llvm::Value* dynamic_shared_bytes(ModuleLowering& m, llvm::IRBuilder<>& b,
                                             llvm::Value* thread_ctx) = 0;
+  // printf(format, args...) of a whole line: vprintf on the GPU, one write
+  // to stdout on the host. `args` are i64, double or pointers to strings.
+  virtual void print(ModuleLowering& m, llvm::IRBuilder<>& b, const std::string& format,
+                     const std::vector<llvm::Value*>& args) = 0;
+  // A generic pointer to the string `if_true` or `if_false` (NUL-terminated),
+  // chosen by the i1 `condition`.
+  virtual llvm::Value* constant_string(ModuleLowering& m, llvm::IRBuilder<>& b,
+                                       const std::string& if_true, const std::string& if_false,
+                                       llvm::Value* condition) = 0;
   // A generic pointer to read-only data (constant memory on the GPU).
   virtual llvm::Value* constant_data(ModuleLowering& m, llvm::IRBuilder<>& b,
                                      const std::string& bytes) = 0;
@@ -190,6 +199,8 @@ class FunctionLowering {
   llvm::Value* call_math_builtin(const ir::Node& n, std::string_view name, std::vector<Value> args);
   llvm::Value* call_cuda_builtin(const ir::Node& n, std::string_view name);
   llvm::Value* call_bit_math(const ir::Node& n, std::string_view name);
+  // print.cpp
+  void print(const ir::Node& n);
   llvm::Value* min_max(const ir::Node& n, bool is_min, std::vector<Value> args);
 
   // memory_intrinsics.cpp: cuda.shared.array, cuda.local.array

@@ -124,6 +124,36 @@ class NvptxHooks final : public TargetHooks {
     return b.CreateAddrSpaceCast(constant_global(m.module, bytes, kConstSpace), b.getPtrTy());
   }
 
+  llvm::Value* constant_string(ModuleLowering& m, llvm::IRBuilder<>& b, const std::string& if_true,
+                               const std::string& if_false, llvm::Value* condition) override {
+    // vprintf reads strings through generic pointers to global memory, as nvcc makes them.
+    auto text = [&](const std::string& s) {
+      return b.CreateAddrSpaceCast(constant_global(m.module, s + '\0', kGlobalSpace), b.getPtrTy());
+    };
+    return b.CreateSelect(condition, text(if_true), text(if_false));
+  }
+
+  void print(ModuleLowering& m, llvm::IRBuilder<>& b, const std::string& format,
+             const std::vector<llvm::Value*>& args) override {
+    // vprintf(format, buffer): the arguments laid out in a local buffer, 8 bytes each.
+    llvm::Value* buffer = llvm::ConstantPointerNull::get(b.getPtrTy());
+    if (!args.empty()) {
+      std::vector<llvm::Type*> fields;
+      for (llvm::Value* a : args) fields.push_back(a->getType());
+      auto* layout = llvm::StructType::get(b.getContext(), fields);
+      llvm::Function* fn = b.GetInsertBlock()->getParent();
+      llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+      buffer = entry.CreateAlloca(layout, nullptr, "printf.args");
+      for (unsigned i = 0; i < args.size(); ++i)
+        b.CreateStore(args[i], b.CreateStructGEP(layout, buffer, i));
+    }
+    llvm::FunctionCallee vprintf = m.module.getOrInsertFunction(
+        "vprintf", llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), b.getPtrTy()}, false));
+    llvm::Value* text =
+        b.CreateAddrSpaceCast(constant_global(m.module, format + '\0', kGlobalSpace), b.getPtrTy());
+    b.CreateCall(vprintf, {text, buffer});
+  }
+
   llvm::Value* dynamic_shared(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value*) override {
     // `.extern .shared .align 16 .b8 cudajit_dynamic_shared[]`: after the static arrays.
     constexpr const char* kName = "cudajit_dynamic_shared";
@@ -235,6 +265,7 @@ class NvptxHooks final : public TargetHooks {
   }
 
  private:
+  static constexpr unsigned kGlobalSpace = 1;
   static constexpr unsigned kSharedSpace = 3;
 };
 
@@ -275,6 +306,23 @@ class HostHooks final : public TargetHooks {
   llvm::Value* constant_data(ModuleLowering& m, llvm::IRBuilder<>&,
                              const std::string& bytes) override {
     return constant_global(m.module, bytes, 0);
+  }
+
+  llvm::Value* constant_string(ModuleLowering& m, llvm::IRBuilder<>& b, const std::string& if_true,
+                               const std::string& if_false, llvm::Value* condition) override {
+    return b.CreateSelect(condition, constant_global(m.module, if_true + '\0', 0),
+                          constant_global(m.module, if_false + '\0', 0));
+  }
+
+  void print(ModuleLowering& m, llvm::IRBuilder<>& b, const std::string& format,
+             const std::vector<llvm::Value*>& args) override {
+    // dprintf(1, format, ...): glibc formats the line and writes it in one write(2),
+    // so lines of threads running at once do not mix.
+    llvm::FunctionCallee dprintf = m.module.getOrInsertFunction(
+        "dprintf", llvm::FunctionType::get(b.getInt32Ty(), {b.getInt32Ty(), b.getPtrTy()}, true));
+    std::vector<llvm::Value*> call_args{b.getInt32(1), constant_global(m.module, format + '\0', 0)};
+    call_args.insert(call_args.end(), args.begin(), args.end());
+    b.CreateCall(dprintf, call_args);
   }
 
   llvm::Value* dynamic_shared_bytes(ModuleLowering& m, llvm::IRBuilder<>& b,

@@ -357,6 +357,16 @@ Type type_python_builtin(const Node& call, const std::string& name, const std::v
     return is_float(args[0].scalar()) ? args[0] : Type::scalar(Scalar::Int64);
   }
   if (name == "range") type_error(call, "range() can only be used as the iterable of a for loop");
+  if (name == "print") {
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (call.child(i).kind == ir::NodeKind::Bytes) continue;  // a string literal
+      if (!args[i].is_scalar() || is_complex(args[i].scalar()))
+        type_error(
+            call.child(i),
+            "print() in kernels takes numbers, bools and string literals, got " + args[i].str());
+    }
+    return Type::none();
+  }
   type_error(call, name + "() is not supported in kernels");
 }
 

@@ -3,6 +3,7 @@
 
 #include "../decode_context.hpp"
 #include "../warp.hpp"
+#include "printf.hpp"
 
 namespace cudajit::sim {
 
@@ -50,6 +51,7 @@ void run_call(Warp& warp, const Inst& inst, uint32_t mask) {
   Frame& caller = warp.frames.back();
   const CallSite& site = caller.function->calls[inst.target];
   const Function& callee = *warp.launch->program->functions[site.callee];
+  if (callee.is_declaration && callee.name == "vprintf") return run_vprintf(warp, inst, site, mask);
   if (callee.is_declaration)
     warp.fault(Fault::IllegalInstruction, inst, __builtin_ctz(mask),
                "call of '" + callee.name + "', which the module declares but does not define");
