@@ -351,13 +351,12 @@ class _FunctionTranslator:
         if node.orelse:
             raise self._error("'else' clauses on for loops are not supported in kernels",
                               node)
+        call = node.iter
+        if not (isinstance(call, ast.Call) and self._is_range(call.func)):
+            return self._for_each(node)
         if not isinstance(node.target, ast.Name):
             raise self._error("a for loop's target must be a single variable in kernels",
                               node.target)
-        call = node.iter
-        if not (isinstance(call, ast.Call) and self._is_range(call.func)):
-            raise self._error("only 'for ... in range(...)' loops are supported in kernels",
-                              node.iter)
         self._check_call_syntax(call)
         if not 1 <= len(call.args) <= 3:
             raise self._error(f"range() takes 1 to 3 arguments; got {len(call.args)}", call)
@@ -369,6 +368,55 @@ class _FunctionTranslator:
             bounds.append(IRNode("int", call_loc, "1"))
         return [IRNode("for", self._loc(node), self._target(node.target), *bounds,
                        self._block(node.body, node))]
+
+    def _for_each(self, node: ast.For) -> list[IRNode]:
+        """``for x in <tuple or array>``. A constant tuple (a literal, a global) is
+        unrolled, so its items may differ in type; anything else, or a loop with
+        break/continue, becomes ``for i in range(len(t)): x = t[i]`` over the
+        iterable evaluated once (tuples whose items unify, and arrays, by rows)."""
+        loc = self._loc(node)
+        items = self._constant_items(node.iter)
+        if items is not None and not self._breaks_out(node.body):
+            statements: list[IRNode] = []
+            for item in items:
+                statements.append(IRNode("assign", loc, self._target(node.target), item))
+                statements.extend(self._statements(node.body))
+            return statements
+        self.chain_temps += 1
+        iterable = IRNode("name", loc, f"iter.{self.chain_temps}")
+        index = IRNode("name", loc, f"iter.{self.chain_temps}.i")
+        body = IRNode("block", loc,
+                      IRNode("assign", loc, self._target(node.target),
+                             IRNode("subscript", loc, iterable, index)),
+                      *self._statements(node.body))
+        length = IRNode("call", loc, "len", iterable)
+        return [IRNode("assign", loc, iterable, self._expr(node.iter)),
+                IRNode("for", loc, index, IRNode("int", loc, "0"), length,
+                       IRNode("int", loc, "1"), body)]
+
+    def _constant_items(self, node: ast.expr) -> list[IRNode] | None:
+        """The items of a tuple known here (a literal or a frozen global), as IR."""
+        if isinstance(node, ast.Tuple):
+            return [self._expr(e) for e in node.elts]
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            resolved = self._resolve(node)
+            if isinstance(resolved, _Constant) and isinstance(resolved.value, tuple):
+                return [self._literal(v, node) for v in resolved.value]
+        return None
+
+    @staticmethod
+    def _breaks_out(body: list[ast.stmt]) -> bool:
+        """Whether a break or continue of this loop (not of a loop inside it) occurs."""
+        pending = list(body)
+        while pending:
+            stmt = pending.pop()
+            if isinstance(stmt, (ast.Break, ast.Continue)):
+                return True
+            if isinstance(stmt, (ast.For, ast.While, ast.FunctionDef, ast.ClassDef)):
+                continue
+            pending.extend(child for child in ast.iter_child_nodes(stmt)
+                           if isinstance(child, ast.stmt))
+        return False
 
     def _is_range(self, func: ast.expr) -> bool:
         if not isinstance(func, ast.Name) or func.id in self.locals:

@@ -616,3 +616,75 @@ def test_pass_is_a_statement_that_does_nothing():
     x = np.arange(3)
     nothing[1, 4](x)
     np.testing.assert_array_equal(x, np.arange(3))
+
+
+# --- for loops over tuples and arrays ----------------------------------------------------------
+
+MIXED = (1, 2.5, 3)
+
+
+def test_for_over_constant_tuples_unrolls_items_of_any_type():
+    @cuda.jit
+    def total(out):
+        acc = 0.0
+        for c in MIXED:  # a global: int, float, int
+            acc += c
+        for x in (10, 20):  # a literal
+            acc += x
+        for i, v in ((1, 2.0), (3, 4.0)):  # items unpacked
+            acc += i * v
+        out[0] = acc
+
+    out = np.zeros(1)
+    total[1, 1](out)
+    assert out[0] == 6.5 + 30 + 2 + 12
+
+
+def test_for_over_a_tuple_variable_with_break_and_continue():
+    @cuda.jit
+    def walk(a, out):
+        t = (a[0], a[1], a[2], a[3])
+        acc = 0.0
+        for v in t:
+            if v < 0:
+                continue
+            if v > 100:
+                break
+            acc += v
+        for v in (a[0], a[1]):  # a literal with break: indexed, not unrolled
+            if v > 1:
+                break
+            acc += 1000
+        out[0] = acc
+
+    out = np.zeros(1)
+    walk[1, 1](np.array([1.0, -5.0, 200.0, 7.0]), out)
+    assert out[0] == 1.0 + 2000  # 1, then 1000 for each of a[0], a[1] (neither above 1)
+
+
+def test_for_over_arrays_yields_elements_and_rows():
+    @cuda.jit
+    def sums(v, m, out):
+        for x in v:
+            out[0] += x
+        for row in m:
+            for x in row:
+                out[1] += x
+        for k in range(2):  # the iterable is evaluated once per loop
+            for x in m[k]:
+                out[2] += x
+
+    v = np.arange(5.0)
+    m = np.arange(12.0).reshape(3, 4)
+    out = np.zeros(3)
+    sums[1, 1](v, m, out)
+    np.testing.assert_array_equal(out, [v.sum(), m.sum(), m[:2].sum()])
+
+
+def test_for_over_what_cannot_be_iterated_is_a_compile_error():
+    def over_number(out):
+        for x in out[0]:
+            out[0] = x
+
+    with pytest.raises(cuda.CompileError, match=r"len\(\) needs an array or a tuple, got float64"):
+        cuda.jit(over_number)[1, 1](np.zeros(1))
