@@ -179,7 +179,22 @@ def _as_shape(shape: Any) -> tuple[int, ...]:
         raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
     if any(n < 0 for n in dims):
         raise ValueError(f"negative dimensions are not allowed: {dims}")
+    if any(n >= 2**63 for n in dims):
+        raise ValueError(f"array dimensions must be less than 2**63, got {dims}")
     return dims
+
+
+def _as_strides(strides: Any, ndim: int) -> list[int]:
+    try:
+        values = [operator.index(s) for s in strides]
+    except TypeError:
+        raise TypeError(f"strides must be a tuple of ints, got {strides!r}") from None
+    if len(values) != ndim:
+        raise ValueError(f"{len(values)} strides {tuple(values)} for a shape of {ndim} "
+                         "dimensions")
+    if any(not -2**63 <= s < 2**63 for s in values):
+        raise ValueError(f"strides must fit in 64 bits, got {tuple(values)}")
+    return values
 
 
 def _supported_dtype(dtype: Any) -> np.dtype:
@@ -197,7 +212,7 @@ def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
     dt = _supported_dtype(dtype)
     if strides is None:
         strides = contiguous_strides(dims, dt.itemsize, order)
-    core = _core.allocate_array(_core.current_device(), list(dims), [int(s) for s in strides],
+    core = _core.allocate_array(_core.current_device(), list(dims), _as_strides(strides, len(dims)),
                                 dt.name, None if is_default_stream(stream) else stream)
     return DeviceNDArray(core)
 

@@ -34,13 +34,26 @@ namespace {
 
 std::string repr_text(py::handle h) { return py::repr(h); }
 
+// An int of the dict as int64: a ValueError naming the entry (`where`, such as
+// "['shape'][0]") when it does not fit.
+int64_t int64_entry(py::handle value, const std::string& where) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow != 0)
+    throw py::value_error("__cuda_array_interface__" + where + " = " + repr_text(value) +
+                          " does not fit in 64 bits");
+  return v;
+}
+
 std::vector<int64_t> int_tuple(py::handle value, const char* key) {
   if (!PyTuple_Check(value.ptr())) throw_cai_bad_entry(key, "a tuple of ints", repr_text(value));
   std::vector<int64_t> out;
   out.reserve(static_cast<size_t>(PyTuple_GET_SIZE(value.ptr())));
   for (py::handle item : value) {
     if (!PyLong_Check(item.ptr())) throw_cai_bad_entry(key, "a tuple of ints", repr_text(value));
-    out.push_back(item.cast<int64_t>());
+    out.push_back(
+        int64_entry(item, "['" + std::string(key) + "'][" + std::to_string(out.size()) + "]"));
   }
   return out;
 }
@@ -97,18 +110,30 @@ CaiDescription read_cai(py::handle dict) {
   CaiDescription c;
   py::handle version = required(d, keys().version);
   if (!PyLong_Check(version.ptr())) throw_cai_bad_entry("version", "an int", repr_text(version));
-  c.version = version.cast<int64_t>();
+  c.version = int64_entry(version, "['version']");
   c.shape = int_tuple(required(d, keys().shape), "shape");
   py::handle typestr = required(d, keys().typestr);
   if (!PyUnicode_Check(typestr.ptr())) throw_cai_bad_entry("typestr", "a str", repr_text(typestr));
   c.typestr = typestr.cast<std::string>();
+  if (c.typestr.find('\0') != std::string::npos)  // it would cut every message short
+    throw_cai_bad_entry("typestr", "a type string such as '<f8'", repr_text(typestr));
   py::handle data = required(d, keys().data);
   if (!py::isinstance<py::tuple>(data) || py::len(data) != 2 ||
       !PyLong_Check(py::reinterpret_borrow<py::tuple>(data)[0].ptr()))
     throw_cai_bad_entry("data", "a 2-tuple (int, bool)", repr_text(data));
   auto pair = py::reinterpret_borrow<py::tuple>(data);
-  c.data = pair[0].cast<uintptr_t>();
-  c.readonly = PyObject_IsTrue(pair[1].ptr()) == 1;
+  unsigned long long address = PyLong_AsUnsignedLongLong(pair[0].ptr());
+  if (address == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw py::value_error("__cuda_array_interface__['data'][0] = " + repr_text(pair[0]) +
+                          " is not an address (0 to 2**64 - 1)");
+  }
+  c.data = static_cast<uintptr_t>(address);
+  // The spec's type is bool: a string such as "False" is true to Python, a trap.
+  if (!PyBool_Check(pair[1].ptr()))
+    throw_cai_bad_entry("data", "a 2-tuple (int, bool) whose read-only flag is a bool",
+                        repr_text(data));
+  c.readonly = pair[1].ptr() == Py_True;
   if (py::handle strides = optional_entry(d, keys().strides))
     c.strides = int_tuple(strides, "strides");
   py::handle descr = optional_entry(d, keys().descr);
@@ -133,7 +158,7 @@ CaiDescription read_cai(py::handle dict) {
   if (py::handle stream = optional_entry(d, keys().stream)) {
     if (!PyLong_Check(stream.ptr()))
       throw_cai_bad_entry("stream", "an int or None", repr_text(stream));
-    c.stream = stream.cast<int64_t>();
+    c.stream = int64_entry(stream, "['stream']");
   }
   return c;
 }
@@ -151,7 +176,10 @@ runtime::DlpackOwner consume_capsule(py::handle capsule) {
     throw py::type_error("__dlpack__() must return a PyCapsule, got " +
                          repr_text(py::type::handle_of(capsule)) + " " + repr_text(capsule));
   const char* name = PyCapsule_GetName(capsule.ptr());
-  if (!name) throw py::error_already_set();
+  if (PyErr_Occurred()) throw py::error_already_set();
+  if (!name)
+    throw py::type_error("__dlpack__() returned a capsule without a name, expected one named "
+                         "'dltensor' or 'dltensor_versioned'");
   std::string_view n = name;
   if (n == runtime::kDltensorVersionedCapsule) {
     auto* t = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule.ptr(), name));
@@ -186,7 +214,16 @@ std::optional<ForeignArray> import_dlpack(py::handle obj, runtime::Device& devic
     throw py::type_error("__dlpack_device__() must return (device_type, device_id), got " +
                          repr_text(where));
   auto pair = where.cast<py::tuple>();
-  DLDevice dl{static_cast<DLDeviceType>(pair[0].cast<int>()), pair[1].cast<int>()};
+  auto small_int = [&](py::handle v, const char* what) {
+    int overflow = 0;
+    long long x = PyLong_Check(v.ptr()) ? PyLong_AsLongLongAndOverflow(v.ptr(), &overflow) : 0;
+    if (!PyLong_Check(v.ptr()) || overflow || x < INT32_MIN || x > INT32_MAX)
+      throw py::value_error(std::string("__dlpack_device__() ") + what +
+                            " must be a 32-bit int, got " + repr_text(v));
+    return static_cast<int>(x);
+  };
+  DLDevice dl{static_cast<DLDeviceType>(small_int(pair[0], "device_type")),
+              small_int(pair[1], "device_id")};
   bool on_cuda = device.kind() == runtime::DeviceKind::Cuda;
   runtime::check_dlpack_device(dl, on_cuda, device.ordinal());
   InteropConfig& config = interop_config();
@@ -213,7 +250,16 @@ std::optional<ForeignArray> import_foreign(py::handle obj, runtime::Device& devi
     if (f.array.size > 0) check_pointer_device(f.array.data, device);
     return f;
   }
-  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    // The producer's property raised: its exception becomes the cause of ours.
+    py::error_already_set cause;
+    py::raise_from(cause, PyExc_ValueError,
+                   ("reading __cuda_array_interface__ of a " +
+                    std::string(py::str(py::type::handle_of(obj).attr("__name__"))) +
+                    " object raised " + std::string(py::str(cause.type().attr("__name__"))))
+                       .c_str());
+    throw py::error_already_set();
+  }
   PyErr_Clear();
   if (py::hasattr(obj, "__dlpack__") && py::hasattr(obj, "__dlpack_device__"))
     return import_dlpack(obj, device, launch_stream);

@@ -507,14 +507,16 @@ def test_the_interface_is_read_at_every_launch():
     np.testing.assert_array_equal(launch_copy(p, (4,)), other)
 
 
-def test_an_exception_from_the_property_propagates():
+def test_an_exception_from_the_property_is_chained():
     class Broken:
         @property
         def __cuda_array_interface__(self):
             raise RuntimeError("the producer failed")
 
-    with pytest.raises(RuntimeError, match="the producer failed"):
+    with pytest.raises(ValueError, match="of a Broken object raised RuntimeError") as info:
         launch_copy(Broken(), (4,))
+    assert isinstance(info.value.__cause__, RuntimeError)
+    assert str(info.value.__cause__) == "the producer failed"
 
 
 # --- classification order -------------------------------------------------------------------------
