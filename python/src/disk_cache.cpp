@@ -15,18 +15,21 @@ namespace cudajit::python::disk_cache {
 
 namespace {
 
-constexpr const char* kMagic = "cudajit-kernel-cache 1\n";
+constexpr const char* kMagic = "cudajit-kernel-cache 2\n";
 
 std::atomic<std::size_t> hits{0};
 std::atomic<std::size_t> misses{0};
 
-std::uint64_t fnv1a(const std::string& text) {
+// FNV-1a over everything before the checksum field: any changed byte changes it.
+std::string checksum_of(std::string_view text) {
   std::uint64_t hash = 14695981039346656037ULL;
   for (const unsigned char c : text) {
     hash ^= c;
     hash *= 1099511628211ULL;
   }
-  return hash;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
 }
 
 // Length-prefixed fields: "<size>\n<bytes>\n".
@@ -58,25 +61,43 @@ std::string file_for(const std::string& directory, const std::string& name,
     const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     safe += plain ? c : '_';
   }
-  char hash[17];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
-  return (std::filesystem::path(directory) / (safe + "-" + hash + ".ptxcache")).string();
+  return (std::filesystem::path(directory) / (safe + "-" + checksum_of(key) + ".ptxcache"))
+      .string();
 }
 
 std::optional<runtime::KernelCode> load(const std::string& directory, const std::string& name,
-                                        const std::string& key) {
-  std::ifstream file(file_for(directory, name, key), std::ios::binary);
+                                        const std::string& key, std::string* warning) {
+  const std::string path = file_for(directory, name, key);
+  auto miss = [&](const std::string& why) -> std::optional<runtime::KernelCode> {
+    if (warning && !why.empty()) *warning = why;
+    ++misses;
+    return std::nullopt;
+  };
+  // Opening a FIFO would wait for a writer: look at what is there first.
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (error || status.type() == std::filesystem::file_type::not_found) return miss("");
+  if (status.type() != std::filesystem::file_type::regular)
+    return miss(path + " is not a regular file; the kernel is compiled instead");
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return miss("cannot read " + path + "; the kernel is compiled instead");
   std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   const std::string magic = kMagic;
   runtime::KernelCode code;
-  std::string stored_key;
+  std::string stored_key, checksum;
   std::size_t at = magic.size();
-  if (!file || text.compare(0, magic.size(), magic) != 0 || !read_field(text, at, stored_key) ||
+  const bool whole = file.good() || file.eof();
+  if (!whole || text.compare(0, magic.size(), magic) != 0 || !read_field(text, at, stored_key) ||
       stored_key != key || !read_field(text, at, code.ptx) ||
-      !read_field(text, at, code.entry_name) || at != text.size()) {
-    ++misses;
-    return std::nullopt;
+      !read_field(text, at, code.entry_name)) {
+    return miss("");
   }
+  const std::size_t body = at;
+  if (!read_field(text, at, checksum) || at != text.size() ||
+      checksum != checksum_of(std::string_view(text).substr(0, body)))
+    return miss(path +
+                " is damaged (its checksum does not match); the kernel is compiled "
+                "instead");
   ++hits;
   return code;
 }
@@ -94,6 +115,7 @@ std::string store(const std::string& directory, const std::string& name, const s
   write_field(text, key);
   write_field(text, code.ptx);
   write_field(text, code.entry_name);
+  write_field(text, checksum_of(text));
   {
     std::ofstream file(aside, std::ios::binary | std::ios::trunc);
     file.write(text.data(), static_cast<std::streamsize>(text.size()));

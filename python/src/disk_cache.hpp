@@ -2,8 +2,9 @@
 // in the cache directory, keyed as the in-memory CodeCache (kernel IR,
 // argument types, options, target) plus compiler_identity(), so that a new
 // cudajit, LLVM or toolkit compiles anew. A later process loads the PTX
-// instead of compiling. The file holds the whole key: a name collision or a
-// damaged file is a miss, never another kernel's code.
+// instead of compiling. The file holds the whole key and a checksum over
+// everything in it: a name collision or a damaged file is a miss, never
+// another kernel's code or damaged code.
 #pragma once
 
 #include <cstddef>
@@ -14,9 +15,11 @@
 
 namespace cudajit::python::disk_cache {
 
-// The kernel stored for `key`, if `directory` has it.
+// The kernel stored for `key`, if `directory` has it. Something other than a
+// readable file where the entry should be (a directory, a FIFO, a file it may
+// not read) is a miss too, and `warning` says what.
 std::optional<runtime::KernelCode> load(const std::string& directory, const std::string& name,
-                                        const std::string& key);
+                                        const std::string& key, std::string* warning);
 
 // Stores `code` (its PTX and entry name) for `key`; the file appears whole or
 // not at all (written aside, then renamed). Returns why it could not, or "".

@@ -144,7 +144,15 @@ runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
   const bool on_disk = !for_cpu && !cache_dir_.empty();
   const std::string disk_key = on_disk ? key + '\x1f' + compiler_identity() : "";
   std::optional<runtime::KernelCode> stored;
-  if (on_disk) stored = disk_cache::load(cache_dir_, name_, disk_key);
+  if (on_disk) {
+    std::string warning;
+    stored = disk_cache::load(cache_dir_, name_, disk_key, &warning);
+    if (!warning.empty()) {
+      const std::string message = "cudajit: kernel '" + name_ + "': " + warning;
+      if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0)
+        throw py::error_already_set();
+    }
+  }
   runtime::KernelCode code = stored ? *std::move(stored) : runtime::KernelCode{};
   code.kernel_name = name_;
   code.source_file = compiled.module().file;

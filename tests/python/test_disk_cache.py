@@ -115,6 +115,37 @@ def test_a_damaged_file_is_a_miss_and_is_written_again(module_dir):
         assert path.read_bytes() == text
 
 
+def test_a_flipped_byte_anywhere_in_the_ptx_is_a_miss_with_a_warning(module_dir):
+    good = fresh_kernel().inspect_asm(SIG)
+    (path,) = (module_dir / "__pycache__").glob("*.ptxcache")
+    text = path.read_bytes()
+    start = text.index(b".entry")
+    for offset in (start, start + 40, len(text) - 40):  # the PTX's body, near the checksum
+        damaged = bytearray(text)
+        damaged[offset] ^= 0x01
+        path.write_bytes(bytes(damaged))
+        with pytest.warns(RuntimeWarning, match="is damaged \\(its checksum does not match\\); "
+                          "the kernel is compiled instead"):
+            assert fresh_kernel().inspect_asm(SIG) == good
+        assert disk_counts() == (0, 1)
+        assert path.read_bytes() == text  # written again, whole
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo"])
+def test_something_other_than_a_file_at_the_entry_is_a_miss_with_a_warning(module_dir, kind):
+    good = fresh_kernel().inspect_asm(SIG)
+    (path,) = (module_dir / "__pycache__").glob("*.ptxcache")
+    path.unlink()
+    if kind == "directory":
+        path.mkdir()
+    else:
+        os.mkfifo(path)  # opening it to read would wait for a writer forever
+    with pytest.warns(RuntimeWarning, match="is not a regular file; the kernel is compiled "
+                      "instead"):
+        assert fresh_kernel().inspect_asm(SIG) == good
+    assert disk_counts()[0] == 0
+
+
 def test_cudajit_cache_dir_overrides_the_place(module_dir, tmp_path_factory, monkeypatch):
     elsewhere = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("CUDAJIT_CACHE_DIR", str(elsewhere))
