@@ -5,6 +5,7 @@
 #   make build    configure if needed, build with $(JOBS) jobs
 #   make test     build, then the C++ tests (ctest) and the Python tests (pytest)
 #   make demo     build, then run every examples/*.py (on the GPU if present, else the cpu device)
+#   make fuzz     build, then the Hypothesis fuzz suite at length (FUZZ_EXAMPLES per target)
 #   make format   clang-format our C++
 #   make clean    remove build/ and the copied binaries
 #
@@ -17,11 +18,12 @@ BUILD_TYPE ?= Release
 PYTHON ?= python3
 CUDAJIT_LLVM_VERSION ?= 19
 CMAKE_ARGS ?=
+FUZZ_EXAMPLES ?= 5000
 
 PY_EXE := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/null)
 CXX_DIRS := compiler runtime python/src simulator tests/cpp
 
-.PHONY: all deps configure build test demo format clean
+.PHONY: all deps configure build test demo fuzz format clean
 
 all: build
 
@@ -51,6 +53,9 @@ demo: build
 	  echo "==> $$f"; \
 	  PYTHONPATH=python $(PYTHON) "$$f"; \
 	done
+
+fuzz: build
+	CUDAJIT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) PYTHONPATH=python $(PYTHON) -m pytest tests/python/test_fuzz.py -q
 
 format:
 	find $(CXX_DIRS) \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -print0 \
