@@ -133,7 +133,15 @@ def default_stream() -> Stream:
 
 def external_stream(ptr: int) -> Stream:
     """A Stream for a CUstream made by another library (not owned by cudajit)."""
-    return _core.current_device().external_stream(int(ptr))
+    try:
+        handle = operator.index(ptr)
+    except TypeError:
+        raise TypeError(f"external_stream() takes a CUstream handle (an int), got "
+                        f"{type(ptr).__name__} {ptr!r}") from None
+    if not 0 <= handle < 2**64:
+        raise ValueError(f"external_stream() takes a CUstream handle from 0 to 2**64 - 1, "
+                         f"got {handle}")
+    return _core.current_device().external_stream(handle)
 
 
 class _AutoSynchronize:
@@ -157,11 +165,17 @@ Stream.auto_synchronize = _auto_synchronize
 
 def event(timing: bool = True) -> Event:
     """A new event on the current device; ``timing`` enables elapsed_time()."""
-    return _core.current_device().create_event(timing)
+    if not isinstance(timing, (bool, np.bool_)):
+        raise TypeError(f"event(timing) takes a bool, got {type(timing).__name__} {timing!r}")
+    return _core.current_device().create_event(bool(timing))
 
 
 def event_elapsed_time(evtstart: Event, evtend: Event) -> float:
     """Milliseconds between two recorded timing events."""
+    for name, value in (("evtstart", evtstart), ("evtend", evtend)):
+        if not isinstance(value, Event):
+            raise TypeError(f"event_elapsed_time() takes two events; {name} is a "
+                            f"{type(value).__name__}")
     return evtstart.elapsed_time(evtend)
 
 

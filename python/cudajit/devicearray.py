@@ -190,7 +190,9 @@ class DeviceNDArray(_core.DeviceArray):
 
     def __getitem__(self, key: Any) -> Any:
         parts = key if isinstance(key, tuple) else (key,)
-        if not all(isinstance(p, _INDEX_TYPES) for p in parts):
+        # A bool is an int to Python but a mask to NumPy (a copy, not a view): refused.
+        if not all(isinstance(p, _INDEX_TYPES) and not isinstance(p, (bool, np.bool_))
+                   for p in parts):
             raise TypeError("device arrays support indexing by integers, slices, None and "
                             f"Ellipsis; got {key!r}")
         scalar = all(isinstance(p, (int, np.integer)) for p in parts) and len(parts) == self.ndim
@@ -198,6 +200,8 @@ class DeviceNDArray(_core.DeviceArray):
             parts = parts + (Ellipsis,)  # keeps NumPy from reading an element
         model = _numpy_view(self.shape, self.strides, self.dtype)
         sub = model[parts]
+        if sub.size and not np.may_share_memory(sub, model):  # a copy: its offset is wild
+            raise TypeError(f"device array index {key!r} does not select a view")
         offset = sub.__array_interface__["data"][0] - model.__array_interface__["data"][0]
         view = self._view(offset, sub.shape, sub.strides)
         if scalar:

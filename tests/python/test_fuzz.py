@@ -170,3 +170,31 @@ def test_dlpack_producers(on_cpu_device, shape, dtype, step):
         check_message(error)
         return
     np.testing.assert_array_equal(view.copy_to_host(), host)
+
+
+PUBLIC_CALLS = {
+    "external_stream": lambda v: cuda.external_stream(v),
+    "to_device(stream=)": lambda v: cuda.to_device(np.zeros(2), stream=v),
+    "device_array(stream=)": lambda v: cuda.device_array(2, stream=v),
+    "pinned_array": lambda v: cuda.pinned_array(v),
+    "mapped_array": lambda v: cuda.mapped_array(v),
+    "managed_array": lambda v: cuda.managed_array(v),
+    "copy_to_host(stream=)": lambda v: cuda.device_array(2).copy_to_host(stream=v),
+    "event": lambda v: cuda.event(v),
+    "event_elapsed_time": lambda v: cuda.event_elapsed_time(v, v),
+    "reshape": lambda v: cuda.device_array(4).reshape(v),
+    "getitem": lambda v: cuda.device_array(4)[v],
+    "setitem": lambda v: cuda.device_array(4).__setitem__(v, 1),
+    "forall": lambda v: cuda.jit(lambda a: None).forall(v),
+    "jit(max_registers=)": lambda v: cuda.jit(max_registers=v),
+    "compile_ptx(cc=)": lambda v: cuda.compile_ptx(lambda a: None, "void(float64[:])", cc=v),
+}
+
+
+@FUZZ
+@given(name=st.sampled_from(sorted(PUBLIC_CALLS)), value=WILD_VALUES)
+def test_public_functions_with_wild_arguments(on_cpu_device, name, value):
+    try:
+        PUBLIC_CALLS[name](value)
+    except DOCUMENTED as error:
+        check_message(error)

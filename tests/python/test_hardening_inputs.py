@@ -115,3 +115,29 @@ def test_device_array_shapes_and_strides_out_of_range(on_cpu_device, shape, stri
                                                       message):
     with pytest.raises(error, match=message):
         cuda.device_array(shape, np.float64, strides=strides)
+
+
+def test_stream_and_event_helpers_check_their_arguments(on_cpu_device):
+    with pytest.raises(ValueError, match=r"external_stream\(\) takes a CUstream handle from 0 "
+                       r"to 2\*\*64 - 1, got 1180591620717411303424"):
+        cuda.external_stream(2**70)
+    with pytest.raises(TypeError, match=r"external_stream\(\) takes a CUstream handle \(an int\), "
+                       r"got str 'x'"):
+        cuda.external_stream("x")
+    with pytest.raises(TypeError, match=r"event\(timing\) takes a bool, got str 'x'"):
+        cuda.event("x")
+    with pytest.raises(TypeError, match=r"event_elapsed_time\(\) takes two events; evtstart is "
+                       r"a int"):
+        cuda.event_elapsed_time(1, cuda.event())
+
+
+@pytest.mark.parametrize("key", [True, np.True_, (True, Ellipsis), (0, False)], ids=repr)
+def test_boolean_indices_of_device_arrays_are_refused(on_cpu_device, key):
+    # Found by the fuzz suite: NumPy reads a bool as a mask and makes a copy, whose address
+    # became a wild offset into device memory (a crash in the next copy).
+    a = cuda.to_device(np.arange(4.0))
+    with pytest.raises(TypeError, match="device arrays support indexing by integers, slices"):
+        a[key] = 1
+    with pytest.raises(TypeError, match="device arrays support indexing by integers, slices"):
+        a[key]
+    np.testing.assert_array_equal(a.copy_to_host(), np.arange(4.0))
