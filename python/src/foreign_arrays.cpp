@@ -178,8 +178,9 @@ runtime::DlpackOwner consume_capsule(py::handle capsule) {
   const char* name = PyCapsule_GetName(capsule.ptr());
   if (PyErr_Occurred()) throw py::error_already_set();
   if (!name)
-    throw py::type_error("__dlpack__() returned a capsule without a name, expected one named "
-                         "'dltensor' or 'dltensor_versioned'");
+    throw py::type_error(
+        "__dlpack__() returned a capsule without a name, expected one named "
+        "'dltensor' or 'dltensor_versioned'");
   std::string_view n = name;
   if (n == runtime::kDltensorVersionedCapsule) {
     auto* t = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule.ptr(), name));
@@ -231,6 +232,7 @@ std::optional<ForeignArray> import_dlpack(py::handle obj, runtime::Device& devic
                                                 config.sync ? config.mode : runtime::SyncMode::Off);
   py::object capsule = call_dlpack(obj, on_cuda ? stream : std::nullopt);
   auto owner = std::make_shared<runtime::DlpackOwner>(consume_capsule(capsule));
+  runtime::check_dlpack_device_matches(dl, owner->tensor().device);
   ForeignArray f{owner->import(), nullptr};
   // The producer's deleter may call into Python: release it under the GIL.
   f.owner = defer_release_under_gil(std::move(owner));

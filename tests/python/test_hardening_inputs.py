@@ -141,3 +141,18 @@ def test_boolean_indices_of_device_arrays_are_refused(on_cpu_device, key):
     with pytest.raises(TypeError, match="device arrays support indexing by integers, slices"):
         a[key]
     np.testing.assert_array_equal(a.copy_to_host(), np.arange(4.0))
+
+
+def test_a_dlpack_tensor_on_another_device_than_reported_is_refused(on_cpu_device):
+    host = np.arange(4.0)
+
+    class Liar:
+        def __dlpack__(self, **kwargs):
+            return host.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return (1, 3)  # kDLCPU, but device 3: the capsule says device 0
+
+    with pytest.raises(ValueError, match=r"the tensor is on kDLCPU \(1\), device 0, but "
+                       r"__dlpack_device__\(\) said kDLCPU \(1\), device 3"):
+        cuda.from_dlpack(Liar())

@@ -164,6 +164,12 @@ void check_dlpack_device(const DLDevice& device, bool launch_on_cuda, int launch
                          "; a launch on the cpu device takes kDLCPU or kDLCUDAHost memory");
 }
 
+void check_dlpack_device_matches(const DLDevice& reported, const DLDevice& actual) {
+  if (reported.device_type == actual.device_type && reported.device_id == actual.device_id) return;
+  throw dlpack_error("the tensor is on " + device_text(actual) + ", but __dlpack_device__() said " +
+                     device_text(reported));
+}
+
 // --- DlpackOwner -------------------------------------------------------------------
 
 DlpackOwner::DlpackOwner(DlpackOwner&& other) noexcept

@@ -194,6 +194,11 @@ DLDataType dlpack_dtype(Scalar scalar);
 void check_dlpack_device(const DLDevice& device, bool launch_on_cuda, int launch_ordinal,
                          bool peer_access = false);
 
+// The tensor a capsule holds must be on the device its producer's
+// __dlpack_device__ reported (which the checks above used): else an error
+// naming both.
+void check_dlpack_device_matches(const DLDevice& reported, const DLDevice& actual);
+
 // Owns a consumed capsule's managed tensor: calls its deleter exactly once, when
 // destroyed or reset (a NULL deleter is allowed and skipped). Producers'
 // deleters may call into Python (NumPy, PyTorch decref there): destroy an owner
