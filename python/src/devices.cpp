@@ -42,6 +42,16 @@ std::mutex g_release_mutex;
 std::vector<std::function<void()>> g_pending_release;
 
 uintptr_t stream_integer(py::handle obj, const char* what) {
+  if (PyLong_Check(obj.ptr())) {
+    // An int out of range is a ValueError naming it, not a failed cast.
+    unsigned long long handle = PyLong_AsUnsignedLongLong(obj.ptr());
+    if (handle == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw py::value_error(std::string(what) + " handle must be from 0 to 2**64 - 1, got " +
+                            std::string(py::repr(obj)));
+    }
+    return static_cast<uintptr_t>(handle);
+  }
   try {
     return obj.cast<uintptr_t>();
   } catch (const py::cast_error&) {

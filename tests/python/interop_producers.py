@@ -295,6 +295,21 @@ class CapsuleProducer:
         return self.device
 
 
+_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_get_pointer.restype = ctypes.c_void_p
+_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def set_capsule_device(capsule, device_type: int, device_id: int = 0):
+    """Rewrites the device of the tensor in a 'dltensor_versioned' capsule: a producer
+    whose memory is where it says (DLManagedTensorVersioned: version, manager_ctx,
+    deleter, flags, then the DLTensor's data pointer and its device)."""
+    tensor = _get_pointer(capsule, b"dltensor_versioned")
+    device = ctypes.cast(tensor + 8 + 8 + 8 + 8 + 8, ctypes.POINTER(ctypes.c_int32))
+    device[0], device[1] = device_type, device_id
+    return capsule
+
+
 _get_name = ctypes.pythonapi.PyCapsule_GetName
 _get_name.restype = ctypes.c_char_p
 _get_name.argtypes = [ctypes.py_object]

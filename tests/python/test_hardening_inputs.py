@@ -156,3 +156,16 @@ def test_a_dlpack_tensor_on_another_device_than_reported_is_refused(on_cpu_devic
     with pytest.raises(ValueError, match=r"the tensor is on kDLCPU \(1\), device 0, but "
                        r"__dlpack_device__\(\) said kDLCPU \(1\), device 3"):
         cuda.from_dlpack(Liar())
+
+
+@pytest.mark.parametrize("stream", [2**70, -1, 2**64], ids=str)
+def test_launch_stream_handles_out_of_range_are_value_errors(on_cpu_device, stream):
+    @cuda.jit
+    def touch(a):
+        a[0] = 1
+
+    a = np.zeros(1)
+    with pytest.raises(ValueError, match=f"stream handle must be from 0 to 2\\*\\*64 - 1, got "
+                       f"{stream}"):
+        touch[1, 1, stream](a)
+    assert a[0] == 0

@@ -27,6 +27,7 @@ from interop_producers import (
     copy_1d,
     copy_2d,
     host_view_of,
+    set_capsule_device,
     slow_copy,
     spin_iterations,
     warm_up_kernels,
@@ -376,7 +377,9 @@ def test_a_read_only_versioned_capsule_makes_a_read_only_argument(assert_compile
                          ids=["kDLCPU", "kDLCUDAHost", "kDLCUDA", "kDLCUDAManaged"])
 def test_the_cpu_device_takes_host_memory_only(device, accepted):
     a = np.arange(3.0)
-    p = CapsuleProducer(a.__dlpack__(max_version=(1, 0)), device=device)
+    # The tensor says the same device as __dlpack_device__ (a disagreement is refused).
+    p = CapsuleProducer(set_capsule_device(a.__dlpack__(max_version=(1, 0)), *device),
+                        device=device)
     if accepted:
         write_ones[1, 3](p)
         cuda.synchronize()
