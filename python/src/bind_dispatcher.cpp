@@ -17,7 +17,7 @@ unsigned parse_shared_bytes(py::handle obj) {
   if (PyLong_Check(obj.ptr())) v = PyLong_AsLongLong(obj.ptr());
   if (PyErr_Occurred()) PyErr_Clear();
   if (v < 0 || v > 0xffffffffLL)
-    throw py::value_error("sharedmem must be a non-negative int (bytes), got " +
+    throw py::value_error("sharedmem must be an int from 0 to 2**32 - 1 (bytes), got " +
                           std::string(py::repr(obj)));
   return static_cast<unsigned>(v);
 }

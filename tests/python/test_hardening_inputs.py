@@ -169,3 +169,16 @@ def test_launch_stream_handles_out_of_range_are_value_errors(on_cpu_device, stre
                        f"{stream}"):
         touch[1, 1, stream](a)
     assert a[0] == 0
+
+
+@pytest.mark.parametrize("sharedmem", [2**70, -1, 2**64], ids=str)
+def test_launch_sharedmem_out_of_range_is_a_value_error(on_cpu_device, sharedmem):
+    @cuda.jit
+    def touch(a):
+        a[0] = 1
+
+    a = np.zeros(1)
+    with pytest.raises(ValueError, match=f"sharedmem must be an int from 0 to 2\\*\\*32 - 1 "
+                       f"\\(bytes\\), got {sharedmem}"):
+        touch[1, 1, 0, sharedmem](a)
+    assert a[0] == 0
