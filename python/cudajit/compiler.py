@@ -6,7 +6,8 @@ import warnings
 from typing import Any, Callable
 
 from . import _core, caching, frontend
-from .dispatcher import DeviceFunction, Dispatcher, cc_number, return_type_from_name
+from .dispatcher import (DebugDispatcher, DeviceFunction, Dispatcher, cc_number,
+                         return_type_from_name)
 from .types import Signature, Type, parse_signature
 
 __all__ = ["jit", "compile_ptx"]
@@ -74,9 +75,10 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
                                 f"{len(signatures)}")
             return DeviceFunction(pyfunc, signatures[0] if signatures else None,
                                   fastmath=fastmath)
-        return Dispatcher(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug,
-                          max_registers=max_registers,
-                          cache_dir=caching.cache_dir_for(pyfunc) if cache else None)
+        kind = DebugDispatcher if debug else Dispatcher
+        return kind(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug,
+                    max_registers=max_registers,
+                    cache_dir=caching.cache_dir_for(pyfunc) if cache else None)
 
     if func_or_sig is None:
         return lambda pyfunc: decorate(pyfunc, [])

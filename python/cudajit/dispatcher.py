@@ -10,12 +10,15 @@ C++ (``cudajit._core.Dispatcher``); this module only holds the Python face.
 from __future__ import annotations
 
 import operator
+import os
 from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from . import _core, frontend
 from .types import Type, parse_signature
 
-__all__ = ["Dispatcher", "DeviceFunction"]
+__all__ = ["Dispatcher", "DebugDispatcher", "DeviceFunction"]
 
 DEFAULT_CC = (8, 0)
 
@@ -53,7 +56,7 @@ class Dispatcher(_core.Dispatcher):
                  fastmath: bool = False, lineinfo: bool = False, debug: bool = False,
                  max_registers: int | None = None, cache_dir: str | None = None):
         name = getattr(py_func, "__name__", "kernel")
-        super().__init__(name, lambda: frontend.build_module(py_func), fastmath=fastmath,
+        super().__init__(name, lambda: self._build_ir(), fastmath=fastmath,
                          lineinfo=lineinfo, debug=debug, max_registers=max_registers or 0,
                          cache_dir=cache_dir or "")
         self.cache_dir = cache_dir
@@ -63,9 +66,17 @@ class Dispatcher(_core.Dispatcher):
         self.__doc__ = getattr(py_func, "__doc__", None)
         self.__wrapped__ = py_func
         self.fastmath = fastmath
+        self.debug = debug
+        self._exceptions: list[tuple[type, tuple, str, int, str]] = []
         self._llvm_ir_cache: dict[tuple[tuple[str, ...], int], str] = {}
         for signature in signatures:
             self.compile(signature)
+
+    def _build_ir(self) -> str:
+        if not self.debug:
+            return frontend.build_module(self.py_func)
+        text, self._exceptions = frontend.build_debug_module(self.py_func)
+        return text
 
     def __call__(self, *args: Any) -> None:
         raise ValueError(f"kernel '{self.__name__}' has no launch configuration: launch it as "
@@ -95,7 +106,8 @@ class Dispatcher(_core.Dispatcher):
         if sig.return_type is not None and str(sig.return_type) != "none":
             raise TypeError(f"kernel '{self.__name__}' must return void; the signature "
                             f"declares {sig.return_type}")
-        self.declare([str(t) for t in sig.args])
+        extra = [EXCEPTION_RECORD_TYPE] if self.debug else []
+        self.declare([str(t) for t in sig.args] + extra)
 
     @property
     def signatures(self) -> list[tuple[str, ...]]:
@@ -125,6 +137,49 @@ class Dispatcher(_core.Dispatcher):
     def inspect_asm(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
         """The PTX of one signature, or a dict over every compiled one."""
         return self._inspect(self._ptx_text, signature, cc)
+
+
+# The hidden last argument of a debug kernel: int32[8] = code, threadIdx, blockIdx, unused.
+EXCEPTION_RECORD_TYPE = "array(int32, 1d, C)"
+
+
+class DebugDispatcher(Dispatcher):
+    """A kernel compiled with debug=True: each launch passes a fresh exception
+    record, waits for the kernel (as Numba does) and raises the first exception
+    a thread raised, prefixed with where: ``In function 'f', file F, line L,
+    tid=[z, y, x] ctaid=[z, y, x]: message``."""
+
+    def __getitem__(self, config: Any) -> "_DebugLaunch":
+        return _DebugLaunch(self, super().__getitem__(config))
+
+    def configure(self, *config: Any) -> "_DebugLaunch":
+        return _DebugLaunch(self, super().configure(*config))
+
+    def raise_recorded(self, record: Any) -> None:
+        code = int(record[0])
+        if code == 0:
+            return
+        cls, args, filename, line, function = self._exceptions[code - 1]
+        tid = [int(record[3]), int(record[2]), int(record[1])]
+        ctaid = [int(record[6]), int(record[5]), int(record[4])]
+        where = (f"In function {function!r}, file {os.path.abspath(filename)}, line {line}, "
+                 f"tid={tid} ctaid={ctaid}")
+        args = (f"{where}: {args[0]}",) + tuple(args[1:]) if args else (where,)
+        raise cls(*args)
+
+
+class _DebugLaunch:
+    def __init__(self, dispatcher: DebugDispatcher, launch: Any):
+        self.dispatcher = dispatcher
+        self.launch = launch
+
+    def __call__(self, *args: Any) -> None:
+        from .api import synchronize, to_device
+
+        record = to_device(np.zeros(8, np.int32))
+        self.launch(*args, record)
+        synchronize()
+        self.dispatcher.raise_recorded(record.copy_to_host())
 
 
 class DeviceFunction:

@@ -30,6 +30,8 @@ from .source import read_function
 
 __all__ = ["build_module"]
 
+# The hidden last argument of debug kernels (a name no Python code can spell).
+EXCEPTION_RECORD = "exception.record"
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
@@ -68,7 +70,7 @@ COMPARE_OPERATORS = {
 UNSUPPORTED_SYNTAX = {
     "Try": "try statements", "TryStar": "try statements", "With": "with statements",
     "AsyncWith": "async with statements", "AsyncFor": "async for loops",
-    "Raise": "raise statements", "Assert": "assert statements", "Delete": "del statements",
+    "Delete": "del statements",
     "Import": "import statements", "ImportFrom": "import statements",
     "Global": "global declarations", "Nonlocal": "nonlocal declarations",
     "FunctionDef": "nested functions", "AsyncFunctionDef": "nested functions",
@@ -232,6 +234,8 @@ class _FunctionTranslator:
         self.builtins = vars(module_builtins) if isinstance(module_builtins, ModuleType) \
             else module_builtins
         self.params = self._parameters()
+        if module.debug:  # the hidden record of the first exception (exceptions.cpp)
+            self.params.append(EXCEPTION_RECORD)
         self.locals = set(self.params) | source.bound_names
         self.chain_temps = 0
 
@@ -266,7 +270,8 @@ class _FunctionTranslator:
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
             body = body[1:]  # the docstring
-        params = IRNode("params", None, *(ir_identifier(p) for p in self.params))
+        params = IRNode("params", None, *(p if p == EXCEPTION_RECORD else ir_identifier(p)
+                                          for p in self.params))
         # A device function from another file names its own, for the compiler's errors.
         header = self.ir_name
         if self.filename != self.module.entry.__code__.co_filename:
@@ -422,6 +427,47 @@ class _FunctionTranslator:
         if not isinstance(func, ast.Name) or func.id in self.locals:
             return False
         return self._lookup(func.id, default=None) is builtins.range
+
+    def _stmt_Raise(self, node: ast.Raise) -> list[IRNode]:
+        """``raise E`` / ``raise E(constants)``: the thread stops; with debug=True the
+        host raises E after the launch (Numba's meaning), else nothing is reported."""
+        if node.exc is None:
+            raise self._error("a bare raise (re-raising) is not supported in kernels", node)
+        if node.cause is not None:
+            raise self._error("'raise ... from ...' is not supported in kernels", node)
+        exc, arguments = node.exc, []
+        if isinstance(exc, ast.Call):
+            if exc.keywords:
+                raise self._error("an exception raised in a kernel takes positional arguments "
+                                  "only", exc.keywords[0])
+            exc, arguments = exc.func, exc.args
+        try:
+            cls = self._static_value(exc)
+            values = tuple(self._static_value(a) for a in arguments)
+        except _NotConstant as error:
+            raise self._error("an exception raised in a kernel must be a class known when "
+                              "compiling, with constant arguments; "
+                              f"'{ast.unparse(error.node)}' is not one", error.node) from None
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            raise self._error(f"'{ast.unparse(exc)}' is not an exception class", exc)
+        code = self.module.add_exception(cls, values, self.filename, node.lineno,
+                                         self.pyfunc.__name__)
+        return [IRNode("raise", self._loc(node), str(code))]
+
+    def _stmt_Assert(self, node: ast.Assert) -> list[IRNode]:
+        """Checked only with debug=True, as in Numba; an AssertionError after the launch."""
+        if not self.module.debug:
+            return []
+        message: tuple = ()
+        if node.msg is not None:
+            try:
+                message = (self._static_value(node.msg),)
+            except _NotConstant as error:
+                raise self._error("an assert's message in a kernel must be a constant",
+                                  error.node) from None
+        code = self.module.add_exception(AssertionError, message, self.filename, node.lineno,
+                                         self.pyfunc.__name__)
+        return [IRNode("assert", self._loc(node), str(code), self._expr(node.test))]
 
     def _stmt_Break(self, node: ast.stmt) -> list[IRNode]:
         return [IRNode("break", self._loc(node))]
@@ -900,14 +946,16 @@ class _FunctionTranslator:
         """A device-function call; with a declared signature, the scalar arguments
         and the result are converted to its types, as Numba does."""
         args = self._args(node)
+        if self.module.debug:
+            args.append(IRNode("name", loc, EXCEPTION_RECORD))
         sig = callee.signature
         if sig is None:
             return IRNode("callfn", loc, name, *args)
-        if len(args) != len(sig.args):
+        if len(args) - self.module.debug != len(sig.args):
             raise self._error(f"device function '{callee.pyfunc.__name__}' is declared with "
                               f"{len(sig.args)} arguments, got {len(args)}", node)
         args = [IRNode("call", loc, f"cast.{t}", a) if isinstance(t, cjtypes.ScalarType) else a
-                for a, t in zip(args, sig.args)]
+                for a, t in zip(args, sig.args)] + args[len(sig.args):]
         call = IRNode("callfn", loc, name, *args)
         if isinstance(sig.return_type, cjtypes.ScalarType):
             return IRNode("call", loc, f"cast.{sig.return_type}", call)
@@ -947,13 +995,22 @@ class _FunctionTranslator:
 # The module: the entry function, then the device functions it reaches
 
 class _ModuleBuilder:
-    def __init__(self, entry: FunctionType):
+    def __init__(self, entry: FunctionType, debug: bool = False):
         self.entry = entry
+        self.debug = debug
+        # Exceptions the kernel may raise: code k is exceptions[k - 1], as
+        # (class, arguments, file, line, function name).
+        self.exceptions: list[tuple[type, tuple, str, int, str]] = []
         entry_name = ir_identifier(entry.__name__)
         self.names: dict[FunctionType, str] = {entry: entry_name}
         self.used_names = {entry_name}
         self.pending: list[FunctionType] = [entry]
         self.counter = 0
+
+    def add_exception(self, cls: type, args: tuple, filename: str, line: int,
+                      function: str) -> int:
+        self.exceptions.append((cls, args, filename, line, function))
+        return len(self.exceptions)
 
     def device_function_name(self, pyfunc: FunctionType) -> str:
         """The IR name of a device function, queueing it for translation once."""
@@ -997,9 +1054,18 @@ def build_module(pyfunc: Callable[..., Any]) -> str:
     ``pyfunc`` is a plain Python function or a cudajit kernel/device function
     wrapping one. Raises CompileError at the first unsupported construct.
     """
-    builder = _ModuleBuilder(_unwrap(pyfunc))
+    return build_debug_module(pyfunc, debug=False)[0]
+
+
+def build_debug_module(pyfunc: Callable[..., Any], debug: bool = True
+                       ) -> tuple[str, list[tuple[type, tuple, str, int, str]]]:
+    """As build_module, and the exceptions the kernel may raise. With ``debug``
+    every function takes the hidden last argument ``exception.record`` (an int32
+    array the first raising thread writes; dispatcher.py reads it) and asserts
+    are checked."""
+    builder = _ModuleBuilder(_unwrap(pyfunc), debug)
     try:
-        return builder.build()
+        return builder.build(), builder.exceptions
     except CompileError as exc:
         # Point the traceback at the user's code, not the translator's recursion.
         raise exc.with_traceback(None) from None

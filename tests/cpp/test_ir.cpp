@@ -91,6 +91,9 @@ const char* const kEveryKind = R"IR(
    (ifexp@12:14 (compare@12:19 (name@12:19 x) < (int@12:23 3) <= (int@12:28 4))
     (attr@12:14 (name@12:14 b) real) (method@12:34 (name@12:34 b) conjugate)))
   (expr@13:4 (call@13:4 math.sqrt (binop@13:14 // (name@13:14 x) (int@13:19 2))))
+  (assert@13:4 2 (name@13:11 x))
+  (expr@13:4 (call@13:4 print (bytes@13:10 "6869")))
+  (raise@13:4 1)
   (return@14:4))
  (func@16:0 helper_1 (params u) (return@17:4 (name@17:11 u))))
 )IR";
@@ -156,7 +159,7 @@ TEST_CASE("every node kind parses, with its payload", "[ir]") {
   std::set<NodeKind> kinds;
   for (const Function& f : m.functions)
     for (const auto& s : f.body) collect_kinds(*s, kinds);
-  CHECK(kinds.size() == static_cast<size_t>(NodeKind::CallFn) + 1);
+  CHECK(kinds.size() == static_cast<size_t>(NodeKind::Bytes) + 1);
 
   const auto& body = m.functions[0].body;
   CHECK(body[0]->child(1).int_value == -5);
@@ -188,8 +191,16 @@ TEST_CASE("every node kind parses, with its payload", "[ir]") {
   const Node& call = body[7]->child(0);
   CHECK(call.text == "math.sqrt");
   CHECK(call.child(0).text == "//");
-  CHECK(body[8]->kind == NodeKind::Return);
-  CHECK(body[8]->size() == 0);
+  CHECK(body.back()->kind == NodeKind::Return);
+  CHECK(body.back()->size() == 0);
+  const auto& tail = m.functions[0].body;
+  const Node& assertion = *tail[tail.size() - 4];
+  CHECK(assertion.kind == NodeKind::Assert);
+  CHECK(assertion.int_value == 2);
+  CHECK(assertion.child(0).text == "x");
+  CHECK(tail[tail.size() - 3]->child(0).child(0).text == "hi");  // bytes decoded from hex
+  CHECK(tail[tail.size() - 2]->kind == NodeKind::Raise);
+  CHECK(tail[tail.size() - 2]->int_value == 1);
 }
 
 TEST_CASE("kind_name spells each kind as its head in the text form", "[ir]") {

@@ -24,6 +24,8 @@ const std::unordered_map<std::string_view, NodeKind>& heads() {
       {"return", NodeKind::Return},
       {"expr", NodeKind::ExprStmt},
       {"block", NodeKind::Block},
+      {"raise", NodeKind::Raise},
+      {"assert", NodeKind::Assert},
       {"int", NodeKind::Int},
       {"float", NodeKind::Float},
       {"bool", NodeKind::Bool},
@@ -91,6 +93,8 @@ class Reader {
     switch (n->kind) {
       case NodeKind::Int:
       case NodeKind::Bool:
+      case NodeKind::Raise:
+      case NodeKind::Assert:
         n->int_value = integer();
         break;
       case NodeKind::Float:

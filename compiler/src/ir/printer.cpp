@@ -34,6 +34,8 @@ void print_node(const Node& n, int depth, std::string& out) {
   switch (n.kind) {
     case NodeKind::Int:
     case NodeKind::Bool:
+    case NodeKind::Raise:
+    case NodeKind::Assert:
       out += ' ' + std::to_string(n.int_value);
       break;
     case NodeKind::Float:

@@ -73,7 +73,9 @@ llvm::Value* FunctionLowering::call_function(const Node& n) {
   std::vector<llvm::Value*> args;
   if (thread_ctx_) args.push_back(thread_ctx_);
   for (const auto& c : n.children) args.push_back(expr(*c));
-  return b_.CreateCall(m_.functions.at(callee), args);
+  llvm::Value* result = b_.CreateCall(m_.functions.at(callee), args);
+  return_if_raised();
+  return result;
 }
 
 llvm::Value* FunctionLowering::binop(const Node&, const std::string& op, llvm::Value* a,

@@ -55,6 +55,11 @@ class TargetHooks {
   virtual llvm::Value* constant_string(ModuleLowering& m, llvm::IRBuilder<>& b,
                                        const std::string& if_true, const std::string& if_false,
                                        llvm::Value* condition) = 0;
+  // Stops a thread that raised: true when it ends there (PTX exit); false when
+  // the host marks its context and the function must return.
+  virtual bool stop_thread(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value* thread_ctx) = 0;
+  // Host: whether the thread raised (i1).
+  virtual llvm::Value* raised(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value* thread_ctx) = 0;
   // A generic pointer to read-only data (constant memory on the GPU).
   virtual llvm::Value* constant_data(ModuleLowering& m, llvm::IRBuilder<>& b,
                                      const std::string& bytes) = 0;
@@ -87,7 +92,8 @@ struct ModuleLowering {
   // total before it); whether any function synchronises the block.
   uint64_t static_shared_bytes = 0;
   bool synchronises = false;
-  int warp_sites = 0;  // activemask calls so far: each call site's number
+  bool may_raise = false;  // a function of the program raises or asserts
+  int warp_sites = 0;      // activemask calls so far: each call site's number
 
   llvm::Type* value_type(const Type& t);  // in registers: bool is i1
   llvm::Type* memory_type(Scalar s);      // in memory: bool is i8
@@ -201,6 +207,11 @@ class FunctionLowering {
   llvm::Value* call_bit_math(const ir::Node& n, std::string_view name);
   // print.cpp
   void print(const ir::Node& n);
+  // exceptions.cpp: raise and assert
+  void raise(const ir::Node& s, int64_t code);
+  void assert_stmt(const ir::Node& s);
+  void leave_raising();
+  void return_if_raised();
   llvm::Value* min_max(const ir::Node& n, bool is_min, std::vector<Value> args);
 
   // memory_intrinsics.cpp: cuda.shared.array, cuda.local.array
@@ -277,6 +288,9 @@ struct LoweredProgram {
 // Lowers every function reachable from the entry, and the entry: a
 // PTX_Kernel holding the kernel's body (nvptx), or the host grid loop (or
 // per-thread entry) calling it.
+// Whether statements hold a raise or an assert, at any depth.
+bool contains_raise(const std::vector<ir::NodePtr>& nodes);
+
 LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& module,
                              TargetKind target, bool device_entry, const CompileOptions& options);
 

@@ -61,11 +61,11 @@ llvm::StructType* ModuleLowering::thread_ctx_type() {
   // target::HostThreadContext: threadIdx, blockDim, blockIdx, gridDim (3 x i32
   // each, in that order); the launch's IndexErrorRecord*; the block's shared
   // memory, its dynamic part and that part's size (i64); the barrier and warp
-  // functions, and the runtime's state of the thread.
+  // functions, the runtime's state of the thread, and whether it raised (i32).
   auto* ptr = llvm::PointerType::get(context, 0);
-  return llvm::StructType::get(
-      context, {llvm::ArrayType::get(llvm::Type::getInt32Ty(context), 12), ptr, ptr, ptr,
-                llvm::Type::getInt64Ty(context), ptr, ptr, ptr});
+  auto* i32 = llvm::Type::getInt32Ty(context);
+  return llvm::StructType::get(context, {llvm::ArrayType::get(i32, 12), ptr, ptr, ptr,
+                                         llvm::Type::getInt64Ty(context), ptr, ptr, ptr, i32});
 }
 
 llvm::StructType* ModuleLowering::error_record_type() {
@@ -252,6 +252,7 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
         b.CreateStore(ty, ctx_slot(1));
         loop(b.getInt32(0), block[0], [&](llvm::Value* tx) {
           b.CreateStore(tx, ctx_slot(0));
+          if (m.may_raise) b.CreateStore(b.getInt32(0), b.CreateStructGEP(ctx_type, ctx, 8));
           std::vector<llvm::Value*> call_args{ctx};
           call_args.insert(call_args.end(), args.begin(), args.end());
           b.CreateCall(body, call_args);
@@ -301,6 +302,8 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
   const bool entry_is_kernel = !device_entry && target == TargetKind::Nvptx;
   if (entry_is_kernel) reachable.erase(reachable.begin());  // lowered into the .entry
   for (const TypedFunction* f : reachable) m.declare(*f);
+  for (const TypedFunction* f : reachable) m.may_raise |= contains_raise(f->function->body);
+  m.may_raise |= contains_raise(program.entry->function->body);
   for (const TypedFunction* f : reachable) FunctionLowering(m, *f).lower();
 
   LoweredProgram out;

@@ -121,6 +121,12 @@ void FunctionLowering::stmt(const Node& s) {
     case NodeKind::ExprStmt:
       expr(s.child(0));
       return;
+    case NodeKind::Raise:
+      raise(s, s.int_value);
+      return;
+    case NodeKind::Assert:
+      assert_stmt(s);
+      return;
     case NodeKind::Block:
       block(s.children);
       return;

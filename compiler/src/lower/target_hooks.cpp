@@ -71,6 +71,7 @@ enum HostContextField : unsigned {
   kDynamicSharedBytes = 4,
   kBarrier = 5,
   kWarp = 6,
+  kRaised = 8,
 };
 
 class NvptxHooks final : public TargetHooks {
@@ -257,6 +258,15 @@ class NvptxHooks final : public TargetHooks {
     }
   }
 
+  bool stop_thread(ModuleLowering&, llvm::IRBuilder<>& b, llvm::Value*) override {
+    ptx_asm(b, b.getVoidTy(), "exit;", "", {}, true, false);
+    return true;
+  }
+
+  llvm::Value* raised(ModuleLowering&, llvm::IRBuilder<>& b, llvm::Value*) override {
+    return b.getFalse();  // never asked: a raising thread exits
+  }
+
   void fence(llvm::IRBuilder<>& b, std::string_view scope) override {
     std::string_view text = scope == "block"    ? "membar.cta;"
                             : scope == "system" ? "membar.sys;"
@@ -351,6 +361,17 @@ class HostHooks final : public TargetHooks {
     if (op == target::kMatchAll) return r;
     bool shuffle = op <= target::kShflXor;
     return b.CreateTrunc(r, shuffle ? value->getType() : b.getInt32Ty());
+  }
+
+  bool stop_thread(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value* ctx) override {
+    b.CreateStore(b.getInt32(1), b.CreateStructGEP(m.thread_ctx_type(), ctx, kRaised));
+    return false;
+  }
+
+  llvm::Value* raised(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value* ctx) override {
+    llvm::Value* mark =
+        b.CreateLoad(b.getInt32Ty(), b.CreateStructGEP(m.thread_ctx_type(), ctx, kRaised));
+    return b.CreateICmpNE(mark, b.getInt32(0));
   }
 
   void fence(llvm::IRBuilder<>& b, std::string_view scope) override {

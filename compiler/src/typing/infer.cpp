@@ -49,6 +49,7 @@ bool breaks_out(const std::vector<ir::NodePtr>& stmts) {
 bool stmt_always_returns(const Node& s) {
   switch (s.kind) {
     case NodeKind::Return:
+    case NodeKind::Raise:  // the thread stops
       return true;
     case NodeKind::If:
       return always_returns(s.child(1).children) && always_returns(s.child(2).children);
@@ -179,6 +180,17 @@ class FunctionTyper {
       case NodeKind::ExprStmt:
         expr(s.child(0));
         return;
+      case NodeKind::Raise:
+        return;
+      case NodeKind::Assert: {
+        auto t = expr(s.child(0));
+        if (t && !t->is_scalar())
+          type_error(s,
+                     "an assert's condition must be a number or bool, "
+                     "got " +
+                         t->str());
+        return;
+      }
       case NodeKind::Block:
         block(s.children);
         return;

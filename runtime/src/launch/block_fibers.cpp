@@ -237,6 +237,7 @@ void BlockFibers::run(int64_t linear_block) {
     t.barrier = fiber_barrier;
     t.warp = fiber_warp;
     t.runtime = &f;
+    t.raised = 0;
     f.state = State::Ready;
     f.block = this;
     f.context = fctx::make_fcontext(stacks.top(i), FiberStacks::kBytes, fiber_main);

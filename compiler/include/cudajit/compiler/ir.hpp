@@ -23,6 +23,8 @@ enum class NodeKind {
   Pass,
   Return,
   ExprStmt,
+  Raise,   // `raise E(...)`: int_value is the exception's code in the kernel's table
+  Assert,  // `assert COND, msg` (debug only): int_value the code, child(0) the condition
   Block,
   // expressions
   Int,

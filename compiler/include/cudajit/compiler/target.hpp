@@ -119,6 +119,7 @@ struct HostThreadContext {
   HostBarrier barrier = nullptr;  // null in kernels that never synchronise
   HostWarpOp warp = nullptr;      // likewise
   void* runtime = nullptr;        // the runtime's state of this thread (its fiber)
+  int32_t raised = 0;             // set by a raise in the kernel: its callers return
 };
 
 // The entry point for a kernel that synchronises: runs one thread, `ctx`

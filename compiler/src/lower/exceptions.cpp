@@ -1,0 +1,95 @@
+// raise and assert in kernels. A raising thread stops (PTX `exit`; on the
+// host its context is marked and every function returns up to the grid loop).
+// Compiled with debug=True, the kernel has a hidden last argument, the int32
+// array "exception.record": the first thread to raise claims it with a
+// compare-and-swap and writes the exception's code, its threadIdx and its
+// blockIdx, which the host reads after the launch (dispatcher.py).
+#include "lowering.hpp"
+
+namespace cudajit::lower {
+
+using ir::Node;
+
+namespace {
+
+constexpr const char* kRecord = "exception.record";
+
+}  // namespace
+
+void FunctionLowering::raise(const Node& s, int64_t code) {
+  if (f_.locals.count(kRecord)) {
+    auto parameter = parameters_.find(kRecord);
+    llvm::Value* record =
+        parameter != parameters_.end()
+            ? parameter->second
+            : b_.CreateLoad(m_.value_type(f_.locals.at(kRecord)), slots_.at(kRecord));
+    llvm::Value* data = extract(record, {0});
+    auto* i32 = b_.getInt32Ty();
+    llvm::Value* claim = b_.CreateAtomicCmpXchg(
+        data, b_.getInt32(0), b_.getInt32(static_cast<int32_t>(code)), llvm::Align(4),
+        llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+    auto* first = llvm::BasicBlock::Create(m_.context, "raise.first", fn_);
+    auto* stop = llvm::BasicBlock::Create(m_.context, "raise.stop", fn_);
+    b_.CreateCondBr(b_.CreateExtractValue(claim, {1}), first, stop);
+    b_.SetInsertPoint(first);
+    const char* registers[6] = {"threadIdx.x", "threadIdx.y", "threadIdx.z",
+                                "blockIdx.x",  "blockIdx.y",  "blockIdx.z"};
+    for (int k = 0; k < 6; ++k) {
+      llvm::Value* value = m_.hooks.special_register(b_, registers[k], thread_ctx_);
+      b_.CreateStore(value, b_.CreateConstInBoundsGEP1_64(i32, data, 1 + k));
+    }
+    b_.CreateBr(stop);
+    b_.SetInsertPoint(stop);
+  }
+  (void)s;
+  leave_raising();
+}
+
+// Stops the thread: returns from this function (the host's callers see the
+// mark and return too) or ends the thread outright on the GPU.
+void FunctionLowering::leave_raising() {
+  if (m_.hooks.stop_thread(m_, b_, thread_ctx_)) {
+    b_.CreateUnreachable();
+  } else if (f_.return_type.is_none() || fn_->getReturnType()->isVoidTy()) {
+    b_.CreateRetVoid();
+  } else {
+    b_.CreateRet(llvm::UndefValue::get(fn_->getReturnType()));
+  }
+  start_dead_block();
+}
+
+void FunctionLowering::assert_stmt(const Node& s) {
+  llvm::Value* holds = to_bool(expr(s.child(0)), type_of(s.child(0)));
+  auto* fails = llvm::BasicBlock::Create(m_.context, "assert.fails", fn_);
+  auto* next = llvm::BasicBlock::Create(m_.context, "assert.holds", fn_);
+  b_.CreateCondBr(holds, next, fails);
+  b_.SetInsertPoint(fails);
+  raise(s, s.int_value);
+  if (!terminated()) b_.CreateBr(next);
+  b_.SetInsertPoint(next);
+}
+
+// After a call on the host: a callee that raised marked the thread; return too.
+void FunctionLowering::return_if_raised() {
+  if (!m_.may_raise || !thread_ctx_) return;
+  llvm::Value* raised = m_.hooks.raised(m_, b_, thread_ctx_);
+  auto* leave = llvm::BasicBlock::Create(m_.context, "raised", fn_);
+  auto* next = llvm::BasicBlock::Create(m_.context, "not.raised", fn_);
+  b_.CreateCondBr(raised, leave, next);
+  b_.SetInsertPoint(leave);
+  if (fn_->getReturnType()->isVoidTy())
+    b_.CreateRetVoid();
+  else
+    b_.CreateRet(llvm::UndefValue::get(fn_->getReturnType()));
+  b_.SetInsertPoint(next);
+}
+
+bool contains_raise(const std::vector<ir::NodePtr>& nodes) {
+  for (const auto& n : nodes) {
+    if (n->kind == ir::NodeKind::Raise || n->kind == ir::NodeKind::Assert) return true;
+    if (contains_raise(n->children)) return true;
+  }
+  return false;
+}
+
+}  // namespace cudajit::lower

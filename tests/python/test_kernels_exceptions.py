@@ -1,0 +1,155 @@
+"""raise and assert in kernels, as Numba has them: compiled with debug=True, the
+first thread that raises is reported after the launch as the Python exception,
+prefixed with the function, file, line and thread; without debug a raising
+thread just stops and asserts are not checked. On every device."""
+
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+
+pytestmark = pytest.mark.usefixtures("device")
+
+HERE = os.path.abspath(__file__)
+
+
+class KernelTrouble(Exception):
+    pass
+
+
+@cuda.jit(device=True)
+def checked_double(x):
+    if x > 100:
+        raise ValueError("too big")  # marker: device raise
+    return x * 2
+
+
+@cuda.jit(debug=True)
+def debug_kernel(a, out):
+    i = cuda.grid(1)
+    assert a[i] >= 0, "negative input"  # marker: assert
+    out[i] = checked_double(a[i])
+
+
+def line_of(marker):
+    with open(HERE) as f:
+        return next(n for n, text in enumerate(f, 1) if f"marker: {marker}" in text)
+
+
+def test_a_raise_in_a_device_function_surfaces_after_the_launch():
+    a = np.arange(64.0)
+    a[37] = 500.0
+    out = np.zeros(64)
+    with pytest.raises(ValueError) as info:
+        debug_kernel[2, 32](a, out)
+    assert str(info.value) == (f"In function 'checked_double', file {HERE}, line "
+                               f"{line_of('device raise')}, tid=[0, 0, 5] ctaid=[0, 0, 1]: "
+                               "too big")
+    # The other threads ran; the next launch works.
+    expected = a * 2
+    np.testing.assert_array_equal(np.delete(out, 37), np.delete(expected, 37))
+    a[37] = 1.0
+    debug_kernel[2, 32](a, out)
+    np.testing.assert_array_equal(out, a * 2)
+
+
+def test_a_failed_assert_is_an_assertion_error_naming_the_thread():
+    a = np.arange(96.0)
+    a[70] = -1.0
+    with pytest.raises(AssertionError) as info:
+        debug_kernel[(3, 1), (32, 1)](a, np.zeros(96))
+    assert str(info.value) == (f"In function 'debug_kernel', file {HERE}, line "
+                               f"{line_of('assert')}, tid=[0, 0, 6] ctaid=[0, 0, 2]: "
+                               "negative input")
+
+
+def test_only_the_first_raising_thread_is_reported():
+    @cuda.jit(debug=True)
+    def everyone(out):
+        i = cuda.grid(1)
+        out[i] = 1
+        raise KernelTrouble("thread trouble", 42)
+
+    out = np.zeros(256)
+    with pytest.raises(KernelTrouble) as info:
+        everyone[4, 64](out)
+    message, extra = info.value.args
+    assert message.count("tid=") == 1 and message.endswith(": thread trouble")
+    assert extra == 42
+    assert np.all(out == 1)
+
+
+def test_exception_classes_and_arguments():
+    @cuda.jit(debug=True)
+    def plain(out, which):
+        if which[0] == 0:
+            raise IndexError
+        if which[0] == 1:
+            assert out[0] > 5
+        out[0] = 1
+
+    with pytest.raises(IndexError, match=r"^In function 'plain', file .*, line \d+, "
+                       r"tid=\[0, 0, 0\] ctaid=\[0, 0, 0\]$"):
+        plain[1, 1](np.zeros(1), np.array([0]))
+    with pytest.raises(AssertionError, match=r"tid=\[0, 0, 0\] ctaid=\[0, 0, 0\]$"):
+        plain[1, 1](np.zeros(1), np.array([1]))
+    out = np.zeros(1)
+    plain[1, 1](out, np.array([2]))
+    assert out[0] == 1
+
+
+def test_without_debug_a_raising_thread_stops_and_asserts_are_not_checked():
+    @cuda.jit
+    def quiet(a, out):
+        i = cuda.grid(1)
+        assert a[i] > 1000  # not checked without debug
+        if i == 3:
+            raise ValueError("not reported")
+        out[i] = checked_double(a[i])
+
+    a = np.arange(8.0)
+    a[6] = 1000.0
+    out = np.full(8, -1.0)
+    quiet[1, 8](a, out)
+    cuda.synchronize()
+    expected = a * 2
+    expected[3] = -1.0  # stopped at its raise
+    expected[6] = -1.0  # stopped in the device function
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_debug_kernels_declared_eagerly_and_compiled_to_ptx(check_ptx):
+    @cuda.jit("void(float64[::1])", debug=True)
+    def eager(a):
+        if a[0] < 0:
+            raise ValueError("negative")
+        a[0] = 1
+
+    a = np.array([-1.0])
+    with pytest.raises(ValueError, match="negative"):
+        eager[1, 1](a)
+    ptx = eager.inspect_asm(("array(float64, 1d, C)", "array(int32, 1d, C)"))
+    assert "exit;" in ptx and "atom" in ptx
+    check_ptx(ptx)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("raise", "a bare raise (re-raising) is not supported in kernels"),
+    ("raise ValueError('x') from None", "'raise ... from ...' is not supported in kernels"),
+    ("raise ValueError(a[0])", "an exception raised in a kernel must be a class known when "
+                               "compiling, with constant arguments; 'a[0]' is not one"),
+    ("raise len", "'len' is not an exception class"),
+    ("assert a[0] > 0, a[0]", "an assert's message in a kernel must be a constant"),
+])
+def test_unsupported_raises_are_compile_errors(tmp_path, body, message):
+    path = tmp_path / "bad_raise.py"
+    path.write_text(f"import cudajit as cuda\n\ndef kernel(a):\n    {body}\n")
+    spec = importlib.util.spec_from_file_location("bad_raise", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(cuda.CompileError) as info:
+        cuda.jit(module.kernel, debug=True)[1, 1](np.zeros(1))
+    assert message in str(info.value)
