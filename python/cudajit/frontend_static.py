@@ -1,0 +1,213 @@
+"""The front end's compile-time values: what must be known when a kernel
+compiles (array shapes and dtypes, frozen NumPy arrays), evaluated from the
+function's globals and closure. A mixin of the function translator
+(frontend.py), which provides _error, _loc, _lookup, _check_call_syntax,
+_unsupported and locals."""
+
+from __future__ import annotations
+
+import ast
+import operator
+from typing import Any
+
+import numpy as np
+
+from . import types as cjtypes
+from .kernel_ir import IRNode
+
+MISSING = object()  # a name that resolves to nothing
+
+# NumPy arrays read in kernels are frozen into constant memory, which has 64 KiB.
+CONSTANT_MEMORY_BYTES = 64 * 1024
+# Operators a constant expression (an array shape) may use, on numbers only.
+STATIC_BINARY = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+    ast.Pow: lambda a, b: a ** b, ast.LShift: lambda a, b: a << b,
+    ast.RShift: lambda a, b: a >> b, ast.BitAnd: lambda a, b: a & b,
+    ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
+}
+STATIC_UNARY = {ast.USub: lambda a: -a, ast.UAdd: lambda a: +a, ast.Invert: lambda a: ~a}
+
+
+class NotConstant(Exception):
+    """A part of what must be a constant expression is not one."""
+
+    def __init__(self, node: ast.AST):
+        super().__init__(ast.unparse(node))
+        self.node = node
+
+
+def dtype_of(value: Any) -> cjtypes.ScalarType:
+    """The scalar type a dtype argument names: a NumPy dtype or scalar type, a cudajit
+    or Numba type, or a string such as 'float32' or 'f4'. TypeError otherwise."""
+    if isinstance(value, cjtypes.ScalarType):
+        return value
+    if value is None or isinstance(value, (bool, int, float)) or is_number(value):
+        raise TypeError(f"expected a dtype (a NumPy dtype, a cudajit or Numba type, or a "
+                        f"string); got {value!r}")
+    if type(value).__module__.split(".")[0] == "numba":
+        value = str(value)  # numba.float32 -> 'float32'
+    try:
+        dtype = np.dtype(value)
+    except TypeError:
+        raise TypeError(f"expected a dtype (a NumPy dtype, a cudajit or Numba type, or a "
+                        f"string); got {value!r}") from None
+    return cjtypes.from_dtype(dtype)
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (bool, int, float, complex, np.bool_, np.number))
+
+
+class CompileTimeValues:
+    """Methods of the function translator that read values at compile time."""
+
+    def _array_allocation(self, callee: Any, node: ast.Call) -> IRNode:
+        """cuda.shared.array(shape, dtype) / cuda.local.array: both read here, as constants."""
+        spelled = ast.unparse(node.func)
+        params = ("shape", "dtype")
+        if len(node.args) > len(params):
+            raise self._error(f"{spelled}() takes 2 arguments (shape, dtype); "
+                              f"got {len(node.args)}", node)
+        given: dict[str, ast.expr] = {}
+        for name, arg in zip(params, node.args):
+            if isinstance(arg, ast.Starred):
+                raise self._unsupported(arg)
+            given[name] = arg
+        for keyword in node.keywords:
+            if keyword.arg not in params:
+                what = "**kwargs" if keyword.arg is None else f"keyword argument '{keyword.arg}'"
+                raise self._error(f"{spelled}() got an unexpected {what}; it takes shape "
+                                  "and dtype", keyword)
+            if keyword.arg in given:
+                raise self._error(f"{spelled}() got multiple values for '{keyword.arg}'",
+                                  keyword)
+            given[keyword.arg] = keyword.value
+        for name in params:
+            if name not in given:
+                raise self._error(f"{spelled}() is missing its '{name}' argument", node)
+        loc = self._loc(node)
+        shape = self._static_shape(given["shape"], spelled)
+        dtype = self._static_dtype(given["dtype"], spelled)
+        shape_node = IRNode("tuple", self._loc(given["shape"]),
+                            *(IRNode("int", loc, str(extent)) for extent in shape))
+        return IRNode("call", loc, f"{callee.ir_name}.{dtype}", shape_node)
+
+    def _array_like(self, node: ast.Call) -> IRNode:
+        """cuda.const.array_like(ary): ``ary`` (a global or closure NumPy array) frozen."""
+        spelled = ast.unparse(node.func)
+        self._check_call_syntax(node)
+        if len(node.args) != 1:
+            raise self._error(f"{spelled}() takes one NumPy array; got {len(node.args)} "
+                              "arguments", node)
+        try:
+            value = self._static_value(node.args[0])
+        except NotConstant as exc:
+            raise self._error(f"{spelled}() needs a NumPy array known when compiling (a global "
+                              f"or closure variable); '{ast.unparse(exc.node)}' is not one",
+                              exc.node) from None
+        if not isinstance(value, np.ndarray):
+            raise self._error(f"{spelled}() needs a NumPy array; got {type(value).__name__}",
+                              node.args[0])
+        return self._const_array(value, node.args[0])
+
+    def _const_array(self, array: np.ndarray, node: ast.expr) -> IRNode:
+        """A NumPy array as constant data of the kernel (constant memory on the GPU),
+        as Numba freezes global arrays: later changes to it are not seen."""
+        spelled = ast.unparse(node)
+        try:
+            dtype = cjtypes.from_dtype(array.dtype)
+        except TypeError as exc:
+            raise self._error(f"array '{spelled}' cannot be frozen into the kernel: {exc}",
+                              node) from None
+        if not 1 <= array.ndim <= 4:
+            raise self._error(f"array '{spelled}' cannot be frozen into the kernel: it has "
+                              f"{array.ndim} dimensions (1 to 4 are supported)", node)
+        if array.nbytes > CONSTANT_MEMORY_BYTES:
+            raise self._error(f"array '{spelled}' ({array.nbytes} bytes) is larger than the "
+                              f"{CONSTANT_MEMORY_BYTES // 1024} KiB of constant memory it "
+                              "would be frozen into; pass it as an argument", node)
+        loc = self._loc(node)
+        data = np.ascontiguousarray(array).tobytes()
+        shape = IRNode("tuple", loc, *(IRNode("int", loc, str(n)) for n in array.shape))
+        return IRNode("call", loc, f"cuda.const.array.{dtype}", shape,
+                      IRNode("bytes", loc, '"' + data.hex() + '"'))
+
+    def _static_value(self, node: ast.expr) -> Any:
+        """The value of a constant expression: literals, globals and closure values,
+        their attributes, tuples, and arithmetic on numbers. Raises NotConstant."""
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id in self.locals:
+                raise NotConstant(node)
+            value = self._lookup(node.id, MISSING)
+            if value is MISSING:
+                raise self._error(f"name '{node.id}' is not defined", node)
+            return value
+        if isinstance(node, ast.Attribute):
+            base = self._static_value(node.value)
+            value = getattr(base, node.attr, MISSING)
+            if value is MISSING:
+                raise self._error(f"'{ast.unparse(node.value)}' has no attribute "
+                                  f"'{node.attr}'", node)
+            return value
+        if isinstance(node, ast.Tuple):
+            return tuple(self._static_value(e) for e in node.elts)
+        if isinstance(node, ast.BinOp) and type(node.op) in STATIC_BINARY:
+            left, right = self._static_value(node.left), self._static_value(node.right)
+            if is_number(left) and is_number(right):
+                try:
+                    return STATIC_BINARY[type(node.op)](left, right)
+                except (ArithmeticError, ValueError) as exc:
+                    raise self._error(f"'{ast.unparse(node)}' cannot be computed: {exc}",
+                                      node) from None
+        if isinstance(node, ast.UnaryOp) and type(node.op) in STATIC_UNARY:
+            operand = self._static_value(node.operand)
+            if is_number(operand):
+                return STATIC_UNARY[type(node.op)](operand)
+        if isinstance(node, ast.Call) and not node.keywords and len(node.args) == 1 \
+                and self._static_value(node.func) is np.dtype:
+            argument = self._static_value(node.args[0])
+            try:
+                return np.dtype(argument)
+            except TypeError as exc:
+                raise self._error(f"'{ast.unparse(node)}' is not a dtype: {exc}", node) from None
+        raise NotConstant(node)
+
+    def _static_shape(self, node: ast.expr, spelled: str) -> tuple[int, ...]:
+        expected = (f"{spelled}() needs a shape that is an integer constant or a tuple of them "
+                    "(literals, global ints, or expressions of them)")
+        try:
+            value = self._static_value(node)
+        except NotConstant as exc:
+            raise self._error(f"{expected}; '{ast.unparse(exc.node)}' is not a constant",
+                              exc.node) from None
+        extents = value if isinstance(value, tuple) else (value,)
+        shape = []
+        for extent in extents:
+            if isinstance(extent, (bool, np.bool_)) or not is_number(extent):
+                raise self._error(f"{expected}; got {value!r}", node)
+            try:
+                shape.append(operator.index(extent))
+            except TypeError:
+                raise self._error(f"{expected}; got {value!r}", node) from None
+        if not 1 <= len(shape) <= 3:
+            raise self._error(f"{spelled}() arrays have 1 to 3 dimensions; got shape {value!r}",
+                              node)
+        if any(extent < 0 for extent in shape):
+            raise self._error(f"{spelled}() shape must not be negative; got {value!r}", node)
+        return tuple(shape)
+
+    def _static_dtype(self, node: ast.expr, spelled: str) -> str:
+        try:
+            value = self._static_value(node)
+        except NotConstant as exc:
+            raise self._error(f"{spelled}() needs a dtype known when compiling (a NumPy dtype, "
+                              f"a cudajit or Numba type, or a string); '{ast.unparse(exc.node)}' "
+                              "is not a constant", exc.node) from None
+        try:
+            return str(dtype_of(value))
+        except TypeError as exc:
+            raise self._error(f"{spelled}(): {exc}", node) from None
