@@ -352,3 +352,16 @@ def cover(shape, block):
 def launch_1d(kernel, n, *args, block=32):
     """Launches `kernel` over at least n threads in one dimension."""
     kernel[max(1, -(-n // block)), block](*args)
+
+
+def module_from_source(tmp_path, name, source):
+    """Imports `source` as module `name` from a file under tmp_path: a kernel
+    written for one test still has a source file for cudajit's front end."""
+    import importlib.util
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -19,6 +19,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import cudajit as cuda  # noqa: E402
 from cudajit.errors import CompileError  # noqa: E402
+from test_hardening_inputs import Producer  # noqa: E402
 
 EXAMPLES = int(os.environ.get("CUDAJIT_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 60,
@@ -46,15 +47,6 @@ def check_message(error):
     for leak in ("Unable to cast Python instance", "incompatible function arguments",
                  "pybind11::", "Internal error"):
         assert leak not in text, text
-
-
-class Producer:
-    def __init__(self, interface):
-        self.interface = interface
-
-    @property
-    def __cuda_array_interface__(self):
-        return self.interface
 
 
 @pytest.fixture(scope="module")

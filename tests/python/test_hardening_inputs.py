@@ -12,6 +12,8 @@ import cudajit as cuda
 
 
 class Producer:
+    """Exports a given __cuda_array_interface__ dict as it is."""
+
     def __init__(self, interface):
         self.interface = interface
 

@@ -3,13 +3,13 @@ shared arrays of any ndim, under contention (thousands of threads on one
 address), returning the old value; Numba's NaN rules for float max/min and
 CUDA's wrap-around for inc/dec. On every device."""
 
-import importlib.util
-
 import numpy as np
 import pytest
 
 import cudajit as cuda
 from cudajit.errors import CompileError
+
+from conftest import module_from_source
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -290,11 +290,8 @@ def test_negative_indices_wrap_and_out_of_bounds_is_checked_on_cpu(device):
      "needs a real number to combine, got complex128"),
 ])
 def test_atomic_misuse_is_a_compile_error_naming_what_was_given(tmp_path, body, arrays, message):
-    path = tmp_path / "atomic_misuse.py"
-    path.write_text(f"import cudajit as cuda\n\ndef kernel(a):\n    {body}\n")
-    spec = importlib.util.spec_from_file_location("atomic_misuse", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = module_from_source(tmp_path, "atomic_misuse",
+                                f"import cudajit as cuda\n\ndef kernel(a):\n    {body}\n")
     kernel = cuda.jit(module.kernel)
     with pytest.raises(CompileError, match=None) as error:
         kernel[1, 1](*arrays)

@@ -7,7 +7,7 @@ import pytest
 
 import cudajit as cuda
 
-from conftest import INT_DTYPES, dtype_id, random_array
+from conftest import INT_DTYPES, dtype_id, module_from_source, random_array
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -91,14 +91,9 @@ def test_fma_rounds_once_and_cbrt_and_selp():
 
 
 def test_misuse_names_what_was_given(tmp_path):
-    import importlib.util
-
-    path = tmp_path / "bits_misuse.py"
-    path.write_text("import cudajit as cuda\n\ndef brev64(a):\n    a[0] = cuda.brev(a[0])\n\n"
-                    "def popc_float(a):\n    a[0] = cuda.popc(a[0])\n")
-    spec = importlib.util.spec_from_file_location("bits_misuse", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = module_from_source(
+        tmp_path, "bits_misuse", "import cudajit as cuda\n\ndef brev64(a):\n"
+        "    a[0] = cuda.brev(a[0])\n\ndef popc_float(a):\n    a[0] = cuda.popc(a[0])\n")
     with pytest.raises(cuda.CompileError, match=r"cuda.brev\(\) takes uint32 or uint64, got int64"):
         cuda.jit(module.brev64)[1, 1](np.zeros(1, np.int64))
     with pytest.raises(cuda.CompileError, match=r"cuda.popc\(\) needs an integer, got float64"):

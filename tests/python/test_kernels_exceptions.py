@@ -3,13 +3,14 @@ first thread that raises is reported after the launch as the Python exception,
 prefixed with the function, file, line and thread; without debug a raising
 thread just stops and asserts are not checked. On every device."""
 
-import importlib.util
 import os
 
 import numpy as np
 import pytest
 
 import cudajit as cuda
+
+from conftest import module_from_source
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -145,11 +146,8 @@ def test_debug_kernels_declared_eagerly_and_compiled_to_ptx(check_ptx):
     ("assert a[0] > 0, a[0]", "an assert's message in a kernel must be a constant"),
 ])
 def test_unsupported_raises_are_compile_errors(tmp_path, body, message):
-    path = tmp_path / "bad_raise.py"
-    path.write_text(f"import cudajit as cuda\n\ndef kernel(a):\n    {body}\n")
-    spec = importlib.util.spec_from_file_location("bad_raise", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = module_from_source(tmp_path, "bad_raise",
+                                f"import cudajit as cuda\n\ndef kernel(a):\n    {body}\n")
     with pytest.raises(cuda.CompileError) as info:
         cuda.jit(module.kernel, debug=True)[1, 1](np.zeros(1))
     assert message in str(info.value)

@@ -12,6 +12,8 @@ import pytest
 
 import cudajit as cuda
 
+from conftest import module_from_source
+
 PYTHON_DIR = os.path.dirname(os.path.dirname(cuda.__file__))
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -249,13 +251,9 @@ def test_a_lane_outside_its_own_mask_is_an_error(tmp_path, device):
     ("cuda.ballot_sync(FULL, 1j)", "needs a predicate (a number or bool), got complex128"),
 ])
 def test_warp_function_misuse_is_a_compile_error(tmp_path, body, message):
-    import importlib.util
-
-    path = tmp_path / "warp_misuse.py"
-    path.write_text(f"import cudajit as cuda\nFULL = 0xFFFFFFFF\n\ndef kernel(a):\n    {body}\n")
-    spec = importlib.util.spec_from_file_location("warp_misuse", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = module_from_source(
+        tmp_path, "warp_misuse",
+        f"import cudajit as cuda\nFULL = 0xFFFFFFFF\n\ndef kernel(a):\n    {body}\n")
     with pytest.raises(cuda.CompileError) as error:
         cuda.jit(module.kernel)[1, 1](np.zeros(1))
     assert message in str(error.value)
