@@ -200,6 +200,11 @@ void append_type_key(const Type& t, std::string& key) {
     key += static_cast<char>(t.layout());
     key += static_cast<char>(t.readonly());
   }
+  if (t.is_tuple()) {  // the items, bracketed: (int64, f8[:]) is not (float64, f8[:])
+    key += static_cast<char>(t.elements().size());
+    for (const Type& item : t.elements()) append_type_key(item, key);
+    key += ')';
+  }
 }
 
 bool argument_matches(const Type& given, const Type& wanted) {

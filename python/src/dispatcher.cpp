@@ -177,10 +177,8 @@ runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
   return code;
 }
 
-Dispatcher::Specialization& Dispatcher::resolve(const std::vector<ArgValue>& args,
+Dispatcher::Specialization& Dispatcher::resolve(const std::vector<Type>& given,
                                                 const std::string& key) {
-  std::vector<Type> given;
-  for (const ArgValue& a : args) given.push_back(a.type);
   Specialization* found = nullptr;
   if (declared_.empty()) {
     found = &specialize(given);
@@ -278,8 +276,30 @@ Dispatcher::Prepared Dispatcher::prepare(runtime::Device& device, runtime::Strea
   Prepared p;
   p.values.reserve(args.size());
   std::string key;
-  for (size_t i = 0; i < args.size(); ++i) {
-    ArgValue& v = p.values.emplace_back(classify_argument(args[i], i, device, stream));
+  for (size_t i = 0; i < args.size(); ++i)
+    p.arg_types.push_back(classify_into(p, args[i], i, device, stream, key));
+  auto it = by_key_.find(key);
+  p.spec = it != by_key_.end() ? it->second : &resolve(p.arg_types, key);
+  p.kernel = kernel_for(*p.spec, device);
+  // A Dispatcher collected right after an asynchronous launch must not unload
+  // the module (cuModuleUnload) under the running kernel.
+  p.keep_alive.push_back(p.kernel);
+  return p;
+}
+
+Type Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::Device& device,
+                               runtime::Stream& stream, std::string& key) {
+  if (PyTuple_Check(arg.ptr())) {
+    // A tuple (of arrays, scalars, tuples): its items are arguments of their own.
+    key += 'T';
+    key += static_cast<char>(PyTuple_GET_SIZE(arg.ptr()));
+    std::vector<Type> items;
+    for (py::handle item : arg) items.push_back(classify_into(p, item, i, device, stream, key));
+    key += 't';
+    return Type::tuple(std::move(items));
+  }
+  {
+    ArgValue& v = p.values.emplace_back(classify_argument(arg, i, device, stream));
     append_type_key(v.type, key);
     if (v.kind == ArgValue::Kind::HostArray && device.kind() == runtime::DeviceKind::Cuda) {
       // Mapped and managed memory is used in place, like a device array.
@@ -298,14 +318,8 @@ Dispatcher::Prepared Dispatcher::prepare(runtime::Device& device, runtime::Strea
                             ", but the kernel launches on " + device.name() + " " +
                             std::to_string(device.ordinal()));
     if (v.memory) p.keep_alive.push_back(v.memory);
+    return v.type;
   }
-  auto it = by_key_.find(key);
-  p.spec = it != by_key_.end() ? it->second : &resolve(p.values, key);
-  p.kernel = kernel_for(*p.spec, device);
-  // A Dispatcher collected right after an asynchronous launch must not unload
-  // the module (cuModuleUnload) under the running kernel.
-  p.keep_alive.push_back(p.kernel);
-  return p;
 }
 
 void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Dim3 block,

@@ -100,14 +100,25 @@ llvm::FunctionCallee ModuleLowering::math_function(std::string_view name, Scalar
 
 namespace cudajit {
 
+namespace {
+
+// A tuple argument is its items' parameters, in order (recursively).
+void add_layout(const Type& t, int& next, std::vector<ParamLayout>& layout) {
+  if (t.is_tuple()) {
+    for (const Type& item : t.elements()) add_layout(item, next, layout);
+    return;
+  }
+  int count = t.is_array() ? 1 + 2 * t.ndim() : 1;
+  layout.push_back({t, next, count});
+  next += count;
+}
+
+}  // namespace
+
 std::vector<ParamLayout> param_layout(const std::vector<Type>& arg_types) {
   std::vector<ParamLayout> layout;
   int next = 0;
-  for (const Type& t : arg_types) {
-    int count = t.is_array() ? 1 + 2 * t.ndim() : 1;
-    layout.push_back({t, next, count});
-    next += count;
-  }
+  for (const Type& t : arg_types) add_layout(t, next, layout);
   return layout;
 }
 
@@ -122,7 +133,7 @@ namespace {
 std::vector<llvm::Value*> unflatten_args(
     ModuleLowering& m, llvm::IRBuilder<>& b, const std::vector<Type>& arg_types,
     const std::function<llvm::Value*(int, llvm::Type*)>& param) {
-  std::vector<llvm::Value*> args;
+  std::vector<llvm::Value*> leaves;
   auto* i64 = b.getInt64Ty();
   for (const ParamLayout& p : param_layout(arg_types)) {
     const Type& t = p.type;
@@ -133,19 +144,31 @@ std::vector<llvm::Value*> unflatten_args(
         a = b.CreateInsertValue(a, param(p.first_param + 1 + d, i64), {1, unsigned(d)});
         a = b.CreateInsertValue(a, param(p.first_param + 1 + t.ndim() + d, i64), {2, unsigned(d)});
       }
-      args.push_back(a);
+      leaves.push_back(a);
     } else {
       llvm::Value* v = param(p.first_param, m.memory_type(t.scalar()));
       if (t.scalar() == Scalar::Bool) v = b.CreateICmpNE(v, b.getInt8(0));
-      args.push_back(v);
+      leaves.push_back(v);
     }
   }
+  // Tuple arguments gather their items' values again.
+  size_t next = 0;
+  std::function<llvm::Value*(const Type&)> rebuild = [&](const Type& t) -> llvm::Value* {
+    if (!t.is_tuple()) return leaves.at(next++);
+    llvm::Value* tuple = llvm::UndefValue::get(m.value_type(t));
+    for (unsigned k = 0; k < t.elements().size(); ++k)
+      tuple = b.CreateInsertValue(tuple, rebuild(t.elements()[k]), {k});
+    return tuple;
+  };
+  std::vector<llvm::Value*> args;
+  for (const Type& t : arg_types) args.push_back(rebuild(t));
   return args;
 }
 
 std::vector<llvm::Type*> flat_param_types(ModuleLowering& m, const std::vector<Type>& arg_types) {
   std::vector<llvm::Type*> types;
-  for (const Type& t : arg_types) {
+  for (const ParamLayout& p : param_layout(arg_types)) {
+    const Type& t = p.type;
     if (t.is_array()) {
       types.push_back(llvm::PointerType::get(m.context, 0));
       for (int i = 0; i < 2 * t.ndim(); ++i) types.push_back(llvm::Type::getInt64Ty(m.context));

@@ -398,7 +398,7 @@ TypedProgram type_program(const ir::Module& module, const std::vector<Type>& arg
                            " arguments, but the signature has " + std::to_string(arg_types.size()),
                        entry.loc, module.file);
   for (size_t i = 0; i < arg_types.size(); ++i)
-    if (arg_types[i].is_none() || arg_types[i].is_tuple())
+    if (arg_types[i].is_none())
       throw CompileError(
           "argument '" + entry.params[i] + "' cannot be of type " + arg_types[i].str(), entry.loc,
           module.file);

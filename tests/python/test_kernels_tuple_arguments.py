@@ -1,0 +1,78 @@
+"""Tuples as kernel arguments, as Numba takes them: of arrays, scalars and
+tuples, each item passed as an argument of its own and the tuple rebuilt in the
+kernel. On every device."""
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+@cuda.jit
+def combine(arrays, scale, out):
+    i = cuda.grid(1)
+    a, b = arrays
+    if i < out.size:
+        out[i] = (a[i] + b[i]) * scale[0] + scale[1][i]
+
+
+def test_tuples_of_arrays_and_scalars():
+    a, b, c = np.arange(8.0), np.ones(8), np.full(8, 0.5)
+    out = np.zeros(8)
+    combine[1, 8]((a, b), (2.0, c), out)
+    np.testing.assert_array_equal(out, (a + b) * 2.0 + c)
+    # Device arrays and host arrays mix in one tuple.
+    combine[1, 8]((cuda.to_device(a), b), (2.0, cuda.to_device(c)), out)
+    np.testing.assert_array_equal(out, (a + b) * 2.0 + c)
+
+
+def test_each_tuple_of_types_is_its_own_specialization():
+    a, b, c = np.arange(8.0), np.ones(8), np.full(8, 0.5)
+    out = np.zeros(8)
+    combine[1, 8]((a, b), (3, c), out)  # an int scale
+    np.testing.assert_array_equal(out, (a + b) * 3 + c)
+    combine[1, 8]((a, b), (2.5, c), out)  # a float scale: compiled anew, not the int code
+    np.testing.assert_array_equal(out, (a + b) * 2.5 + c)
+    assert len({s[1] for s in combine.signatures}) >= 2
+
+
+def test_nested_tuples_len_and_iteration_over_a_tuple_of_arrays():
+    @cuda.jit
+    def total(parts, nested, out):
+        i = cuda.grid(1)
+        acc = 0.0
+        for p in parts:  # a uniform tuple of arrays, indexed by the loop
+            acc += p[i]
+        (x, (y, z)) = nested
+        out[i] = acc + x * len(parts) + y[i] * z
+
+    parts = tuple(np.arange(5.0) * k for k in range(1, 4))
+    out = np.zeros(5)
+    total[1, 5](parts, (10, (np.ones(5), 2.0)), out)
+    np.testing.assert_array_equal(out, sum(parts) + 30 + 2.0)
+
+
+def test_an_array_in_a_tuple_is_written_back():
+    @cuda.jit
+    def fill(pair):
+        i = cuda.grid(1)
+        first, second = pair
+        first[i] = i
+        second[i] = 2 * i
+
+    first, second = np.zeros(16), np.zeros(16, np.int32)
+    fill[1, 16]((first, second))
+    cuda.synchronize()
+    np.testing.assert_array_equal(first, np.arange(16.0))
+    np.testing.assert_array_equal(second, 2 * np.arange(16))
+
+
+def test_a_tuple_with_something_that_is_not_an_argument_names_its_position():
+    @cuda.jit
+    def use(pair, out):
+        out[0] = pair[0]
+
+    with pytest.raises(TypeError, match=r"argument 0: expected a device array.*got str"):
+        use[1, 1]((1.0, "text"), np.zeros(1))
