@@ -3,6 +3,7 @@
 #include <pybind11/numpy.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "device_array.hpp"
@@ -205,6 +206,63 @@ void append_type_key(const Type& t, std::string& key) {
     for (const Type& item : t.elements()) append_type_key(item, key);
     key += ')';
   }
+}
+
+namespace {
+
+// Numba's conversion kinds between scalars (numba/core/typeconv/rules.py):
+// the closure of its base rules, a path being as bad as its worst step.
+class ConversionTable {
+ public:
+  ConversionTable() {
+    for (auto& row : kind_) row.fill(kNone);
+    for (int s = 0; s < kScalars; ++s) kind_[s][s] = kExact;
+    auto both = [&](Scalar a, Scalar b, int forward, int backward) {
+      set(a, b, forward);
+      if (backward != kNone) set(b, a, backward);
+    };
+    both(Scalar::Bool, Scalar::Int8, kSafe, kUnsafe);
+    both(Scalar::Bool, Scalar::UInt8, kSafe, kUnsafe);
+    both(Scalar::Int8, Scalar::Int16, kPromote, kUnsafe);
+    both(Scalar::UInt8, Scalar::UInt16, kPromote, kUnsafe);
+    both(Scalar::Int16, Scalar::Int32, kPromote, kUnsafe);
+    both(Scalar::UInt16, Scalar::UInt32, kPromote, kUnsafe);
+    both(Scalar::Int32, Scalar::Int64, kPromote, kUnsafe);
+    both(Scalar::UInt32, Scalar::UInt64, kPromote, kUnsafe);
+    both(Scalar::UInt8, Scalar::Int16, kSafe, kUnsafe);
+    both(Scalar::UInt16, Scalar::Int32, kSafe, kUnsafe);
+    both(Scalar::UInt32, Scalar::Int64, kSafe, kUnsafe);
+    both(Scalar::Int16, Scalar::Float32, kSafe, kUnsafe);
+    both(Scalar::Int32, Scalar::Float64, kSafe, kUnsafe);
+    both(Scalar::Int32, Scalar::Float32, kUnsafe, kUnsafe);
+    both(Scalar::Int64, Scalar::Float64, kSafe, kUnsafe);
+    both(Scalar::UInt64, Scalar::Float64, kSafe, kUnsafe);
+    both(Scalar::Float32, Scalar::Float64, kPromote, kUnsafe);
+    both(Scalar::Float32, Scalar::Complex64, kSafe, kNone);
+    both(Scalar::Float64, Scalar::Complex128, kSafe, kNone);
+    both(Scalar::Complex64, Scalar::Complex128, kPromote, kUnsafe);
+    for (int via = 0; via < kScalars; ++via)  // Floyd-Warshall over (min, max)
+      for (int a = 0; a < kScalars; ++a)
+        for (int b = 0; b < kScalars; ++b)
+          kind_[a][b] = std::min(kind_[a][b], std::max(kind_[a][via], kind_[via][b]));
+  }
+  int operator()(Scalar from, Scalar to) const { return kind_[int(from)][int(to)]; }
+
+  static constexpr int kExact = 0, kPromote = 1, kSafe = 2, kUnsafe = 3, kNone = 4;
+
+ private:
+  static constexpr int kScalars = int(Scalar::Complex128) + 1;
+  void set(Scalar a, Scalar b, int k) { kind_[int(a)][int(b)] = k; }
+  std::array<std::array<int, kScalars>, kScalars> kind_{};
+};
+
+}  // namespace
+
+int conversion_kind(const Type& given, const Type& wanted) {
+  static const ConversionTable table;
+  if (!argument_matches(given, wanted)) return ConversionTable::kNone;
+  if (given.is_scalar()) return table(given.scalar(), wanted.scalar());
+  return given == wanted ? ConversionTable::kExact : ConversionTable::kPromote;  // C/F -> A
 }
 
 bool argument_matches(const Type& given, const Type& wanted) {

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <array>
 
 #include "code_cache.hpp"
 #include "cudajit/runtime/bench.hpp"
@@ -183,14 +184,27 @@ Dispatcher::Specialization& Dispatcher::resolve(const std::vector<Type>& given,
   if (declared_.empty()) {
     found = &specialize(given);
   } else {
+    // Numba's choice: the signature needing the fewest unsafe conversions, then
+    // the fewest safe ones, then the fewest promotions (the first of equals).
+    const std::vector<Type>* best = nullptr;
+    std::array<int, 3> best_score{};
     for (const auto& declared : declared_) {
-      bool ok = declared.size() == given.size();
-      for (size_t i = 0; ok && i < given.size(); ++i) ok = argument_matches(given[i], declared[i]);
-      if (ok) {
-        found = &specialize(declared);
-        break;
+      if (declared.size() != given.size()) continue;
+      std::array<int, 3> score{};  // unsafe, safe, promotions
+      bool ok = true;
+      for (size_t i = 0; ok && i < given.size(); ++i) {
+        int kind = conversion_kind(given[i], declared[i]);
+        ok = kind < 4;
+        if (kind == 3) ++score[0];
+        if (kind == 2) ++score[1];
+        if (kind == 1) ++score[2];
+      }
+      if (ok && (!best || score < best_score)) {
+        best = &declared;
+        best_score = score;
       }
     }
+    if (best) found = &specialize(*best);
     if (!found) {
       std::string message = "no matching definition of kernel '" + name_ + "' for argument types " +
                             types_text(given) + "; declared:";

@@ -142,3 +142,29 @@ def test_a_kernel_dropped_right_after_an_asynchronous_launch_still_runs(device):
     result = a.copy_to_host(stream=stream)  # asynchronous on a stream, as in Numba
     stream.synchronize()
     np.testing.assert_array_equal(result, np.full(n, 8.0))
+
+
+def test_explicit_signatures_are_chosen_as_numba_rates_conversions():
+    # Numba's ranking: fewest unsafe conversions, then safe ones, then promotions.
+    @cuda.jit(["(float64[::1], float32, float32)", "(float64[::1], float64, float64)"])
+    def add(out, a, b):
+        out[0] = a + b
+
+    out = np.zeros(1)
+    add[1, 1](out, 0.1, 0.2)  # Python floats are float64: exact for the second
+    assert out[0] == 0.1 + 0.2
+    add[1, 1](out, 1, 2**40 + 1)  # int64 -> float64 is safe, -> float32 unsafe
+    assert out[0] == 2**40 + 2
+    add[1, 1](out, np.float32(0.1), np.float32(0.2))  # exact for the first
+    assert out[0] == np.float64(np.float32(0.1) + np.float32(0.2))
+
+    @cuda.jit(["(int64[::1], int64)", "(int64[::1], int16)", "(int64[::1], float64)"])
+    def widen(out, a):
+        out[0] = a
+
+    out = np.zeros(1, np.int64)
+    widen[1, 1](out, np.int8(-5))  # promotes to int64 and to int16 alike: the first wins
+    assert out[0] == -5
+    widen[1, 1](out, np.uint32(7))  # uint32 -> int64 is safe; -> int16 unsafe
+    assert out[0] == 7
+    assert len(widen.signatures) == 3
