@@ -8,7 +8,7 @@ import inspect
 import linecache
 import textwrap
 from dataclasses import dataclass
-from types import FunctionType
+from types import CodeType, FunctionType
 
 from .errors import CompileError
 
@@ -119,10 +119,62 @@ def _parse_function(pyfunc: FunctionType) -> FunctionSource:
         what = "async functions" if isinstance(funcdef, ast.AsyncFunctionDef) else "this function"
         raise CompileError(f"cannot compile {what}: '{pyfunc.__qualname__}' is not a plain def",
                            filename, first_line, col_shift)
+    _check_source_is_the_loaded_code(pyfunc, funcdef, filename)
     collector = BoundNames()
     for stmt in funcdef.body:
         collector.visit(stmt)
     return FunctionSource(funcdef, filename, col_shift, frozenset(collector.names))
+
+
+def _fingerprint(code: CodeType) -> tuple[list[str], frozenset[str]]:
+    """What a function's bytecode is made of, wherever it was compiled: its
+    constants and every name it uses (a closure's free variable compiled
+    alone becomes a global: both count as names)."""
+    consts: list[str] = []
+    names = set(code.co_names) | set(code.co_varnames) | set(code.co_freevars) \
+        | set(code.co_cellvars)
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            inner_consts, inner_names = _fingerprint(const)
+            consts += inner_consts
+            names |= inner_names
+        else:
+            consts.append(repr(const))
+    return sorted(consts), frozenset(names)
+
+
+def _check_source_is_the_loaded_code(pyfunc: FunctionType, funcdef: ast.FunctionDef,
+                                     filename: str) -> None:
+    """The text read from the file must be the code Python is running: a file
+    edited after import would otherwise be compiled as it is now, not as it was
+    loaded (a kernel saying `+= 1` in memory running `+= 100`)."""
+    alone = ast.FunctionDef(name=funcdef.name, args=funcdef.args, body=funcdef.body,
+                            decorator_list=[], returns=funcdef.returns,
+                            type_comment=None, **_type_params(funcdef))
+    module = ast.fix_missing_locations(ast.Module(body=[alone], type_ignores=[]))
+    try:
+        compiled = compile(module, filename, "exec", dont_inherit=True)
+    except SyntaxError:
+        return  # it needs its enclosing function (nonlocal): nothing to compare with
+    code = next((c for c in compiled.co_consts
+                 if isinstance(c, CodeType) and c.co_name == funcdef.name), None)
+    if code is None:
+        return
+    # Contained, not equal: import hooks such as pytest's assert rewriting add
+    # constants and names to the loaded code, never remove the source's.
+    source_consts, source_names = _fingerprint(code)
+    loaded_consts, loaded_names = _fingerprint(pyfunc.__code__)
+    if not (set(source_consts) <= set(loaded_consts) and source_names <= loaded_names):
+        raise CompileError(
+            f"the source of '{pyfunc.__qualname__}' in {filename} is not the code Python "
+            "loaded (was the file edited after it was imported?); reload the module, or "
+            "restart, to compile what the file says", filename, funcdef.lineno,
+            funcdef.col_offset)
+
+
+def _type_params(funcdef: ast.FunctionDef) -> dict:
+    # Python 3.12 added type parameters to function definitions.
+    return {"type_params": funcdef.type_params} if hasattr(funcdef, "type_params") else {}
 
 
 def _dedented(lines: list[str]) -> tuple[str, int]:

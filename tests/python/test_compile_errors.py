@@ -763,3 +763,26 @@ def test_max_registers_must_be_a_register_count(value):
 
 def lambda_free_kernel(a):
     a[0] = 1
+
+
+def test_a_file_edited_after_import_is_refused_until_reloaded(tmp_path, monkeypatch):
+    import importlib
+    import time
+
+    path = tmp_path / "edited_kernels.py"
+    path.write_text("def bump(a):\n    a[0] += 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("edited_kernels")
+    path.write_text("def bump(a):\n    a[0] += 100\n")
+    later = time.time() + 10  # a new mtime, as an editor's save gives
+    os.utime(path, (later, later))
+    a = np.zeros(1)
+    with pytest.raises(cuda.CompileError, match=r"the source of 'bump' in .*edited_kernels.py is "
+                       r"not the code Python loaded \(was the file edited after it was "
+                       r"imported\?\); reload the module"):
+        cuda.jit(module.bump)[1, 1](a)
+    assert a[0] == 0
+    module = importlib.reload(module)
+    cuda.jit(module.bump)[1, 1](a)
+    cuda.synchronize()
+    assert a[0] == 100
