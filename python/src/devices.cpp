@@ -16,6 +16,21 @@ namespace {
 
 std::atomic<runtime::Device*> g_current{nullptr};
 
+// Falling back to the cpu device is said once, with the reason; choosing it
+// (CUDAJIT_DEVICE=cpu) says nothing.
+void warn_cpu_fallback() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (!PyGILState_Check()) return;
+    std::string reason = runtime::cuda_simulated() ? "only the simulated GPU was found"
+                                                   : runtime::cuda_unavailable_reason();
+    std::string message = "cudajit: no usable GPU (" + reason +
+                          "); kernels run on the cpu device. Set CUDAJIT_DEVICE=cpu to choose it "
+                          "and silence this warning.";
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) PyErr_Clear();
+  });
+}
+
 runtime::Device& default_device() {
   const char* env = std::getenv("CUDAJIT_DEVICE");
   std::string wanted = env ? env : "";
@@ -35,7 +50,9 @@ runtime::Device& default_device() {
                                 "'");
   // The simulated GPU is never chosen by default: it is a tool, not the machine's GPU.
   bool real_gpu = runtime::cuda_available() && !runtime::cuda_simulated();
-  return real_gpu ? runtime::cuda_device(0) : runtime::cpu_device();
+  if (real_gpu) return runtime::cuda_device(0);
+  warn_cpu_fallback();
+  return runtime::cpu_device();
 }
 
 std::mutex g_release_mutex;

@@ -349,3 +349,30 @@ def test_vprintf_formats_each_conversion_as_the_driver_does(driver, capfd):
     driver.synchronize()
     assert capfd.readouterr().out.splitlines() == [
         "[0] 0000beef  3.14 hi! -5 % Z", "[1] 0000beef  3.14 hi! -5 % Z"]
+
+
+def test_falling_back_to_the_cpu_device_is_said_once_and_choosing_it_is_quiet():
+    from conftest import _real_gpu_present
+
+    if _real_gpu_present():
+        pytest.skip("this machine has a GPU: nothing falls back")
+    code = """
+        import warnings
+        warnings.simplefilter("always")
+        import cudajit as cuda
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cuda.device_array(3)
+            cuda.device_array(3)
+        print(len(caught), caught[0].message if caught else "")
+        """
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDAJIT_LIBCUDA", "CUDAJIT_DEVICE")}
+    fallback = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                              text=True, env=dict(env, PYTHONPATH=PYTHON_DIR), timeout=120)
+    assert fallback.stdout.startswith("1 cudajit: no usable GPU ("), fallback.stdout + \
+        fallback.stderr
+    assert "kernels run on the cpu device. Set CUDAJIT_DEVICE=cpu" in fallback.stdout
+    chosen = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                            text=True, env=dict(env, PYTHONPATH=PYTHON_DIR, CUDAJIT_DEVICE="cpu"),
+                            timeout=120)
+    assert chosen.stdout.startswith("0 "), chosen.stdout + chosen.stderr
