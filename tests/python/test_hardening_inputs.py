@@ -160,27 +160,22 @@ def test_a_dlpack_tensor_on_another_device_than_reported_is_refused(on_cpu_devic
         cuda.from_dlpack(Liar())
 
 
-@pytest.mark.parametrize("stream", [2**70, -1, 2**64], ids=str)
-def test_launch_stream_handles_out_of_range_are_value_errors(on_cpu_device, stream):
+@pytest.mark.parametrize("where, value, message", [
+    ("stream", 2**70, "stream handle must be from 0 to 2\\*\\*64 - 1, got {}"),
+    ("stream", -1, "stream handle must be from 0 to 2\\*\\*64 - 1, got {}"),
+    ("stream", 2**64, "stream handle must be from 0 to 2\\*\\*64 - 1, got {}"),
+    ("sharedmem", 2**70, "sharedmem must be an int from 0 to 2\\*\\*32 - 1 \\(bytes\\), got {}"),
+    ("sharedmem", -1, "sharedmem must be an int from 0 to 2\\*\\*32 - 1 \\(bytes\\), got {}"),
+    ("sharedmem", 2**64, "sharedmem must be an int from 0 to 2\\*\\*32 - 1 \\(bytes\\), got {}"),
+], ids=str)
+def test_launch_stream_and_sharedmem_out_of_range_are_value_errors(on_cpu_device, where, value,
+                                                                   message):
     @cuda.jit
     def touch(a):
         a[0] = 1
 
     a = np.zeros(1)
-    with pytest.raises(ValueError, match=f"stream handle must be from 0 to 2\\*\\*64 - 1, got "
-                       f"{stream}"):
-        touch[1, 1, stream](a)
-    assert a[0] == 0
-
-
-@pytest.mark.parametrize("sharedmem", [2**70, -1, 2**64], ids=str)
-def test_launch_sharedmem_out_of_range_is_a_value_error(on_cpu_device, sharedmem):
-    @cuda.jit
-    def touch(a):
-        a[0] = 1
-
-    a = np.zeros(1)
-    with pytest.raises(ValueError, match=f"sharedmem must be an int from 0 to 2\\*\\*32 - 1 "
-                       f"\\(bytes\\), got {sharedmem}"):
-        touch[1, 1, 0, sharedmem](a)
+    config = (1, 1, value, 0) if where == "stream" else (1, 1, 0, value)
+    with pytest.raises(ValueError, match=message.format(value)):
+        touch[config](a)
     assert a[0] == 0

@@ -345,7 +345,8 @@ def test_barrier_reductions_and_dynamic_shared_compile_for_each_target(check_ptx
         check_ptx(ptx, cc=cc)
         for text in ["bar.red.popc.u32", "bar.red.and.pred", "bar.red.or.pred",
                      "bar.warp.sync", "membar.gl", "membar.cta", "membar.sys",
-                     "%dynamic_smem_size", ".extern .shared .align 16 .b8 cudajit_dynamic_shared[]"]:
+                     "%dynamic_smem_size",
+                     ".extern .shared .align 16 .b8 cudajit_dynamic_shared[]"]:
             assert text in ptx, text
 
 
