@@ -186,7 +186,7 @@ class DeviceNDArray(_core.DeviceArray):
     # --- views -------------------------------------------------------------------------
 
     def _view(self, offset: int, shape: tuple, strides: tuple) -> "DeviceNDArray":
-        return DeviceNDArray(self.view(offset, list(shape), list(strides)))
+        return DeviceNDArray(_core.DeviceArray.view(self, offset, list(shape), list(strides)))
 
     def __getitem__(self, key: Any) -> Any:
         parts = key if isinstance(key, tuple) else (key,)
@@ -239,8 +239,27 @@ class DeviceNDArray(_core.DeviceArray):
                                                               order))
 
     def ravel(self, order: str = "C") -> "DeviceNDArray":
-        """A 1-d view; the array must be contiguous in ``order``."""
+        """A 1-d view; the array must be contiguous in ``order`` ("A": F for an
+        F-contiguous array, else C, as NumPy reads it)."""
+        if order == "A":
+            order = "F" if self.layout == "F" and self.ndim > 1 else "C"
         return self.reshape(self.size, order=order)
+
+    def view(self, dtype: Any) -> "DeviceNDArray":
+        """The same memory seen as another dtype, without a copy (Numba's
+        ``view``): NumPy's rules, so with another item size the last axis must
+        be contiguous, and its extent scales."""
+        from .api import _supported_dtype
+
+        dt = _supported_dtype(dtype)
+        model = _numpy_view(self.shape, self.strides, self.dtype)
+        try:
+            seen = model.view(dt)
+        except ValueError as exc:
+            raise ValueError(f"cannot view a {self.dtype} array of shape {self.shape} and "
+                             f"strides {self.strides} as {dt}: {exc}") from None
+        return DeviceNDArray(_core.DeviceArray.view(self, 0, list(seen.shape),
+                                                    list(seen.strides), dt.name))
 
     def transpose(self, axes: Any = None) -> "DeviceNDArray":
         axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)

@@ -277,3 +277,26 @@ def test_out_of_memory_is_a_memory_error_naming_the_size_and_device(device):
     assert expected in str(info.value)
     if device == "cuda":
         assert isinstance(info.value, cuda.CudaDriverError)
+
+
+def test_view_reinterprets_the_dtype_as_numba_does(on_cpu_device):
+    host = np.arange(12.0).reshape(3, 4)
+    d = cuda.to_device(host)
+    for dtype in (np.int64, "f4", np.dtype(np.uint8), np.complex128):
+        seen = d.view(dtype)
+        expected = host.view(dtype)
+        assert seen.shape == expected.shape and seen.dtype == expected.dtype
+        np.testing.assert_array_equal(seen.copy_to_host(), expected)
+    d.view(np.int64)[0, 0] = 7  # the same memory
+    assert d.copy_to_host().view(np.int64)[0, 0] == 7
+    with pytest.raises(ValueError, match="the last axis must be contiguous"):
+        d.T.view(np.float32)
+    with pytest.raises(TypeError, match="unsupported dtype <U2"):
+        d.view("U2")
+
+
+def test_ravel_order_a_follows_the_layout(on_cpu_device):
+    host = np.arange(12.0).reshape(3, 4)
+    d = cuda.to_device(host)
+    np.testing.assert_array_equal(d.ravel(order="A").copy_to_host(), host.ravel(order="A"))
+    np.testing.assert_array_equal(d.T.ravel(order="A").copy_to_host(), host.T.ravel(order="A"))

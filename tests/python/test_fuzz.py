@@ -175,6 +175,8 @@ PUBLIC_CALLS = {
     "event": lambda v: cuda.event(v),
     "event_elapsed_time": lambda v: cuda.event_elapsed_time(v, v),
     "reshape": lambda v: cuda.device_array(4).reshape(v),
+    "view": lambda v: cuda.device_array(4).view(v),
+    "ravel": lambda v: cuda.device_array((2, 2)).ravel(order=v),
     "getitem": lambda v: cuda.device_array(4)[v],
     "setitem": lambda v: cuda.device_array(4).__setitem__(v, 1),
     "forall": lambda v: cuda.jit(lambda a: None).forall(v),
