@@ -234,6 +234,9 @@ def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
 def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
     """An uninitialised device array with the shape and dtype of ``ary`` (and its
     layout when contiguous)."""
+    if not (hasattr(ary, "shape") and hasattr(ary, "dtype")):
+        raise TypeError(f"device_array_like() takes an array (with .shape and .dtype), got "
+                        f"{type(ary).__name__}")
     order = "F" if (getattr(ary, "flags", None) is not None and ary.flags.f_contiguous
                     and not ary.flags.c_contiguous) else "C"
     if isinstance(ary, DeviceNDArray):

@@ -126,6 +126,9 @@ class DeviceNDArray(_core.DeviceArray):
         """Copy to host memory: into ``ary`` if given, else into a new array.
         With ``stream=0`` the copy has finished on return; with a stream it is
         queued there (synchronize the stream before reading the result)."""
+        if ary is not None and not isinstance(ary, np.ndarray):
+            raise TypeError(f"copy_to_host() copies into a NumPy array, got "
+                            f"{type(ary).__name__}")
         lo, hi = self.extent()
         raw = np.empty(hi - lo, dtype=np.uint8)
         direct = (ary is not None and ary.dtype == self.dtype and ary.shape == self.shape

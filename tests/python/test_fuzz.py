@@ -176,6 +176,8 @@ PUBLIC_CALLS = {
     "event_elapsed_time": lambda v: cuda.event_elapsed_time(v, v),
     "reshape": lambda v: cuda.device_array(4).reshape(v),
     "view": lambda v: cuda.device_array(4).view(v),
+    "copy_to_host(ary)": lambda v: cuda.device_array(4).copy_to_host(v),
+    "device_array_like": lambda v: cuda.device_array_like(v),
     "ravel": lambda v: cuda.device_array((2, 2)).ravel(order=v),
     "getitem": lambda v: cuda.device_array(4)[v],
     "setitem": lambda v: cuda.device_array(4).__setitem__(v, 1),

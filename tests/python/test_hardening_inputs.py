@@ -179,3 +179,12 @@ def test_launch_stream_and_sharedmem_out_of_range_are_value_errors(on_cpu_device
     with pytest.raises(ValueError, match=message.format(value)):
         touch[config](a)
     assert a[0] == 0
+
+
+def test_array_helpers_name_what_they_take(on_cpu_device):
+    d = cuda.to_device(np.arange(4.0))
+    with pytest.raises(TypeError, match=r"copy_to_host\(\) copies into a NumPy array, got list"):
+        d.copy_to_host([0, 0, 0, 0])
+    with pytest.raises(TypeError, match=r"device_array_like\(\) takes an array \(with .shape and "
+                       r".dtype\), got int"):
+        cuda.device_array_like(3)
