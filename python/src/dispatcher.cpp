@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
 #include "code_cache.hpp"
 #include "cudajit/runtime/bench.hpp"
@@ -290,10 +291,23 @@ Dispatcher::Prepared Dispatcher::prepare(runtime::Device& device, runtime::Strea
   Prepared p;
   p.values.reserve(args.size());
   std::string key;
-  for (size_t i = 0; i < args.size(); ++i)
-    p.arg_types.push_back(classify_into(p, args[i], i, device, stream, key));
+  for (size_t i = 0; i < args.size(); ++i) classify_into(p, args[i], i, device, stream, key);
   auto it = by_key_.find(key);
-  p.spec = it != by_key_.end() ? it->second : &resolve(p.arg_types, key);
+  if (it != by_key_.end()) {
+    p.spec = it->second;
+  } else {
+    // A new key (rare): the arguments' types, tuples rebuilt from their items.
+    size_t next = 0;
+    std::function<Type(py::handle)> type_of = [&](py::handle arg) {
+      if (!PyTuple_Check(arg.ptr())) return p.values[next++].type;
+      std::vector<Type> items;
+      for (py::handle item : arg) items.push_back(type_of(item));
+      return Type::tuple(std::move(items));
+    };
+    std::vector<Type> given;
+    for (py::handle arg : args) given.push_back(type_of(arg));
+    p.spec = &resolve(given, key);
+  }
   p.kernel = kernel_for(*p.spec, device);
   // A Dispatcher collected right after an asynchronous launch must not unload
   // the module (cuModuleUnload) under the running kernel.
@@ -301,16 +315,15 @@ Dispatcher::Prepared Dispatcher::prepare(runtime::Device& device, runtime::Strea
   return p;
 }
 
-Type Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::Device& device,
+void Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::Device& device,
                                runtime::Stream& stream, std::string& key) {
   if (PyTuple_Check(arg.ptr())) {
     // A tuple (of arrays, scalars, tuples): its items are arguments of their own.
     key += 'T';
     key += static_cast<char>(PyTuple_GET_SIZE(arg.ptr()));
-    std::vector<Type> items;
-    for (py::handle item : arg) items.push_back(classify_into(p, item, i, device, stream, key));
+    for (py::handle item : arg) classify_into(p, item, i, device, stream, key);
     key += 't';
-    return Type::tuple(std::move(items));
+    return;
   }
   {
     ArgValue& v = p.values.emplace_back(classify_argument(arg, i, device, stream));
@@ -332,7 +345,6 @@ Type Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::D
                             ", but the kernel launches on " + device.name() + " " +
                             std::to_string(device.ordinal()));
     if (v.memory) p.keep_alive.push_back(v.memory);
-    return v.type;
   }
 }
 

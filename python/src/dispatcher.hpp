@@ -59,7 +59,6 @@ class Dispatcher {
   // A launch's arguments classified, its specialisation found and loaded.
   struct Prepared {
     std::vector<ArgValue> values;  // the arguments, a tuple's items in its place
-    std::vector<Type> arg_types;   // one per argument (tuples whole)
     std::vector<std::shared_ptr<const void>> keep_alive;
     Specialization* spec = nullptr;
     std::shared_ptr<runtime::LoadedKernel> kernel;  // kept alive by the launch
@@ -68,8 +67,8 @@ class Dispatcher {
   Prepared prepare(runtime::Device& device, runtime::Stream& stream, const py::args& args);
   Specialization& specialize(const std::vector<Type>& arg_types);
   Specialization& resolve(const std::vector<Type>& given, const std::string& key);
-  // Classifies one argument into p (a tuple item by item); returns its type.
-  Type classify_into(Prepared& p, py::handle arg, size_t position, runtime::Device& device,
+  // Classifies one argument into p (a tuple item by item), extending the key.
+  void classify_into(Prepared& p, py::handle arg, size_t position, runtime::Device& device,
                      runtime::Stream& stream, std::string& key);
   const std::shared_ptr<runtime::LoadedKernel>& kernel_for(Specialization& spec,
                                                            runtime::Device& device);
