@@ -173,32 +173,29 @@ def test_page_locked_host_memory_round_trips_on_a_stream(how):
 # --- streams and events -------------------------------------------------------------------------
 
 
-def spins_on(streams, iterations):
-    """Milliseconds from a start event to the end of the last of one `spin`
-    kernel per stream, all queued after the start."""
-    outs = [cuda.device_array(1) for _ in streams]
-    start = cuda.event()
-    start.record(streams[0])
-    for s in streams[1:]:
-        start.wait(s)
-    for s, out in zip(streams, outs):
-        spin[1, 1, s](out, iterations)
-    ends = []
-    for s in streams:
-        end = cuda.event()
-        end.record(s)
-        ends.append(end)
-    for end in ends:
-        end.synchronize()
-    for out in outs:
-        assert out.copy_to_host()[0] == 2.0
-    return max(start.elapsed_time(end) for end in ends)
+@cuda.jit
+def handshake(mine, partner, seen, limit):
+    # Raise my flag, then wait (a bounded time) for the partner's: both flags are
+    # seen only if the two kernels run at the same time. Atomics read the flags
+    # afresh on every iteration.
+    cuda.atomic.exch(mine, 0, 1)
+    k = 0
+    while k < limit and cuda.atomic.add(partner, 0, 0) == 0:
+        k += 1
+    seen[0] = cuda.atomic.add(partner, 0, 0)
 
 
-def test_kernels_on_two_streams_overlap(spin_iterations):
-    one = spins_on([cuda.stream()], spin_iterations)
-    two = spins_on([cuda.stream(), cuda.stream()], spin_iterations)
-    assert two < 1.7 * one, f"two streams took {two:.1f} ms, one stream alone {one:.1f} ms"
+def test_kernels_on_two_streams_overlap():
+    # Without timing: each kernel waits for the other's flag, which only a kernel
+    # running at the same time can raise.
+    a, b = cuda.stream(), cuda.stream()
+    flag_a, flag_b = cuda.to_device(np.zeros(1, np.int32)), cuda.to_device(np.zeros(1, np.int32))
+    seen_a, seen_b = cuda.device_array(1, np.int32), cuda.device_array(1, np.int32)
+    handshake[1, 1, a](flag_a, flag_b, seen_a, 200_000_000)
+    handshake[1, 1, b](flag_b, flag_a, seen_b, 200_000_000)
+    a.synchronize()
+    b.synchronize()
+    assert seen_a.copy_to_host()[0] == 1 and seen_b.copy_to_host()[0] == 1
 
 
 def test_events_time_a_kernel(spin_iterations):
@@ -255,15 +252,28 @@ def test_an_allocation_larger_than_the_gpu_raises_cuda_driver_error_naming_the_r
     np.testing.assert_array_equal(d.copy_to_host(), np.arange(8.0) * 2.0)
 
 
-def test_elapsed_time_before_the_end_event_completes_raises_not_ready(spin_iterations):
-    s = cuda.stream()
-    out = cuda.device_array(1)
+@cuda.jit
+def wait_for(flag, limit):
+    k = 0
+    while k < limit and cuda.atomic.add(flag, 0, 0) == 0:
+        k += 1
+
+
+def test_elapsed_time_before_the_end_event_completes_raises_not_ready():
+    # The kernel between the events waits for the host's word, so the end event
+    # cannot have completed when elapsed_time is asked (no timing involved).
+    s, other = cuda.stream(), cuda.stream()
+    flag = cuda.to_device(np.zeros(1, np.int32))
     start, end = cuda.event(), cuda.event()
     start.record(s)
-    spin[1, 1, s](out, spin_iterations)
+    wait_for[1, 1, s](flag, 500_000_000)
     end.record(s)
-    with pytest.raises(cuda.CudaDriverError,
-                       match=r"cuEventElapsedTime failed: CUDA_ERROR_NOT_READY"):
-        start.elapsed_time(end)
+    try:
+        with pytest.raises(cuda.CudaDriverError,
+                           match=r"cuEventElapsedTime failed: CUDA_ERROR_NOT_READY"):
+            start.elapsed_time(end)
+    finally:
+        flag.copy_to_device(np.ones(1, np.int32), stream=other)  # let the kernel go
+        other.synchronize()
     end.synchronize()
     assert start.elapsed_time(end) > 0
