@@ -310,16 +310,20 @@ bool BlockFibers::release_barriers() {
     }
   }
 
-  // syncthreads: every thread of the block, none returned.
-  size_t at_barrier = 0, count = 0;
+  // syncthreads: every thread of the block that has not returned, as on a GPU
+  // (where threads that exited do not hold a barrier up: Numba's own tiled
+  // matmul example returns early before its barriers).
+  size_t at_barrier = 0, done = 0, count = 0;
   for (const Fiber& f : fibers_) {
+    done += f.state == State::Done;
     if (f.state != State::AtBarrier) continue;
     ++at_barrier;
     count += f.predicate != 0;
   }
-  if (at_barrier == n) {
-    const bool all = count == n;
+  if (at_barrier > 0 && at_barrier + done == n) {
+    const bool all = count == at_barrier;
     for (Fiber& f : fibers_) {
+      if (f.state != State::AtBarrier) continue;
       f.result = f.op == target::kBarrierCount ? int64_t(count)
                  : f.op == target::kBarrierAnd ? int64_t(all)
                  : f.op == target::kBarrierOr  ? int64_t(count != 0)
@@ -345,7 +349,7 @@ std::string BlockFibers::stuck_message() const {
     if (counts[s]++ == 0) first[s] = &f;
   }
   std::string message = "the threads of block " + dim3_text(fibers_[0].thread.block_idx) +
-                        " cannot all meet at a barrier (undefined behaviour on a GPU):";
+                        " cannot meet at a barrier (undefined behaviour on a GPU):";
   const char* singular[4] = {"", "waits at cuda.syncthreads()",
                              "waits at a warp operation (syncwarp, shuffle, vote, match)",
                              "has returned"};

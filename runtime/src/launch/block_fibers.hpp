@@ -27,7 +27,8 @@ class BlockFibers {
   BlockFibers& operator=(const BlockFibers&) = delete;
 
   // Runs every thread of block `linear_block` (x fastest) to its end. Throws
-  // BarrierError, abandoning the block's fibers, when they cannot all meet.
+  // BarrierError, abandoning the block's fibers, when they cannot meet (threads
+  // that returned do not hold a barrier up, as on a GPU).
   void run(int64_t linear_block);
 
   struct Fiber;

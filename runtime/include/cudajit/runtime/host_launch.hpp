@@ -17,14 +17,14 @@ struct Dim3 {
 // Blocks until every block has run. `params` is cuLaunchKernel's kernelParams;
 // `dynamic_shared_bytes` the launch's sharedmem. `errors` receives the first
 // index out of bounds (kernels compiled with bounds checks). Throws
-// BarrierError when the threads of a block cannot all meet at a barrier.
+// BarrierError when the threads of a block cannot meet at a barrier.
 void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
                  uint64_t dynamic_shared_bytes, void** params,
                  target::IndexErrorRecord* errors = nullptr);
 
-// A kernel's threads did not all reach the same barrier: some returned (or
-// waited at another kind of barrier) while others waited. Undefined on a GPU;
-// the cpu device stops the launch and says which threads.
+// A kernel's threads cannot meet: some wait at a barrier while others wait at
+// another kind (a warp function), or a lane is outside its own mask. Undefined
+// on a GPU; the cpu device stops the launch and says which threads.
 class BarrierError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
