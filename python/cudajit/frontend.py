@@ -231,8 +231,7 @@ class _FunctionTranslator(CompileTimeValues):
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
             body = body[1:]  # the docstring
-        params = IRNode("params", None, *(p if p == EXCEPTION_RECORD else ir_identifier(p)
-                                          for p in self.params))
+        params = IRNode("params", None, *(ir_identifier(p) for p in self.params))
         # A device function from another file names its own, for the compiler's errors.
         header = self.ir_name
         if self.filename != self.module.entry.__code__.co_filename:

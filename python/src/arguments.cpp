@@ -215,11 +215,11 @@ namespace {
 class ConversionTable {
  public:
   ConversionTable() {
-    for (auto& row : kind_) row.fill(kNone);
+    for (auto& row : kind_) row.fill(kNoConversion);
     for (int s = 0; s < kScalars; ++s) kind_[s][s] = kExact;
-    auto both = [&](Scalar a, Scalar b, int forward, int backward) {
+    auto both = [&](Scalar a, Scalar b, Conversion forward, Conversion backward) {
       set(a, b, forward);
-      if (backward != kNone) set(b, a, backward);
+      if (backward != kNoConversion) set(b, a, backward);
     };
     both(Scalar::Bool, Scalar::Int8, kSafe, kUnsafe);
     both(Scalar::Bool, Scalar::UInt8, kSafe, kUnsafe);
@@ -238,31 +238,29 @@ class ConversionTable {
     both(Scalar::Int64, Scalar::Float64, kSafe, kUnsafe);
     both(Scalar::UInt64, Scalar::Float64, kSafe, kUnsafe);
     both(Scalar::Float32, Scalar::Float64, kPromote, kUnsafe);
-    both(Scalar::Float32, Scalar::Complex64, kSafe, kNone);
-    both(Scalar::Float64, Scalar::Complex128, kSafe, kNone);
+    both(Scalar::Float32, Scalar::Complex64, kSafe, kNoConversion);
+    both(Scalar::Float64, Scalar::Complex128, kSafe, kNoConversion);
     both(Scalar::Complex64, Scalar::Complex128, kPromote, kUnsafe);
     for (int via = 0; via < kScalars; ++via)  // Floyd-Warshall over (min, max)
       for (int a = 0; a < kScalars; ++a)
         for (int b = 0; b < kScalars; ++b)
           kind_[a][b] = std::min(kind_[a][b], std::max(kind_[a][via], kind_[via][b]));
   }
-  int operator()(Scalar from, Scalar to) const { return kind_[int(from)][int(to)]; }
-
-  static constexpr int kExact = 0, kPromote = 1, kSafe = 2, kUnsafe = 3, kNone = 4;
+  Conversion operator()(Scalar from, Scalar to) const { return kind_[int(from)][int(to)]; }
 
  private:
   static constexpr int kScalars = int(Scalar::Complex128) + 1;
-  void set(Scalar a, Scalar b, int k) { kind_[int(a)][int(b)] = k; }
-  std::array<std::array<int, kScalars>, kScalars> kind_{};
+  void set(Scalar a, Scalar b, Conversion k) { kind_[int(a)][int(b)] = k; }
+  std::array<std::array<Conversion, kScalars>, kScalars> kind_{};
 };
 
 }  // namespace
 
-int conversion_kind(const Type& given, const Type& wanted) {
+Conversion conversion_kind(const Type& given, const Type& wanted) {
   static const ConversionTable table;
-  if (!argument_matches(given, wanted)) return ConversionTable::kNone;
+  if (!argument_matches(given, wanted)) return kNoConversion;
   if (given.is_scalar()) return table(given.scalar(), wanted.scalar());
-  return given == wanted ? ConversionTable::kExact : ConversionTable::kPromote;  // C/F -> A
+  return given == wanted ? kExact : kPromote;  // C/F -> A
 }
 
 bool argument_matches(const Type& given, const Type& wanted) {

@@ -64,8 +64,9 @@ runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
 // an A parameter and a writable one to a read-only parameter; scalars convert
 // where no information is lost (int to float, float to complex).
 bool argument_matches(const Type& given, const Type& wanted);
-// How a given argument converts to a declared type, as Numba rates it: 0 exact,
-// 1 promotion, 2 safe, 3 unsafe, 4 not at all (argument_matches refuses).
-int conversion_kind(const Type& given, const Type& wanted);
+// How a given argument converts to a declared type, as Numba rates it, best
+// first; kNoConversion where argument_matches refuses.
+enum Conversion : int { kExact, kPromote, kSafe, kUnsafe, kNoConversion };
+Conversion conversion_kind(const Type& given, const Type& wanted);
 
 }  // namespace cudajit::python

@@ -194,11 +194,11 @@ Dispatcher::Specialization& Dispatcher::resolve(const std::vector<Type>& given,
       std::array<int, 3> score{};  // unsafe, safe, promotions
       bool ok = true;
       for (size_t i = 0; ok && i < given.size(); ++i) {
-        int kind = conversion_kind(given[i], declared[i]);
-        ok = kind < 4;
-        if (kind == 3) ++score[0];
-        if (kind == 2) ++score[1];
-        if (kind == 1) ++score[2];
+        Conversion kind = conversion_kind(given[i], declared[i]);
+        ok = kind != kNoConversion;
+        if (kind == kUnsafe) ++score[0];
+        if (kind == kSafe) ++score[1];
+        if (kind == kPromote) ++score[2];
       }
       if (ok && (!best || score < best_score)) {
         best = &declared;
@@ -325,27 +325,25 @@ void Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::D
     key += 't';
     return;
   }
-  {
-    ArgValue& v = p.values.emplace_back(classify_argument(arg, i, device, stream));
-    append_type_key(v.type, key);
-    if (v.kind == ArgValue::Kind::HostArray && device.kind() == runtime::DeviceKind::Cuda) {
-      // Mapped and managed memory is used in place, like a device array.
-      std::shared_ptr<const void> keep;
-      if (void* ptr = mapped_device_pointer(v.host_base, v.data, device, &keep)) {
-        v.kind = ArgValue::Kind::DeviceArray;
-        v.data = ptr;
-        v.device = &device;
-        v.memory = keep;
-      }
+  ArgValue& v = p.values.emplace_back(classify_argument(arg, i, device, stream));
+  append_type_key(v.type, key);
+  if (v.kind == ArgValue::Kind::HostArray && device.kind() == runtime::DeviceKind::Cuda) {
+    // Mapped and managed memory is used in place, like a device array.
+    std::shared_ptr<const void> keep;
+    if (void* ptr = mapped_device_pointer(v.host_base, v.data, device, &keep)) {
+      v.kind = ArgValue::Kind::DeviceArray;
+      v.data = ptr;
+      v.device = &device;
+      v.memory = keep;
     }
-    if (v.kind == ArgValue::Kind::HostArray) p.has_host_arrays = true;
-    if (v.kind == ArgValue::Kind::DeviceArray && v.device != &device)
-      throw py::value_error("argument " + std::to_string(i) + " is on device " + v.device->name() +
-                            " " + std::to_string(v.device->ordinal()) +
-                            ", but the kernel launches on " + device.name() + " " +
-                            std::to_string(device.ordinal()));
-    if (v.memory) p.keep_alive.push_back(v.memory);
   }
+  if (v.kind == ArgValue::Kind::HostArray) p.has_host_arrays = true;
+  if (v.kind == ArgValue::Kind::DeviceArray && v.device != &device)
+    throw py::value_error("argument " + std::to_string(i) + " is on device " + v.device->name() +
+                          " " + std::to_string(v.device->ordinal()) +
+                          ", but the kernel launches on " + device.name() + " " +
+                          std::to_string(device.ordinal()));
+  if (v.memory) p.keep_alive.push_back(v.memory);
 }
 
 void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Dim3 block,

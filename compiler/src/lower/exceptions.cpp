@@ -16,7 +16,7 @@ constexpr const char* kRecord = "exception.record";
 
 }  // namespace
 
-void FunctionLowering::raise(const Node& s, int64_t code) {
+void FunctionLowering::raise(int64_t code) {
   if (f_.locals.count(kRecord)) {
     auto parameter = parameters_.find(kRecord);
     llvm::Value* record =
@@ -41,7 +41,6 @@ void FunctionLowering::raise(const Node& s, int64_t code) {
     b_.CreateBr(stop);
     b_.SetInsertPoint(stop);
   }
-  (void)s;
   leave_raising();
 }
 
@@ -64,7 +63,7 @@ void FunctionLowering::assert_stmt(const Node& s) {
   auto* next = llvm::BasicBlock::Create(m_.context, "assert.holds", fn_);
   b_.CreateCondBr(holds, next, fails);
   b_.SetInsertPoint(fails);
-  raise(s, s.int_value);
+  raise(s.int_value);
   if (!terminated()) b_.CreateBr(next);
   b_.SetInsertPoint(next);
 }

@@ -25,6 +25,19 @@ enum class TargetKind { Nvptx, Host };
 
 struct ModuleLowering;
 
+// Fields of target::HostThreadContext, in the order ModuleLowering::thread_ctx_type lays out.
+enum HostContextField : unsigned {
+  kRegisters = 0,
+  kErrors = 1,
+  kShared = 2,
+  kDynamicShared = 3,
+  kDynamicSharedBytes = 4,
+  kBarrier = 5,
+  kWarp = 6,
+  kRuntime = 7,
+  kRaised = 8,
+};
+
 // What differs between the GPU and the cpu device inside a function body.
 class TargetHooks {
  public:
@@ -208,7 +221,7 @@ class FunctionLowering {
   // print.cpp
   void print(const ir::Node& n);
   // exceptions.cpp: raise and assert
-  void raise(const ir::Node& s, int64_t code);
+  void raise(int64_t code);
   void assert_stmt(const ir::Node& s);
   void leave_raising();
   void return_if_raised();

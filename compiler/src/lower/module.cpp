@@ -228,14 +228,14 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
   };
   // LaunchDims::errors and ::dynamic_shared_bytes, after grid[3] and block[3].
   llvm::Value* errors = b.CreateLoad(ptr, b.CreateConstGEP1_32(b.getInt8Ty(), dims, 24));
-  b.CreateStore(errors, b.CreateStructGEP(ctx_type, ctx, 1));
-  b.CreateStore(shared, b.CreateStructGEP(ctx_type, ctx, 2));
-  uint64_t dynamic_offset = (m.static_shared_bytes + 15) / 16 * 16;
+  b.CreateStore(errors, b.CreateStructGEP(ctx_type, ctx, kErrors));
+  b.CreateStore(shared, b.CreateStructGEP(ctx_type, ctx, kShared));
+  uint64_t dynamic_offset = target::shared_offset(m.static_shared_bytes);
   b.CreateStore(b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), shared, dynamic_offset),
-                b.CreateStructGEP(ctx_type, ctx, 3));
+                b.CreateStructGEP(ctx_type, ctx, kDynamicShared));
   b.CreateStore(b.CreateLoad(i64, b.CreateConstGEP1_32(b.getInt8Ty(), dims, 32)),
-                b.CreateStructGEP(ctx_type, ctx, 4));
-  for (unsigned field : {5u, 6u, 7u})  // barrier, warp, runtime: no fibers here
+                b.CreateStructGEP(ctx_type, ctx, kDynamicSharedBytes));
+  for (unsigned field : {kBarrier, kWarp, kRuntime})  // no fibers here
     b.CreateStore(llvm::ConstantPointerNull::get(ptr), b.CreateStructGEP(ctx_type, ctx, field));
   // LaunchDims is {grid[3], block[3]}; the context holds blockDim at 3..5, gridDim at 9..11.
   std::vector<llvm::Value*> grid(3), block(3);
@@ -275,7 +275,7 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
         b.CreateStore(ty, ctx_slot(1));
         loop(b.getInt32(0), block[0], [&](llvm::Value* tx) {
           b.CreateStore(tx, ctx_slot(0));
-          if (m.may_raise) b.CreateStore(b.getInt32(0), b.CreateStructGEP(ctx_type, ctx, 8));
+          if (m.may_raise) b.CreateStore(b.getInt32(0), b.CreateStructGEP(ctx_type, ctx, kRaised));
           std::vector<llvm::Value*> call_args{ctx};
           call_args.insert(call_args.end(), args.begin(), args.end());
           b.CreateCall(body, call_args);

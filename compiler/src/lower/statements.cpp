@@ -122,7 +122,7 @@ void FunctionLowering::stmt(const Node& s) {
       expr(s.child(0));
       return;
     case NodeKind::Raise:
-      raise(s, s.int_value);
+      raise(s.int_value);
       return;
     case NodeKind::Assert:
       assert_stmt(s);

@@ -62,18 +62,6 @@ llvm::GlobalVariable* constant_global(llvm::Module& module, const std::string& b
   return global;
 }
 
-// Fields of target::HostThreadContext (ModuleLowering::thread_ctx_type).
-enum HostContextField : unsigned {
-  kRegisters = 0,
-  kErrors = 1,
-  kShared = 2,
-  kDynamicShared = 3,
-  kDynamicSharedBytes = 4,
-  kBarrier = 5,
-  kWarp = 6,
-  kRaised = 8,
-};
-
 class NvptxHooks final : public TargetHooks {
  public:
   llvm::Value* special_register(llvm::IRBuilder<>& b, std::string_view name,
@@ -304,7 +292,7 @@ class HostHooks final : public TargetHooks {
   llvm::Value* static_shared(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::ArrayType*,
                              uint64_t bytes, llvm::Value* ctx) override {
     // Each array at its own offset of the block's buffer, 16-byte aligned.
-    uint64_t offset = (m.static_shared_bytes + 15) / 16 * 16;
+    uint64_t offset = target::shared_offset(m.static_shared_bytes);
     m.static_shared_bytes = offset + bytes;
     return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), field(m, b, ctx, kShared), offset);
   }

@@ -203,12 +203,12 @@ void fiber_main(fctx::transfer_t from) {
 
 BlockFibers::BlockFibers(target::HostThreadEntry entry, void** params,
                          const target::LaunchDims& dims, unsigned char* shared,
-                         uint64_t static_shared_bytes)
+                         unsigned char* dynamic_shared)
     : entry_(entry),
       params_(params),
       dims_(dims),
       shared_(shared),
-      dynamic_shared_(shared ? shared + (static_shared_bytes + 15) / 16 * 16 : nullptr),
+      dynamic_shared_(dynamic_shared),
       fibers_(size_t(dims.block[0]) * dims.block[1] * dims.block[2]) {}
 
 BlockFibers::~BlockFibers() = default;

@@ -21,7 +21,7 @@ unsigned char* thread_shared_buffer(uint64_t bytes);
 class BlockFibers {
  public:
   BlockFibers(target::HostThreadEntry entry, void** params, const target::LaunchDims& dims,
-              unsigned char* shared, uint64_t static_shared_bytes);
+              unsigned char* shared, unsigned char* dynamic_shared);
   ~BlockFibers();
   BlockFibers(const BlockFibers&) = delete;
   BlockFibers& operator=(const BlockFibers&) = delete;

@@ -127,7 +127,8 @@ void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
   if (!kernel) throw std::invalid_argument("launch_host: the kernel has no host entry");
   target::LaunchDims dims{
       {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, errors, dynamic_shared_bytes};
-  const uint64_t shared_bytes = (kernel.static_shared_bytes + 15) / 16 * 16 + dynamic_shared_bytes;
+  const uint64_t dynamic_offset = target::shared_offset(kernel.static_shared_bytes);
+  const uint64_t shared_bytes = dynamic_offset + dynamic_shared_bytes;
   // Blocks [begin, end) on this OS thread, one after the other, reusing its shared memory.
   auto run_blocks = [&](int64_t begin, int64_t end) {
     unsigned char* shared = shared_bytes != 0 ? thread_shared_buffer(shared_bytes) : nullptr;
@@ -135,7 +136,8 @@ void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
       kernel.entry(params, &dims, begin, end, shared);
       return;
     }
-    BlockFibers fibers(kernel.thread_entry, params, dims, shared, kernel.static_shared_bytes);
+    BlockFibers fibers(kernel.thread_entry, params, dims, shared,
+                       shared ? shared + dynamic_offset : nullptr);
     for (int64_t b = begin; b < end; ++b) fibers.run(b);
   };
   auto blocks = static_cast<int64_t>(grid.count());

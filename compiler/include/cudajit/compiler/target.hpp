@@ -127,6 +127,10 @@ struct HostThreadContext {
 // at barriers.
 using HostThreadEntry = void (*)(void** params, HostThreadContext* ctx);
 
+// Where a host block's shared memory puts each static array after `bytes` of
+// others, and the dynamic part after all of them: 16-byte aligned.
+inline uint64_t shared_offset(uint64_t bytes) { return (bytes + 15) / 16 * 16; }
+
 // A kernel compiled for the host: exactly one of the entries is set.
 struct HostKernel {
   HostEntry entry = nullptr;
