@@ -1,4 +1,4 @@
-"""Front end: a Python function's source -> kernel IR text (docs/kernel-ir.md).
+"""Front end: a Python function's source -> kernel IR text (docs/dev/kernel-ir.md).
 
 The source is read with ``inspect`` and ``ast`` (never bytecode). Names are
 resolved here, against the function's locals, closure, globals and builtins:

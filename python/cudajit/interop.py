@@ -2,7 +2,7 @@
 
 A kernel argument exporting ``__cuda_array_interface__`` (or else DLPack) is
 used in place; these functions make DeviceNDArray views of such arrays. The
-rules (validation, synchronisation, lifetime) are in docs/interop.md.
+rules (validation, synchronisation, lifetime) are in docs/guide/05-interop.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The kernel IR's text form (docs/kernel-ir.md), as the front end writes it."""
+"""The kernel IR's text form (docs/dev/kernel-ir.md), as the front end writes it."""
 
 from __future__ import annotations
 

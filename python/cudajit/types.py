@@ -24,7 +24,8 @@ __all__ = [
     "uint8", "uint16", "uint32", "uint64", "u1", "u2", "u4", "u8",
     "byte", "short", "ushort", "intc", "uintc", "intp", "uintp", "int_", "uint",
     "longlong", "ulonglong",
-    "float32", "float64", "f4", "f8", "float_", "single", "double",
+    "float16", "float32", "float64", "f2", "f4", "f8", "half", "float_", "single", "double",
+    "bfloat16",
     "complex64", "complex128", "c8", "c16", "csingle", "cdouble",
 ]
 
@@ -229,15 +230,33 @@ uint8 = u1 = byte = ScalarType("uint8", np.uint8)
 uint16 = u2 = ushort = ScalarType("uint16", np.uint16)
 uint32 = u4 = uintc = ScalarType("uint32", np.uint32)
 uint64 = u8 = uintp = uint = ulonglong = ScalarType("uint64", np.uint64)
+float16 = f2 = half = ScalarType("float16", np.float16)
 # As in Numba, float_ is float32 (single) and double is float64.
 float32 = f4 = float_ = single = ScalarType("float32", np.float32)
 float64 = f8 = double = ScalarType("float64", np.float64)
 complex64 = c8 = csingle = ScalarType("complex64", np.complex64)
 complex128 = c16 = cdouble = ScalarType("complex128", np.complex128)
 
+
+
+def _bfloat16_dtype() -> np.dtype:
+    """NumPy has no bfloat16: ml_dtypes' (JAX's) where installed, else two opaque bytes."""
+    try:
+        import ml_dtypes  # noqa: PLC0415
+    except ImportError:
+        return np.dtype("V2")
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+# A storage type: kernels read its elements as float32 and round stores to it.
+bfloat16 = ScalarType("bfloat16", np.void)
+bfloat16.numpy_dtype = _bfloat16_dtype()
+
 SCALAR_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-                float32, float64, complex64, complex128)
+                float16, float32, float64, complex64, complex128)
 _SCALAR_BY_DTYPE = {t.numpy_dtype: t for t in SCALAR_TYPES}
+if bfloat16.numpy_dtype.name == "bfloat16":  # opaque V2 bytes are not taken for bfloat16
+    _SCALAR_BY_DTYPE[bfloat16.numpy_dtype] = bfloat16
 _SUPPORTED_DTYPES = ", ".join(str(t) for t in SCALAR_TYPES)
 
 # The names a signature string may use, as in Numba.

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 
+#include "cudajit/compiler/float16.hpp"
 #include "device_array.hpp"
 #include "foreign_arrays.hpp"
 
@@ -20,8 +21,8 @@ Scalar dtype_scalar(const py::dtype& dtype, size_t position) {
   auto size = static_cast<int>(dtype.itemsize());
   auto fail = [&]() -> Scalar {
     throw py::type_error("argument " + std::to_string(position) +
-                         ": expected an array of bool, int8..int64, uint8..uint64, float32, "
-                         "float64, complex64 or complex128, got dtype " +
+                         ": expected an array of bool, int8..int64, uint8..uint64, float16, "
+                         "float32, float64, complex64, complex128 or bfloat16, got dtype " +
                          std::string(py::str(dtype)));
   };
   if (dtype.attr("byteorder").cast<std::string>() == ">")
@@ -37,8 +38,13 @@ Scalar dtype_scalar(const py::dtype& dtype, size_t position) {
       if (size != 1 && size != 2 && size != 4 && size != 8) return fail();
       return make_int(size * 8, kind == 'i');
     case 'f':
+      if (size == 2) return Scalar::Float16;
       if (size == 4) return Scalar::Float32;
       if (size == 8) return Scalar::Float64;
+      return fail();
+    case 'V':  // ml_dtypes' bfloat16 (JAX's host arrays)
+      if (size == 2 && dtype.attr("name").cast<std::string>() == "bfloat16")
+        return Scalar::BFloat16;
       return fail();
     case 'c':
       if (size == 8) return Scalar::Complex64;
@@ -72,6 +78,16 @@ void read_scalar(ArgValue& v, const void* p) {
     CUDAJIT_READ(Complex64, std::complex<float>, c)
     CUDAJIT_READ(Complex128, std::complex<double>, c)
 #undef CUDAJIT_READ
+    case Scalar::Float16: {
+      uint16_t bits;
+      std::memcpy(&bits, p, sizeof bits);
+      v.f = target::half_bits_to_float(bits);
+      break;
+    }
+    case Scalar::BFloat16:
+      throw py::type_error(
+          "bfloat16 scalars cannot be kernel arguments (kernels read bfloat16 arrays only); "
+          "pass a float32");
   }
 }
 
@@ -237,6 +253,9 @@ class ConversionTable {
     both(Scalar::Int32, Scalar::Float32, kUnsafe, kUnsafe);
     both(Scalar::Int64, Scalar::Float64, kSafe, kUnsafe);
     both(Scalar::UInt64, Scalar::Float64, kSafe, kUnsafe);
+    both(Scalar::Int8, Scalar::Float16, kSafe, kUnsafe);
+    both(Scalar::UInt8, Scalar::Float16, kSafe, kUnsafe);
+    both(Scalar::Float16, Scalar::Float32, kPromote, kUnsafe);
     both(Scalar::Float32, Scalar::Float64, kPromote, kUnsafe);
     both(Scalar::Float32, Scalar::Complex64, kSafe, kNoConversion);
     both(Scalar::Float64, Scalar::Complex128, kSafe, kNoConversion);
@@ -249,7 +268,7 @@ class ConversionTable {
   Conversion operator()(Scalar from, Scalar to) const { return kind_[int(from)][int(to)]; }
 
  private:
-  static constexpr int kScalars = int(Scalar::Complex128) + 1;
+  static constexpr int kScalars = int(Scalar::BFloat16) + 1;
   void set(Scalar a, Scalar b, Conversion k) { kind_[int(a)][int(b)] = k; }
   std::array<std::array<Conversion, kScalars>, kScalars> kind_{};
 };
@@ -332,6 +351,11 @@ runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
       case Scalar::UInt64:
         put(at, from == Scalar::UInt64 ? v.u : static_cast<uint64_t>(as_int));
         break;
+      case Scalar::Float16:
+        put(at, target::double_to_half_bits(c.real()));
+        break;
+      case Scalar::BFloat16:
+        throw py::type_error("internal: a bfloat16 scalar parameter");
       case Scalar::Float32:
         put(at, static_cast<float>(c.real()));
         break;

@@ -3,7 +3,7 @@
 
 namespace cudajit::testing {
 
-// The saxpy example of docs/kernel-ir.md.
+// The saxpy example of docs/dev/kernel-ir.md.
 inline constexpr const char* kSaxpyIr = R"((module "examples/saxpy.py"
  (func@2:0 saxpy (params a x y out)
   (assign@3:4 (name@3:4 i) (call@3:8 cuda.grid (int@3:18 1)))

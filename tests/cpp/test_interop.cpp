@@ -162,6 +162,17 @@ TEST_CASE("CAI: descr with one field of the typestr's type is accepted", "[inter
   CHECK(validate_cai(d).dtype == Scalar::Float64);
 }
 
+TEST_CASE("CAI: bfloat16 is two opaque bytes whose descr names it", "[interop]") {
+  CaiDescription d = cai_2x3();
+  d.typestr = native("V2");
+  d.descr = std::vector<CaiDescrField>{{"bfloat16", native("V2"), false}};
+  const ArrayImport a = validate_cai(d);
+  CHECK(a.dtype == Scalar::BFloat16);
+  CHECK(a.itemsize == 2);
+  d.descr = std::vector<CaiDescrField>{{"", native("V2"), false}};  // any two bytes: refused
+  CHECK_THAT(thrown([&] { validate_cai(d); }).message, Contains("(void or structured)"));
+}
+
 // --- CAI: rejected descriptions, one rule each ----------------------------------------
 
 TEST_CASE("CAI: versions other than 0 to 3 are rejected", "[interop]") {
@@ -341,6 +352,7 @@ TEST_CASE("typestr: the supported kinds and sizes", "[interop]") {
       {"|f8", Scalar::Float64},
       {native("c8"), Scalar::Complex64},
       {native("c16"), Scalar::Complex128},
+      {native("f2"), Scalar::Float16},
   };
   for (const auto& [typestr, scalar] : table) {
     INFO(typestr);
@@ -350,7 +362,7 @@ TEST_CASE("typestr: the supported kinds and sizes", "[interop]") {
 
 TEST_CASE("typestr: unsupported kinds and sizes are rejected naming the typestr", "[interop]") {
   const std::vector<std::pair<std::string, std::string>> table = {
-      {native("f2"), "(float16) is not supported"},
+      {"|V2", "(void or structured) is not supported"},  // bfloat16 only with its descr
       {native("f16"), "(long double) is not supported"},
       {native("c32"), "(complex long double) is not supported"},
       {native("i16"), "is not supported"},
@@ -381,7 +393,7 @@ TEST_CASE("typestr: malformed text is rejected", "[interop]") {
 }
 
 TEST_CASE("typestr: scalar_typestr writes what parse_typestr reads", "[interop]") {
-  for (int i = 0; i <= static_cast<int>(Scalar::Complex128); ++i) {
+  for (int i = 0; i <= static_cast<int>(Scalar::Float16); ++i) {  // bfloat16: V2 and a descr
     const auto scalar = static_cast<Scalar>(i);
     CHECK(parse_typestr(scalar_typestr(scalar)) == scalar);
   }
@@ -526,7 +538,8 @@ TEST_CASE("DLPack: the supported dtypes", "[interop]") {
       {{kDLUInt, 32, 1}, Scalar::UInt32},       {{kDLUInt, 64, 1}, Scalar::UInt64},
       {{kDLFloat, 32, 1}, Scalar::Float32},     {{kDLFloat, 64, 1}, Scalar::Float64},
       {{kDLComplex, 64, 1}, Scalar::Complex64}, {{kDLComplex, 128, 1}, Scalar::Complex128},
-      {{kDlpackCodeBool, 8, 1}, Scalar::Bool},
+      {{kDlpackCodeBool, 8, 1}, Scalar::Bool},  {{kDLFloat, 16, 1}, Scalar::Float16},
+      {{kDLBfloat, 16, 1}, Scalar::BFloat16},
   };
   for (const auto& [dtype, scalar] : table) {
     INFO(scalar_name(scalar));
@@ -541,8 +554,8 @@ TEST_CASE("DLPack: the supported dtypes", "[interop]") {
 TEST_CASE("DLPack: unsupported dtypes are rejected", "[interop]") {
   const std::vector<std::pair<DLDataType, std::string>> table = {
       {{kDLFloat, 32, 4}, "(code 2, bits 32, lanes 4) is a vector type"},
-      {{kDLFloat, 16, 1}, "(code 2, bits 16, lanes 1) (float16) is not supported"},
-      {{kDLBfloat, 16, 1}, "(code 4, bits 16, lanes 1) (bfloat16) is not supported"},
+      {{kDLFloat, 8, 1}, "(code 2, bits 8, lanes 1) is not supported"},
+      {{kDLBfloat, 32, 1}, "(code 4, bits 32, lanes 1) is not supported"},
       {{kDlpackCodeBool, 1, 1}, "(code 6, bits 1, lanes 1) is not supported"},
       {{kDLInt, 128, 1}, "(code 0, bits 128, lanes 1) is not supported"},
       {{kDLOpaqueHandle, 64, 1}, "(code 3, bits 64, lanes 1) is not supported"},

@@ -1,4 +1,4 @@
-// The kernel IR text form (docs/kernel-ir.md): parse_module and print_module.
+// The kernel IR text form (docs/dev/kernel-ir.md): parse_module and print_module.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -308,7 +308,7 @@ TEST_CASE("printing then parsing gives the same tree, for every node kind", "[ir
   CHECK(print_module(second) == printed);
 }
 
-TEST_CASE("the saxpy example of docs/kernel-ir.md round-trips", "[ir]") {
+TEST_CASE("the saxpy example of docs/dev/kernel-ir.md round-trips", "[ir]") {
   const char* saxpy = cudajit::testing::kSaxpyIr;
   Module first = parse_module(saxpy);
   Module second = parse_module(print_module(first));

@@ -170,6 +170,20 @@ TEST_CASE("float arithmetic meets an integer as int64 does", "[typing]") {
   CHECK(arithmetic_result(Scalar::Complex64, Scalar::Int32) == Scalar::Complex128);
 }
 
+TEST_CASE("float16 promotes as NumPy's half and stays float16 only with itself", "[typing]") {
+  CHECK(promote(Scalar::Float16, Scalar::Int8) == Scalar::Float16);
+  CHECK(promote(Scalar::UInt8, Scalar::Float16) == Scalar::Float16);
+  CHECK(promote(Scalar::Float16, Scalar::Int16) == Scalar::Float32);
+  CHECK(promote(Scalar::Float16, Scalar::Float32) == Scalar::Float32);
+  CHECK(promote(Scalar::Float16, Scalar::Complex64) == Scalar::Complex64);
+  CHECK(promote(Scalar::Int8, Scalar::Float32) == Scalar::Float32);  // unchanged by float16
+  CHECK(arithmetic_result(Scalar::Float16, Scalar::Float16) == Scalar::Float16);
+  CHECK(arithmetic_result(Scalar::Float16, Scalar::Int32) == Scalar::Float64);
+  CHECK(arithmetic_result(Scalar::Float16, Scalar::Bool) == Scalar::Float16);
+  CHECK(element_value(Scalar::BFloat16) == Scalar::Float32);
+  CHECK(element_value(Scalar::Float16) == Scalar::Float16);
+}
+
 TEST_CASE("unify merges scalars by promotion", "[typing]") {
   CHECK(unify(i32, f32) == f64);
   CHECK(unify(i64, u64) == f64);
@@ -938,8 +952,11 @@ TEST_CASE("unsupported builtins, math and CUDA functions are named", "[typing]")
   CHECK_THAT(compile_error(module("", "(expr@2:4 (call@2:6 cuda.atomic.mul))"), {}).what(),
              Contains("cuda.atomic.mul is not supported in kernels"));
   CHECK_THAT(
-      compile_error(module("", "(expr@2:4 (call@2:6 cast.float16 (int@2:19 3)))"), {}).what(),
-      Contains("unknown cast 'cast.float16'"));
+      compile_error(module("", "(expr@2:4 (call@2:6 cast.float128 (int@2:19 3)))"), {}).what(),
+      Contains("unknown cast 'cast.float128'"));
+  CHECK_THAT(
+      compile_error(module("", "(expr@2:4 (call@2:6 cast.bfloat16 (int@2:19 3)))"), {}).what(),
+      Contains("bfloat16 is a storage type in kernels"));
 }
 
 TEST_CASE("range() outside a for head is an error", "[typing]") {

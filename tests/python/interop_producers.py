@@ -310,6 +310,18 @@ def set_capsule_device(capsule, device_type: int, device_id: int = 0):
     return capsule
 
 
+def set_capsule_dtype(capsule, code: int, bits: int, lanes: int = 1):
+    """Rewrites the dtype of the tensor in a 'dltensor_versioned' capsule (after the
+    DLTensor's data pointer, device and ndim): to export types NumPy has not,
+    such as bfloat16 (code 4), over memory of the same item size."""
+    tensor = _get_pointer(capsule, b"dltensor_versioned")
+    dtype = tensor + 32 + 8 + 8 + 4
+    ctypes.cast(dtype, ctypes.POINTER(ctypes.c_uint8))[0] = code
+    ctypes.cast(dtype + 1, ctypes.POINTER(ctypes.c_uint8))[0] = bits
+    ctypes.cast(dtype + 2, ctypes.POINTER(ctypes.c_uint16))[0] = lanes
+    return capsule
+
+
 _get_name = ctypes.pythonapi.PyCapsule_GetName
 _get_name.restype = ctypes.c_char_p
 _get_name.argtypes = [ctypes.py_object]

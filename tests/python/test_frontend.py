@@ -119,7 +119,7 @@ def saxpy(a, x, y, out):
         out[i] = a * x[i] + y[i]
 """
 
-# Copied from docs/kernel-ir.md: the front end must produce exactly this.
+# Copied from docs/dev/kernel-ir.md: the front end must produce exactly this.
 SAXPY_IR_FROM_DOCS = """
 (module "examples/saxpy.py"
  (func@2:0 saxpy (params a x y out)
@@ -661,7 +661,7 @@ ERROR_CASES = [
     ("c = math.sqrt", "'math.sqrt' can only be called", 2, 8),
     ("c = math.not_a_function(a)", "'math.not_a_function' is not supported", 2, 8),
     ("c = np.sqrt(a)", "'np.sqrt' is not supported in kernels; use math.sqrt", 2, 8),
-    ("c = np.float16(a)", "unsupported dtype float16", 2, 8),
+    ("c = np.longdouble(a)", "unsupported dtype float128", 2, 8),
     ("c = GLOBAL_ARRAY[0]", "array 'GLOBAL_ARRAY' cannot be frozen into the kernel: "
      "unsupported dtype <U1", 2, 8),
     ("c = cuda.const.array_like(a)", "cuda.const.array_like() needs a NumPy array known when "
@@ -876,7 +876,7 @@ def test_typeof_read_only_array_is_readonly():
 @pytest.mark.parametrize("array, message", [
     (np.zeros((), np.float32), "1 to 4 dimensions; got 0"),
     (np.zeros((1,) * 5, np.float32), "1 to 4 dimensions; got 5"),
-    (np.zeros(3, np.float16), "unsupported array dtype float16; expected one of bool, int8"),
+    (np.zeros(3, np.longdouble), "unsupported array dtype float128; expected one of bool, int8"),
     (np.zeros(3, ">f4"), "array dtype must have the native byte order; got '>f4'"),
     (np.zeros(3, object), "unsupported array dtype object"),
 ])

@@ -185,7 +185,6 @@ def test_a_non_native_byte_order_is_a_type_error(typestr):
 @pytest.mark.parametrize(
     "typestr, name",
     [
-        ("<f2", "float16"),
         ("|O", "Python object"),
         ("|O8", "Python object"),
         ("<M8", "datetime64"),
@@ -205,7 +204,8 @@ def test_an_unsupported_kind_or_size_is_a_type_error(typestr, name):
     what = rf" \({name}\)" if name else ""
     with cai_error(rf"typestr: '{re.escape(typestr)}'{what} is not supported; "
                    r"supported: b1 \(bool\), "
-                   r"i1 i2 i4 i8, u1 u2 u4 u8, f4 f8, c8 c16", TypeError):
+                   r"i1 i2 i4 i8, u1 u2 u4 u8, f2 f4 f8, c8 c16, and V2 with descr "
+                   r"\[\('bfloat16', '<V2'\)\]", TypeError):
         cuda.as_cuda_array(p)
 
 

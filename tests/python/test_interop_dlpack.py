@@ -28,6 +28,7 @@ from interop_producers import (
     copy_2d,
     host_view_of,
     set_capsule_device,
+    set_capsule_dtype,
     slow_copy,
     spin_iterations,
     warm_up_kernels,
@@ -276,9 +277,11 @@ def test_as_cuda_array_falls_back_to_dlpack():
 
 
 def test_from_dlpack_of_an_unsupported_dtype_is_a_type_error():
-    with pytest.raises(TypeError, match=r"DLPack: dtype \(code 2, bits 16, lanes 1\) \(float16\) "
+    capsule = set_capsule_dtype(np.zeros(3, np.uint8).__dlpack__(max_version=(1, 0)), code=2,
+                                bits=8)
+    with pytest.raises(TypeError, match=r"DLPack: dtype \(code 2, bits 8, lanes 1\) "
                                         r"is not supported"):
-        cuda.from_dlpack(np.zeros(3, dtype=np.float16))
+        cuda.from_dlpack(CapsuleProducer(capsule))
 
 
 # --- import: kernel arguments that only speak DLPack ---------------------------------------------

@@ -272,7 +272,7 @@ def test_negative_indices_wrap_and_out_of_bounds_is_checked_on_cpu(device):
     ("cuda.atomic.inc(a, 0, 1)", [np.zeros(2, np.int32)],
      "cuda.atomic.inc() works on arrays of uint32 or uint64, got array(int32, 1d, C)"),
     ("cuda.atomic.add(a, 0, 1)", [np.zeros(2, np.int16)],
-     "works on arrays of int32, uint32, int64, uint64, float32 or float64, got "
+     "works on arrays of int32, uint32, int64, uint64, float16, float32 or float64, got "
      "array(int16, 1d, C)"),
     ("cuda.atomic.add(a, 0, 1)", [np.zeros((2, 2), np.int32)],
      "cuda.atomic.add() needs 2 indices for array(int32, 2d, C), got 1"),

@@ -1,4 +1,4 @@
-// Reads the kernel IR text form (docs/kernel-ir.md) into ir::Module.
+// Reads the kernel IR text form (docs/dev/kernel-ir.md) into ir::Module.
 #include <cctype>
 #include <charconv>
 #include <cstdlib>

@@ -137,12 +137,14 @@ llvm::Value* FunctionLowering::load_element(llvm::Value* ptr, Scalar dtype) {
   Scalar part = is_complex(dtype) ? complex_part(dtype) : dtype;
   auto* load = b_.CreateAlignedLoad(m_.memory_type(dtype), ptr, llvm::Align(byte_size(part)));
   if (dtype == Scalar::Bool) return b_.CreateICmpNE(load, b_.getInt8(0));
+  if (dtype == Scalar::BFloat16) return bfloat16_to_float(load);
   return load;
 }
 
 void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, Scalar dtype) {
   Scalar part = is_complex(dtype) ? complex_part(dtype) : dtype;
   if (dtype == Scalar::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
+  if (dtype == Scalar::BFloat16) v = float_to_bfloat16(v);
   b_.CreateAlignedStore(v, ptr, llvm::Align(byte_size(part)));
 }
 

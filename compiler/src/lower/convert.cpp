@@ -26,6 +26,12 @@ llvm::Value* FunctionLowering::extract(llvm::Value* aggregate, llvm::ArrayRef<un
 
 llvm::Value* FunctionLowering::call_math(std::string_view name, Scalar float_type,
                                          std::vector<llvm::Value*> args) {
+  if (float_type == Scalar::Float16) {
+    // No half-precision math library: compute in float32 and round once, as
+    // numba-cuda's float16 math functions do.
+    for (llvm::Value*& a : args) a = b_.CreateFPExt(a, b_.getFloatTy());
+    return b_.CreateFPTrunc(call_math(name, Scalar::Float32, std::move(args)), b_.getHalfTy());
+  }
   auto callee = m_.math_function(name, float_type, static_cast<int>(args.size()));
   return b_.CreateCall(callee, args);
 }
@@ -43,6 +49,24 @@ llvm::Value* FunctionLowering::to_bool(llvm::Value* v, const Type& t) {
   if (is_float(s)) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
   llvm::Value* zero = float_const(complex_part(s), 0.0);
   return b_.CreateOr(b_.CreateFCmpUNE(re(v), zero), b_.CreateFCmpUNE(im(v), zero));
+}
+
+// bfloat16 is the top half of a float32: widening is a shift; narrowing
+// rounds to nearest even in integer arithmetic and keeps NaNs quiet, the same
+// on every target and LLVM version (no backend bfloat16 support needed).
+llvm::Value* FunctionLowering::bfloat16_to_float(llvm::Value* bits) {
+  llvm::Value* wide = b_.CreateShl(b_.CreateZExt(bits, b_.getInt32Ty()), 16);
+  return b_.CreateBitCast(wide, b_.getFloatTy());
+}
+
+llvm::Value* FunctionLowering::float_to_bfloat16(llvm::Value* v) {
+  llvm::Value* bits = b_.CreateBitCast(v, b_.getInt32Ty());
+  llvm::Value* upper = b_.CreateLShr(bits, 16);
+  llvm::Value* bias = b_.CreateAdd(b_.getInt32(0x7FFF), b_.CreateAnd(upper, b_.getInt32(1)));
+  llvm::Value* rounded = b_.CreateLShr(b_.CreateAdd(bits, bias), 16);
+  llvm::Value* quiet_nan = b_.CreateOr(upper, b_.getInt32(0x40));
+  llvm::Value* result = b_.CreateSelect(b_.CreateFCmpUNO(v, v), quiet_nan, rounded);
+  return b_.CreateTrunc(result, b_.getInt16Ty());
 }
 
 llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type& to) {

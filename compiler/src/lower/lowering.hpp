@@ -210,12 +210,15 @@ class FunctionLowering {
   bool checks_bounds() const;
   llvm::Value* guard(llvm::Value* ptr, const IndexCheck& check, SourceLoc loc);
   llvm::Value* load_element(llvm::Value* ptr, Scalar dtype);
+  llvm::Value* bfloat16_to_float(llvm::Value* bits);
+  llvm::Value* float_to_bfloat16(llvm::Value* v);
   void store_element(llvm::Value* ptr, llvm::Value* v, Scalar dtype);
   llvm::Value* tuple_item(llvm::Value* tuple, const Type& t, const ir::Node& n, llvm::Value* index);
 
   // builtins.cpp
   llvm::Value* call_builtin(const ir::Node& n);
   llvm::Value* call_math_builtin(const ir::Node& n, std::string_view name, std::vector<Value> args);
+  llvm::Value* float_math(std::string_view name, Scalar f, std::vector<llvm::Value*> xs);
   llvm::Value* call_cuda_builtin(const ir::Node& n, std::string_view name);
   llvm::Value* call_bit_math(const ir::Node& n, std::string_view name);
   // print.cpp

@@ -17,6 +17,8 @@ llvm::Type* ModuleLowering::scalar_type(Scalar s) {
   switch (s) {
     case Scalar::Bool:
       return llvm::Type::getInt1Ty(context);
+    case Scalar::Float16:
+      return llvm::Type::getHalfTy(context);
     case Scalar::Float32:
       return llvm::Type::getFloatTy(context);
     case Scalar::Float64:

@@ -85,7 +85,7 @@ void FunctionLowering::stmt(const Node& s) {
         const Type& array_type = type_of(target.child(0));
         llvm::Value* ptr = element_pointer(expr(target.child(0)), array_type,
                                            indices(target.child(1)), target.loc);
-        Type element = Type::scalar(array_type.dtype());
+        Type element = Type::scalar(element_value(array_type.dtype()));
         llvm::Value* current = load_element(ptr, array_type.dtype());
         llvm::Value* v = binop(s, s.text, current, element, expr(value), type_of(value), op_type);
         store_element(ptr, cast(v, op_type, element), array_type.dtype());
@@ -144,7 +144,7 @@ void FunctionLowering::assign(const Node& target, llvm::Value* value, const Type
       const Type& array_type = type_of(target.child(0));
       llvm::Value* array = expr(target.child(0));
       llvm::Value* ptr = element_pointer(array, array_type, indices(target.child(1)), target.loc);
-      Type element = Type::scalar(array_type.dtype());
+      Type element = Type::scalar(element_value(array_type.dtype()));
       store_element(ptr, cast(value, value_type, element), array_type.dtype());
       return;
     }

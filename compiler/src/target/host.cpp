@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "cudajit/compiler/errors.hpp"
+#include "cudajit/compiler/float16.hpp"
 #include "cudajit/compiler/target.hpp"
 #include "llvm_support.hpp"
 
@@ -78,9 +79,23 @@ class HostJit {
                                       jit_->getDataLayout().getGlobalPrefix()),
                                   "cannot search the process's symbols");
     jit_->getMainJITDylib().addGenerator(std::move(process_symbols));
+    define_runtime_symbols();
   }
 
  private:
+  // Our definitions come before the process's (a generator only answers for
+  // names nothing defines).
+  void define_runtime_symbols() {
+    llvm::orc::SymbolMap symbols;
+    for (const auto& [name, address] : half_conversion_symbols()) {
+      symbols[jit_->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                              llvm::JITSymbolFlags::Exported};
+    }
+    if (llvm::Error error = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(symbols)))
+      throw LlvmError("cannot define the host runtime's symbols: " +
+                      detail::error_message(std::move(error)));
+  }
+
   void prepare(llvm::Module& module, const std::string& entry_name) {
     detail::set_target_triple(module, triple());
     module.setDataLayout(data_layout());

@@ -37,12 +37,14 @@ void expect_real(const Node& call, const Type& t) {
     type_error(call, call.text + "() needs a real number (int, float or bool), got " + t.str());
 }
 
-// The float type a math function computes in: float32 only when every
-// argument is float32, as Numba picks the f32 libdevice variants.
+// The float type a math function computes in: float32 (or float16) only when
+// every argument is, as Numba picks the f32 libdevice variants.
 Scalar math_float(const std::vector<Type>& args) {
-  bool all_f32 = std::all_of(args.begin(), args.end(),
-                             [](const Type& t) { return t.is_scalar(Scalar::Float32); });
-  return all_f32 ? Scalar::Float32 : Scalar::Float64;
+  for (Scalar s : {Scalar::Float16, Scalar::Float32}) {
+    if (std::all_of(args.begin(), args.end(), [s](const Type& t) { return t.is_scalar(s); }))
+      return s;
+  }
+  return Scalar::Float64;
 }
 
 Type type_math(const Node& call, std::string_view name, const std::vector<Type>& args) {
@@ -143,8 +145,10 @@ Type type_atomic(const Node& call, std::string_view op, const std::vector<Type>&
     ok = is_integer(s) && bit_width(s) >= 32;
     wanted = "int32, uint32, int64 or uint64";
   } else {
-    ok = (is_integer(s) && bit_width(s) >= 32) || s == Scalar::Float32 || s == Scalar::Float64;
-    wanted = "int32, uint32, int64, uint64, float32 or float64";
+    ok = (is_integer(s) && bit_width(s) >= 32) || s == Scalar::Float32 || s == Scalar::Float64 ||
+         (s == Scalar::Float16 && op == "add");
+    wanted = op == "add" ? "int32, uint32, int64, uint64, float16, float32 or float64"
+                         : "int32, uint32, int64, uint64, float32 or float64";
   }
   if (!ok) type_error(call, what + " works on arrays of " + wanted + ", got " + array.str());
   if (cas0) {
@@ -379,6 +383,10 @@ Type type_builtin_call(const Node& call, const std::vector<Type>& args, TypedFun
   if (name.starts_with("cast.")) {
     auto target = scalar_from_name(name.substr(5));
     if (!target) type_error(call, "unknown cast '" + std::string(name) + "'");
+    if (*target == Scalar::BFloat16)
+      type_error(call,
+                 "bfloat16 is a storage type in kernels: elements read as float32 and "
+                 "stores round to bfloat16; compute in float32 instead");
     expect_args(call, args, 1, 1);
     if (!args[0].is_scalar())
       type_error(call, std::string(name.substr(5)) + "() needs a number, got " + args[0].str());

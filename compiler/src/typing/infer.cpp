@@ -514,7 +514,7 @@ class FunctionTyper {
         type_error(n, "cannot assign to a " + std::to_string(v->ndim() - count) + "-d view of " +
                           describe(*v) + "; index every dimension");
     }
-    if (count == v->ndim()) return Type::scalar(v->dtype());
+    if (count == v->ndim()) return Type::scalar(element_value(v->dtype()));
     // Fewer indices than dimensions: a view of the remaining dimensions.
     Layout layout = v->layout() == Layout::C ? Layout::C : Layout::A;
     return Type::array(v->dtype(), v->ndim() - count, layout, v->readonly());

@@ -9,7 +9,7 @@ namespace cudajit::typing {
 namespace {
 
 // Smallest float that holds every value of an integer of `bits` (NumPy rule).
-int float_bits_for_int(int bits) { return bits <= 16 ? 32 : 64; }
+int float_bits_for_int(int bits) { return bits <= 8 ? 16 : bits <= 16 ? 32 : 64; }
 
 int float_bits(Scalar s) {
   if (is_float(s)) return bit_width(s);

@@ -13,7 +13,7 @@ struct ScalarInfo {
   int bytes;
 };
 
-constexpr std::array<ScalarInfo, 13> kScalars = {{
+constexpr std::array<ScalarInfo, 15> kScalars = {{
     {"bool", 1, 1},
     {"int8", 8, 1},
     {"int16", 16, 2},
@@ -27,6 +27,8 @@ constexpr std::array<ScalarInfo, 13> kScalars = {{
     {"float64", 64, 8},
     {"complex64", 64, 8},
     {"complex128", 128, 16},
+    {"float16", 16, 2},
+    {"bfloat16", 16, 2},
 }};
 
 const ScalarInfo& info(Scalar s) { return kScalars[static_cast<size_t>(s)]; }
@@ -35,7 +37,9 @@ const ScalarInfo& info(Scalar s) { return kScalars[static_cast<size_t>(s)]; }
 
 bool is_integer(Scalar s) { return s >= Scalar::Int8 && s <= Scalar::UInt64; }
 bool is_signed(Scalar s) { return s >= Scalar::Int8 && s <= Scalar::Int64; }
-bool is_float(Scalar s) { return s == Scalar::Float32 || s == Scalar::Float64; }
+bool is_float(Scalar s) {
+  return s == Scalar::Float16 || s == Scalar::Float32 || s == Scalar::Float64;
+}
 bool is_complex(Scalar s) { return s == Scalar::Complex64 || s == Scalar::Complex128; }
 int bit_width(Scalar s) { return info(s).bits; }
 int byte_size(Scalar s) { return info(s).bytes; }
@@ -47,6 +51,7 @@ std::optional<Scalar> scalar_from_name(std::string_view name) {
   for (size_t i = 0; i < kScalars.size(); ++i)
     if (kScalars[i].name == name) return static_cast<Scalar>(i);
   if (name == "bool_" || name == "boolean") return Scalar::Bool;
+  if (name == "half") return Scalar::Float16;
   return std::nullopt;
 }
 
@@ -63,7 +68,12 @@ Scalar make_int(int bits, bool is_signed_int) {
   }
 }
 
-Scalar make_float(int bits) { return bits <= 32 ? Scalar::Float32 : Scalar::Float64; }
+Scalar make_float(int bits) {
+  if (bits <= 16) return Scalar::Float16;
+  return bits <= 32 ? Scalar::Float32 : Scalar::Float64;
+}
+
+Scalar element_value(Scalar dtype) { return dtype == Scalar::BFloat16 ? Scalar::Float32 : dtype; }
 
 Type Type::scalar(Scalar s) {
   Type t;

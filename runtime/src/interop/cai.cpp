@@ -48,6 +48,14 @@ void check_descr(const std::vector<CaiDescrField>& descr, std::string_view types
   }
 }
 
+// NumPy has no bfloat16: JAX and ml_dtypes export it as two opaque bytes
+// ('<V2') whose descr names the type.
+bool is_bfloat16(const CaiDescription& d) {
+  const std::string_view t = d.typestr;
+  return t.size() == 3 && (t[0] == '<' || t[0] == '|') && t.substr(1) == "V2" && d.descr &&
+         d.descr->size() == 1 && (*d.descr)[0].name == "bfloat16";
+}
+
 }  // namespace
 
 [[noreturn]] void throw_cai_missing_key(std::string_view key) {
@@ -74,9 +82,13 @@ ArrayImport validate_cai(const CaiDescription& d) {
   }
 
   ArrayImport array;
-  array.dtype = detail::parse_typestr_in(d.typestr, kTypestrContext);
+  if (is_bfloat16(d)) {
+    array.dtype = Scalar::BFloat16;
+  } else {
+    array.dtype = detail::parse_typestr_in(d.typestr, kTypestrContext);
+    if (d.descr) check_descr(*d.descr, d.typestr, array.dtype);
+  }
   array.itemsize = byte_size(array.dtype);
-  if (d.descr) check_descr(*d.descr, d.typestr, array.dtype);
 
   array.shape = d.shape;
   detail::check_shape(array.shape, array.itemsize, kSource);

@@ -53,8 +53,8 @@ std::string device_text(const DLDevice& device) {
 
 Scalar scalar_of(const DLDataType& t) {
   constexpr std::string_view kSupported =
-      "; supported: int and uint of 8, 16, 32, 64 bits, float of 32 and 64, complex of 64 and "
-      "128, bool of 8, all with lanes 1";
+      "; supported: int and uint of 8, 16, 32, 64 bits, float of 16, 32 and 64, bfloat of 16, "
+      "complex of 64 and 128, bool of 8, all with lanes 1";
   if (t.lanes != 1) {
     throw InteropTypeError(std::string(kSource) + ": dtype " + dtype_text(t) +
                            " is a vector type; only lanes 1 is supported");
@@ -68,7 +68,10 @@ Scalar scalar_of(const DLDataType& t) {
       }
       break;
     case kDLFloat:
-      if (bits == 32 || bits == 64) return make_float(bits);
+      if (bits == 16 || bits == 32 || bits == 64) return make_float(bits);
+      break;
+    case kDLBfloat:
+      if (bits == 16) return Scalar::BFloat16;
       break;
     case kDLComplex:
       if (bits == 64) return Scalar::Complex64;
@@ -78,11 +81,8 @@ Scalar scalar_of(const DLDataType& t) {
       if (bits == 8) return Scalar::Bool;
       break;
   }
-  std::string name = t.code == kDLFloat && bits == 16 ? " (float16)"
-                     : t.code == kDLBfloat            ? " (bfloat16)"
-                                                      : "";
-  throw InteropTypeError(std::string(kSource) + ": dtype " + dtype_text(t) + name +
-                         " is not supported" + std::string(kSupported));
+  throw InteropTypeError(std::string(kSource) + ": dtype " + dtype_text(t) + " is not supported" +
+                         std::string(kSupported));
 }
 
 }  // namespace
@@ -140,6 +140,8 @@ DLDataType dlpack_dtype(Scalar scalar) {
     code = is_signed(scalar) ? kDLInt : kDLUInt;
   } else if (is_complex(scalar)) {
     code = kDLComplex;
+  } else if (scalar == Scalar::BFloat16) {
+    code = kDLBfloat;
   }
   return DLDataType{code, static_cast<uint8_t>(byte_size(scalar) * 8), 1};
 }

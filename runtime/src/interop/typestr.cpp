@@ -14,7 +14,8 @@ constexpr char kNativeOrder = std::endian::native == std::endian::little ? '<' :
 constexpr char kForeignOrder = kNativeOrder == '<' ? '>' : '<';
 
 constexpr std::string_view kSupported =
-    "supported: b1 (bool), i1 i2 i4 i8, u1 u2 u4 u8, f4 f8, c8 c16";
+    "supported: b1 (bool), i1 i2 i4 i8, u1 u2 u4 u8, f2 f4 f8, c8 c16, and V2 with descr "
+    "[('bfloat16', '<V2')]";
 
 // Kinds NumPy knows and kernels cannot take, named for the message.
 std::string_view unsupported_kind_name(char kind) {
@@ -49,7 +50,7 @@ std::optional<Scalar> scalar_of(char kind, int size) {
       if (size == 1 || size == 2 || size == 4 || size == 8) return make_int(size * 8, kind == 'i');
       break;
     case 'f':
-      if (size == 4 || size == 8) return make_float(size * 8);
+      if (size == 2 || size == 4 || size == 8) return make_float(size * 8);
       break;
     case 'c':
       if (size == 8) return Scalar::Complex64;
@@ -90,8 +91,7 @@ Scalar detail::parse_typestr_in(std::string_view typestr, std::string_view conte
   }
   std::optional<Scalar> scalar = scalar_of(kind, size);
   if (!scalar) {
-    std::string what = kind == 'f' && size == 2    ? " (float16)"
-                       : kind == 'f' && size > 8   ? " (long double)"
+    std::string what = kind == 'f' && size > 8     ? " (long double)"
                        : kind == 'c' && size == 32 ? " (complex long double)"
                                                    : "";
     throw InteropTypeError(prefix + what + " is not supported; " + std::string(kSupported));
@@ -112,6 +112,7 @@ Scalar parse_typestr(std::string_view typestr) {
 }
 
 std::string scalar_typestr(Scalar scalar) {
+  if (scalar == Scalar::BFloat16) return std::string(1, kNativeOrder) + "V2";
   const int size = byte_size(scalar);
   char kind = 'f';
   if (scalar == Scalar::Bool) {

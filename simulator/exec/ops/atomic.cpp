@@ -6,6 +6,7 @@
 
 #include "../decode_context.hpp"
 #include "../warp.hpp"
+#include "float_bits.hpp"
 #include "memory_access.hpp"
 
 namespace cudajit::sim {
@@ -18,7 +19,8 @@ enum Op : uint8_t { kAdd, kMin, kMax, kInc, kDec, kAnd, kOr, kXor, kExch, kCas }
 enum Where : uint8_t { kGeneric, kGlobal, kShared };
 
 template <class T>
-using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+using Bits = std::conditional_t<sizeof(T) == 8, uint64_t,
+                                std::conditional_t<sizeof(T) == 2, uint16_t, uint32_t>>;
 
 // Subnormal f32 inputs and results of atom.add.f32 on global memory flush to zero (PTX ISA).
 inline float flush(float v) {
@@ -29,7 +31,9 @@ template <Op op, class T>
 inline T apply(T old, T b, T c, bool global) {
   (void)c, (void)global;
   if constexpr (op == kAdd) {
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (std::is_same_v<T, Half>) {  // .noftz: subnormals kept; rounded once
+      return round_to_half((long double)half_to_float(old) + half_to_float(b), kNearest);
+    } else if constexpr (std::is_same_v<T, float>) {
       if (global) return flush(flush(old) + flush(b));
       return old + b;
     } else if constexpr (std::is_floating_point_v<T>) {
@@ -37,6 +41,8 @@ inline T apply(T old, T b, T c, bool global) {
     } else {
       return T(Bits<T>(old) + Bits<T>(b));  // wraps
     }
+  } else if constexpr (std::is_same_v<T, Half>) {
+    return old;  // only add takes f16
   } else if constexpr (op == kMin) {
     return b < old ? b : old;
   } else if constexpr (op == kMax) {
@@ -87,7 +93,7 @@ void run_atomic(Warp& warp, const Inst& inst, uint32_t mask) {
     bool global = false;
     U* p = reinterpret_cast<U*>(atomic_address<where>(warp, inst, lane, sizeof(T), global));
     std::atomic_ref<U> ref(*p);
-    T bv = get<T>(b, lane), cv = c ? get<T>(c, lane) : T(0);
+    T bv = get<T>(b, lane), cv = c ? get<T>(c, lane) : T{};
     U old_bits = ref.load(std::memory_order_relaxed);
     for (;;) {
       T old;
@@ -108,6 +114,7 @@ void run_atomic(Warp& warp, const Inst& inst, uint32_t mask) {
 template <Where where, Op op, bool returns>
 Handler by_type(const std::string& type) {
   if constexpr (op == kAdd) {
+    if (type == "f16") return run_atomic<where, op, Half, returns>;
     if (type == "f32") return run_atomic<where, op, float, returns>;
     if (type == "f64") return run_atomic<where, op, double, returns>;
   }
@@ -158,8 +165,8 @@ void decode_atomic(DecodeContext& c, Inst& inst, bool returns) {
   static const std::pair<const char*, Op> ops[] = {
       {"add", kAdd}, {"min", kMin}, {"max", kMax}, {"inc", kInc},   {"dec", kDec},
       {"and", kAnd}, {"or", kOr},   {"xor", kXor}, {"exch", kExch}, {"cas", kCas}};
-  static const char* hints[] = {"relaxed", "acquire", "release", "acq_rel", "cta",
-                                "gpu",     "sys",     "cluster", "global",  "shared"};
+  static const char* hints[] = {"relaxed", "acquire", "release", "acq_rel", "cta",  "gpu",
+                                "sys",     "cluster", "global",  "shared",  "noftz"};
   int found = 0;
   Op op = kAdd;
   for (const auto& m : c.instruction().modifiers) {
@@ -172,6 +179,8 @@ void decode_atomic(DecodeContext& c, Inst& inst, bool returns) {
   if (found != 1) c.unsupported();
   if (!returns && op == kCas) c.error("red has no .cas");
   std::string type = c.type();
+  // f16 add exists only as .noftz (sm_70); .noftz belongs to nothing else.
+  if ((type == "f16") != c.has("noftz")) c.unsupported();
   size_t values = op == kCas ? 2 : 1;
   size_t first = returns ? 1 : 0;
   if (c.operand_count() != first + 1 + values)
@@ -180,7 +189,7 @@ void decode_atomic(DecodeContext& c, Inst& inst, bool returns) {
   c.address(c.operand(first), c.has("shared") ? ptx::Space::Shared : ptx::Space::Global, inst,
             kBase);
   if (inst.op[kBase] == kNoSlot) c.error("an atomic operation on a kernel parameter");
-  inst.op[1] = c.value(c.operand(first + 1), type);
+  inst.op[1] = c.value(c.operand(first + 1), type == "f16" ? "b16" : type);
   if (op == kCas) inst.op[2] = c.value(c.operand(first + 2), type);
   Where where = c.has("global") ? kGlobal : c.has("shared") ? kShared : kGeneric;
   Handler h = nullptr;

@@ -5,9 +5,11 @@
 // comparison; the combination, rarer, is a loop shared by all of them.
 #include <algorithm>
 #include <string_view>
+#include <type_traits>
 
 #include "../decode_context.hpp"
 #include "../warp.hpp"
+#include "float_bits.hpp"
 
 namespace cudajit::sim {
 
@@ -46,12 +48,20 @@ inline float flushed(uint32_t bits) {
   return f;
 }
 
+// T: the register's type; Half and BFloat are read as the float they hold (exactly).
 template <class T, bool ftz>
-inline T operand(const uint64_t* slot, int lane) {
-  if constexpr (ftz)
+inline auto operand(const uint64_t* slot, int lane) {
+  if constexpr (std::is_same_v<T, Half>) {
+    auto bits = uint16_t(slot[lane]);
+    if (ftz && (bits & 0x7C00) == 0) bits &= 0x8000;
+    return half_to_float(Half{bits});
+  } else if constexpr (std::is_same_v<T, BFloat>) {
+    return bfloat_to_float(BFloat{uint16_t(slot[lane])});
+  } else if constexpr (ftz) {
     return flushed(get<uint32_t>(slot, lane));
-  else
+  } else {
     return get<T>(slot, lane);
+  }
 }
 
 template <uint8_t cmp, class T>
@@ -154,7 +164,8 @@ Handler by_comparison(uint8_t cmp) {
     case kGe:
       return run_compare<T, kGe, ftz>;
   }
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
+                std::is_same_v<T, BFloat>) {
     switch (cmp) {
       case kEqu:
         return run_compare<T, kEqu, ftz>;
@@ -194,7 +205,10 @@ constexpr Named kComparisons[] = {{"eq", kEq, false},   {"ne", kNe, false},   {"
 Handler comparison_handler(const DecodeContext& c, const std::string& type, const Named& named,
                            bool ftz) {
   bool is_float = named.cmp >= kEqu;
-  if (ftz && type != "f32") c.unsupported();
+  if (ftz && type != "f32" && type != "f16") c.unsupported();
+  if (type == "f16")
+    return ftz ? by_comparison<Half, true>(named.cmp) : by_comparison<Half>(named.cmp);
+  if (type == "bf16") return by_comparison<BFloat>(named.cmp);
   if (type == "f32")
     return ftz ? by_comparison<float, true>(named.cmp) : by_comparison<float>(named.cmp);
   if (type == "f64") return by_comparison<double>(named.cmp);
@@ -255,9 +269,10 @@ void decode_compare(DecodeContext& c, Inst& inst) {
   } else {
     inst.op[0] = c.reg(d);
   }
+  const bool sixteen = type == "f16" || type == "bf16";  // held in .b16 registers
   for (size_t i = 1; i <= 2; ++i) {
     if (c.operand(i).negated) c.error("only the predicate c may be negated");
-    inst.op[i] = c.value(c.operand(i), type);
+    inst.op[i] = c.value(c.operand(i), sixteen ? "b16" : type);
   }
   inst.aux = op;
   if (op) {

@@ -320,8 +320,41 @@ void decode_approx_unary(DecodeContext& c, Inst& inst) {
   inst.run = unary_for<op>(type);
 }
 
+// neg and abs of .f16/.bf16 (and x2): the sign bit of each half; .ftz flushes a
+// subnormal f16 input to a zero of its sign first.
+template <uint8_t op, bool ftz>
+void run_sign16(Warp& warp, const Inst& inst, uint32_t mask) {
+  uint64_t* d = warp.reg(inst.op[0]);
+  const uint64_t* a = warp.reg(inst.op[1]);
+  const int halves = inst.count;
+  for_lanes(mask, [&](int lane) {
+    uint64_t result = 0;
+    for (int half = 0; half < halves; ++half) {
+      auto bits = uint16_t(a[lane] >> (16 * half));
+      if (ftz && (bits & 0x7C00) == 0) bits &= 0x8000;
+      bits = op == kAbs ? uint16_t(bits & 0x7FFF) : uint16_t(bits ^ 0x8000);
+      result |= uint64_t(bits) << (16 * half);
+    }
+    d[lane] = result;
+  });
+}
+
+bool is_sixteen_bit_float(const std::string& type) {
+  return type == "f16" || type == "f16x2" || type == "bf16" || type == "bf16x2";
+}
+
 template <uint8_t op>
 void decode_sign_unary(DecodeContext& c, Inst& inst) {
+  if (std::string t = c.type(); is_sixteen_bit_float(t)) {
+    bool ftz = c.has("ftz");
+    if (ftz && t[0] == 'b') c.error(".ftz does not apply to bf16");
+    for (const auto& m : c.instruction().modifiers)
+      if (m != "ftz" && m != t) c.unsupported();
+    operands(c, inst, 2, t.size() > 4 ? "b32" : "b16");
+    inst.count = t.size() > 4 ? 2 : 1;
+    inst.run = ftz ? run_sign16<op, true> : run_sign16<op, false>;
+    return;
+  }
   std::string type = float_type(c);
   arith_modifiers(c, inst, false);
   if (inst.count != kNearest || (inst.aux & kSat)) c.unsupported();
@@ -356,8 +389,53 @@ void run_minmax(Warp& warp, const Inst& inst, uint32_t mask) {
   });
 }
 
+// min/max of .f16/.bf16 (and x2), sm_80: the f32 rule on the exactly widened values.
+template <bool brain, bool is_max>
+void run_minmax16(Warp& warp, const Inst& inst, uint32_t mask) {
+  uint64_t* d = warp.reg(inst.op[0]);
+  const uint64_t* a = warp.reg(inst.op[1]);
+  const uint64_t* b = warp.reg(inst.op[2]);
+  const uint8_t flags = inst.aux;
+  const int halves = inst.count;
+  auto input = [&](const uint64_t* slot, int lane, int half) {
+    auto bits = uint16_t(slot[lane] >> (16 * half));
+    if (!brain && (flags & kFtz) && (bits & 0x7C00) == 0) bits &= 0x8000;
+    return bits;
+  };
+  for_lanes(mask, [&](int lane) {
+    uint64_t result = 0;
+    for (int half = 0; half < halves; ++half) {
+      uint16_t xb = input(a, lane, half), yb = input(b, lane, half);
+      float x = float(widen16<brain>(xb)), y = float(widen16<brain>(yb));
+      bool x_nan = std::isnan(x), y_nan = std::isnan(y);
+      uint16_t r;
+      if ((x_nan && y_nan) || ((flags & kNaN) && (x_nan || y_nan)))
+        r = 0x7FFF;  // the canonical NaN of both formats
+      else if (x_nan)
+        r = yb;
+      else if (y_nan)
+        r = xb;
+      else if (x == y)  // equal, or zeros of either sign: +0 > -0
+        r = (is_max ? !std::signbit(x) : std::signbit(x)) ? xb : yb;
+      else
+        r = (is_max ? x > y : x < y) ? xb : yb;
+      result |= uint64_t(r) << (16 * half);
+    }
+    d[lane] = result;
+  });
+}
+
 template <bool is_max>
 void decode_minmax(DecodeContext& c, Inst& inst) {
+  if (std::string t = c.type(); is_sixteen_bit_float(t)) {
+    arith_modifiers(c, inst, false);
+    if (inst.count != kNearest || (inst.aux & kSat)) c.unsupported();
+    if (t[0] == 'b' && (inst.aux & kFtz)) c.error(".ftz does not apply to bf16");
+    operands(c, inst, 3, t.size() > 4 ? "b32" : "b16");
+    inst.count = t.size() > 4 ? 2 : 1;
+    inst.run = t[0] == 'b' ? run_minmax16<true, is_max> : run_minmax16<false, is_max>;
+    return;
+  }
   std::string type = float_type(c);
   arith_modifiers(c, inst, false);
   if (inst.count != kNearest || (inst.aux & kSat)) c.unsupported();

@@ -32,7 +32,7 @@ uint32_t member_lanes(Warp& warp, const Inst& inst, uint32_t mask) {
     warp.fault(Fault::IllegalInstruction, inst, __builtin_ctz(elsewhere),
                "the membermask names lane " + std::to_string(__builtin_ctz(elsewhere)) +
                    ", which is on another path of the divergent warp (the simulator runs a "
-                   "warp's paths one after the other; see docs/simulator.md)");
+                   "warp's paths one after the other; see docs/dev/simulator.md)");
   return mask;
 }
 

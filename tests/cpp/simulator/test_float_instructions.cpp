@@ -181,3 +181,26 @@ TEST_CASE("half-precision arithmetic rounds once to the nearest half, lane by la
       run_elements<uint16_t>("add.rz.f16 %d, %a, %b;", std::vector<uint16_t>{0x3C00}),
       Catch::Contains("rounds to nearest only"));
 }
+
+TEST_CASE("neg, abs, min and max of f16 and bf16 work on the halves' values and sign bits",
+          "[simulator][float]") {
+  std::vector<uint16_t> a = {0x3C00, 0x8001, 0x7E00, 0x0000};  // 1.0, -subnormal, NaN, +0
+  std::vector<uint16_t> b = {0x4000, 0x0001, 0x3C00, 0x8000};  // 2.0, +subnormal, 1.0, -0
+  REQUIRE(run_elements<uint16_t>("neg.f16 %d, %a;", a) ==
+          std::vector<uint16_t>{0xBC00, 0x0001, 0xFE00, 0x8000});
+  REQUIRE(run_elements<uint16_t>("abs.f16 %d, %a;", a) ==
+          std::vector<uint16_t>{0x3C00, 0x0001, 0x7E00, 0x0000});
+  REQUIRE(run_elements<uint16_t>("abs.ftz.f16 %d, %a;", a)[1] == 0x0000);
+  REQUIRE(run_elements<uint32_t>("neg.f16x2 %d, %a;", std::vector<uint32_t>{0x40003C00u})[0] ==
+          0xC000BC00u);
+  // A NaN gives way to the other operand; +0 is above -0; .NaN propagates the canonical NaN.
+  REQUIRE(run_elements<uint16_t>("max.f16 %d, %a, %b;", a, b) ==
+          std::vector<uint16_t>{0x4000, 0x0001, 0x3C00, 0x0000});
+  REQUIRE(run_elements<uint16_t>("min.f16 %d, %a, %b;", a, b) ==
+          std::vector<uint16_t>{0x3C00, 0x8001, 0x3C00, 0x8000});
+  REQUIRE(run_elements<uint16_t>("max.NaN.f16 %d, %a, %b;", a, b)[2] == 0x7FFF);
+  REQUIRE(run_elements<uint16_t>("min.bf16 %d, %a, %b;", std::vector<uint16_t>{0x4000},
+                                 std::vector<uint16_t>{0x3F80})[0] == 0x3F80);
+  REQUIRE_THROWS_WITH(run_elements<uint16_t>("neg.ftz.bf16 %d, %a;", a),
+                      Catch::Contains(".ftz does not apply to bf16"));
+}

@@ -243,10 +243,26 @@ TEST_CASE("a comparison its type does not have is refused", "[simulator][compare
         "setp.lt.ftz.f64 %p1, %fd1, %fd2;", "setp.lt.ftz.s32 %p1, %r1, %r2;",
         "setp.lt.and.or.s32 %p1, %r1, %r2, %p2;", "setp.lt.gt.s32 %p1, %r1, %r2;",
         "setp.s32 %p1, %r1, %r2;", "set.lt.f64.s32 %fd1, %r1, %r2;", "set.lt.s32 %r1, %r1, %r2;",
-        "setp.lt.f16 %p1, %r1, %r2;"}) {
+        "setp.lt.ftz.bf16 %p1, %r1, %r2;"}) {
     CAPTURE(instruction);
     REQUIRE_THAT(decode_error(instruction), Contains("unsupported instruction"));
   }
   REQUIRE_THAT(decode_error("setp.lt.and.s32 %p1, %r1, %r2;"), Contains("predicate c"));
   REQUIRE_THAT(decode_error("setp.lt.s32 %p1, !%p2, %r2;"), Contains("negated"));
+}
+
+TEST_CASE("setp.f16 and setp.bf16 compare the values the bits hold; .ftz flushes f16",
+          "[simulator][compare]") {
+  // 1.0 < 2.0; NaN against 1.0; -0.0 == +0.0; the smallest subnormal against zero.
+  std::vector<uint16_t> a = {0x3C00, 0x7E00, 0x8000, 0x0001};
+  std::vector<uint16_t> b = {0x4000, 0x3C00, 0x0000, 0x0000};
+  std::vector<uint32_t> plain =
+      run_compare<uint16_t>("b16", compare_bits({"lt", "eq", "nan", "gtu"}, "f16"), a, b);
+  REQUIRE(plain == std::vector<uint32_t>{0b0001, 0b1100, 0b0010, 0b1000});
+  std::vector<uint32_t> flushed =
+      run_compare<uint16_t>("b16", compare_bits({"eq"}, "ftz.f16"), {0x0001}, {0x0000});
+  REQUIRE(flushed == std::vector<uint32_t>{1});
+  // bfloat16: 1.0 (0x3F80) < 2.0 (0x4000).
+  REQUIRE(run_compare<uint16_t>("b16", compare_bits({"lt"}, "bf16"), {0x3F80}, {0x4000}) ==
+          std::vector<uint32_t>{1});
 }

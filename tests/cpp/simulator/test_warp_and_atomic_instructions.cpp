@@ -95,7 +95,8 @@ namespace {
 std::vector<uint64_t> contended(const std::string& atom, uint64_t* counter, unsigned threads) {
   std::string text =
       ".visible .entry k(.param .u64 counter, .param .u64 out)\n{\n\t.reg .b32 %r<6>;\n"
-      "\t.reg .b64 %rd<8>;\n\tld.param.u64 %rd1, [counter];\n\tld.param.u64 %rd2, [out];\n"
+      "\t.reg .b16 %rs<4>;\n\t.reg .b64 %rd<8>;\n\tld.param.u64 %rd1, [counter];\n\tld.param.u64 "
+      "%rd2, [out];\n"
       "\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n"
       "\tmad.lo.u32 %r4, %r1, %r2, %r3;\n\t";
   text.append(atom);
@@ -140,4 +141,22 @@ TEST_CASE("atom.inc wraps to 0 past its limit; atom.cas swaps only on a match",
   auto swapped = contended("atom.global.cas.b64 %rd3, [%rd1], 7, 8;", &word, 1);
   REQUIRE(word == 8);
   REQUIRE(std::count(swapped.begin(), swapped.end(), 7u) == 1);  // one thread saw 7 and swapped
+}
+
+TEST_CASE("atom.add.noftz.f16 adds halves, rounded once, without losing an update",
+          "[simulator][atomic]") {
+  // 4096 threads add 1.0: exact up to 2048, where 2048 + 1 ties to even (2048) whatever the
+  // order, so the sum stops there.
+  alignas(8) uint64_t counter = 0;
+  contended(
+      "mov.b16 %rs1, 0x3C00;\n\tatom.global.add.noftz.f16 %rs2, [%rd1], %rs1;\n\t"
+      "cvt.u64.u16 %rd3, %rs2;",
+      &counter, 2);
+  REQUIRE(uint16_t(counter) == 0x6800);  // 2048.0
+  REQUIRE(counter >> 16 == 0);           // the neighbouring bytes are untouched
+  for (const char* wrong :
+       {"atom.global.add.f16 %rs2, [%rd1], %rs1;", "atom.global.add.noftz.f32 %r5, [%rd1], 1.0;"}) {
+    CAPTURE(wrong);
+    REQUIRE_THROWS_WITH(contended(wrong, &counter, 1), Contains("unsupported instruction"));
+  }
 }

@@ -1,5 +1,5 @@
 // Kernel IR: an untyped, Python-shaped tree with source locations. Its text
-// form is specified in docs/kernel-ir.md; parse_module reads it.
+// form is specified in docs/dev/kernel-ir.md; parse_module reads it.
 #pragma once
 
 #include <memory>

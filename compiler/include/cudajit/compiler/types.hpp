@@ -24,6 +24,11 @@ enum class Scalar : uint8_t {
   Float64,
   Complex64,
   Complex128,
+  // Appended, so the values above keep their numbers.
+  Float16,
+  // Storage only (PyTorch's and JAX's bfloat16): an element reads as float32
+  // and a store rounds to nearest even; no bfloat16 value lives in a register.
+  BFloat16,
 };
 
 // Memory layout of an array argument: C- or Fortran-contiguous, or any strides.
@@ -31,7 +36,7 @@ enum class Layout : uint8_t { C, F, A };
 
 bool is_integer(Scalar s);
 bool is_signed(Scalar s);
-bool is_float(Scalar s);
+bool is_float(Scalar s);  // float16, float32, float64 (not bfloat16: see above)
 bool is_complex(Scalar s);
 int bit_width(Scalar s);        // bool: 1; complex64: 64
 int byte_size(Scalar s);        // storage size: bool 1, complex64 8
@@ -40,6 +45,9 @@ std::string_view scalar_name(Scalar s);
 std::optional<Scalar> scalar_from_name(std::string_view name);
 Scalar make_int(int bits, bool is_signed);
 Scalar make_float(int bits);
+// The type an array element of `dtype` has once read: itself, except bfloat16
+// (read as float32).
+Scalar element_value(Scalar dtype);
 
 class Type {
  public:
