@@ -124,6 +124,7 @@ PtxArtifact Program::compile_ptx(const std::vector<Type>& arg_types, bool device
   out.entry_name = l.entry_name;
   out.return_type = l.return_type;
   out.params = param_layout(arg_types);
+  out.cooperative = l.program.cooperative;
   {
     StageTimer timer("ptx (total)");
     out.ptx = target::emit_ptx(std::move(l.module), {.cc = options.cc,
@@ -163,6 +164,7 @@ HostArtifact Program::compile_host(const std::vector<Type>& arg_types,
   out.params = param_layout(arg_types);
   StageTimer timer("host jit");
   out.kernel.static_shared_bytes = l.program.static_shared_bytes;
+  out.kernel.cooperative = l.program.cooperative;
   void* address = target::jit_host(std::move(l.module), std::move(l.context), unique);
   if (l.program.per_thread_entry)
     out.kernel.thread_entry = reinterpret_cast<target::HostThreadEntry>(address);

@@ -17,7 +17,7 @@ from .interop import as_cuda_array, from_cuda_array_interface, from_dlpack, is_c
 from .dispatcher import DeviceFunction, Dispatcher
 from .errors import CompileError, CudaDriverError, CudaSupportError, PerformanceWarning
 from .intrinsics import (activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx,
-                         brev, cbrt, clz, const, eq_sync, ffs, fma, grid, gridDim, gridsize,
+                         brev, cbrt, cg, clz, const, eq_sync, ffs, fma, grid, gridDim, gridsize,
                          laneid, lanemask_lt, local, match_all_sync, match_any_sync, popc, selp,
                          shared, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
                          syncthreads, syncthreads_and, syncthreads_count, syncthreads_or,

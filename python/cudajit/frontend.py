@@ -131,6 +131,11 @@ class _DeviceFunction(_Ref):
 
 
 @dataclass(frozen=True)
+class _GridGroup(_Ref):
+    """cuda.cg.this_grid(): only its .sync() means something in a kernel."""
+
+
+@dataclass(frozen=True)
 class _Kernel(_Ref):
     name: str
 
@@ -199,6 +204,9 @@ class _FunctionTranslator(CompileTimeValues):
             self.params.append(EXCEPTION_RECORD)
         self.locals = set(self.params) | source.bound_names
         self.chain_temps = 0
+        # Names bound to cuda.cg.this_grid(): compile-time groups, never IR values.
+        self.grid_groups: set[str] = set()
+        self.grid_groups = self._grid_group_names()
 
     # -- helpers ------------------------------------------------------------
 
@@ -255,7 +263,41 @@ class _FunctionTranslator(CompileTimeValues):
         return IRNode("block", self._loc(stmts[0] if stmts else fallback),
                       *self._statements(stmts))
 
+    def _is_this_grid(self, node: ast.expr) -> bool:
+        """Whether `node` is a call of cuda.cg.this_grid()."""
+        if not isinstance(node, ast.Call) or node.args or node.keywords:
+            return False
+        try:
+            callee = self._resolve(node.func)
+        except CompileError:
+            return False
+        return isinstance(callee, _KernelIntrinsic) and callee.ir_name == "cuda.cg.this_grid"
+
+    def _grid_group_names(self) -> set[str]:
+        """Local names assigned cuda.cg.this_grid(); each must be assigned nothing else."""
+        groups: dict[str, ast.AST] = {}
+        others: dict[str, ast.AST] = {}
+        for node in ast.walk(self.funcdef):
+            if isinstance(node, ast.Assign):
+                grid = self._is_this_grid(node.value)
+                for target in node.targets:
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name):
+                            (groups if grid and name is target else others)[name.id] = node
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
+                target = node.target
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        others[name.id] = node
+        for name, node in groups.items():
+            if name in others or name in self.params:
+                raise self._error(f"'{name}' holds cuda.cg.this_grid() and cannot also hold "
+                                  "another value", others.get(name, node))
+        return set(groups)
+
     def _stmt_Assign(self, node: ast.Assign) -> list[IRNode]:
+        if self._is_this_grid(node.value):
+            return []  # the group is known at compile time: g.sync() is all it does
         loc = self._loc(node)
         value = self._expr(node.value)
         result = []
@@ -570,6 +612,8 @@ class _FunctionTranslator(CompileTimeValues):
     def _resolve(self, node: ast.expr) -> Resolved:
         """A name or attribute chain as IR (a value) or as a compile-time entity."""
         if isinstance(node, ast.Name):
+            if node.id in self.grid_groups:
+                return _GridGroup()
             if node.id in self.locals:
                 return IRNode("name", self._loc(node), ir_identifier(node.id))
             value = self._lookup(node.id, _MISSING)
@@ -683,6 +727,9 @@ class _FunctionTranslator(CompileTimeValues):
         if isinstance(resolved, _Dim3):
             raise self._error(f"'{spelled}' cannot be used as a value; use "
                               f"{spelled}.x, .y or .z", node)
+        if isinstance(resolved, _GridGroup):
+            raise self._error(f"the grid group '{spelled}' can only call .sync() in kernels "
+                              "(it cannot be stored, passed or returned)", node)
         raise self._error(f"'{spelled}' can only be called, not used as a value, in kernels",
                           node)
 
@@ -697,7 +744,9 @@ class _FunctionTranslator(CompileTimeValues):
     def _expr_Call(self, node: ast.Call) -> IRNode:
         func = node.func
         if isinstance(func, ast.Attribute):
-            base = self._resolve(func.value)
+            base = _GridGroup() if self._is_this_grid(func.value) else self._resolve(func.value)
+            if isinstance(base, _GridGroup):
+                return self._grid_group_call(node, func)
             if isinstance(base, (_ModuleRef, _Dim3)):
                 callee = self._attribute_of_namespace(base, func)
             else:
@@ -711,6 +760,14 @@ class _FunctionTranslator(CompileTimeValues):
             return self._array_like(node)
         self._check_call_syntax(node)
         return self._call(callee, node)
+
+    def _grid_group_call(self, node: ast.Call, func: ast.Attribute) -> IRNode:
+        if func.attr != "sync":
+            raise self._error(f"'.{func.attr}()' of a grid group is not supported in kernels; "
+                              "supported: .sync()", func)
+        if node.args or node.keywords:
+            raise self._error("grid group .sync() takes no arguments", node)
+        return IRNode("call", self._loc(node), "cuda.cg.grid_sync")
 
     def _method_call(self, node: ast.Call, receiver: IRNode, method: str) -> IRNode:
         if method not in METHODS:

@@ -16,7 +16,7 @@ __all__ = ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
            "threadfence", "threadfence_block", "threadfence_system", "shfl_sync",
            "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync",
            "eq_sync", "ballot_sync", "match_any_sync", "match_all_sync", "activemask",
-           "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp",
+           "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp", "cg",
            "IndexIntrinsic", "Dim3Intrinsic", "ValueIntrinsic", "KERNEL_FUNCTIONS"]
 
 
@@ -140,6 +140,12 @@ atomic = _namespace("atomic", "Atomic read-modify-write of one array element.", 
            "old value.",
     "compare_and_swap": "Atomically stores ``val`` in ``ary[0]`` if it equals ``old``; "
                         "returns the old value.",
+})
+
+cg = _namespace("cg", "Cooperative groups.", {
+    "this_grid": "The group of every thread of the grid; its ``.sync()`` waits until every "
+                 "thread of the grid has reached it. A kernel that calls it is launched "
+                 "cooperatively: its blocks must all fit on the device at once.",
 })
 
 syncthreads = _kernel_function("cuda.syncthreads",

@@ -15,7 +15,7 @@ namespace cudajit::python::disk_cache {
 
 namespace {
 
-constexpr const char* kMagic = "cudajit-kernel-cache 2\n";
+constexpr const char* kMagic = "cudajit-kernel-cache 3\n";
 
 std::atomic<std::size_t> hits{0};
 std::atomic<std::size_t> misses{0};
@@ -84,14 +84,16 @@ std::optional<runtime::KernelCode> load(const std::string& directory, const std:
   std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   const std::string magic = kMagic;
   runtime::KernelCode code;
-  std::string stored_key, checksum;
+  std::string stored_key, checksum, cooperative;
   std::size_t at = magic.size();
   const bool whole = file.good() || file.eof();
   if (!whole || text.compare(0, magic.size(), magic) != 0 || !read_field(text, at, stored_key) ||
       stored_key != key || !read_field(text, at, code.ptx) ||
-      !read_field(text, at, code.entry_name)) {
+      !read_field(text, at, code.entry_name) || !read_field(text, at, cooperative) ||
+      (cooperative != "0" && cooperative != "1")) {
     return miss("");
   }
+  code.cooperative = cooperative == "1";
   const std::size_t body = at;
   if (!read_field(text, at, checksum) || at != text.size() ||
       checksum != checksum_of(std::string_view(text).substr(0, body)))
@@ -115,6 +117,7 @@ std::string store(const std::string& directory, const std::string& name, const s
   write_field(text, key);
   write_field(text, code.ptx);
   write_field(text, code.entry_name);
+  write_field(text, code.cooperative ? "1" : "0");
   write_field(text, checksum_of(text));
   {
     std::ofstream file(aside, std::ios::binary | std::ios::trunc);

@@ -164,6 +164,7 @@ runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
     PtxArtifact ptx = compiled.compile_ptx(arg_types, false, options);
     code.ptx = std::move(ptx.ptx);
     code.entry_name = std::move(ptx.entry_name);
+    code.cooperative = ptx.cooperative;
     if (on_disk) {
       const std::string failure = disk_cache::store(cache_dir_, name_, disk_key, code);
       if (!failure.empty()) {

@@ -316,6 +316,7 @@ CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsi
     launch.block = {bx, by, bz};
     launch.dynamic_shared_bytes = shared;
     launch.sm_count = device_model().multiprocessors;
+    launch.cooperative = cooperative;
     size_t expected = f.param_offsets.size();
     try {
       if (params && extra) return CUDA_ERROR_INVALID_VALUE;

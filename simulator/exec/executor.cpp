@@ -34,12 +34,16 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
   const uint64_t blocks = launch.grid.count();
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   threads = unsigned(std::min<uint64_t>(threads, blocks));
+  // A cooperative grid's blocks wait for each other: all of them run at once.
+  if (launch.cooperative) threads = unsigned(blocks);
+  std::atomic<uint64_t> finished{0};
   std::atomic<uint64_t> next{0};
   std::atomic<bool> abort{false};
   Launch local = launch;  // abort flag and printf output of this execution
   if (!local.abort) local.abort = &abort;
   PrintfOutput printed;
   local.printf = &printed;
+  local.finished_blocks = &finished;
   std::mutex mutex;
   std::exception_ptr failure;
   std::atomic<uint64_t> total{0};
@@ -54,6 +58,7 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
         block.index.y = uint32_t(b / launch.grid.x % launch.grid.y);
         block.index.z = uint32_t(b / (uint64_t(launch.grid.x) * launch.grid.y));
         run_block(local, block, &instructions);
+        finished.fetch_add(1, std::memory_order_relaxed);
       }
     } catch (...) {
       std::lock_guard lock(mutex);

@@ -41,6 +41,10 @@ struct Launch {
   std::atomic<bool>* abort = nullptr;  // set when a block faults: the others stop early
   int sm_count = 1;
   PrintfOutput* printf = nullptr;  // set by execute()
+  // cuLaunchCooperativeKernel: every block runs at once (a host thread each),
+  // so blocks may wait for each other; blocks that have ended, set by execute().
+  bool cooperative = false;
+  std::atomic<uint64_t>* finished_blocks = nullptr;
 };
 
 struct Block;
@@ -84,6 +88,8 @@ struct Warp {
   uint64_t local_stride = 0;
   Range cached_range;         // last global range an access hit
   uint64_t instructions = 0;  // thread-instructions executed
+  // nanosleep: when this warp's current run of sleeps began, and its last sleep (ns).
+  int64_t sleeping_since = 0, last_sleep = 0;
 
   uint64_t* reg(uint32_t slot) { return frames.back().regs.data() + size_t(slot) * kWarpSize; }
   SimtEntry& top() { return frames.back().stack.back(); }

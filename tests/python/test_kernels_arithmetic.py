@@ -884,3 +884,23 @@ def test_result_type_follows_numba(rule):
     func, args, expected = rule
     _, result = cuda.compile_ptx(func, args, device=True)
     assert result == expected
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_float_remainder_is_exact_when_the_quotient_is_huge(dtype):
+    # LLVM's NVPTX backend expands frem as x - trunc(x / y) * y, which loses every digit
+    # here; the remainder is libdevice's/libm's exact fmod on every device.
+    @cuda.jit
+    def remainders(x, y, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i, 0] = math.fmod(x[i], y[i])
+            out[i, 1] = x[i] % y[i]
+
+    big = 1e300 if dtype == np.float64 else 1e30
+    x = np.array([1e17, big, -big, 5.5, -7.0], dtype)
+    y = np.array([3.0, 7.25, 7.25, -2.0, 0.75], dtype)
+    out = np.zeros((5, 2), dtype)
+    remainders[1, 32](x, y, out)
+    np.testing.assert_array_equal(out[:, 0], np.fmod(x, y))
+    np.testing.assert_array_equal(out[:, 1], np.mod(x, y))

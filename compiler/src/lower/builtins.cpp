@@ -155,7 +155,7 @@ llvm::Value* FunctionLowering::float_math(std::string_view name, Scalar f,
   if (name == "sqrt") return intrinsic(llvm::Intrinsic::sqrt, {t}, xs);
   if (name == "fabs") return intrinsic(llvm::Intrinsic::fabs, {t}, xs);
   if (name == "copysign") return intrinsic(llvm::Intrinsic::copysign, {t}, xs);
-  if (name == "fmod") return b_.CreateFRem(xs[0], xs[1]);
+  if (name == "fmod") return call_math("fmod", f, xs);  // NVPTX expands frem inexactly
   return call_math(name, f, xs);
 }
 
@@ -167,7 +167,7 @@ llvm::Value* FunctionLowering::call_cuda_builtin(const Node& n, std::string_view
   if (name.starts_with("local.array.")) return local_array(n);
   if (name.starts_with("const.array.")) return const_array(n);
   if (name.starts_with("atomic.")) return call_atomic(n, name.substr(7));
-  if (name.starts_with("sync") || name.starts_with("threadfence"))
+  if (name.starts_with("sync") || name.starts_with("threadfence") || name == "cg.grid_sync")
     return call_sync_builtin(n, name);
   if (name.ends_with("_sync") || name == "activemask" || name == "lanemask_lt")
     return call_warp_builtin(n, name);

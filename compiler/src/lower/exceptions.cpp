@@ -83,6 +83,14 @@ void FunctionLowering::return_if_raised() {
   b_.SetInsertPoint(next);
 }
 
+bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name) {
+  for (const auto& n : nodes) {
+    if (n->kind == ir::NodeKind::Call && n->text == name) return true;
+    if (calls_builtin(n->children, name)) return true;
+  }
+  return false;
+}
+
 bool contains_raise(const std::vector<ir::NodePtr>& nodes) {
   for (const auto& n : nodes) {
     if (n->kind == ir::NodeKind::Raise || n->kind == ir::NodeKind::Assert) return true;

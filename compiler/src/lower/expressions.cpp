@@ -72,6 +72,7 @@ llvm::Value* FunctionLowering::call_function(const Node& n) {
   const typing::TypedFunction* callee = f_.callees.at(&n);
   std::vector<llvm::Value*> args;
   if (thread_ctx_) args.push_back(thread_ctx_);
+  if (grid_workspace_) args.push_back(grid_workspace_);
   for (const auto& c : n.children) args.push_back(expr(*c));
   llvm::Value* result = b_.CreateCall(m_.functions.at(callee), args);
   return_if_raised();
@@ -195,7 +196,9 @@ llvm::Value* FunctionLowering::float_binop(const std::string& op, llvm::Value* a
   llvm::Type* t = a->getType();
   llvm::Value* zero = float_const(s, 0.0);
   llvm::Value* one = float_const(s, 1.0);
-  llvm::Value* mod = b_.CreateFRem(a, b);
+  // libm's/libdevice's fmod: exact (NVPTX expands LLVM's frem as a - trunc(a / b) * b).
+  llvm::Value* raw_mod = call_math("fmod", s, {a, b});
+  llvm::Value* mod = raw_mod;
   llvm::Value* div = b_.CreateFDiv(b_.CreateFSub(a, mod), b);
   llvm::Value* nonzero_mod = b_.CreateFCmpUNE(mod, zero);
   llvm::Value* fix = b_.CreateAnd(
@@ -205,7 +208,7 @@ llvm::Value* FunctionLowering::float_binop(const std::string& op, llvm::Value* a
   if (op == "%") {
     llvm::Value* signed_zero = intrinsic(llvm::Intrinsic::copysign, {t}, {zero, b});
     llvm::Value* result = b_.CreateSelect(nonzero_mod, mod, signed_zero);
-    return b_.CreateSelect(b_.CreateFCmpOEQ(b, zero), b_.CreateFRem(a, b), result);
+    return b_.CreateSelect(b_.CreateFCmpOEQ(b, zero), raw_mod, result);
   }
   if (op == "//") {
     llvm::Value* floor_div = intrinsic(llvm::Intrinsic::floor, {t}, {div});

@@ -89,6 +89,10 @@ class TargetHooks {
   // bit 32: all matched), the rest as i32.
   virtual llvm::Value* warp(ModuleLowering& m, llvm::IRBuilder<>& b, int op, llvm::Value* mask,
                             llvm::Value* value, llvm::Value* arg, llvm::Value* thread_ctx) = 0;
+  // cuda.cg.this_grid().sync(): waits until every thread of the grid has
+  // reached it. `context` is the host's thread context, or on the GPU the
+  // launch's grid workspace (two zeroed u64: arrivals, generation).
+  virtual void grid_sync(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value* context) = 0;
 };
 
 std::unique_ptr<TargetHooks> make_hooks(TargetKind kind);
@@ -106,7 +110,10 @@ struct ModuleLowering {
   uint64_t static_shared_bytes = 0;
   bool synchronises = false;
   bool may_raise = false;  // a function of the program raises or asserts
-  int warp_sites = 0;      // activemask calls so far: each call site's number
+  // GPU: the program syncs the grid, so every function takes the grid
+  // workspace pointer first (the kernel gets it as a last, hidden parameter).
+  bool grid_workspace = false;
+  int warp_sites = 0;  // activemask calls so far: each call site's number
 
   llvm::Type* value_type(const Type& t);  // in registers: bool is i1
   llvm::Type* memory_type(Scalar s);      // in memory: bool is i8
@@ -147,7 +154,8 @@ class FunctionLowering {
   // Lowers the body into `fn`, an empty function of another signature (a
   // kernel's .entry): `arguments` makes the parameters' values in its entry block.
   using ArgumentMaker = std::function<std::vector<llvm::Value*>(llvm::IRBuilder<>&)>;
-  void lower_into(llvm::Function* fn, const ArgumentMaker& arguments);
+  void lower_into(llvm::Function* fn, const ArgumentMaker& arguments,
+                  llvm::Value* grid_workspace = nullptr);
 
   // --- shared helpers, used across the files of lower/ -----------------------------
   llvm::IRBuilder<>& builder() { return b_; }
@@ -286,6 +294,7 @@ class FunctionLowering {
   llvm::DISubprogram* subprogram_ = nullptr;  // with line tables
   llvm::IRBuilder<> b_;
   llvm::Value* thread_ctx_ = nullptr;
+  llvm::Value* grid_workspace_ = nullptr;  // GPU, when ModuleLowering::grid_workspace
   const VariableFacts facts_;
   std::map<std::string, llvm::AllocaInst*> slots_;
   // Parameters the body never assigns: their values, with no slot.
@@ -299,6 +308,9 @@ struct LoweredProgram {
   // the kernel synchronises its block; else it is the grid loop (HostEntry).
   bool per_thread_entry = false;
   uint64_t static_shared_bytes = 0;  // host: the bytes before the dynamic part
+  // The kernel syncs its grid: it needs a cooperative launch (and on the GPU
+  // its last parameter is the grid workspace).
+  bool cooperative = false;
 };
 
 // Lowers every function reachable from the entry, and the entry: a
@@ -306,6 +318,8 @@ struct LoweredProgram {
 // per-thread entry) calling it.
 // Whether statements hold a raise or an assert, at any depth.
 bool contains_raise(const std::vector<ir::NodePtr>& nodes);
+// Whether statements call the builtin `name`, at any depth.
+bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name);
 
 LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& module,
                              TargetKind target, bool device_entry, const CompileOptions& options);

@@ -82,7 +82,8 @@ llvm::Function* ModuleLowering::declare(const TypedFunction& f) {
   auto found = functions.find(&f);
   if (found != functions.end()) return found->second;
   std::vector<llvm::Type*> params;
-  if (hooks.has_thread_ctx()) params.push_back(llvm::PointerType::get(context, 0));
+  if (hooks.has_thread_ctx() || grid_workspace)
+    params.push_back(llvm::PointerType::get(context, 0));
   for (const Type& t : f.arg_types) params.push_back(value_type(t));
   auto* type = llvm::FunctionType::get(value_type(f.return_type), params, false);
   auto* fn = llvm::Function::Create(type, llvm::Function::InternalLinkage, f.symbol, module);
@@ -185,15 +186,21 @@ std::vector<llvm::Type*> flat_param_types(ModuleLowering& m, const std::vector<T
 // called from device code): the array arguments are built from the flattened
 // parameters there, so their fields are the parameters themselves.
 std::string nvptx_kernel(ModuleLowering& m, const TypedFunction& f) {
-  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(m.context),
-                                       flat_param_types(m, f.arg_types), false);
+  std::vector<llvm::Type*> params = flat_param_types(m, f.arg_types);
+  if (m.grid_workspace) params.push_back(llvm::PointerType::get(m.context, 0));  // hidden, last
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(m.context), params, false);
   // The .entry takes the Python function's name; specialisations have their own modules.
   std::string name = f.function->name;
   auto* kernel = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, m.module);
   kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  FunctionLowering(m, f).lower_into(kernel, [&](llvm::IRBuilder<>& b) {
-    return unflatten_args(m, b, f.arg_types, [&](int i, llvm::Type*) { return kernel->getArg(i); });
-  });
+  llvm::Value* workspace = m.grid_workspace ? kernel->getArg(kernel->arg_size() - 1) : nullptr;
+  FunctionLowering(m, f).lower_into(
+      kernel,
+      [&](llvm::IRBuilder<>& b) {
+        return unflatten_args(m, b, f.arg_types,
+                              [&](int i, llvm::Type*) { return kernel->getArg(i); });
+      },
+      workspace);
   return name;
 }
 
@@ -325,6 +332,15 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
   std::vector<const TypedFunction*> reachable;
   collect(*program.entry, reachable);
   const bool entry_is_kernel = !device_entry && target == TargetKind::Nvptx;
+  bool grid_sync = false;
+  for (const TypedFunction* f : reachable)
+    grid_sync |= calls_builtin(f->function->body, "cuda.cg.grid_sync");
+  if (grid_sync && device_entry)
+    throw CompileError(
+        "cuda.cg.this_grid().sync() needs a kernel's cooperative launch; "
+        "compile the kernel that calls it",
+        program.entry->function->loc);
+  m.grid_workspace = grid_sync && target == TargetKind::Nvptx;
   if (entry_is_kernel) reachable.erase(reachable.begin());  // lowered into the .entry
   for (const TypedFunction* f : reachable) m.declare(*f);
   for (const TypedFunction* f : reachable) m.may_raise |= contains_raise(f->function->body);
@@ -348,6 +364,7 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
     entry_name = host_kernel(m, *program.entry, m.functions.at(program.entry));
   }
   out.static_shared_bytes = m.static_shared_bytes;
+  out.cooperative = grid_sync;
   if (lines) lines->finalize();
   return out;
 }

@@ -17,13 +17,16 @@ void FunctionLowering::lower() {
   begin(m_.functions.at(&f_));
   unsigned arg = 0;
   if (m_.hooks.has_thread_ctx()) thread_ctx_ = fn_->getArg(arg++);
+  if (m_.grid_workspace) grid_workspace_ = fn_->getArg(arg++);
   std::vector<llvm::Value*> arguments;
   for (; arg < fn_->arg_size(); ++arg) arguments.push_back(fn_->getArg(arg));
   body(arguments);
 }
 
-void FunctionLowering::lower_into(llvm::Function* fn, const ArgumentMaker& arguments) {
+void FunctionLowering::lower_into(llvm::Function* fn, const ArgumentMaker& arguments,
+                                  llvm::Value* grid_workspace) {
   begin(fn);
+  grid_workspace_ = grid_workspace;
   body(arguments(b_));
 }
 

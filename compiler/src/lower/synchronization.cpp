@@ -1,7 +1,7 @@
 // Barriers and memory fences: cuda.syncthreads and its reductions
-// (syncthreads_count/and/or), cuda.syncwarp, cuda.threadfence_block,
-// threadfence and threadfence_system. The target decides how a thread waits:
-// bar.sync on the GPU, a fiber switch on the cpu device.
+// (syncthreads_count/and/or), cuda.syncwarp, the grid's cuda.cg.this_grid().sync(),
+// cuda.threadfence_block, threadfence and threadfence_system. The target decides how a thread
+// waits: bar.sync on the GPU, a fiber switch on the cpu device.
 #include "cudajit/compiler/target.hpp"
 #include "lowering.hpp"
 
@@ -18,6 +18,10 @@ llvm::Value* FunctionLowering::call_sync_builtin(const Node& n, std::string_view
     return nullptr;
   }
   m_.synchronises = true;
+  if (name == "cg.grid_sync") {
+    m_.hooks.grid_sync(m_, b_, thread_ctx_ ? thread_ctx_ : grid_workspace_);
+    return nullptr;
+  }
   if (name == "syncwarp") {
     llvm::Value* mask = n.size() == 0 ? b_.getInt32(0xffffffffu)
                                       : expr_as(n.child(0), Type::scalar(Scalar::UInt32));

@@ -262,6 +262,55 @@ class NvptxHooks final : public TargetHooks {
     ptx_asm(b, b.getVoidTy(), text, "~{memory}", {}, true, false);
   }
 
+  // A generation barrier on the launch's workspace {arrivals, generation}: the
+  // block meets at bar.sync, its thread (0,0,0) arrives; the last block to
+  // arrive resets the count and bumps the generation, the others wait for the
+  // bump (nanosleep between looks), then the block meets again. The count is
+  // 0 between barriers, so a workspace serves every barrier of its launch.
+  void grid_sync(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value* workspace) override {
+    llvm::Function* fn = b.GetInsertBlock()->getParent();
+    auto block = [&](const char* name) { return llvm::BasicBlock::Create(m.context, name, fn); };
+    llvm::BasicBlock *lead = block("grid.lead"), *last = block("grid.last"),
+                     *wait = block("grid.wait"), *led = block("grid.led"),
+                     *after = block("grid.after");
+    auto* i64 = b.getInt64Ty();
+    barrier(m, b, target::kBarrierSync, b.getInt32(0), nullptr);
+    llvm::Value* tid = b.CreateOr(b.CreateOr(special_register(b, "threadIdx.x", nullptr),
+                                             special_register(b, "threadIdx.y", nullptr)),
+                                  special_register(b, "threadIdx.z", nullptr));
+    b.CreateCondBr(b.CreateICmpEQ(tid, b.getInt32(0)), lead, after);
+
+    b.SetInsertPoint(lead);
+    fence(b, "device");  // the block's writes before its arrival
+    llvm::Value* blocks = b.getInt64(1);
+    for (const char* axis : {"gridDim.x", "gridDim.y", "gridDim.z"})
+      blocks = b.CreateMul(blocks, b.CreateZExt(special_register(b, axis, nullptr), i64));
+    llvm::Value* generation_at = b.CreateConstGEP1_64(i64, workspace, 1);
+    llvm::LoadInst* generation = b.CreateAlignedLoad(i64, generation_at, llvm::Align(8), true);
+    llvm::Value* arrived = b.CreateAtomicRMW(llvm::AtomicRMWInst::Add, workspace, b.getInt64(1),
+                                             llvm::Align(8), llvm::AtomicOrdering::Monotonic);
+    b.CreateCondBr(b.CreateICmpEQ(arrived, b.CreateSub(blocks, b.getInt64(1))), last, wait);
+
+    b.SetInsertPoint(last);
+    b.CreateAlignedStore(b.getInt64(0), workspace, llvm::Align(8), true);
+    fence(b, "device");  // the reset before the release
+    b.CreateAtomicRMW(llvm::AtomicRMWInst::Add, generation_at, b.getInt64(1), llvm::Align(8),
+                      llvm::AtomicOrdering::Monotonic);
+    b.CreateBr(led);
+
+    b.SetInsertPoint(wait);
+    ptx_asm(b, b.getVoidTy(), "nanosleep.u32 100;", "~{memory}", {}, true, false);
+    llvm::Value* now = b.CreateAlignedLoad(i64, generation_at, llvm::Align(8), true);
+    b.CreateCondBr(b.CreateICmpEQ(now, generation), wait, led);
+
+    b.SetInsertPoint(led);
+    fence(b, "device");  // the other blocks' writes after it
+    b.CreateBr(after);
+
+    b.SetInsertPoint(after);
+    barrier(m, b, target::kBarrierSync, b.getInt32(0), nullptr);
+  }
+
  private:
   static constexpr unsigned kGlobalSpace = 1;
   static constexpr unsigned kSharedSpace = 3;
@@ -360,6 +409,10 @@ class HostHooks final : public TargetHooks {
     llvm::Value* mark =
         b.CreateLoad(b.getInt32Ty(), b.CreateStructGEP(m.thread_ctx_type(), ctx, kRaised));
     return b.CreateICmpNE(mark, b.getInt32(0));
+  }
+
+  void grid_sync(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value* ctx) override {
+    barrier(m, b, target::kGridSync, b.getInt32(0), ctx);
   }
 
   void fence(llvm::IRBuilder<>& b, std::string_view scope) override {

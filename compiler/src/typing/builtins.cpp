@@ -290,6 +290,12 @@ Type type_cuda(const Node& call, std::string_view name, const std::vector<Type>&
   if (name.starts_with("atomic.")) return type_atomic(call, name.substr(7), args);
   if (name.starts_with("sync") || name.starts_with("threadfence"))
     return type_sync(call, name, args);
+  if (name == "cg.grid_sync") {  // cuda.cg.this_grid().sync(), spelled so by the front end
+    expect_args(call, args, 0, 0);
+    return Type::none();
+  }
+  if (name == "cg.this_grid")
+    type_error(call, "cuda.cg.this_grid() can only be assigned to a name or called .sync() on");
   static const std::set<std::string, std::less<>> kIndexRegisters = {
       "threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y",
       "blockIdx.z",  "blockDim.x",  "blockDim.y",  "blockDim.z", "gridDim.x",

@@ -195,7 +195,30 @@ std::shared_ptr<LoadedKernel> CudaDevice::load(const KernelCode& code) {
     throw std::invalid_argument("device " + label_ + " loads PTX: KernelCode::ptx is empty for " +
                                 "kernel '" + code.entry_name + "'");
   auto module = std::make_shared<CudaModule>(*this, code.ptx);
-  return std::make_shared<CudaKernel>(*this, std::move(module), code.entry_name);
+  return std::make_shared<CudaKernel>(*this, std::move(module), code.entry_name, code.cooperative);
+}
+
+// A kernel that syncs its grid: every block resident at once (checked first,
+// for a message naming the limit), and a fresh zeroed workspace for the
+// barrier, its last parameter, held until the kernel ends.
+void CudaDevice::launch_cooperative(CudaKernel& kernel, Dim3 grid, Dim3 block,
+                                    unsigned shared_bytes, CudaStream& stream, KernelParams params,
+                                    std::vector<std::shared_ptr<const void>>& keep_alive) {
+  const int64_t most = kernel.max_cooperative_blocks(block.count(), shared_bytes);
+  if (int64_t(grid.count()) > most)
+    throw std::invalid_argument(
+        "kernel '" + kernel.name() + "' syncs its grid (cuda.cg.this_grid().sync()), so all " +
+        "its blocks must be resident at once: at most " + std::to_string(most) + " blocks of " +
+        std::to_string(block.count()) + " threads fit on device " + label_ + ", got grid " +
+        format_dim3(grid) + " of " + std::to_string(grid.count()) + " blocks");
+  std::shared_ptr<Allocation> workspace = allocate(16, MemoryKind::Device);
+  memset(workspace->device_pointer(), 0, 16, stream);
+  params.append(workspace->device_pointer());
+  check(api_,
+        api_.cuLaunchCooperativeKernel(kernel.function(), grid.x, grid.y, grid.z, block.x, block.y,
+                                       block.z, shared_bytes, stream.get(), params.pointers()),
+        "cuLaunchCooperativeKernel");
+  keep_alive.push_back(std::move(workspace));
 }
 
 void CudaDevice::launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
@@ -221,10 +244,15 @@ void CudaDevice::launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned sh
   bind();
   completions_.sweep_sometimes();
   cuda_kernel->allow_dynamic_shared(shared_bytes);
-  check(api_,
-        api_.cuLaunchKernel(cuda_kernel->function(), grid.x, grid.y, grid.z, block.x, block.y,
-                            block.z, shared_bytes, cuda_stream.get(), params.pointers(), nullptr),
-        "cuLaunchKernel");
+  if (cuda_kernel->cooperative()) {
+    launch_cooperative(*cuda_kernel, grid, block, shared_bytes, cuda_stream, std::move(params),
+                       keep_alive);
+  } else {
+    check(api_,
+          api_.cuLaunchKernel(cuda_kernel->function(), grid.x, grid.y, grid.z, block.x, block.y,
+                              block.z, shared_bytes, cuda_stream.get(), params.pointers(), nullptr),
+          "cuLaunchKernel");
+  }
   if (!keep_alive.empty()) completions_.add(cuda_stream.get(), std::move(keep_alive));
 }
 

@@ -127,12 +127,18 @@ class CudaModule {
 
 class CudaKernel final : public LoadedKernel {
  public:
-  CudaKernel(CudaDevice& device, std::shared_ptr<CudaModule> module, const std::string& name);
+  CudaKernel(CudaDevice& device, std::shared_ptr<CudaModule> module, const std::string& name,
+             bool cooperative);
   CudaDevice& device() const { return device_; }
   CUfunction function() const { return function_; }
   const std::string& name() const { return name_; }
   int max_threads_per_block() const { return max_threads_per_block_; }  // lower with many registers
   size_t static_shared_bytes() const { return static_shared_bytes_; }
+  // Syncs its grid: launched cooperatively with a grid workspace as last parameter.
+  bool cooperative() const { return cooperative_; }
+  // How many blocks of `block_threads` (and `shared_bytes` dynamic shared
+  // memory) can be resident at once: a cooperative launch's largest grid.
+  int64_t max_cooperative_blocks(uint64_t block_threads, size_t shared_bytes);
   // Opts in to `bytes` of dynamic shared memory where static + dynamic passes
   // 48 KiB (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
   void allow_dynamic_shared(size_t bytes);
@@ -144,6 +150,7 @@ class CudaKernel final : public LoadedKernel {
   CUfunction function_ = nullptr;
   int max_threads_per_block_ = 0;
   size_t static_shared_bytes_ = 0;
+  bool cooperative_ = false;
   std::mutex shared_mutex_;
   size_t dynamic_shared_allowed_ = 0;
 };
@@ -189,6 +196,9 @@ class CudaDevice final : public Device {
  private:
   void read_limits();
   int attribute(CUdevice_attribute attribute) const;
+  void launch_cooperative(CudaKernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
+                          CudaStream& stream, KernelParams params,
+                          std::vector<std::shared_ptr<const void>>& keep_alive);
 
   const DriverApi& api_;
   int ordinal_;

@@ -46,8 +46,8 @@ CudaModule::~CudaModule() {
 }
 
 CudaKernel::CudaKernel(CudaDevice& device, std::shared_ptr<CudaModule> module,
-                       const std::string& name)
-    : device_(device), module_(std::move(module)), name_(name) {
+                       const std::string& name, bool cooperative)
+    : device_(device), module_(std::move(module)), name_(name), cooperative_(cooperative) {
   const DriverApi& api = device_.api();
   device_.bind();
   check(api, api.cuModuleGetFunction(&function_, module_->get(), name_.c_str()),
@@ -58,6 +58,17 @@ CudaKernel::CudaKernel(CudaDevice& device, std::shared_ptr<CudaModule> module,
   static_shared_bytes_ =
       size_t(function_attribute(device_, function_, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
                                 "cuFuncGetAttribute(SHARED_SIZE_BYTES)"));
+}
+
+int64_t CudaKernel::max_cooperative_blocks(uint64_t block_threads, size_t shared_bytes) {
+  const DriverApi& api = device_.api();
+  device_.bind();
+  int per_multiprocessor = 0;
+  check(api,
+        api.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, function_,
+                                                        int(block_threads), shared_bytes),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return int64_t(per_multiprocessor) * device_.limits().multiprocessors;
 }
 
 void CudaKernel::allow_dynamic_shared(size_t bytes) {

@@ -182,8 +182,9 @@ std::string hex(uint32_t v) {
 }
 
 std::string dim3_text(const uint32_t v[3]) {
-  return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
-         ")";
+  std::string text = "(";  // appended: GCC 12 warns falsely about "(" + ... (-Wrestrict)
+  text += std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]);
+  return text + ")";
 }
 
 }  // namespace
@@ -203,12 +204,13 @@ void fiber_main(fctx::transfer_t from) {
 
 BlockFibers::BlockFibers(target::HostThreadEntry entry, void** params,
                          const target::LaunchDims& dims, unsigned char* shared,
-                         unsigned char* dynamic_shared)
+                         unsigned char* dynamic_shared, GridBarrier* grid)
     : entry_(entry),
       params_(params),
       dims_(dims),
       shared_(shared),
       dynamic_shared_(dynamic_shared),
+      grid_(grid),
       fibers_(size_t(dims.block[0]) * dims.block[1] * dims.block[2]) {}
 
 BlockFibers::~BlockFibers() = default;
@@ -219,6 +221,7 @@ void BlockFibers::run(int64_t linear_block) {
   const uint32_t block_idx[3] = {uint32_t(linear_block % gx), uint32_t(linear_block / gx % gy),
                                  uint32_t(linear_block / (int64_t(gx) * gy))};
   FiberStacks& stacks = thread_stacks();
+  grid_syncs_ = 0;
   for (size_t i = 0; i < fibers_.size(); ++i) {
     Fiber& f = fibers_[i];
     target::HostThreadContext& t = f.thread;
@@ -313,14 +316,30 @@ bool BlockFibers::release_barriers() {
   // syncthreads: every thread of the block that has not returned, as on a GPU
   // (where threads that exited do not hold a barrier up: Numba's own tiled
   // matmul example returns early before its barriers).
-  size_t at_barrier = 0, done = 0, count = 0;
+  size_t at_barrier = 0, done = 0, count = 0, at_grid = 0;
   for (const Fiber& f : fibers_) {
     done += f.state == State::Done;
     if (f.state != State::AtBarrier) continue;
     ++at_barrier;
     count += f.predicate != 0;
+    at_grid += f.op == target::kGridSync;
   }
   if (at_barrier > 0 && at_barrier + done == n) {
+    if (at_grid != 0 && at_grid != at_barrier) {
+      std::string message = "the threads of block ";  // appended: GCC 12 -Wrestrict
+      message += dim3_text(fibers_[0].thread.block_idx);
+      message += " cannot meet at a barrier (undefined behaviour on a GPU): ";
+      message += std::to_string(at_grid) + " wait at the grid's sync(), ";
+      message += std::to_string(at_barrier - at_grid) + " at cuda.syncthreads()";
+      throw BarrierError(message);
+    }
+    if (at_grid != 0) {
+      // The whole block is here: it waits, on its OS thread, for the other blocks.
+      if (grid_ == nullptr)
+        throw BarrierError("cuda.cg.this_grid().sync() in a kernel launched without a grid");
+      grid_->arrive_and_wait();
+      ++grid_syncs_;
+    }
     const bool all = count == at_barrier;
     for (Fiber& f : fibers_) {
       if (f.state != State::AtBarrier) continue;
@@ -350,10 +369,12 @@ std::string BlockFibers::stuck_message() const {
   }
   std::string message = "the threads of block " + dim3_text(fibers_[0].thread.block_idx) +
                         " cannot meet at a barrier (undefined behaviour on a GPU):";
-  const char* singular[4] = {"", "waits at cuda.syncthreads()",
-                             "waits at a warp operation (syncwarp, shuffle, vote, match)",
-                             "has returned"};
-  const char* plural[4] = {"", "wait at cuda.syncthreads()",
+  // Threads at barriers, named after the first: all at syncthreads, or all at the grid's sync.
+  const bool grid = first[1] != nullptr && first[1]->op == target::kGridSync;
+  const char* singular[4] = {
+      "", grid ? "waits at the grid's sync()" : "waits at cuda.syncthreads()",
+      "waits at a warp operation (syncwarp, shuffle, vote, match)", "has returned"};
+  const char* plural[4] = {"", grid ? "wait at the grid's sync()" : "wait at cuda.syncthreads()",
                            "wait at a warp operation (syncwarp, shuffle, vote, match)",
                            "have returned"};
   const char* separator = " ";

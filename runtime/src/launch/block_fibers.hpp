@@ -5,6 +5,7 @@
 // their threads run in a plain loop (lower/module.cpp, host_kernel).
 #pragma once
 
+#include <barrier>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,10 +19,15 @@ namespace cudajit::runtime {
 // kept for the next launch: blocks on one OS thread run one after the other.
 unsigned char* thread_shared_buffer(uint64_t bytes);
 
+// The blocks of a cooperative launch, each on an OS thread of its own, meet
+// here when their threads sync the grid; a block that ends drops out.
+using GridBarrier = std::barrier<>;
+
 class BlockFibers {
  public:
+  // `grid`: the launch's grid barrier when the kernel syncs its grid, else null.
   BlockFibers(target::HostThreadEntry entry, void** params, const target::LaunchDims& dims,
-              unsigned char* shared, unsigned char* dynamic_shared);
+              unsigned char* shared, unsigned char* dynamic_shared, GridBarrier* grid = nullptr);
   ~BlockFibers();
   BlockFibers(const BlockFibers&) = delete;
   BlockFibers& operator=(const BlockFibers&) = delete;
@@ -30,6 +36,9 @@ class BlockFibers {
   // BarrierError, abandoning the block's fibers, when they cannot meet (threads
   // that returned do not hold a barrier up, as on a GPU).
   void run(int64_t linear_block);
+
+  // How many times the block has synced the grid in its last run.
+  uint64_t grid_syncs() const { return grid_syncs_; }
 
   struct Fiber;
   void run_thread(target::HostThreadContext* thread) { entry_(params_, thread); }
@@ -44,6 +53,8 @@ class BlockFibers {
   const target::LaunchDims& dims_;
   unsigned char* shared_;
   unsigned char* dynamic_shared_;
+  GridBarrier* grid_;
+  uint64_t grid_syncs_ = 0;
   std::vector<Fiber> fibers_;
 };
 

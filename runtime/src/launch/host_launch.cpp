@@ -122,6 +122,56 @@ WorkerPool& pool() {
 
 unsigned host_worker_count() { return pool().size(); }
 
+uint64_t host_cooperative_blocks(uint64_t block_threads) {
+  return std::clamp<uint64_t>(32768 / std::max<uint64_t>(block_threads, 1), 1, 256);
+}
+
+namespace {
+
+// A kernel that syncs its grid: every block at once, each on an OS thread of
+// its own (blocked there while its threads wait for the other blocks), its
+// threads fibers as usual. A block that ends drops out of the grid barrier.
+void launch_cooperative(const target::HostKernel& kernel, const target::LaunchDims& dims,
+                        void** params, uint64_t shared_bytes, uint64_t dynamic_offset) {
+  const auto blocks = static_cast<int64_t>(uint64_t(dims.grid[0]) * dims.grid[1] * dims.grid[2]);
+  GridBarrier grid(blocks);
+  std::mutex mutex;
+  std::exception_ptr first_error;
+  std::vector<uint64_t> syncs(size_t(blocks), 0);
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(size_t(blocks));
+    for (int64_t b = 0; b < blocks; ++b) {
+      threads.emplace_back([&, b] {
+        try {
+          unsigned char* shared = shared_bytes != 0 ? thread_shared_buffer(shared_bytes) : nullptr;
+          BlockFibers fibers(kernel.thread_entry, params, dims, shared,
+                             shared ? shared + dynamic_offset : nullptr, &grid);
+          fibers.run(b);
+          syncs[size_t(b)] = fibers.grid_syncs();
+        } catch (...) {
+          std::lock_guard lock(mutex);
+          if (!first_error) first_error = std::current_exception();
+        }
+        grid.arrive_and_drop();
+      });
+    }
+  }
+  if (first_error) std::rethrow_exception(first_error);
+  // A block that ended early let the others past the syncs it missed: on a GPU they would
+  // have waited for it forever. Said, not hidden.
+  auto [fewest, most] = std::minmax_element(syncs.begin(), syncs.end());
+  if (*fewest != *most) {
+    std::string message = "the blocks of the grid synced it unequally (a GPU would hang): block ";
+    message += std::to_string(fewest - syncs.begin()) + " (linear index) reached ";
+    message += std::to_string(*fewest) + " grid syncs, block ";
+    message += std::to_string(most - syncs.begin()) + " reached " + std::to_string(*most);
+    throw BarrierError(message);
+  }
+}
+
+}  // namespace
+
 void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
                  uint64_t dynamic_shared_bytes, void** params, target::IndexErrorRecord* errors) {
   if (!kernel) throw std::invalid_argument("launch_host: the kernel has no host entry");
@@ -129,6 +179,14 @@ void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
       {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, errors, dynamic_shared_bytes};
   const uint64_t dynamic_offset = target::shared_offset(kernel.static_shared_bytes);
   const uint64_t shared_bytes = dynamic_offset + dynamic_shared_bytes;
+  if (kernel.cooperative) {
+    if (grid.count() > host_cooperative_blocks(block.count()))
+      throw std::invalid_argument("launch_host: a cooperative grid of " +
+                                  std::to_string(grid.count()) + " blocks; at most " +
+                                  std::to_string(host_cooperative_blocks(block.count())));
+    launch_cooperative(kernel, dims, params, shared_bytes, dynamic_offset);
+    return;
+  }
   // Blocks [begin, end) on this OS thread, one after the other, reusing its shared memory.
   auto run_blocks = [&](int64_t begin, int64_t end) {
     unsigned char* shared = shared_bytes != 0 ? thread_shared_buffer(shared_bytes) : nullptr;

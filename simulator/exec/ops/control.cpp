@@ -1,5 +1,7 @@
 // Control flow: bra, call, ret, exit, trap, barriers, fences.
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "../decode_context.hpp"
 #include "../warp.hpp"
@@ -99,6 +101,27 @@ void run_fence(Warp&, const Inst&, uint32_t) {
 }
 void run_nothing(Warp&, const Inst&, uint32_t) {}
 
+// nanosleep: the host thread gives way (a cooperative grid's blocks spin on
+// each other's progress). A warp of a cooperative launch that has slept on
+// and off for seconds while other blocks have ended waits for blocks that are
+// gone: a hang on a GPU, a fault here. A fault elsewhere stops it too.
+void run_nanosleep(Warp& warp, const Inst& inst, uint32_t mask) {
+  std::this_thread::yield();
+  const Launch& launch = *warp.launch;
+  if (!launch.cooperative) return;
+  if (launch.abort && launch.abort->load(std::memory_order_relaxed))
+    warp.fault(Fault::Trap, inst, __builtin_ctz(mask), "stopped: another block faulted");
+  using namespace std::chrono;
+  const int64_t now = duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count();
+  if (now - warp.last_sleep > 50'000'000) warp.sleeping_since = now;  // a new wait
+  warp.last_sleep = now;
+  if (now - warp.sleeping_since > 3'000'000'000 && launch.finished_blocks &&
+      launch.finished_blocks->load(std::memory_order_relaxed) > 0)
+    warp.fault(Fault::BarrierDeadlock, inst, __builtin_ctz(mask),
+               "waits for blocks that have ended: the grid cannot meet at its sync (every "
+               "block must sync the grid as often as the others; a GPU would hang here)");
+}
+
 void decode_bra(DecodeContext& c, Inst& inst) {
   if (c.operand_count() != 1) c.error("expects one label");
   inst.run = run_bra;
@@ -176,6 +199,7 @@ void decode_barrier(DecodeContext& c, Inst& inst) {
 
 void decode_fence(DecodeContext&, Inst& inst) { inst.run = run_fence; }
 void decode_nothing(DecodeContext&, Inst& inst) { inst.run = run_nothing; }
+void decode_nanosleep(DecodeContext&, Inst& inst) { inst.run = run_nanosleep; }
 
 }  // namespace
 
@@ -189,7 +213,7 @@ void register_control_ops(OpcodeTable& table) {
   table["barrier"] = decode_barrier;
   table["membar"] = decode_fence;
   table["fence"] = decode_fence;
-  table["nanosleep"] = decode_nothing;
+  table["nanosleep"] = decode_nanosleep;
   table["pmevent"] = decode_nothing;
 }
 

@@ -44,6 +44,9 @@ struct PtxArtifact {
   std::string entry_name;  // the .entry (or .func for device functions)
   Type return_type;
   std::vector<ParamLayout> params;
+  // The kernel syncs its grid: launched cooperatively, with the grid
+  // workspace (two zeroed u64) as a last parameter after `params`.
+  bool cooperative = false;
 };
 
 struct HostArtifact {

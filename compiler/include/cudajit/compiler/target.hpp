@@ -85,6 +85,7 @@ enum BarrierOp : int32_t {
   kBarrierAnd = 2,
   kBarrierOr = 3,
   kWarpSync = 4,
+  kGridSync = 5,  // every thread of the grid: the blocks of a cooperative launch
 };
 
 // A warp-level operation: waits until the lanes of `mask` in the caller's warp
@@ -136,6 +137,7 @@ struct HostKernel {
   HostEntry entry = nullptr;
   HostThreadEntry thread_entry = nullptr;
   uint64_t static_shared_bytes = 0;  // cuda.shared.array of constant shape, all together
+  bool cooperative = false;          // syncs its grid: every block must run at once (thread_entry)
   explicit operator bool() const { return entry != nullptr || thread_entry != nullptr; }
 };
 

@@ -117,6 +117,9 @@ struct DeviceLimits {
 struct KernelCode {
   std::string ptx;
   std::string entry_name;
+  // The kernel syncs its grid (cuda.cg): a cooperative launch, whose PTX
+  // entry takes the grid workspace as a last parameter the device supplies.
+  bool cooperative = false;
   target::HostKernel host;  // the cpu device's code
   // For messages about the kernel (the cpu device's index errors).
   std::string kernel_name;
@@ -152,6 +155,13 @@ class KernelParams {
   }
   void** pointers() { return pointers_.data(); }
   size_t size() const { return slots_.size(); }
+  // One more parameter after the others (a hidden one the device supplies).
+  template <class T>
+  void append(const T& value) {
+    slots_.emplace_back();
+    set(slots_.size() - 1, value);
+    rebuild_pointers();
+  }
 
  private:
   struct alignas(16) Slot {

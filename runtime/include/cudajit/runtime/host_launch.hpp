@@ -33,4 +33,9 @@ class BarrierError : public std::runtime_error {
 // Number of worker threads the cpu device runs blocks on.
 unsigned host_worker_count();
 
+// A kernel that syncs its grid (HostKernel::cooperative) runs each block on an
+// OS thread of its own, all at once, each thread a fiber: at most 256 blocks
+// and 32768 threads (as a GPU's multiprocessors bound its resident blocks).
+uint64_t host_cooperative_blocks(uint64_t block_threads);
+
 }  // namespace cudajit::runtime
