@@ -6,11 +6,14 @@
 #   make test     build, then the C++ tests (ctest) and the Python tests (pytest)
 #   make demo     build, then run every examples/*.py (on the GPU if present, else the cpu device)
 #   make fuzz     build, then the Hypothesis fuzz suite at length (FUZZ_EXAMPLES per target)
+#   make compat   build, then numba-cuda's own test suite against cudajit (scripts/compat; not
+#                 part of test): a venv in build/compat-venv, the report in build/compat/
 #   make format   clang-format our C++
 #   make clean    remove build/ and the copied binaries
 #
 # Variables: JOBS (2), BUILD_DIR (build), BUILD_TYPE (Release), PYTHON (python3),
-# CUDAJIT_LLVM_VERSION (19; also read from the environment), CMAKE_ARGS (extra -D options).
+# CUDAJIT_LLVM_VERSION (19; also read from the environment), CMAKE_ARGS (extra -D options),
+# COMPAT_ARGS (options of scripts/compat/run.py, e.g. --targets numba,cpu,sim).
 
 BUILD_DIR ?= build
 JOBS ?= 2
@@ -19,11 +22,12 @@ PYTHON ?= python3
 CUDAJIT_LLVM_VERSION ?= 19
 CMAKE_ARGS ?=
 FUZZ_EXAMPLES ?= 5000
+COMPAT_ARGS ?=
 
 PY_EXE := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/null)
 CXX_DIRS := compiler runtime python/src simulator tests/cpp
 
-.PHONY: all deps configure build test demo fuzz format clean
+.PHONY: all deps configure build test demo fuzz compat format clean
 
 all: build
 
@@ -56,6 +60,9 @@ demo: build
 
 fuzz: build
 	CUDAJIT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) PYTHONPATH=python $(PYTHON) -m pytest tests/python/test_fuzz.py -q
+
+compat: build
+	$(PYTHON) scripts/compat/run.py --jobs $(JOBS) $(COMPAT_ARGS)
 
 format:
 	find $(CXX_DIRS) \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -print0 \

@@ -1,0 +1,180 @@
+"""Bind ``numba.cuda`` to cudajit for numba-cuda's tests (the cudajit run of ``make compat``).
+
+After :func:`install`, ``from numba import cuda``, ``import numba.cuda as cuda`` and
+``from numba.cuda import jit`` give the tests a module named ``cudajit`` (so that cudajit's
+front end reads ``cuda.threadIdx.x`` in kernels as its own) holding:
+
+- every public name of cudajit, with cudajit's object;
+- numba.cuda's submodules that cudajit lacks (``testing``, ``cudadrv``, ``core`` ...), also
+  those not imported yet: the tests' helpers, not the API under test;
+- :data:`FROM_NUMBA`: names the tests read to decide what to run, kept from numba.
+
+A name that numba.cuda has and cudajit lacks is absent, as it would be after replacing
+``from numba import cuda`` with ``import cudajit as cuda``. ``numba.cuda.random`` is
+cudajit.random. numba-cuda's own modules (everything under ``numba.cuda`` outside its
+test modules) still see the real ``numba.cuda``, also those imported later.
+
+The counters in :data:`USED` say whether cudajit compiled or launched a kernel, or ran
+a host API function (``jit``, ``to_device``, ``stream`` ...), since :func:`reset_usage`.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import types
+from typing import Any, Callable
+
+# Kept from numba.cuda although cudajit defines or lacks them: the tests' skip decorators and
+# helpers read them (numba's settings module; whether the numba package is installed).
+FROM_NUMBA = ("config", "HAS_NUMBA")
+
+# numba-cuda modules that are helpers of the tests, not tests: they see the real numba.cuda.
+HELPER_MODULES = ("numba.cuda.tests", "numba.cuda.tests.support")
+
+USED = {"kernel": 0, "api": 0}
+
+
+def reset_usage() -> None:
+    """Zero the counters (at the start of each test)."""
+    for key in USED:
+        USED[key] = 0
+
+
+def _counting(kind: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function``, counting its calls in USED[kind]."""
+    @functools.wraps(function)
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        """Count, then call."""
+        USED[kind] += 1
+        return function(*args, **kwargs)
+    return counted
+
+
+def _count_cudajit_entry_points(cudajit: types.ModuleType) -> None:
+    """Count compiles (the front end builds a kernel's IR) and launches (a launch
+    configuration is made, inspected or compiled eagerly) in USED['kernel']."""
+    frontend, dispatcher = cudajit.frontend, cudajit.dispatcher
+    for name in ("build_module", "build_debug_module"):
+        setattr(frontend, name, _counting("kernel", getattr(frontend, name)))
+    cls = dispatcher.Dispatcher
+    for name in ("__getitem__", "configure", "forall", "compile", "_inspect"):
+        setattr(cls, name, _counting("kernel", getattr(cls, name)))
+
+
+def _is_test_module(name: str) -> bool:
+    """Modules of numba-cuda's test folders that are not packages nor helpers."""
+    return name.startswith("numba.cuda.tests.") and name not in HELPER_MODULES
+
+
+class _RealCudaLoader(importlib.abc.Loader):
+    """Runs a numba-cuda module with the real numba.cuda bound, then binds back."""
+
+    def __init__(self, loader: importlib.abc.Loader, real: types.ModuleType) -> None:
+        """Wrap ``loader``; ``real`` is numba.cuda."""
+        self.loader = loader
+        self.real = real
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> Any:
+        """As the wrapped loader."""
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        """Run the module with the real numba.cuda bound."""
+        previous = sys.modules["numba.cuda"]
+        _bind(self.real)
+        try:
+            self.loader.exec_module(module)
+        finally:
+            _bind(previous)
+
+
+class _NumbaInternalsFinder(importlib.abc.MetaPathFinder):
+    """Finds numba.cuda.* modules as the other finders do; numba-cuda's own get the real
+    numba.cuda while they import."""
+
+    def __init__(self, real: types.ModuleType) -> None:
+        """``real`` is numba.cuda."""
+        self.real = real
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        """The other finders' spec, its loader wrapped, for numba-cuda's own modules."""
+        if not name.startswith("numba.cuda.") or _is_test_module(name):
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _RealCudaLoader(spec.loader, self.real)
+                return spec
+        return None
+
+
+def _bind(module: types.ModuleType) -> None:
+    """Make ``module`` what ``numba.cuda`` imports as."""
+    sys.modules["numba.cuda"] = module
+    setattr(sys.modules["numba"], "cuda", module)
+
+
+def _public(module: types.ModuleType) -> dict[str, Any]:
+    """The module's names that do not start with an underscore."""
+    return {k: v for k, v in vars(module).items() if not k.startswith("_")}
+
+
+def make_cuda_module(real: types.ModuleType, cudajit: types.ModuleType) -> types.ModuleType:
+    """The module the tests get for ``numba.cuda``: cudajit's names, numba's helpers."""
+    module = types.ModuleType("cudajit", cudajit.__doc__)
+    for name, value in _public(real).items():
+        if isinstance(value, types.ModuleType):
+            setattr(module, name, value)
+    api_functions = set(getattr(cudajit.api, "__all__", ())) | {
+        "jit", "as_cuda_array", "from_cuda_array_interface", "from_dlpack", "is_cuda_array"}
+    for name, value in _public(cudajit).items():
+        if name in api_functions and callable(value) and not isinstance(value, type):
+            value = _counting("api", value)
+        setattr(module, name, value)
+    for name in FROM_NUMBA:
+        if hasattr(real, name):
+            setattr(module, name, getattr(real, name))
+    module.__path__ = list(real.__path__)  # numba.cuda.* submodules still import
+    module.__getattr__ = _submodule_getter(real)  # type: ignore[attr-defined]
+    return module
+
+
+def _submodule_getter(real: types.ModuleType) -> Callable[[str], types.ModuleType]:
+    """A module __getattr__: numba.cuda's submodules that are not imported yet
+    (``from numba.cuda import launchconfig``)."""
+    def submodule(name: str) -> types.ModuleType:
+        """numba.cuda.<name> if it is a module numba.cuda has not imported yet."""
+        if not name.startswith("_") and not hasattr(real, name):
+            try:
+                found = importlib.util.find_spec(f"{real.__name__}.{name}")
+            except ImportError:
+                found = None
+            if found is not None:
+                return importlib.import_module(f"{real.__name__}.{name}")
+        raise AttributeError(f"module 'cudajit' has no attribute '{name}'")
+    return submodule
+
+
+def install() -> None:
+    """Import numba.cuda (and the tests' helpers) for real, then bind numba.cuda to cudajit.
+    Once per process (sitecustomize.py calls it, so subprocesses of the tests bind too)."""
+    if any(isinstance(f, _NumbaInternalsFinder) for f in sys.meta_path):
+        return
+    for name in ("numba.cuda", "numba.cuda.testing", *HELPER_MODULES):
+        importlib.import_module(name)
+    real = sys.modules["numba.cuda"]
+    cudajit = importlib.import_module("cudajit")
+    importlib.import_module("cudajit.random")
+    _count_cudajit_entry_points(cudajit)
+    module = make_cuda_module(real, cudajit)
+    sys.meta_path.insert(0, _NumbaInternalsFinder(real))
+    sys.modules["numba.cuda.random"] = cudajit.random
+    _bind(module)

@@ -1,0 +1,222 @@
+"""The report of ``make compat``: build/compat/report.md and report.json from the runs.
+
+Per test and target: its outcome and, in the cudajit runs, whether it used cudajit: a kernel
+compiled or launched (``kernel``), only host functions such as ``to_device`` (``api``), or
+nothing (``none``: a pass that says nothing about cudajit, counted apart). Causes: the
+normalised exceptions of the baseline-passing tests that do not pass with cudajit, ranked
+by how many such tests each blocks.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+from pathlib import Path
+from typing import Any
+
+from causes import first_line, normalise
+
+PASSED = ("passed",)
+TOP_CAUSES_PRINTED = 15
+
+
+def _usage(record: dict[str, Any]) -> str:
+    """kernel, api or none: what of cudajit the test used."""
+    used = record.get("used", {})
+    return "kernel" if used.get("kernel") else "api" if used.get("api") else "none"
+
+
+def classify(record: dict[str, Any] | None, collect_error: str | None,
+             cudajit: bool) -> dict[str, Any]:
+    """A test's row for one target: outcome, usage and cause."""
+    if record is None:
+        message = collect_error or "not run (its file stopped early)"
+        return {"outcome": "failed", "cause": "collection: " + normalise("", message),
+                "message": first_line(message)}
+    row: dict[str, Any] = {"outcome": record["outcome"]}
+    if cudajit:
+        row["used"] = _usage(record)
+    if record["outcome"] == "failed":
+        row["cause"] = normalise(record.get("exc_type", ""), record.get("message", ""))
+        row["message"] = first_line(record.get("message", ""))[:500]
+    elif record["outcome"] in ("skipped", "xfailed"):
+        row["cause"] = f"{record['outcome']}: " + normalise("", record.get("message", ""))
+    return row
+
+
+def tabulate(runs: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    """{test id: {target: row}} over every test any run saw."""
+    table: dict[str, dict[str, dict[str, Any]]] = collections.defaultdict(dict)
+    ids_by_file: dict[str, set[str]] = collections.defaultdict(set)
+    for run in runs.values():
+        for rel, result in run["files"].items():
+            ids_by_file[rel].update(result["tests"])
+    for target, run in runs.items():
+        for rel, result in run["files"].items():
+            for test in sorted(ids_by_file[rel]):
+                table[test][target] = classify(result["tests"].get(test),
+                                               result["collect_error"], target != "numba")
+    return table
+
+
+def _passes_with_cudajit(row: dict[str, Any]) -> bool:
+    """Passed, and used cudajit."""
+    return row["outcome"] in PASSED and row.get("used") != "none"
+
+
+def summarise(table: dict[str, dict[str, dict[str, Any]]], target: str) -> dict[str, int]:
+    """Counts for one target; for a cudajit target, also against the baseline's passes."""
+    counts: collections.Counter[str] = collections.Counter()
+    for rows in table.values():
+        row = rows[target]
+        counts["tests"] += 1
+        counts[row["outcome"]] += 1
+        if target == "numba":
+            continue
+        if row["outcome"] in PASSED:
+            counts[f"passed_using_{row['used']}"] += 1
+        if rows["numba"]["outcome"] in PASSED:
+            counts["baseline_passed"] += 1
+            if _passes_with_cudajit(row):
+                counts["baseline_passed_passes_with_cudajit"] += 1
+            elif row["outcome"] in PASSED:
+                counts["baseline_passed_passes_without_cudajit"] += 1
+            else:
+                counts["baseline_passed_blocked"] += 1
+    return dict(counts)
+
+
+def rank_causes(table: dict[str, dict[str, dict[str, Any]]], target: str
+                ) -> list[dict[str, Any]]:
+    """Causes of the baseline-passing tests that do not pass on ``target``, most tests first."""
+    blocked: dict[str, list[str]] = collections.defaultdict(list)
+    for test, rows in table.items():
+        row = rows[target]
+        if rows["numba"]["outcome"] in PASSED and row["outcome"] not in PASSED:
+            blocked[row.get("cause", row["outcome"])].append(test)
+    ranked = sorted(blocked.items(), key=lambda item: (-len(item[1]), item[0]))
+    return [{"cause": cause, "count": len(tests), "tests": sorted(tests)}
+            for cause, tests in ranked]
+
+
+def per_file(table: dict[str, dict[str, dict[str, Any]]], targets: list[str]
+             ) -> dict[str, dict[str, collections.Counter[str]]]:
+    """{file: {target: counts}}."""
+    files: dict[str, dict[str, collections.Counter[str]]] = collections.defaultdict(
+        lambda: {t: collections.Counter() for t in targets})
+    for test, rows in table.items():
+        rel = test.split("::")[0]
+        for target in targets:
+            row = rows[target]
+            counts = files[rel][target]
+            counts[row["outcome"]] += 1
+            if target != "numba" and row["outcome"] in PASSED:
+                counts["passed_no_cudajit" if row["used"] == "none" else "passed_cudajit"] += 1
+    return dict(sorted(files.items()))
+
+
+def _md_escape(text: str) -> str:
+    """Text for one Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(summary: dict[str, dict[str, int]], causes: dict[str, list[dict[str, Any]]],
+             files: dict[str, Any], table: dict[str, Any], targets: list[str],
+             seconds: dict[str, int]) -> str:
+    """report.md: the summary, the causes, the files, the baseline-passing tests."""
+    cudajit_targets = [t for t in targets if t != "numba"]
+    base = summary["numba"]
+    lines = ["# numba-cuda's tests against cudajit", "",
+             "Written by `make compat` (scripts/compat). Baseline: numba-cuda's simulator "
+             "(`NUMBA_ENABLE_CUDASIM=1`); cudajit runs: the same files and settings with "
+             "`numba.cuda` bound to cudajit (`cpu`: `CUDAJIT_DEVICE=cpu`, `sim`: the "
+             "simulated GPU).", "", summary_table(summary, targets, seconds), ""]
+    for target in cudajit_targets:
+        lines += [f"## Causes ({target}): baseline-passing tests that do not pass", "",
+                  "| # | tests | cause | example |", "|---|---|---|---|"]
+        for i, cause in enumerate(causes[target], 1):
+            lines.append(f"| {i} | {cause['count']} | {_md_escape(cause['cause'])} | "
+                         f"`{cause['tests'][0]}` |")
+        lines.append("")
+    header = "| file | baseline passed | " + " | ".join(
+        f"{t} passed (cudajit) | {t} passed without cudajit | {t} failed" for t in
+        cudajit_targets) + " |"
+    lines += ["## Per file", "", header, "|---" * (2 + 3 * len(cudajit_targets)) + "|"]
+    for rel, counts in files.items():
+        if not counts["numba"]["passed"] and not any(
+                counts[t]["passed"] for t in cudajit_targets):
+            continue
+        cells = [rel, str(counts["numba"]["passed"])]
+        for t in cudajit_targets:
+            cells += [str(counts[t]["passed_cudajit"]), str(counts[t]["passed_no_cudajit"]),
+                      str(counts[t]["failed"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", f"Files with no test passing anywhere are left out; "
+              f"{base.get('tests', 0)} tests in {len(files)} files in all "
+              "(report.json has every test).", "",
+              "## Per test (baseline-passing)", "",
+              "| test | " + " | ".join(cudajit_targets) + " |",
+              "|---" * (1 + len(cudajit_targets)) + "|"]
+    for test, rows in sorted(table.items()):
+        if rows["numba"]["outcome"] not in PASSED:
+            continue
+        cells = [f"`{test}`"]
+        for t in cudajit_targets:
+            row = rows[t]
+            cell = row["outcome"] + ("" if row["outcome"] not in PASSED else
+                                     f" ({row['used']})")
+            if "cause" in row:
+                cell += ": " + _md_escape(row["cause"])
+            cells.append(cell)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+SUMMARY_ROWS = [
+    ("tests", "tests collected"),
+    ("passed", "passed"),
+    ("passed_using_kernel", "… of which compiling or launching a cudajit kernel"),
+    ("passed_using_api", "… of which calling cudajit host functions only"),
+    ("passed_using_none", "… of which without calling cudajit (counted apart)"),
+    ("failed", "failed (or errors)"),
+    ("skipped", "skipped"),
+    ("xfailed", "expected failures"),
+    ("baseline_passed", "baseline-passing tests"),
+    ("baseline_passed_passes_with_cudajit", "… passing with cudajit"),
+    ("baseline_passed_passes_without_cudajit", "… passing without calling cudajit"),
+    ("baseline_passed_blocked", "… not passing (the causes below)"),
+]
+
+
+def summary_table(summary: dict[str, dict[str, int]], targets: list[str],
+                  seconds: dict[str, int]) -> str:
+    """The headline numbers as a Markdown table, a column per target."""
+    lines = ["| | " + " | ".join(targets) + " |", "|---" * (1 + len(targets)) + "|"]
+    for key, label in SUMMARY_ROWS:
+        cells = [str(summary[t].get(key, 0)) if t != "numba" or not key.startswith(
+            ("passed_", "baseline_")) else "" for t in targets]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines.append("| minutes | " + " | ".join(f"{seconds[t] / 60:.1f}" for t in targets) + " |")
+    return "\n".join(lines)
+
+
+def write(runs: dict[str, Any], out: Path) -> str:
+    """Write report.md and report.json under ``out``; return the summary and top causes."""
+    targets = list(runs)
+    table = tabulate(runs)
+    summary = {t: summarise(table, t) for t in targets}
+    causes = {t: rank_causes(table, t) for t in targets if t != "numba"}
+    files = per_file(table, targets)
+    seconds = {t: runs[t]["seconds"] for t in targets}
+    data = {"summary": summary, "seconds": seconds, "causes": causes,
+            "files": {rel: {t: dict(c) for t, c in counts.items()}
+                      for rel, counts in files.items()},
+            "tests": table}
+    (out / "report.json").write_text(json.dumps(data, indent=1))
+    (out / "report.md").write_text(markdown(summary, causes, files, table, targets, seconds))
+    text = [summary_table(summary, targets, seconds)]
+    for target, ranked in causes.items():
+        text.append(f"\nTop causes ({target}), by baseline-passing tests blocked:")
+        text += [f"{c['count']:5d}  {c['cause']}" for c in ranked[:TOP_CAUSES_PRINTED]]
+    text.append(f"\nReport: {out / 'report.md'} and report.json")
+    return "\n".join(text)
