@@ -20,6 +20,7 @@ from .devicearray import DeviceNDArray, contiguous_strides, is_default_stream
 
 __all__ = [
     "to_device", "device_array", "device_array_like", "pinned_array", "mapped_array",
+    "pinned_array_like", "mapped_array_like", "managed_array_like",
     "managed_array", "pinned", "stream", "default_stream", "legacy_default_stream",
     "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
     "synchronize", "select_device", "get_current_device", "list_devices", "gpus",
@@ -237,11 +238,7 @@ def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
     if not (hasattr(ary, "shape") and hasattr(ary, "dtype")):
         raise TypeError(f"device_array_like() takes an array (with .shape and .dtype), got "
                         f"{type(ary).__name__}")
-    order = "F" if (getattr(ary, "flags", None) is not None and ary.flags.f_contiguous
-                    and not ary.flags.c_contiguous) else "C"
-    if isinstance(ary, DeviceNDArray):
-        order = "F" if ary.layout == "F" else "C"
-    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+    return device_array(ary.shape, ary.dtype, order=_order_like(ary), stream=stream)
 
 
 def to_device(obj: Any, stream: Any = 0, copy: bool = True,
@@ -298,6 +295,36 @@ def managed_array(shape: Any, dtype: Any = np.float64, strides: Any = None, orde
     """An array in managed (unified) memory, usable from the host and, in place,
     from kernels."""
     return _host_array("managed", shape, dtype, strides, order)
+
+
+def _order_like(ary: Any) -> str:
+    flags = getattr(ary, "flags", None)
+    if flags is not None and flags["F_CONTIGUOUS"] and not flags["C_CONTIGUOUS"]:
+        return "F"
+    return "C"
+
+
+def _like(function: Any, ary: Any, **options: Any) -> np.ndarray:
+    if not (hasattr(ary, "shape") and hasattr(ary, "dtype")):
+        raise TypeError(f"{function.__name__}_like() takes an array (with .shape and .dtype), "
+                        f"got {type(ary).__name__}")
+    return function(ary.shape, ary.dtype, order=_order_like(ary), **options)
+
+
+def pinned_array_like(ary: Any) -> np.ndarray:
+    """A pinned host array with the shape, dtype and order of ``ary``."""
+    return _like(pinned_array, ary)
+
+
+def mapped_array_like(ary: Any, stream: Any = 0, portable: bool = False,
+                      wc: bool = False) -> np.ndarray:
+    """A mapped host array with the shape, dtype and order of ``ary``."""
+    return _like(mapped_array, ary, stream=stream, portable=portable, wc=wc)
+
+
+def managed_array_like(ary: Any, stream: Any = 0, attach_global: bool = True) -> np.ndarray:
+    """A managed array with the shape, dtype and order of ``ary``."""
+    return _like(managed_array, ary, stream=stream, attach_global=attach_global)
 
 
 @contextlib.contextmanager

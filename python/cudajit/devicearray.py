@@ -70,6 +70,11 @@ class DeviceNDArray(_core.DeviceArray):
     def is_c_contiguous(self) -> bool:
         return self.layout == "C"
 
+    @property
+    def flags(self) -> dict[str, bool]:
+        """``{'C_CONTIGUOUS': ..., 'F_CONTIGUOUS': ...}``, as Numba's device arrays have."""
+        return {"C_CONTIGUOUS": self.is_c_contiguous(), "F_CONTIGUOUS": self.is_f_contiguous()}
+
     def is_f_contiguous(self) -> bool:
         return self.layout == "F" or (self.layout == "C" and sum(n > 1 for n in self.shape) <= 1)
 

@@ -135,11 +135,6 @@ class _GridGroup(_Ref):
     """cuda.cg.this_grid(): only its .sync() means something in a kernel."""
 
 
-@dataclass(frozen=True)
-class _Kernel(_Ref):
-    name: str
-
-
 Resolved = Union[IRNode, _Ref]
 
 # Objects recognised by identity, keyed by id() with the object kept for an `is` check.
@@ -186,10 +181,14 @@ def _module_kind(module: ModuleType) -> str:
 # One function -> (func@ ...)
 
 class _FunctionTranslator(CompileTimeValues):
-    def __init__(self, pyfunc: FunctionType, ir_name: str, module: "_ModuleBuilder"):
+    def __init__(self, pyfunc: FunctionType, ir_name: str, module: "_ModuleBuilder",
+                 static: dict[str, Any] | None = None):
         self.pyfunc = pyfunc
         self.ir_name = ir_name
         self.module = module
+        # Parameters given compile-time values at the call site (a dtype, a function, a
+        # constant): names bound as globals are, not parameters (_device_call).
+        self.static = static or {}
         source = read_function(pyfunc)
         self.funcdef = source.funcdef
         self.filename = source.filename
@@ -199,7 +198,7 @@ class _FunctionTranslator(CompileTimeValues):
         module_builtins = self.globals.get("__builtins__", builtins)
         self.builtins = vars(module_builtins) if isinstance(module_builtins, ModuleType) \
             else module_builtins
-        self.params = self._parameters()
+        self.params = [p for p in self._parameters() if p not in self.static]
         if module.debug:  # the hidden record of the first exception (exceptions.cpp)
             self.params.append(EXCEPTION_RECORD)
         self.locals = set(self.params) | source.bound_names
@@ -600,6 +599,8 @@ class _FunctionTranslator(CompileTimeValues):
     # -- names, attributes and calls ------------------------------------------
 
     def _lookup(self, name: str, default: Any = None) -> Any:
+        if name in self.static:
+            return self.static[name]
         if name in self.closure:
             try:
                 return self.closure[name].cell_contents
@@ -663,7 +664,8 @@ class _FunctionTranslator(CompileTimeValues):
             return _DeviceFunction(value._cudajit_device_pyfunc,
                                    getattr(value, "signature", None))
         if getattr(value, "_cudajit_kernel_pyfunc", None) is not None:
-            return _Kernel(spelled)
+            # As in Numba, a kernel called from a kernel is compiled as a device function.
+            return _DeviceFunction(value._cudajit_kernel_pyfunc, None)
         raise self._error(self._unsupported_object_message(value, spelled), node)
 
     @staticmethod
@@ -794,11 +796,7 @@ class _FunctionTranslator(CompileTimeValues):
         if isinstance(callee, _KernelIntrinsic):
             return IRNode("call", loc, callee.ir_name, *self._args(node))
         if isinstance(callee, _DeviceFunction):
-            name = self.module.device_function_name(callee.pyfunc)
-            return self._device_call(callee, name, loc, node)
-        if isinstance(callee, _Kernel):
-            raise self._error(f"kernel '{spelled}' cannot be called from a kernel; "
-                              "use @cuda.jit(device=True)", node)
+            return self._device_call(callee, loc, node)
         if isinstance(callee, _ValueIntrinsic):
             raise self._error(f"'{spelled}' is not a function; write it without parentheses",
                               node)
@@ -807,10 +805,20 @@ class _FunctionTranslator(CompileTimeValues):
                               "builtins, math functions, casts and cuda intrinsics", node)
         raise self._error(f"'{spelled}' is not callable in kernels", node)
 
-    def _device_call(self, callee: _DeviceFunction, name: str, loc: Any,
-                     node: ast.Call) -> IRNode:
+    def _device_call(self, callee: _DeviceFunction, loc: Any, node: ast.Call) -> IRNode:
         """A device-function call; with a declared signature, the scalar arguments
         and the result are converted to its types, as Numba does."""
+        if callee.signature is None:
+            static = self._static_arguments(callee.pyfunc, node)
+            if static:
+                name = self.module.device_function_name(callee.pyfunc, static)
+                runtime = [a for a, p in zip(node.args, _parameter_names(callee.pyfunc))
+                           if p not in static] + node.args[len(_parameter_names(callee.pyfunc)):]
+                args = [self._expr(a) for a in runtime]
+                if self.module.debug:
+                    args.append(IRNode("name", loc, EXCEPTION_RECORD))
+                return IRNode("callfn", loc, name, *args)
+        name = self.module.device_function_name(callee.pyfunc)
         args = self._args(node)
         if self.module.debug:
             args.append(IRNode("name", loc, EXCEPTION_RECORD))
@@ -826,6 +834,25 @@ class _FunctionTranslator(CompileTimeValues):
         if isinstance(sig.return_type, cjtypes.ScalarType):
             return IRNode("call", loc, f"cast.{sig.return_type}", call)
         return call
+
+    def _static_arguments(self, pyfunc: FunctionType, node: ast.Call) -> dict[str, Any]:
+        """The arguments known when compiling (dtypes, functions, intrinsics, constants), by
+        the callee's parameter names: the callee is specialised on them, as Numba types
+        functions and literals, so a dtype or a shape may be passed down. A parameter the
+        callee assigns stays a variable."""
+        params = _parameter_names(pyfunc)
+        assigned = read_function(pyfunc).bound_names
+        static: dict[str, Any] = {}
+        for arg, param in zip(node.args, params):
+            if param in assigned or isinstance(arg, ast.Starred):
+                continue
+            try:
+                value = self._static_value(arg)
+            except (_NotConstant, CompileError):
+                continue  # a variable, or an error the value's translation reports
+            if _is_static_argument(value):
+                static[param] = value
+        return static
 
     def _print_item(self, node: ast.expr) -> IRNode:
         """A string literal as its UTF-8 bytes (print() writes it as it is); else a value."""
@@ -860,6 +887,34 @@ class _FunctionTranslator(CompileTimeValues):
 # ---------------------------------------------------------------------------
 # The module: the entry function, then the device functions it reaches
 
+def _parameter_names(pyfunc: FunctionType) -> list[str]:
+    code = pyfunc.__code__
+    return list(code.co_varnames[:code.co_posonlyargcount + code.co_argcount])
+
+
+def _is_static_argument(value: Any) -> bool:
+    """A value a device function can be specialised on: numbers and tuples of them,
+    dtypes and casts, kernel functions and device functions (not arrays or strings)."""
+    if isinstance(value, tuple):
+        return all(_is_static_argument(v) for v in value)
+    if _is_number(value):
+        return True
+    if isinstance(value, (np.ndarray, str, bytes)) or value is None:
+        return False
+    return True
+
+
+def _static_key(value: Any) -> Any:
+    """Equal for the same compile-time value: numbers by type and value, the rest by identity."""
+    if isinstance(value, tuple):
+        return tuple(_static_key(v) for v in value)
+    if _is_number(value):
+        return (type(value), value)
+    if isinstance(value, np.dtype):
+        return value
+    return id(value)
+
+
 class _ModuleBuilder:
     def __init__(self, entry: FunctionType, debug: bool = False):
         self.entry = entry
@@ -868,9 +923,11 @@ class _ModuleBuilder:
         # (class, arguments, file, line, function name).
         self.exceptions: list[tuple[type, tuple, str, int, str]] = []
         entry_name = ir_identifier(entry.__name__)
-        self.names: dict[FunctionType, str] = {entry: entry_name}
+        # (function, its static arguments' key) -> IR name
+        self.names: dict[tuple[FunctionType, Any], str] = {(entry, ()): entry_name}
         self.used_names = {entry_name}
-        self.pending: list[FunctionType] = [entry]
+        self.pending: list[tuple[FunctionType, dict[str, Any], str]] = [(entry, {}, entry_name)]
+        self.keep_alive: list[Any] = []  # static values keyed by id() stay alive
         self.counter = 0
 
     def add_exception(self, cls: type, args: tuple, filename: str, line: int,
@@ -878,24 +935,29 @@ class _ModuleBuilder:
         self.exceptions.append((cls, args, filename, line, function))
         return len(self.exceptions)
 
-    def device_function_name(self, pyfunc: FunctionType) -> str:
-        """The IR name of a device function, queueing it for translation once."""
+    def device_function_name(self, pyfunc: FunctionType,
+                             static: dict[str, Any] | None = None) -> str:
+        """The IR name of a device function (specialised on `static` arguments), queueing
+        it for translation once."""
         pyfunc = _unwrap(pyfunc)
-        if pyfunc not in self.names:
+        static = static or {}
+        key = (pyfunc, tuple(sorted((p, _static_key(v)) for p, v in static.items())))
+        if key not in self.names:
             name = ""
             while not name or name in self.used_names:
                 self.counter += 1
                 name = f"{mangle(pyfunc.__qualname__)}_{self.counter}"
-            self.names[pyfunc] = name
+            self.names[key] = name
             self.used_names.add(name)
-            self.pending.append(pyfunc)
-        return self.names[pyfunc]
+            self.pending.append((pyfunc, static, name))
+            self.keep_alive.append(static)
+        return self.names[key]
 
     def build(self) -> str:
         functions = []
         while self.pending:  # grows while translating: calls queue their callees
-            pyfunc = self.pending.pop(0)
-            functions.append(_FunctionTranslator(pyfunc, self.names[pyfunc], self).translate())
+            pyfunc, static, name = self.pending.pop(0)
+            functions.append(_FunctionTranslator(pyfunc, name, self, static).translate())
         module = IRNode("module", None, string_atom(self.entry.__code__.co_filename),
                         *functions)
         return render(module) + "\n"

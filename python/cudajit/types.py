@@ -17,7 +17,7 @@ import numpy as np
 
 __all__ = [
     "Type", "NoneType", "ScalarType", "Array", "Tuple", "Signature",
-    "typeof", "from_dtype", "parse_signature",
+    "typeof", "from_dtype", "from_numba", "parse_signature",
     "none", "void",
     "boolean", "bool_", "b1",
     "int8", "int16", "int32", "int64", "i1", "i2", "i4", "i8",
@@ -50,6 +50,7 @@ class Type:
 
     def __call__(self, *args: Any) -> "Signature":
         """``return_type(arg_type, ...)`` makes a Signature, as in Numba."""
+        args = tuple(from_numba(a) for a in args)
         if all(isinstance(a, Type) for a in args):
             return Signature(self, args)
         raise TypeError(f"{self}(...) expects types to make a signature; got {args!r}")
@@ -102,6 +103,8 @@ class ScalarType(Type):
 
     def __call__(self, *args: Any) -> Any:
         """With types, a Signature; with one value, the value converted as NumPy would."""
+        if args and all(_is_numba_object(a) for a in args):
+            args = tuple(from_numba(a) for a in args)
         if all(isinstance(a, Type) for a in args):
             return Signature(self, args)
         if len(args) == 1:
@@ -265,6 +268,32 @@ SIGNATURE_NAMESPACE: dict[str, Any] = {
 SIGNATURE_NAMESPACE.update(Array=Array, Tuple=Tuple)
 
 
+def _is_numba_object(value: Any) -> bool:
+    return type(value).__module__.split(".")[0] == "numba"
+
+
+def from_numba(value: Any) -> Any:
+    """The cudajit type (or Signature) of a Numba or numba-cuda type object, so that
+    signatures written with ``from numba import float32`` or ``types.Array(...)`` work;
+    any other value is returned as it is. Numba need not be installed."""
+    if not _is_numba_object(value) or isinstance(value, (Type, Signature)):
+        return value
+    if hasattr(value, "args") and hasattr(value, "return_type"):  # a Numba Signature
+        args = [from_numba(a) for a in value.args]
+        return Signature(from_numba(value.return_type), args)
+    if hasattr(value, "dtype") and hasattr(value, "ndim") and hasattr(value, "layout"):
+        dtype = from_numba(value.dtype)
+        if isinstance(dtype, ScalarType):
+            return Array(dtype, int(value.ndim), str(value.layout),
+                         readonly=not getattr(value, "mutable", True))
+    if hasattr(value, "types") and isinstance(getattr(value, "types"), tuple):
+        return Tuple([from_numba(t) for t in value.types])
+    named = SIGNATURE_NAMESPACE.get(str(value))
+    if isinstance(named, (ScalarType, NoneType)):
+        return named
+    return value  # not a type cudajit has: the caller's message names it
+
+
 def from_dtype(dtype: Any, what: str = "dtype") -> ScalarType:
     """The scalar type of a NumPy dtype (or anything ``np.dtype()`` accepts)."""
     try:
@@ -325,6 +354,7 @@ def parse_signature(sig: Any) -> Signature:
     """A Signature from a Signature, a string such as ``"void(float32[::1], float32)"``
     (evaluated among the type names, as Numba does) or a tuple/list of argument
     types (the return type is then None)."""
+    sig = from_numba(sig)
     if isinstance(sig, Signature):
         return sig
     if isinstance(sig, str):
@@ -348,7 +378,7 @@ def _parse_signature_text(sig: str) -> Signature:
 def _signature_from_args(args: Sequence[Any], original: Any) -> Signature:
     types = []
     for arg in args:
-        arg_type = _eval_type_expression(arg) if isinstance(arg, str) else arg
+        arg_type = _eval_type_expression(arg) if isinstance(arg, str) else from_numba(arg)
         if not isinstance(arg_type, Type) or isinstance(arg_type, NoneType):
             raise TypeError(f"invalid signature {original!r}: argument {arg!r} is not a type; "
                             f"{_SIGNATURE_USAGE}")

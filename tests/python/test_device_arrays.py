@@ -300,3 +300,24 @@ def test_ravel_order_a_follows_the_layout(on_cpu_device):
     d = cuda.to_device(host)
     np.testing.assert_array_equal(d.ravel(order="A").copy_to_host(), host.ravel(order="A"))
     np.testing.assert_array_equal(d.T.ravel(order="A").copy_to_host(), host.T.ravel(order="A"))
+
+
+def test_flags_say_which_contiguity_as_numba_device_arrays_do():
+    c = cuda.device_array((3, 4), np.float32)
+    f = cuda.device_array((3, 4), np.float32, order="F")
+    assert c.flags == {"C_CONTIGUOUS": True, "F_CONTIGUOUS": False}
+    assert f.flags == {"C_CONTIGUOUS": False, "F_CONTIGUOUS": True}
+    assert cuda.device_array(5).flags == {"C_CONTIGUOUS": True, "F_CONTIGUOUS": True}
+
+
+@pytest.mark.parametrize("like", ["pinned_array_like", "mapped_array_like",
+                                  "managed_array_like"])
+def test_host_arrays_like_another_keep_its_shape_dtype_and_order(like):
+    f_order = np.asfortranarray(np.zeros((3, 5), np.int16))
+    made = getattr(cuda, like)(f_order)
+    assert made.shape == (3, 5) and made.dtype == np.int16 and made.flags.f_contiguous
+    made[:] = 7  # writable host memory
+    from_device = getattr(cuda, like)(cuda.device_array(4, np.float32))
+    assert from_device.shape == (4,) and from_device.dtype == np.float32
+    with pytest.raises(TypeError, match=rf"{like.replace('_like', '')}_like\(\) takes an array"):
+        getattr(cuda, like)([1, 2])

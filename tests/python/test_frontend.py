@@ -629,8 +629,6 @@ ERROR_CASES = [
     ("c = python_function(a)", "cannot call Python function 'python_function' from a kernel; "
      "decorate it with @cuda.jit(device=True)", 2, 8),
     ("c = a(1)", "cannot call 'a'", 2, 8),
-    ("c = other_kernel(a)", "kernel 'other_kernel' cannot be called from a kernel; "
-     "use @cuda.jit(device=True)", 2, 8),
     ("c = cuda.grid(b)", "cuda.grid() takes one literal argument 1, 2 or 3; got 'b'", 2, 18),
     ("c = cuda.grid(4)", "cuda.grid() takes one literal argument 1, 2 or 3; got '4'", 2, 18),
     ("c = cuda.gridsize()", "got 0 arguments", 2, 8),
@@ -833,6 +831,38 @@ def test_calling_a_scalar_type_with_a_value_converts_like_numpy():
     value = cjtypes.float32(1.1)
     assert type(value) is np.float32 and value == np.float32(1.1)
     assert type(cjtypes.int8(5)) is np.int8
+
+
+# Stand-ins for Numba's type objects (Numba is not a dependency): what from_numba reads of
+# them is their module, str(), and an Array's dtype/ndim/layout/mutable, a tuple's types, a
+# Signature's args/return_type.
+def _numba_class(name, **members):
+    return type(name, (), dict(members, __module__="numba.core.types.npytypes"))
+
+
+NumbaScalar = _numba_class("Float", __init__=lambda self, n: setattr(self, "name", n),
+                           __str__=lambda self: self.name)
+NumbaArray = _numba_class("Array", __init__=lambda self, dtype, ndim, layout, mutable=True:
+                          self.__dict__.update(dtype=dtype, ndim=ndim, layout=layout,
+                                               mutable=mutable))
+NumbaTuple = _numba_class("UniTuple", __init__=lambda self, types: setattr(self, "types", types))
+NumbaSignature = _numba_class("Signature", __init__=lambda self, rt, args:
+                              self.__dict__.update(return_type=rt, args=args))
+
+
+def test_numba_type_objects_make_cudajit_types_and_signatures():
+    f32, i64, none = NumbaScalar("float32"), NumbaScalar("int64"), NumbaScalar("none")
+    array = NumbaArray(f32, 2, "C", mutable=False)
+    assert cjtypes.from_numba(array) == cjtypes.Array(cjtypes.float32, 2, "C", readonly=True)
+    assert cjtypes.from_numba(NumbaTuple((i64, f32))) == cjtypes.Tuple([cjtypes.int64,
+                                                                        cjtypes.float32])
+    sig = cjtypes.parse_signature(NumbaSignature(none, (array, i64)))
+    assert str(sig) == "(readonly array(float32, 2d, C), int64) -> none"
+    assert str(cjtypes.parse_signature((array, f32))) == \
+        "(readonly array(float32, 2d, C), float32)"
+    assert str(cjtypes.void(NumbaArray(f32, 1, "A"))) == "(array(float32, 1d, A)) -> none"
+    with pytest.raises(TypeError, match="is not a type"):
+        cjtypes.parse_signature((NumbaScalar("float128"),))
 
 
 def test_parse_signature_accepts_strings_signatures_and_tuples():

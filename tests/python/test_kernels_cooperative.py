@@ -98,8 +98,8 @@ def test_a_grid_too_large_to_be_resident_is_refused_before_anything_runs(device)
         out[cuda.grid(1)] = 1
         cuda.cg.this_grid().sync()
 
-    # cpu: 32768 threads at most; the simulated H100: 132 multiprocessors x 2 blocks of 1024.
-    blocks = 32 + 1 if device == "cpu" else 132 * 2 + 1
+    # cpu: 8192 threads at most; the simulated H100: 132 multiprocessors x 2 blocks of 1024.
+    blocks = 8 + 1 if device == "cpu" else 132 * 2 + 1
     out = cuda.to_device(np.zeros(blocks * 1024, np.int8))
     with pytest.raises(ValueError, match=r"kernel 'touch' syncs its grid .* at most \d+ blocks "
                                          r"of 1024 threads fit on device .*got grid "

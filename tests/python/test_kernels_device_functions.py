@@ -322,3 +322,78 @@ def test_device_function_with_many_arguments():
     out = np.zeros(9)
     launch_1d(k, 9, x, out)
     np.testing.assert_allclose(out, np.polyval(np.arange(8, 0, -1), x), rtol=1e-14)
+
+
+# --- compile-time arguments: dtypes, functions and constants passed down ------------------
+
+
+@cuda.jit(device=True)
+def shared_histogram(values, out, dtype, bins, combine, cast):
+    # dtype, bins, combine and cast are known when compiling (numba-cuda's atomics tests
+    # pass them so): a shared array of `bins` items of `dtype`, updated with `combine`.
+    t = cuda.threadIdx.x
+    counts = cuda.shared.array(bins, dtype)
+    if t < bins:
+        counts[t] = 0
+    cuda.syncthreads()
+    combine(counts, cast(values[t] % bins), 1)
+    cuda.syncthreads()
+    if t < bins:
+        out[t] = counts[t]
+
+
+@cuda.jit(device=True)
+def as_int(x):
+    return int(x)
+
+
+def test_dtypes_functions_and_shapes_pass_to_device_functions_as_numba_allows():
+    @cuda.jit
+    def histogram32(values, out):
+        shared_histogram(values, out, np.uint32, 16, cuda.atomic.add, as_int)
+
+    @cuda.jit
+    def histogram64(values, out):
+        shared_histogram(values, out, cuda.int64, 8, cuda.atomic.add, as_int)
+
+    values = np.arange(64, dtype=np.int64) * 7
+    out32 = np.zeros(16, np.uint32)
+    histogram32[1, 64](values, out32)
+    np.testing.assert_array_equal(out32, np.bincount(values % 16, minlength=16))
+    out64 = np.zeros(8, np.int64)
+    histogram64[1, 64](values, out64)
+    np.testing.assert_array_equal(out64, np.bincount(values % 8, minlength=8))
+
+
+def test_a_constant_argument_the_callee_assigns_stays_a_variable():
+    @cuda.jit(device=True)
+    def count_down(n):
+        total = 0
+        while n > 0:
+            total += n
+            n -= 1
+        return total
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = count_down(10)
+
+    out = np.zeros(1, np.int64)
+    kernel[1, 1](out)
+    assert out[0] == 55
+
+
+def test_a_kernel_called_from_a_kernel_is_a_device_function_as_in_numba():
+    @cuda.jit
+    def twice(x):
+        return 2 * x
+
+    @cuda.jit
+    def caller(out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = twice(i)
+
+    out = np.zeros(40, np.int64)
+    caller[2, 32](out)
+    np.testing.assert_array_equal(out, 2 * np.arange(40))

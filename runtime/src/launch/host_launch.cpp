@@ -123,7 +123,9 @@ WorkerPool& pool() {
 unsigned host_worker_count() { return pool().size(); }
 
 uint64_t host_cooperative_blocks(uint64_t block_threads) {
-  return std::clamp<uint64_t>(32768 / std::max<uint64_t>(block_threads, 1), 1, 256);
+  // Each fiber's stack is two mappings (its guard page apart): 8192 threads stay well
+  // inside Linux's default 65530 mappings per process.
+  return std::clamp<uint64_t>(8192 / std::max<uint64_t>(block_threads, 1), 1, 256);
 }
 
 namespace {

@@ -35,7 +35,7 @@ unsigned host_worker_count();
 
 // A kernel that syncs its grid (HostKernel::cooperative) runs each block on an
 // OS thread of its own, all at once, each thread a fiber: at most 256 blocks
-// and 32768 threads (as a GPU's multiprocessors bound its resident blocks).
+// and 8192 threads (as a GPU's multiprocessors bound its resident blocks).
 uint64_t host_cooperative_blocks(uint64_t block_threads);
 
 }  // namespace cudajit::runtime
