@@ -14,6 +14,7 @@ import ast
 import builtins
 import inspect
 import math
+import operator
 import sys
 from dataclasses import dataclass
 from types import FunctionType, ModuleType
@@ -55,6 +56,20 @@ BINARY_OPERATORS = {
 UNARY_OPERATORS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
 COMPARE_OPERATORS = {
     ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+}
+
+# The operator module's functions: the IR node each call becomes, and its operator.
+OPERATOR_FUNCTIONS: dict[Any, tuple[str, str]] = {
+    **{getattr(operator, name): ("binop", symbol) for names, symbol in [
+        (("add", "iadd"), "+"), (("sub", "isub"), "-"), (("mul", "imul"), "*"),
+        (("truediv", "itruediv"), "/"), (("floordiv", "ifloordiv"), "//"),
+        (("mod", "imod"), "%"), (("pow", "ipow"), "**"), (("and_", "iand"), "&"),
+        (("or_", "ior"), "|"), (("xor", "ixor"), "^"), (("lshift", "ilshift"), "<<"),
+        (("rshift", "irshift"), ">>")] for name in names},
+    **{getattr(operator, name): ("compare", symbol) for name, symbol in [
+        ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!=")]},
+    operator.neg: ("unary", "-"), operator.pos: ("unary", "+"), operator.invert: ("unary", "~"),
+    operator.inv: ("unary", "~"), operator.not_: ("not", ""),
 }
 
 # Plural descriptions for the message "<what> are not supported in kernels".
@@ -131,6 +146,13 @@ class _DeviceFunction(_Ref):
 
 
 @dataclass(frozen=True)
+class _OperatorFunction(_Ref):
+    """operator.add and friends: a call is the operator's expression."""
+    node: str  # "binop", "compare", "unary" or "not"
+    symbol: str
+
+
+@dataclass(frozen=True)
 class _GridGroup(_Ref):
     """cuda.cg.this_grid(): only its .sync() means something in a kernel."""
 
@@ -155,6 +177,9 @@ _register(intrinsics.laneid, _ValueIntrinsic(intrinsics.laneid.ir_name))
 _register(intrinsics.warpsize, _ValueIntrinsic(intrinsics.warpsize.ir_name))
 for _function, _ir_name in intrinsics.KERNEL_FUNCTIONS.values():
     _register(_function, _KernelIntrinsic(_ir_name))
+for _function, (_node, _symbol) in OPERATOR_FUNCTIONS.items():
+    _register(_function, _OperatorFunction(_node, _symbol))
+_register(operator.abs, _BuiltinFunction("abs"))
 for _name in PYTHON_BUILTINS + ("print",):
     _register(getattr(builtins, _name), _BuiltinFunction(_name))
 # Any public function of math passes through; the compiler owns the list it supports.
@@ -381,6 +406,9 @@ class _FunctionTranslator(CompileTimeValues):
         break/continue, becomes ``for i in range(len(t)): x = t[i]`` over the
         iterable evaluated once (tuples whose items unify, and arrays, by rows)."""
         loc = self._loc(node)
+        zipped = self._enumerate_or_zip(node)
+        if zipped is not None:
+            return zipped
         items = self._constant_items(node.iter)
         if items is not None and not self._breaks_out(node.body):
             statements: list[IRNode] = []
@@ -399,6 +427,51 @@ class _FunctionTranslator(CompileTimeValues):
         return [IRNode("assign", loc, iterable, self._expr(node.iter)),
                 IRNode("for", loc, index, IRNode("int", loc, "0"), length,
                        IRNode("int", loc, "1"), body)]
+
+    def _builtin_call(self, node: ast.expr, function: Any) -> bool:
+        """Whether `node` calls the builtin `function` (enumerate, zip)."""
+        if not isinstance(node, ast.Call) or node.keywords:
+            return False
+        try:
+            return self._static_value(node.func) is function
+        except (_NotConstant, CompileError):
+            return False
+
+    def _enumerate_or_zip(self, node: ast.For) -> list[IRNode] | None:
+        """``for i, x in enumerate(t[, start])``, ``for x, y in zip(a, b, ...)`` and
+        ``enumerate(zip(...))`` over arrays and tuples: an index loop over the iterables
+        evaluated once, to the shortest, the target assigned from the items."""
+        call = node.iter
+        enumerating = self._builtin_call(call, builtins.enumerate)
+        if not enumerating and not self._builtin_call(call, builtins.zip):
+            return None
+        assert isinstance(call, ast.Call)
+        loc = self._loc(node)
+        if enumerating and not 1 <= len(call.args) <= 2:
+            raise self._error(f"enumerate() takes 1 or 2 arguments; got {len(call.args)}", call)
+        zipped = call if not enumerating else call.args[0]
+        zipping = self._builtin_call(zipped, builtins.zip)
+        sequences = zipped.args if zipping else [zipped]  # type: ignore[union-attr]
+        if not sequences:
+            raise self._error("zip() needs at least one iterable in kernels", zipped)
+        self.chain_temps += 1
+        stem = f"iter.{self.chain_temps}"
+        index = IRNode("name", loc, f"{stem}.i")
+        setup, names = [], []
+        for k, sequence in enumerate(sequences):
+            names.append(IRNode("name", loc, f"{stem}.{k}"))
+            setup.append(IRNode("assign", loc, names[-1], self._expr(sequence)))
+        items = [IRNode("subscript", loc, n, index) for n in names]
+        value = IRNode("tuple", loc, *items) if zipping else items[0]  # zip yields tuples
+        if enumerating:
+            start = self._expr(call.args[1]) if len(call.args) == 2 else IRNode("int", loc, "0")
+            value = IRNode("tuple", loc, IRNode("binop", loc, "+", index, start), value)
+        lengths = [IRNode("call", loc, "len", n) for n in names]
+        length = lengths[0] if len(lengths) == 1 else IRNode("call", loc, "min", *lengths)
+        body = IRNode("block", loc, IRNode("assign", loc, self._target(node.target), value),
+                      *self._statements(node.body))
+        return setup + [IRNode("for", loc, index, IRNode("int", loc, "0"), length,
+                               IRNode("int", loc, "1"), body)]
 
     def _constant_items(self, node: ast.expr) -> list[IRNode] | None:
         """The items of a tuple known here (a literal or a frozen global), as IR."""
@@ -793,6 +866,17 @@ class _FunctionTranslator(CompileTimeValues):
             return IRNode("call", loc, callee.ir_name, *self._args(node))
         if isinstance(callee, _GridIntrinsic):
             return IRNode("call", loc, f"cuda.{callee.name}", self._grid_ndim(node, spelled))
+        if isinstance(callee, _OperatorFunction):
+            arity = 2 if callee.node in ("binop", "compare") else 1
+            if len(node.args) != arity:
+                raise self._error(f"{spelled}() takes {arity} argument{'s' * (arity > 1)}; "
+                                  f"got {len(node.args)}", node)
+            args = self._args(node)
+            if callee.node == "compare":
+                return IRNode("compare", loc, args[0], callee.symbol, args[1])
+            if callee.node == "not":
+                return IRNode("not", loc, args[0])
+            return IRNode(callee.node, loc, callee.symbol, *args)
         if isinstance(callee, _KernelIntrinsic):
             return IRNode("call", loc, callee.ir_name, *self._args(node))
         if isinstance(callee, _DeviceFunction):

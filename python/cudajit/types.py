@@ -255,6 +255,15 @@ def _bfloat16_dtype() -> np.dtype:
 bfloat16 = ScalarType("bfloat16", np.void)
 bfloat16.numpy_dtype = _bfloat16_dtype()
 
+# Numba's type groups (numba.core.types.signed_domain ...), which programs and tests use to
+# list the types they try.
+signed_domain = frozenset([int8, int16, int32, int64])
+unsigned_domain = frozenset([uint8, uint16, uint32, uint64])
+integer_domain = signed_domain | unsigned_domain
+real_domain = frozenset([float32, float64])
+complex_domain = frozenset([complex64, complex128])
+number_domain = integer_domain | real_domain | complex_domain
+
 SCALAR_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                 float16, float32, float64, complex64, complex128)
 _SCALAR_BY_DTYPE = {t.numpy_dtype: t for t in SCALAR_TYPES}

@@ -595,7 +595,7 @@ ERROR_CASES = [
     ("while a:\n        pass\n    else:\n        pass", "'else' clauses on while loops", 2, 4),
     ("for i in range(3):\n        pass\n    else:\n        pass",
      "'else' clauses on for loops", 2, 4),
-    ("for i in zip(a, b):\n        pass", "builtin 'zip' is not supported", 2, 13),
+    ("for i in reversed(a):\n        pass", "builtin 'reversed' is not supported", 2, 13),
     ("for i, j in range(3):\n        pass", "target must be a single variable", 2, 8),
     ("for i in range():\n        pass", "range() takes 1 to 3 arguments; got 0", 2, 13),
     ("try:\n        pass\n    except Exception:\n        pass",

@@ -340,3 +340,29 @@ def test_cast_to_bool_and_complex_types():
     casts[1, 1](0.5, bout, cout)
     np.testing.assert_array_equal(bout, [True, False])
     np.testing.assert_array_equal(cout, [0.5 + 0j, 1.0 + 0j])
+
+
+def test_the_operator_module_in_kernels_is_the_operators():
+    import operator
+
+    @cuda.jit
+    def apply(a, b, out, flags):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i, 0] = operator.add(a[i], b[i])
+            out[i, 1] = operator.truediv(a[i], b[i])
+            out[i, 2] = operator.mod(a[i], b[i])
+            out[i, 3] = operator.neg(a[i])
+            out[i, 4] = operator.pow(a[i], 2)
+            out[i, 5] = operator.abs(b[i])
+            flags[i, 0] = operator.lt(a[i], b[i])
+            flags[i, 1] = operator.not_(operator.eq(a[i], b[i]))
+
+    a = np.array([1.5, -2.0, 3.0, 7.25])
+    b = np.array([2.0, -2.0, -0.5, 3.0])
+    out = np.zeros((4, 6))
+    flags = np.zeros((4, 2), np.bool_)
+    apply[1, 32](a, b, out, flags)
+    expected = np.stack([a + b, a / b, np.mod(a, b), -a, a**2, np.abs(b)], axis=1)
+    np.testing.assert_array_equal(out, expected)
+    np.testing.assert_array_equal(flags, np.stack([a < b, a != b], axis=1))

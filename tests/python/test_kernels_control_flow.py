@@ -688,3 +688,24 @@ def test_for_over_what_cannot_be_iterated_is_a_compile_error():
 
     with pytest.raises(cuda.CompileError, match=r"len\(\) needs an array or a tuple, got float64"):
         cuda.jit(over_number)[1, 1](np.zeros(1))
+
+
+def test_for_over_enumerate_and_zip_of_arrays_and_tuples():
+    @cuda.jit
+    def weighted(a, b, out):
+        total = 0.0
+        for i, x in enumerate(a):
+            total += i * x
+        out[0] = total
+        for j, (x, y) in enumerate(zip(a, b), 10):
+            out[1] += j * x * y
+        for x, y, z in zip(a, b, (1.0, 2.0, 3.0)):  # to the shortest: 3 items
+            out[2] += x * y * z
+
+    a = np.arange(1.0, 6.0)
+    b = np.arange(6.0, 10.0)  # one shorter than a
+    out = np.zeros(3)
+    weighted[1, 1](a, b, out)
+    assert out[0] == sum(i * x for i, x in enumerate(a))
+    assert out[1] == sum(j * x * y for j, (x, y) in enumerate(zip(a, b), 10))
+    assert out[2] == sum(x * y * z for x, y, z in zip(a, b, (1.0, 2.0, 3.0)))
