@@ -925,6 +925,8 @@ class _FunctionTranslator(CompileTimeValues):
         functions and literals, so a dtype or a shape may be passed down. A parameter the
         callee assigns stays a variable."""
         params = _parameter_names(pyfunc)
+        if len(node.args) != len(params):
+            return {}  # the call's arity error is reported with the function's own counts
         assigned = read_function(pyfunc).bound_names
         static: dict[str, Any] = {}
         for arg, param in zip(node.args, params):

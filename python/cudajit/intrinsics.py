@@ -142,6 +142,17 @@ atomic = _namespace("atomic", "Atomic read-modify-write of one array element.", 
                         "returns the old value.",
 })
 
+# For cudajit.libdevice's functions: bits reinterpreted, and the Bessel functions
+# (libdevice's on the GPU, libm's on the cpu device). Not Numba's API.
+reinterpret = _namespace("reinterpret", "A number's bits as another type of the same width.", {
+    name: f"The bits of a number of the same width as {name}." for name in
+    ("int16", "uint16", "float16", "int32", "uint32", "float32", "int64", "uint64", "float64")
+})
+libm = _namespace("libm", "Bessel functions of the first and second kind.", {
+    "j0": "J0(x).", "j1": "J1(x).", "jn": "Jn(n, x).",
+    "y0": "Y0(x).", "y1": "Y1(x).", "yn": "Yn(n, x).",
+})
+
 cg = _namespace("cg", "Cooperative groups.", {
     "this_grid": "The group of every thread of the grid; its ``.sync()`` waits until every "
                  "thread of the grid has reached it. A kernel that calls it is launched "

@@ -626,9 +626,10 @@ def test_conversions_rounded_to_nearest(name, dtype, result, convert):
 
 def test_the_module_has_numbas_names_and_is_cuda_libdevice():
     assert cuda.libdevice is libdevice
-    assert len(libdevice.__all__) == 236
-    assert {"sinf", "sin", "popc", "frexp", "sincos", "double2float_rn"} <= set(libdevice.__all__)
-    for missing in ("fadd_rz", "float_as_int", "double2float_rz", "j0"):
+    assert len(libdevice.__all__) == 257
+    assert {"sinf", "sin", "popc", "frexp", "sincos", "double2float_rn", "float_as_int",
+            "j0", "ynf"} <= set(libdevice.__all__)
+    for missing in ("fadd_rz", "double2float_rz"):
         assert not hasattr(libdevice, missing)
 
 
@@ -663,3 +664,76 @@ def test_compile_ptx_of_a_kernel_using_a_dozen_functions(check_ptx):
 
     ptx, _ = cuda.compile_ptx(uses_libdevice, "void(float64[::1], int32[::1], float64[::1])")
     check_ptx(ptx)
+
+
+# --- bit reinterpretation and Bessel functions -------------------------------------------
+
+
+def test_bit_reinterpretation_round_trips_every_pattern_and_matches_numpy_views():
+    @cuda.jit
+    def bits(f, d, as_int, back, as_long, halves, pieces, rebuilt):
+        i = cuda.grid(1)
+        if i < f.size:
+            as_int[i] = libdevice.float_as_int(f[i])
+            back[i] = libdevice.int_as_float(as_int[i])
+            as_long[i] = libdevice.double_as_longlong(d[i])
+            rebuilt[i, 0] = libdevice.longlong_as_double(as_long[i])
+            pieces[i, 0] = libdevice.double2hiint(d[i])
+            pieces[i, 1] = libdevice.double2loint(d[i])
+            rebuilt[i, 1] = libdevice.hiloint2double(pieces[i, 0], pieces[i, 1])
+            halves[i] = libdevice.float2half_rn(f[i])
+            back[i + f.size] = libdevice.half2float(halves[i])
+
+    f = np.array([1.5, -0.0, np.inf, -np.nan, 1e-45, 65519.0, 70000.0, 1 / 3], np.float32)
+    d = np.array([2.75, -0.0, np.inf, 5e-324, -1e300, np.pi, 1.0, -2.5])
+    n = f.size
+    as_int, back = np.zeros(n, np.int32), np.zeros(2 * n, np.float32)
+    as_long, halves = np.zeros(n, np.int64), np.zeros(n, np.int16)
+    pieces, rebuilt = np.zeros((n, 2), np.int32), np.zeros((n, 2))
+    bits[1, 32](f, d, as_int, back, as_long, halves, pieces, rebuilt)
+    np.testing.assert_array_equal(as_int, f.view(np.int32))
+    np.testing.assert_array_equal(back[:n].view(np.int32), f.view(np.int32))  # NaN bits too
+    np.testing.assert_array_equal(as_long, d.view(np.int64))
+    np.testing.assert_array_equal(rebuilt[:, 0].view(np.int64), d.view(np.int64))
+    np.testing.assert_array_equal(rebuilt[:, 1].view(np.int64), d.view(np.int64))
+    np.testing.assert_array_equal(pieces[:, 0], (d.view(np.int64) >> 32).astype(np.int32))
+    np.testing.assert_array_equal(pieces[:, 1], d.view(np.uint64).astype(np.uint32).view(np.int32))
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(halves, f.astype(np.float16).view(np.int16))
+        np.testing.assert_array_equal(back[n:], f.astype(np.float16).astype(np.float32))
+
+
+@pytest.mark.parametrize("name", ["j0", "j1", "y0", "y1", "jn", "yn"])
+def test_bessel_functions_agree_with_mpmath(name):
+    mpmath = pytest.importorskip("mpmath")
+    wide = getattr(libdevice, name)
+    narrow = getattr(libdevice, name + "f")
+    with_order = name in ("jn", "yn")
+
+    @cuda.jit
+    def of_order_3(x, out64, out32):
+        i = cuda.grid(1)
+        if i < x.size:
+            out64[i] = wide(3, x[i])
+            out32[i] = narrow(3, np.float32(x[i]))
+
+    @cuda.jit
+    def of_x(x, out64, out32):
+        i = cuda.grid(1)
+        if i < x.size:
+            out64[i] = wide(x[i])
+            out32[i] = narrow(np.float32(x[i]))
+
+    evaluate = of_order_3 if with_order else of_x
+
+    x = np.array([0.25, 0.5, 1.0, 2.75, 5.5, 10.0, 31.0, 100.0])
+    out64, out32 = np.zeros_like(x), np.zeros(x.size, np.float32)
+    evaluate[1, 32](x, out64, out32)
+    kind = mpmath.besselj if name[0] == "j" else mpmath.bessely
+    order = 3 if with_order else int(name[1])
+    expected = np.array([float(kind(order, v)) for v in x])
+    # libm and libdevice document absolute errors of a few 1e-12 for large x.
+    np.testing.assert_allclose(out64, expected, rtol=1e-10, atol=5e-12)
+    expected32 = np.array([float(kind(order, float(np.float32(v)))) for v in x])
+    np.testing.assert_allclose(out32, expected32, rtol=2e-5, atol=2e-6)
+    assert out32.dtype == np.float32

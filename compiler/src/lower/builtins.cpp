@@ -81,6 +81,27 @@ llvm::Value* FunctionLowering::call_bit_math(const Node& n, std::string_view nam
   return call_math("cbrt", result.scalar(), xs);
 }
 
+// cuda.reinterpret.<type> (the bits, unchanged) and the Bessel functions of
+// cuda.libm (libdevice's __nv_j0 ... on the GPU, libm's j0 ... on the host).
+llvm::Value* FunctionLowering::call_libdevice_support(const Node& n, std::string_view name) {
+  const Type& result = type_of(n);
+  std::vector<Value> args;
+  for (const auto& c : n.children) args.push_back({expr(*c), type_of(*c)});
+  if (name.starts_with("reinterpret.")) return b_.CreateBitCast(args[0].v, m_.value_type(result));
+  const std::string function(name.substr(5));
+  const Scalar f = result.scalar();
+  if (function == "jn" || function == "yn") {
+    llvm::Value* order = cast(args[0].v, args[0].type, Type::scalar(Scalar::Int32));
+    llvm::Value* x = cast(args[1].v, args[1].type, result);
+    llvm::Type* t = x->getType();
+    auto callee =
+        m_.module.getOrInsertFunction(m_.hooks.math_symbol(function, f == Scalar::Float32),
+                                      llvm::FunctionType::get(t, {b_.getInt32Ty(), t}, false));
+    return b_.CreateCall(callee, {order, x});
+  }
+  return call_math(function, f, {cast(args[0].v, args[0].type, result)});
+}
+
 // Round half to even, as Python's round(); with ndigits, Numba's algorithm:
 // scale by 10**ndigits, round, scale back.
 llvm::Value* FunctionLowering::round(llvm::Value* x, Scalar s, llvm::Value* ndigits) {
@@ -163,6 +184,8 @@ llvm::Value* FunctionLowering::call_cuda_builtin(const Node& n, std::string_view
   if (name == "popc" || name == "brev" || name == "clz" || name == "ffs" || name == "fma" ||
       name == "cbrt" || name == "selp")
     return call_bit_math(n, name);
+  if (name.starts_with("reinterpret.") || name.starts_with("libm."))
+    return call_libdevice_support(n, name);
   if (name.starts_with("shared.array.")) return shared_array(n);
   if (name.starts_with("local.array.")) return local_array(n);
   if (name.starts_with("const.array.")) return const_array(n);

@@ -258,6 +258,35 @@ std::optional<Type> type_bit_math(const Node& call, std::string_view name,
   return std::nullopt;
 }
 
+// cuda.reinterpret.<type>(x): x's bits as <type> (libdevice's float_as_int ...),
+// and cuda.libm.<j0 ...>: the Bessel functions libdevice and libm have.
+std::optional<Type> type_libdevice_support(const Node& call, std::string_view name,
+                                           const std::vector<Type>& args) {
+  const std::string what = "cuda." + std::string(name) + "()";
+  if (name.starts_with("reinterpret.")) {
+    auto target = scalar_from_name(name.substr(12));
+    expect_args(call, args, 1, 1);
+    if (!target || !args[0].is_scalar() || args[0].is_scalar(Scalar::Bool) ||
+        is_complex(args[0].scalar()) || args[0].scalar() == Scalar::BFloat16 ||
+        bit_width(args[0].scalar()) != bit_width(*target))
+      type_error(call, what + " needs a number of the same width, got " + args[0].str());
+    return Type::scalar(*target);
+  }
+  if (name == "libm.j0" || name == "libm.j1" || name == "libm.y0" || name == "libm.y1") {
+    expect_args(call, args, 1, 1);
+    expect_real(call, args[0]);
+    return Type::scalar(math_float(args) == Scalar::Float32 ? Scalar::Float32 : Scalar::Float64);
+  }
+  if (name == "libm.jn" || name == "libm.yn") {
+    expect_args(call, args, 2, 2);
+    if (!args[0].is_scalar() || !is_integer(args[0].scalar()))
+      type_error(call, what + " needs an integer order, got " + args[0].str());
+    expect_real(call, args[1]);
+    return Type::scalar(args[1].is_scalar(Scalar::Float32) ? Scalar::Float32 : Scalar::Float64);
+  }
+  return std::nullopt;
+}
+
 // cuda.const.array.<dtype>: a NumPy array frozen into the kernel (a global, a
 // closure variable or cuda.const.array_like): a shape tuple and its bytes.
 Type type_const_array(const Node& call, std::string_view name) {
@@ -284,6 +313,7 @@ Type type_cuda(const Node& call, std::string_view name, const std::vector<Type>&
                TypedFunction& out) {
   if (name.starts_with("const.array.")) return type_const_array(call, name);
   if (auto bits = type_bit_math(call, name, args)) return *bits;
+  if (auto support = type_libdevice_support(call, name, args)) return *support;
   if (auto warp = type_warp(call, name, args)) return *warp;
   if (name.starts_with("shared.array.") || name.starts_with("local.array."))
     return type_array_allocation(call, name);

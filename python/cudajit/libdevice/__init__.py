@@ -30,6 +30,7 @@ from .math32 import *  # noqa: F401,F403
 from .fast import *  # noqa: F401,F403
 from .rounded import *  # noqa: F401,F403
 from .conversions import *  # noqa: F401,F403
+from .bits import *  # noqa: F401,F403
 from ..dispatcher import DeviceFunction
 
 # Every public function above: libdevice's names, as numba.cuda.libdevice has them.
