@@ -9,6 +9,7 @@ C++ (``cudajit._core.Dispatcher``); this module only holds the Python face.
 
 from __future__ import annotations
 
+import importlib
 import operator
 import os
 from typing import Any, Callable, Sequence
@@ -67,6 +68,10 @@ class Dispatcher(_core.Dispatcher):
         self.__wrapped__ = py_func
         self.fastmath = fastmath
         self.debug = debug
+        # What a copy in another process is made from (pickling by value).
+        self._options = dict(fastmath=fastmath, lineinfo=lineinfo, debug=debug,
+                             max_registers=max_registers, cache_dir=cache_dir)
+        self._declared = [parse_signature(s) for s in signatures]
         self._exceptions: list[tuple[type, tuple, str, int, str]] = []
         self._llvm_ir_cache: dict[tuple[tuple[str, ...], int], str] = {}
         for signature in signatures:
@@ -84,6 +89,17 @@ class Dispatcher(_core.Dispatcher):
 
     def __repr__(self) -> str:
         return f"<cudajit kernel {self.__name__}>"
+
+    def __reduce__(self) -> tuple:
+        """Pickled by module and qualified name where that finds this kernel (the
+        other process imports it), else by its Python function, its declared
+        signatures and options: compiled anew where it is unpickled. A function
+        without a module to import it from pickles only with cloudpickle (as Dask
+        and multiprocessing's spawn with cloudpickle do)."""
+        reference = _by_reference(self, self.py_func)
+        if reference is not None:
+            return reference
+        return (_rebuild_kernel, (type(self), self.py_func, self._declared, self._options))
 
     def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> Any:
         """A launch configuration covering ``ntasks`` threads in 1-d: ``tpb``
@@ -202,6 +218,38 @@ class DeviceFunction:
 
     def __repr__(self) -> str:
         return f"<cudajit device function {self.__name__}>"
+
+    def __reduce__(self) -> tuple:
+        """As a kernel pickles: by reference where importable, else by its function."""
+        reference = _by_reference(self, self.py_func)
+        if reference is not None:
+            return reference
+        return (DeviceFunction, (self.py_func, self.signature, self.fastmath))
+
+
+def _by_reference(obj: Any, py_func: Callable[..., Any]) -> tuple | None:
+    """(import_attribute, (module, qualname)) when that names `obj` itself."""
+    module_name = getattr(py_func, "__module__", None)
+    qualname = getattr(py_func, "__qualname__", "")
+    if not module_name or "<locals>" in qualname or module_name == "__main__":
+        return None
+    try:
+        found = _import_attribute(module_name, qualname)
+    except (ImportError, AttributeError):
+        return None
+    return (_import_attribute, (module_name, qualname)) if found is obj else None
+
+
+def _import_attribute(module_name: str, qualname: str) -> Any:
+    value: Any = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def _rebuild_kernel(cls: type, py_func: Callable[..., Any], declared: list[Any],
+                    options: dict[str, Any]) -> "Dispatcher":
+    return cls(py_func, declared, **options)
 
 
 def return_type_from_name(name: str) -> Type | str:

@@ -1,0 +1,82 @@
+"""Kernels and device functions pickle, so they travel to other processes (Dask
+workers, multiprocessing): by module and qualified name where importable, else
+by their Python function, declared signatures and options."""
+
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+from cudajit.dispatcher import DebugDispatcher
+
+import pickled_kernels
+
+pytestmark = pytest.mark.usefixtures("device")
+
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+PYTHON_DIR = os.path.join(os.path.dirname(os.path.dirname(TESTS_DIR)), "python")
+
+
+def test_importable_kernels_and_device_functions_pickle_by_reference():
+    assert pickle.loads(pickle.dumps(pickled_kernels.triple_all)) is pickled_kernels.triple_all
+    assert pickle.loads(pickle.dumps(pickled_kernels.triple)) is pickled_kernels.triple
+
+
+def test_a_pickled_kernel_runs_in_another_process():
+    payload = pickle.dumps(pickled_kernels.triple_all)
+    code = textwrap.dedent("""\
+        import pickle, sys
+        import numpy as np
+        kernel = pickle.loads(sys.stdin.buffer.read())
+        values = np.arange(5.0)
+        kernel[1, 32](values)
+        print(values.tolist(), kernel.signatures)
+        """)
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([PYTHON_DIR, TESTS_DIR]),
+                       CUDAJIT_DEVICE="cpu")
+    result = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
+                            env=environment, timeout=120)
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.decode().split("\n")[0] == \
+        "[0.0, 3.0, 6.0, 9.0, 12.0] [('array(float64, 1d, C)',)]"
+
+
+def test_a_kernel_made_in_a_function_rebuilds_from_its_function_signatures_and_options():
+    @cuda.jit("void(int64[::1], int64)", fastmath=True, debug=True)
+    def add(values, amount):
+        i = cuda.grid(1)
+        if i < values.size:
+            values[i] += amount
+
+    rebuild, arguments = add.__reduce__()  # what cloudpickle (Dask) pickles by value
+    copy = rebuild(*arguments)
+    assert type(copy) is DebugDispatcher and copy is not add
+    assert copy.fastmath and copy.debug and copy.signatures == add.signatures
+    values = np.arange(4)
+    copy[1, 32](values, 10)
+    np.testing.assert_array_equal(values, np.arange(4) + 10)
+    with pytest.raises((pickle.PicklingError, AttributeError), match="add"):
+        pickle.dumps(add)  # plain pickle cannot carry a local function: it says which
+
+
+def test_a_device_function_made_in_a_function_rebuilds_too():
+    @cuda.jit("float64(float64)", device=True)
+    def halve(x):
+        return x / 2
+
+    rebuild, arguments = halve.__reduce__()
+    copy = rebuild(*arguments)
+    assert copy is not halve and str(copy.signature) == str(halve.signature)
+
+    @cuda.jit
+    def use(values):
+        values[0] = copy(values[0])
+
+    values = np.array([5.0])
+    use[1, 1](values)
+    assert values[0] == 2.5
