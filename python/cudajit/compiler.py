@@ -8,7 +8,7 @@ from typing import Any, Callable
 from . import _core, caching, frontend
 from .dispatcher import (DebugDispatcher, DeviceFunction, Dispatcher, cc_number,
                          return_type_from_name)
-from .types import Signature, Type, parse_signature
+from .types import Signature, Type, from_numba, parse_signature
 
 __all__ = ["jit", "compile_ptx"]
 
@@ -24,7 +24,7 @@ _MAX_REGISTERS_LIMIT = 255
 
 
 def _is_signature(value: Any) -> bool:
-    return isinstance(value, (str, Signature, tuple)) or (
+    return isinstance(from_numba(value), (str, Signature, tuple)) or (
         isinstance(value, list) and all(_is_signature(v) for v in value))
 
 

@@ -937,3 +937,15 @@ def test_from_dtype():
     assert cjtypes.from_dtype("?") is cjtypes.bool_
     with pytest.raises(TypeError, match="unsupported dtype"):
         cjtypes.from_dtype(np.dtype("datetime64[s]"))
+
+
+def test_jit_takes_a_numba_signature_object():
+    import cudajit
+
+    sig = NumbaSignature(NumbaScalar("none"), (NumbaArray(NumbaScalar("float64"), 1, "C"),))
+    kernel = cudajit.jit(sig)(lambda_free_kernel)
+    assert kernel.signatures == [("array(float64, 1d, C)",)]
+
+
+def lambda_free_kernel(values):
+    values[0] = 1.0
