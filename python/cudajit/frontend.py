@@ -41,7 +41,7 @@ INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
 
 VALUE_ATTRIBUTES = ("shape", "strides", "ndim", "size", "real", "imag")
-METHODS = ("conjugate",)
+METHODS = ("conjugate", "bit_count")
 PYTHON_BUILTINS = ("range", "len", "min", "max", "abs", "int", "float", "bool", "complex", "round")
 MATH_CONSTANTS = ("pi", "e", "inf", "nan", "tau")
 DIM3_NAMES = tuple(d.name for d in intrinsics.DIM3_INTRINSICS)

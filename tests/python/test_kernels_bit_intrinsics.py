@@ -110,3 +110,19 @@ def test_bit_intrinsics_compile_to_ptx_that_ptxas_accepts(check_ptx):
         check_ptx(ptx, cc=cc)
         for text in ["popc.b64", "clz.b64", "brev.b64", "fma.rn.f32"]:
             assert text in ptx, text
+
+
+def test_int_bit_count_counts_the_ones_of_the_magnitude_as_python_does():
+    @cuda.jit
+    def counts(u8, i64, out):
+        out[0] = u8[0].bit_count()
+        out[1] = i64[0].bit_count()
+        out[2] = i64[1].bit_count()
+        out[3] = i64[2].bit_count()
+
+    u8 = np.array([0xFF], np.uint8)
+    i64 = np.array([-1, -(2**63), 0x0F0F], np.int64)
+    out = np.zeros(4, np.int64)
+    counts[1, 1](u8, i64, out)
+    expected = [int(u8[0]).bit_count()] + [int(v).bit_count() for v in i64]
+    np.testing.assert_array_equal(out, expected)

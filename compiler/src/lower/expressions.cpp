@@ -53,9 +53,15 @@ llvm::Value* FunctionLowering::expr(const Node& n) {
       return subscript(n);
     case NodeKind::Attr:
       return attribute(n);
-    case NodeKind::Method: {  // conjugate(), the only method typing accepts
+    case NodeKind::Method: {  // conjugate() and bit_count(), the methods typing accepts
       llvm::Value* v = expr(n.child(0));
       const Type& t = type_of(n.child(0));
+      if (n.text == "bit_count") {
+        llvm::Value* x = cast(v, t, Type::scalar(make_int(64, is_signed(t.scalar()))));
+        if (is_signed(t.scalar()))  // |x|, two's complement: INT64_MIN stays its 1 bit
+          x = b_.CreateSelect(b_.CreateICmpSLT(x, int64(0)), b_.CreateNeg(x), x);
+        return intrinsic(llvm::Intrinsic::ctpop, {x->getType()}, {x});
+      }
       if (!is_complex(t.scalar())) return v;
       return make_complex(re(v), b_.CreateFNeg(im(v)), t.scalar());
     }

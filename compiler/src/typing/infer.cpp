@@ -370,6 +370,10 @@ class FunctionTyper {
         auto v = expr(n.child(0));
         if (!v) return std::nullopt;
         if (n.text == "conjugate" && n.size() == 1 && v->is_scalar()) return v;
+        // int.bit_count(): the ones of |x|, as Python counts them (an int).
+        if (n.text == "bit_count" && n.size() == 1 && v->is_scalar() &&
+            (is_integer(v->scalar()) || v->scalar() == Scalar::Bool))
+          return Type::scalar(Scalar::Int64);
         type_error(n, describe(*v) + " has no method '" + n.text + "' in a kernel");
       }
       case NodeKind::Call: {
