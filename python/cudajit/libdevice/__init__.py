@@ -9,14 +9,13 @@ libdevice returns through pointers return tuples, as Numba's do: ``frexp`` gives
 ``(mantissa, exponent)``, ``modf`` ``(fraction, integral)``, ``remquo``
 ``(remainder, quotient)``, ``sincos`` ``(sin, cos)``.
 
-The ``fast_`` functions compute the accurate function here. Not provided
-(they need a compiler intrinsic): arithmetic and conversions with a directed
-rounding mode (``fadd_rz``, ``dmul_ru``, ``fsqrt_rd``, ``double2float_rz``,
-``int2float_rd``...; the ``_rn`` variants are here) and bit reinterpretation
-(``float_as_int``, ``int_as_float``, ``double_as_longlong``,
-``longlong_as_double``, ``double2hiint``, ``double2loint``, ``hiloint2double``,
-``float2half_rn``, ``half2float``); nor yet the Bessel functions (``j0``, ``j1``,
-``jn``, ``y0``, ``y1``, ``yn`` and their ``f`` forms). See
+The ``fast_`` functions compute the accurate function here. The arithmetic
+and conversions with a directed rounding mode (``fadd_rz``, ``dmul_ru``,
+``fsqrt_rd``, ``fma_rz``, ``double2float_ru``, ``ull2float_rd``...: module
+``directed``) are exactly rounded on every device, computed in the kernel
+language from the result rounded to nearest and its exact error (an
+error-free transformation), subnormals, overflow and signed zeros as IEEE 754
+has them; they are slower than a GPU's rounding-mode instructions. See
 docs/guide/02-kernel-language.md.
 """
 
@@ -30,6 +29,7 @@ from .math32 import *  # noqa: F401,F403
 from .fast import *  # noqa: F401,F403
 from .rounded import *  # noqa: F401,F403
 from .conversions import *  # noqa: F401,F403
+from .directed import *  # noqa: F401,F403
 from .bits import *  # noqa: F401,F403
 from ..dispatcher import DeviceFunction
 
