@@ -291,7 +291,9 @@ def _erfcx64(x):
     if x < -26.7:
         return math.inf
     if x < 10.0:
-        c = 134217729.0 * x            # x*x = hi + lo exactly (Veltkamp split)
+        # x*x = hi + lo exactly (Veltkamp split). fma(.., 0.0): a product the GPU
+        # compiler cannot fuse into the subtraction below (that would break the split).
+        c = _fma(134217729.0, x, 0.0)
         xh = c - (c - x)
         xl = x - xh
         return math.exp(xh * xh) * math.exp((xh + xh) * xl + xl * xl) * math.erfc(x)
