@@ -79,12 +79,46 @@ def _indented_block(lines: list[str], start: int) -> list[str] | None:
     return lines[start:end]
 
 
+def _parse_lambda(pyfunc: FunctionType) -> FunctionSource:
+    """A lambda, found in its file's syntax tree: the one lambda on its first line
+    with its parameters (two alike on a line cannot be told apart: an error). Its
+    body is the function's return value."""
+    code = pyfunc.__code__
+    filename = code.co_filename
+    lines = linecache.getlines(filename, pyfunc.__globals__)
+    params = list(code.co_varnames[:code.co_posonlyargcount + code.co_argcount])
+    found: list[ast.Lambda] = []
+    try:
+        tree = ast.parse("".join(lines), filename=filename) if lines else None
+    except SyntaxError:
+        tree = None
+    if tree is not None:
+        found = [node for node in ast.walk(tree)
+                 if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno
+                 and [a.arg for a in node.args.posonlyargs + node.args.args] == params]
+    if len(found) != 1:
+        why = ("its source cannot be read" if not found else
+               f"{len(found)} lambdas with these parameters are on that line")
+        raise CompileError(f"cannot compile this lambda: {why}; define the function with def",
+                           filename, code.co_firstlineno, 0)
+    node = found[0]
+    body = [ast.Return(value=node.body, lineno=node.body.lineno,
+                       col_offset=node.body.col_offset)]
+    funcdef = ast.FunctionDef(name="lambda", args=node.args, body=body, decorator_list=[],
+                              returns=None, type_comment=None, lineno=node.lineno,
+                              col_offset=node.col_offset, **_type_params_of(node))
+    return FunctionSource(funcdef, filename, 0, frozenset())
+
+
+def _type_params_of(node: ast.AST) -> dict:
+    return {"type_params": []} if hasattr(ast.FunctionDef(), "type_params") else {}
+
+
 def _parse_function(pyfunc: FunctionType) -> FunctionSource:
     code = pyfunc.__code__
     filename = code.co_filename
     if pyfunc.__name__ == "<lambda>":
-        raise CompileError("lambda functions cannot be compiled; define the function with def",
-                           filename, code.co_firstlineno, 0)
+        return _parse_lambda(pyfunc)
     # The function's lines from linecache, cut by indentation: inspect's
     # tokenizer costs milliseconds (its regular expressions, the first time).
     file_lines = linecache.getlines(filename, pyfunc.__globals__)

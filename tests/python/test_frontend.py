@@ -726,9 +726,11 @@ def test_errors_in_device_functions_point_at_the_device_function(tmp_path):
                                                            3, 13)
 
 
-def test_lambda_and_non_functions_cannot_be_compiled():
-    with pytest.raises(CompileError, match="lambda functions cannot be compiled"):
-        frontend.build_module(lambda x: x)
+def test_ambiguous_lambdas_and_non_functions_cannot_be_compiled():
+    twins = (lambda x: x, lambda x: -x)
+    with pytest.raises(CompileError, match="2 lambdas with these parameters are on that line"):
+        frontend.build_module(twins[1])
+    assert "(return@" in frontend.build_module(lambda y: y)  # one on its line: its body
     with pytest.raises(TypeError, match="expected a Python function"):
         frontend.build_module(len)
 

@@ -397,3 +397,27 @@ def test_a_kernel_called_from_a_kernel_is_a_device_function_as_in_numba():
     out = np.zeros(40, np.int64)
     caller[2, 32](out)
     np.testing.assert_array_equal(out, 2 * np.arange(40))
+
+
+lambda_add = cuda.jit(device=True)(lambda a, b: a + b)
+lambda_twins = [cuda.jit(device=True)(lambda x: x + 1), cuda.jit(device=True)(lambda x: x + 2)]
+
+
+def test_a_lambda_is_a_device_function_where_its_line_tells_which():
+    @cuda.jit
+    def kernel(x, out):
+        out[0] = lambda_add(x[0], x[1])
+
+    out = np.zeros(1)
+    kernel[1, 1](np.array([1.5, 2.0]), out)
+    assert out[0] == 3.5
+
+    twin = lambda_twins[0]
+
+    @cuda.jit
+    def ambiguous(out):
+        out[0] = twin(1.0)
+
+    with pytest.raises(cuda.CompileError, match="2 lambdas with these parameters are on that "
+                                                "line; define the function with def"):
+        ambiguous[1, 1](np.zeros(1))
