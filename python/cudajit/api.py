@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import math
 import operator
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -25,6 +25,7 @@ __all__ = [
     "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
     "synchronize", "select_device", "get_current_device", "list_devices", "gpus",
     "is_available", "cuda_available", "detect", "Stream", "Event", "Device",
+    "current_context", "Context", "MemoryInfo",
 ]
 
 Stream = _core.Stream
@@ -53,7 +54,8 @@ def list_devices() -> list[Device]:
 
 class _GPUList(Sequence):
     """``cuda.gpus``: the CUDA GPUs, indexable and iterable; ``gpus.current`` is the
-    current device."""
+    current device; ``with cuda.gpus[i]:`` makes GPU i current for the block (for
+    the process: cudajit's current device is not per thread)."""
 
     def __getitem__(self, index: Any) -> Any:
         return list_devices()[index]
@@ -92,6 +94,42 @@ def select_device(device_id: int) -> Device:
 def get_current_device() -> Device:
     """The device kernels launch on and memory is allocated on."""
     return _core.current_device()
+
+
+class MemoryInfo(NamedTuple):
+    """Free and total bytes of a device's memory."""
+    free: int
+    total: int
+
+
+class Context:
+    """``cuda.current_context()``: the current device's context, as Numba names it
+    (cudajit holds one primary context per device)."""
+
+    def __init__(self, device: Device):
+        self.device = device
+
+    def get_memory_info(self) -> MemoryInfo:
+        """Free and total memory of the device (the host's on the cpu device)."""
+        free, total = self.device.memory_info()
+        return MemoryInfo(free, total)
+
+    def synchronize(self) -> None:
+        """Wait for everything queued on the device."""
+        self.device.synchronize()
+
+    def reset(self) -> None:
+        """Numba frees the context's memory here; cudajit's arrays free their own
+        memory, so this waits for the device's work."""
+        self.device.synchronize()
+
+    def __repr__(self) -> str:
+        return f"<cudajit Context of {self.device!r}>"
+
+
+def current_context() -> Context:
+    """The context of the current device (``numba.cuda.current_context``)."""
+    return Context(_core.current_device())
 
 
 def detect() -> bool:

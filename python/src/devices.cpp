@@ -172,6 +172,12 @@ auto blocking(F&& f) {
   release_pending_python_objects();
 }
 
+// The devices current before each `with device:` still open, innermost last.
+std::vector<runtime::Device*>& entered_devices() {
+  static std::vector<runtime::Device*> stack;
+  return stack;
+}
+
 std::string kind_name(runtime::DeviceKind k) {
   return k == runtime::DeviceKind::Cpu ? "cpu" : "cuda";
 }
@@ -196,6 +202,21 @@ void bind_devices(py::module_& m) {
           "max_threads_per_block",
           [](const DeviceHandle& d) { return d.device->limits().max_threads_per_block; })
       .def("synchronize", [](const DeviceHandle& d) { blocking([&] { d.device->synchronize(); }); })
+      .def("memory_info", [](const DeviceHandle& d) { return d.device->memory_info(); })
+      // `with device:` makes it current for the block, then the one before again
+      // (Numba's `with cuda.gpus[i]:`).
+      .def("__enter__",
+           [](const DeviceHandle& d) {
+             entered_devices().push_back(&current_device());
+             set_current_device(*d.device);
+             return d;
+           })
+      .def("__exit__",
+           [](const DeviceHandle&, py::args) {
+             if (entered_devices().empty()) return;
+             set_current_device(*entered_devices().back());
+             entered_devices().pop_back();
+           })
       .def("create_stream",
            [](const DeviceHandle& d) { return StreamHandle{d.device->create_stream()}; })
       .def("legacy_default_stream",

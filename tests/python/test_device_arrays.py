@@ -321,3 +321,17 @@ def test_host_arrays_like_another_keep_its_shape_dtype_and_order(like):
     assert from_device.shape == (4,) and from_device.dtype == np.float32
     with pytest.raises(TypeError, match=rf"{like.replace('_like', '')}_like\(\) takes an array"):
         getattr(cuda, like)([1, 2])
+
+
+def test_current_context_reports_memory_and_gpus_are_context_managers():
+    ctx = cuda.current_context()
+    mem = ctx.get_memory_info()
+    assert mem.free == mem[0] and mem.total == mem[1] and 0 < mem.free <= mem.total
+    assert ctx.device == cuda.get_current_device()
+    ctx.reset()  # waits; nothing to free
+    before = cuda.get_current_device()
+    for gpu in cuda.gpus:
+        with gpu as entered:
+            assert cuda.gpus.current == entered == gpu
+            assert cuda.current_context().device == gpu
+        assert cuda.get_current_device() == before

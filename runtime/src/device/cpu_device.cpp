@@ -2,6 +2,8 @@
 // order are in cpu_stream.cpp, events in cpu_event.cpp.
 #include "cpu_device.hpp"
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
@@ -152,6 +154,14 @@ void CpuDevice::launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned sha
     // Surfaces at the stream's next synchronisation, as a CUDA launch error does.
     if (errors.flag) throw KernelIndexError(info->index_error_message(errors));
   });
+}
+
+std::pair<uint64_t, uint64_t> CpuDevice::memory_info() {
+  // Device memory is host memory: what the host has available, of its total.
+  const long page = sysconf(_SC_PAGESIZE);
+  const long available = sysconf(_SC_AVPHYS_PAGES), total = sysconf(_SC_PHYS_PAGES);
+  if (page <= 0 || available < 0 || total <= 0) return {0, 0};
+  return {uint64_t(available) * uint64_t(page), uint64_t(total) * uint64_t(page)};
 }
 
 CpuStream& CpuDevice::own(Stream& stream) {

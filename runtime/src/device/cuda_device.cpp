@@ -182,6 +182,13 @@ std::shared_ptr<Event> CudaDevice::create_event(bool timing) {
   return std::make_shared<CudaEvent>(*this, timing);
 }
 
+std::pair<uint64_t, uint64_t> CudaDevice::memory_info() {
+  bind();
+  size_t free = 0, total = 0;
+  check(api_, api_.cuMemGetInfo_v2(&free, &total), "cuMemGetInfo");
+  return {free, total};
+}
+
 void CudaDevice::synchronize() {
   bind();
   check(api_, api_.cuCtxSynchronize(), "cuCtxSynchronize");

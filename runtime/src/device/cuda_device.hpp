@@ -178,6 +178,7 @@ class CudaDevice final : public Device {
   std::shared_ptr<Stream> external_stream(uintptr_t handle) override;
   std::shared_ptr<Event> create_event(bool timing) override;
   void synchronize() override;
+  std::pair<uint64_t, uint64_t> memory_info() override;
 
   std::shared_ptr<LoadedKernel> load(const KernelCode& code) override;
   void launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, Stream& stream,

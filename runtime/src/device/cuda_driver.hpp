@@ -46,6 +46,7 @@ namespace cudajit::runtime::cuda {
   X(cuFuncGetAttribute)                          \
   X(cuFuncSetAttribute)                          \
   X(cuLaunchKernel)                              \
+  X(cuMemGetInfo_v2)                             \
   X(cuLaunchCooperativeKernel)                   \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
   X(cuStreamCreate)                              \

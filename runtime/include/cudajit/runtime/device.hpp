@@ -208,6 +208,9 @@ class Device {
   virtual std::shared_ptr<Stream> external_stream(uintptr_t handle) = 0;
   virtual std::shared_ptr<Event> create_event(bool timing) = 0;
   virtual void synchronize() = 0;  // every stream of the device
+  // Free and total bytes of the device's memory (cpu: the host's available and
+  // total memory).
+  virtual std::pair<uint64_t, uint64_t> memory_info() = 0;
 
   virtual std::shared_ptr<LoadedKernel> load(const KernelCode& code) = 0;
   // Checks grid/block/shared memory against limits() (ValueError-worthy
