@@ -55,8 +55,11 @@ class CaiExporter:
 
     def __init__(self, array, stream=None):
         self._array = array
-        self.__cuda_array_interface__ = dict(array.__cuda_array_interface__)
-        self.__cuda_array_interface__["stream"] = stream
+        # Built here: arrays of the cpu device are host memory and export no interface.
+        self.__cuda_array_interface__ = {
+            "shape": array.shape, "strides": None if array.is_c_contiguous() else array.strides,
+            "typestr": array.dtype.str, "data": (array.device_pointer, False), "version": 3,
+            "stream": stream}
 
 
 class DlpackOnly:

@@ -81,7 +81,15 @@ class DeviceNDArray(_core.DeviceArray):
     @property
     def __cuda_array_interface__(self) -> dict:
         """CUDA Array Interface v3: strides None when C-contiguous; stream the
-        array's default stream, or None for the legacy default stream (never 0)."""
+        array's default stream, or None for the legacy default stream (never 0).
+        Only for GPU memory: an array of the cpu device is host memory, which the
+        interface cannot describe (a consumer would take it for device memory), so
+        it has none; ``np.asarray`` copies it (``__array__``, as on a GPU) and DLPack
+        exports it as kDLCPU memory."""
+        if self.device.kind != "cuda":
+            raise AttributeError(
+                "an array of the cpu device is host memory and exports no "
+                "__cuda_array_interface__; use np.asarray() (a copy) or DLPack (kDLCPU)")
         stream = super().stream
         handle = None if stream is None else stream.handle
         return {

@@ -272,10 +272,17 @@ void bind_devices(py::module_& m) {
            [](const StreamHandle& a, py::handle b) -> py::object {
              if (!py::isinstance<StreamHandle>(b))
                return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-             return py::bool_(a.stream == b.cast<const StreamHandle&>().stream);
+             // The same queue of the same device, however many wrappers it has (a
+             // foreign CUstream imported twice is wrapped twice).
+             const runtime::Stream& other = *b.cast<const StreamHandle&>().stream;
+             return py::bool_(&a.stream->device() == &other.device() &&
+                              a.stream->handle() == other.handle());
            })
       .def("__hash__",
-           [](const StreamHandle& s) { return std::hash<const void*>()(s.stream.get()); })
+           [](const StreamHandle& s) {
+             return std::hash<const void*>()(&s.stream->device()) ^
+                    std::hash<uintptr_t>()(s.stream->handle());
+           })
       .def("__repr__", [](const StreamHandle& s) {
         return "<cudajit Stream 0x" +
                [&] {

@@ -102,6 +102,21 @@ def on_cpu_device():
     _core.set_current_device(previous)
 
 
+@pytest.fixture
+def on_gpu_device():
+    """Makes the cuda device current for one test (the GPU, else the simulated GPU):
+    for what only GPU memory has, such as exporting __cuda_array_interface__."""
+    from cudajit import _core
+
+    reason = _cuda_unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"cuda device not available: {reason}")
+    previous = _core.current_device()
+    _core.set_current_device(_core.cuda_device(0))
+    yield
+    _core.set_current_device(previous)
+
+
 @pytest.fixture(params=["cpu", "cuda"])
 def device(request):
     """The device a kernel test runs on, made the current device for the test:

@@ -162,7 +162,7 @@ def test_kernels_write_device_arrays_and_views():
     np.testing.assert_array_equal(d.copy_to_host(), [2, 1, 2, 1, 2, 1, 2, 1])
 
 
-def test_cuda_array_interface_v3_describes_the_array():
+def test_cuda_array_interface_v3_describes_the_array(on_gpu_device):
     d = cuda.to_device(np.zeros((2, 3), np.float32))
     cai = d.__cuda_array_interface__
     assert cai["version"] == 3 and cai["shape"] == (2, 3) and cai["typestr"] == "<f4"
@@ -171,7 +171,7 @@ def test_cuda_array_interface_v3_describes_the_array():
     assert d.T.__cuda_array_interface__["strides"] == (4, 12)
 
 
-def test_cuda_array_interface_names_a_bound_stream_never_zero():
+def test_cuda_array_interface_names_a_bound_stream_never_zero(on_gpu_device):
     s = cuda.stream()
     d = cuda.to_device(np.zeros(3)).bind(s)
     assert d.__cuda_array_interface__["stream"] == s.handle != 0
@@ -236,9 +236,22 @@ def test_numpy_asarray_of_a_device_array_is_a_host_copy(device):
 
 
 def read_only_view(d):
-    desc = dict(d.__cuda_array_interface__)
-    desc["data"] = (desc["data"][0], True)
+    desc = {"shape": d.shape, "strides": d.strides, "typestr": d.dtype.str, "version": 3,
+            "data": (d.device_pointer, True)}
     return cuda.from_cuda_array_interface(desc, owner=d)
+
+
+def test_arrays_of_the_cpu_device_are_host_memory_and_export_no_cuda_array_interface(device):
+    d = cuda.to_device(np.arange(3.0))
+    if device == "cpu":
+        assert not hasattr(d, "__cuda_array_interface__") and not cuda.is_cuda_array(d)
+        with pytest.raises(AttributeError, match="host memory and exports no "
+                                                 "__cuda_array_interface__"):
+            d.__cuda_array_interface__
+        assert d.__dlpack_device__() == (1, 0)  # kDLCPU
+    else:
+        assert cuda.is_cuda_array(d) and d.__dlpack_device__()[0] == 2  # kDLCUDA
+    np.testing.assert_array_equal(np.asarray(d), [0.0, 1.0, 2.0])  # a copy on both
 
 
 @pytest.mark.parametrize("write", ["copy_to_device from host", "copy_to_device from device",

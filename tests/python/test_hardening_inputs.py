@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import cudajit as cuda
+from interop_producers import CaiProducer
 
 
 class Producer:
@@ -25,7 +26,8 @@ class Producer:
 @pytest.fixture
 def cai(on_cpu_device):
     base = cuda.device_array(4)
-    interface = dict(base.__cuda_array_interface__)
+    # The cpu device's arrays export no interface (host memory): describe it as a producer would.
+    interface = dict(CaiProducer(base).__cuda_array_interface__)
     interface["_keep"] = base  # the memory stays alive while the dict is used
     return interface
 

@@ -447,7 +447,6 @@ def test_the_same_memory_writable_still_compiles_the_writing_kernel():
 def test_a_read_only_view_keeps_the_flag():
     view = cuda.as_cuda_array(CaiProducer(np.arange(3.0), readonly=True))
     assert view.readonly
-    assert view.__cuda_array_interface__["data"][1] is True
     with pytest.raises(cuda.CompileError, match="cannot write to read-only array 'x'"):
         write_ones[1, 3](view)
 
@@ -621,7 +620,7 @@ def test_from_cuda_array_interface_validates_like_a_launch():
             {"shape": (1,), "typestr": F8, "data": (8, False), "version": 3, "mask": object()})
 
 
-def test_from_cuda_array_interface_of_our_own_export():
+def test_from_cuda_array_interface_of_our_own_export(on_gpu_device):
     d = cuda.to_device(np.arange(6.0).reshape(2, 3)).T
     view = cuda.from_cuda_array_interface(d.__cuda_array_interface__, owner=d)
     assert view.shape == d.shape and view.strides == d.strides
@@ -631,8 +630,9 @@ def test_from_cuda_array_interface_of_our_own_export():
 
 def test_is_cuda_array():
     assert cuda.is_cuda_array(CaiProducer(np.zeros(2)))
-    assert cuda.is_cuda_array(cuda.to_device(np.zeros(2)))
-    assert cuda.is_cuda_array(cuda.as_cuda_array(CaiProducer(np.zeros(2))))
+    # Arrays of the cpu device are host memory: they are no CUDA arrays (on a GPU they are).
+    assert not cuda.is_cuda_array(cuda.to_device(np.zeros(2)))
+    assert not cuda.is_cuda_array(cuda.as_cuda_array(CaiProducer(np.zeros(2))))
     assert not cuda.is_cuda_array(np.zeros(2))
     assert not cuda.is_cuda_array(DlpackOnly(np.zeros(2)))
     assert not cuda.is_cuda_array([1, 2])
@@ -645,9 +645,8 @@ def test_a_view_takes_the_producers_stream_and_exports_it():
     s = cuda.stream()
     view = cuda.as_cuda_array(CaiProducer(np.arange(4.0), stream=s))
     assert view.stream == s
-    assert view.__cuda_array_interface__["stream"] == s.handle
-    # ... and passes it on to the next consumer.
-    again = cuda.as_cuda_array(view)
+    # ... and passes it on to the next consumer (exporting it: test_export_of_a_view_...).
+    again = cuda.as_cuda_array(CaiProducer(view, stream=view.stream.handle))
     assert again.stream == s
 
 
@@ -662,7 +661,6 @@ def test_a_view_made_with_sync_false_has_no_default_stream():
     s = cuda.stream()
     view = cuda.as_cuda_array(CaiProducer(np.arange(4.0), stream=s), sync=False)
     assert view.stream is None
-    assert view.__cuda_array_interface__["stream"] is None
 
 
 def test_a_view_made_with_synchronisation_off_has_no_default_stream():
@@ -678,19 +676,30 @@ def test_a_view_made_with_synchronisation_off_has_no_default_stream():
 def test_a_view_of_a_producer_on_the_per_thread_default_stream():
     view = cuda.as_cuda_array(CaiProducer(np.arange(4.0), stream=2))
     assert view.stream == cuda.per_thread_default_stream()
-    assert view.__cuda_array_interface__["stream"] == 2
 
 
-def test_a_view_of_a_producer_on_the_legacy_default_stream_exports_1():
+def test_a_view_of_a_producer_on_the_legacy_default_stream():
     view = cuda.as_cuda_array(CaiProducer(np.arange(4.0), stream=1))
-    assert view.__cuda_array_interface__["stream"] == 1
-    cuda.as_cuda_array(view)  # and the export can be imported again
+    assert view.stream in (None, cuda.legacy_default_stream())
+
+
+def test_export_of_a_view_passes_the_producers_stream_on(on_gpu_device):
+    s = cuda.stream()
+    d = cuda.to_device(np.arange(4.0))
+    view = cuda.as_cuda_array(CaiProducer(d, stream=s))
+    assert view.__cuda_array_interface__["stream"] == s.handle
+    assert cuda.as_cuda_array(view).stream == s
+    legacy = cuda.as_cuda_array(CaiProducer(d, stream=1))
+    assert legacy.__cuda_array_interface__["stream"] == 1  # never 0
+    cuda.as_cuda_array(legacy)  # and the export can be imported again
+    unsynced = cuda.as_cuda_array(CaiProducer(d, stream=s), sync=False)
+    assert unsynced.__cuda_array_interface__["stream"] is None
 
 
 # --- export: DeviceNDArray.__cuda_array_interface__ -----------------------------------------------
 
 
-def test_export_of_a_c_contiguous_array():
+def test_export_of_a_c_contiguous_array(on_gpu_device):
     d = cuda.to_device(np.arange(6, dtype=np.int16).reshape(2, 3))
     cai = d.__cuda_array_interface__
     assert cai == {
@@ -702,12 +711,12 @@ def test_export_of_a_c_contiguous_array():
         "version": 3,
         "stream": None,
     }
-    assert host_view_of(d).tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert d.copy_to_host().tolist() == [[0, 1, 2], [3, 4, 5]]
 
 
 @pytest.mark.parametrize("make", [lambda d: d.T, lambda d: d[:, ::2], lambda d: d[::-1]],
                          ids=["F", "strided", "reversed"])
-def test_export_of_a_non_c_contiguous_view_gives_strides(make):
+def test_export_of_a_non_c_contiguous_view_gives_strides(make, on_gpu_device):
     d = make(cuda.to_device(np.arange(12.0).reshape(3, 4)))
     cai = d.__cuda_array_interface__
     assert cai["strides"] == d.strides and cai["shape"] == d.shape
@@ -717,7 +726,7 @@ def test_export_of_a_non_c_contiguous_view_gives_strides(make):
                                   d.copy_to_host())
 
 
-def test_export_of_a_bound_stream():
+def test_export_of_a_bound_stream(on_gpu_device):
     s = cuda.stream()
     d = cuda.to_device(np.zeros(3)).bind(s)
     assert d.__cuda_array_interface__["stream"] == s.handle
@@ -725,7 +734,7 @@ def test_export_of_a_bound_stream():
 
 
 @pytest.mark.parametrize("stream", [0, 1, "default"])
-def test_export_of_the_legacy_default_stream_is_never_0(stream):
+def test_export_of_the_legacy_default_stream_is_never_0(stream, on_gpu_device):
     if stream == "default":
         stream = cuda.default_stream()
     d = cuda.to_device(np.zeros(3)).bind(stream)
@@ -733,7 +742,7 @@ def test_export_of_the_legacy_default_stream_is_never_0(stream):
     cuda.as_cuda_array(CaiProducer(d, stream=d.__cuda_array_interface__["stream"]))
 
 
-def test_device_array_created_on_a_stream_exports_it():
+def test_device_array_created_on_a_stream_exports_it(on_gpu_device):
     # The CAI spec's own example: x = cuda.device_array(N, stream=array_stream)
     s = cuda.stream()
     d = cuda.device_array(8, stream=s)
@@ -742,17 +751,17 @@ def test_device_array_created_on_a_stream_exports_it():
     assert e.__cuda_array_interface__["stream"] == s.handle
 
 
-def test_export_of_a_zero_size_array_allocated_empty_has_data_0():
+def test_export_of_a_zero_size_array_allocated_empty_has_data_0(on_gpu_device):
     d = cuda.device_array((0, 3))
     cai = d.__cuda_array_interface__
     assert cai["data"] == (0, False) and cai["shape"] == (0, 3)
 
 
-def test_export_of_a_zero_size_view_has_data_0():
+def test_export_of_a_zero_size_view_has_data_0(on_gpu_device):
     d = cuda.to_device(np.arange(6.0))
     assert d[2:2].__cuda_array_interface__["data"][0] == 0
 
 
-def test_export_of_a_read_only_view():
-    view = cuda.as_cuda_array(CaiProducer(np.arange(3.0), readonly=True))
+def test_export_of_a_read_only_view(on_gpu_device):
+    view = cuda.as_cuda_array(CaiProducer(cuda.to_device(np.arange(3.0)), readonly=True))
     assert view.__cuda_array_interface__["data"] == (view.device_pointer, True)
