@@ -10,6 +10,7 @@ C++ (``cudajit._core.Dispatcher``); this module only holds the Python face.
 from __future__ import annotations
 
 import importlib
+import inspect
 import operator
 import os
 from typing import Any, Callable, Sequence
@@ -155,6 +156,18 @@ class Dispatcher(_core.Dispatcher):
         return self._inspect(self._ptx_text, signature, cc)
 
 
+def bind_arguments(kernel: "Dispatcher", args: tuple, kwargs: dict) -> tuple:
+    """The arguments of a launch with keywords, in the order of the kernel's
+    parameters (as a Python call binds them); a TypeError naming the kernel and
+    its parameters when they do not fit."""
+    signature = inspect.signature(kernel.py_func)
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(f"kernel '{kernel.__name__}{signature}': {exc}") from None
+    return tuple(bound.args)
+
+
 # The hidden last argument of a debug kernel: int32[8] = code, threadIdx, blockIdx, unused.
 EXCEPTION_RECORD_TYPE = "array(int32, 1d, C)"
 
@@ -189,9 +202,11 @@ class _DebugLaunch:
         self.dispatcher = dispatcher
         self.launch = launch
 
-    def __call__(self, *args: Any) -> None:
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
         from .api import synchronize, to_device
 
+        if kwargs:
+            args = bind_arguments(self.dispatcher, args, kwargs)
         record = to_device(np.zeros(8, np.int32))
         self.launch(*args, record)
         synchronize()

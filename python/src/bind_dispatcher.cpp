@@ -145,6 +145,14 @@ void bind_dispatcher(py::module_& m) {
            [](LaunchConfig& c, py::args args) {
              c.dispatcher->launch(*c.device, c.grid, c.block, c.stream, c.shared_bytes, args);
            })
+      // Keyword arguments: a second overload, so the positional launch pays nothing for
+      // them. The Python side matches them to the kernel's parameter names.
+      .def("__call__",
+           [](LaunchConfig& c, py::args args, py::kwargs kwargs) {
+             py::object bind = py::module_::import("cudajit.dispatcher").attr("bind_arguments");
+             py::args ordered = bind(c.owner, args, kwargs);
+             c.dispatcher->launch(*c.device, c.grid, c.block, c.stream, c.shared_bytes, ordered);
+           })
       .def_property_readonly(
           "griddim",
           [](const LaunchConfig& c) { return py::make_tuple(c.grid.x, c.grid.y, c.grid.z); })

@@ -168,3 +168,30 @@ def test_explicit_signatures_are_chosen_as_numba_rates_conversions():
     widen[1, 1](out, np.uint32(7))  # uint32 -> int64 is safe; -> int16 unsafe
     assert out[0] == 7
     assert len(widen.signatures) == 3
+
+
+def test_keyword_arguments_at_launch_match_the_kernels_parameter_names(device):
+    @cuda.jit
+    def axpy(a, x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = a * x[i]
+
+    x = np.arange(4.0)
+    out = np.zeros(4)
+    axpy[1, 32](2.0, out=out, x=x)
+    np.testing.assert_array_equal(out, 2.0 * x)
+    axpy.configure(1, 32)(x=x, a=3.0, out=out)
+    np.testing.assert_array_equal(out, 3.0 * x)
+    with pytest.raises(TypeError, match=r"kernel 'axpy\(a, x, out\)': got an unexpected "
+                                        r"keyword argument 'z'"):
+        axpy[1, 32](2.0, x, out, z=1)
+    with pytest.raises(TypeError, match=r"missing a required argument: 'out'"):
+        axpy[1, 32](2.0, x=x)
+
+    @cuda.jit(debug=True, opt=False)
+    def checked(x, out):
+        out[0] = x[0]
+
+    checked[1, 1](out=out, x=np.array([7.0]))
+    assert out[0] == 7.0
