@@ -27,6 +27,8 @@ from . import types as cjtypes
 from .errors import CompileError
 from .kernel_ir import IRNode, ir_identifier, mangle, render, string_atom
 from .frontend_static import MISSING as _MISSING
+from .frontend_calls import EXCEPTION_RECORD, DeviceCalls, static_key
+from .frontend_loops import ForLoops
 from .frontend_static import CompileTimeValues
 from .frontend_static import NotConstant as _NotConstant
 from .frontend_static import is_number as _is_number
@@ -34,8 +36,6 @@ from .source import read_function
 
 __all__ = ["build_module"]
 
-# The hidden last argument of debug kernels (a name no Python code can spell).
-EXCEPTION_RECORD = "exception.record"
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
@@ -205,7 +205,7 @@ def _module_kind(module: ModuleType) -> str:
 # ---------------------------------------------------------------------------
 # One function -> (func@ ...)
 
-class _FunctionTranslator(CompileTimeValues):
+class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
     def __init__(self, pyfunc: FunctionType, ir_name: str, module: "_ModuleBuilder",
                  static: dict[str, Any] | None = None):
         self.pyfunc = pyfunc
@@ -378,101 +378,6 @@ class _FunctionTranslator(CompileTimeValues):
         return [IRNode("while", self._loc(node), self._expr(node.test),
                        self._block(node.body, node))]
 
-    def _stmt_For(self, node: ast.For) -> list[IRNode]:
-        if node.orelse:
-            raise self._error("'else' clauses on for loops are not supported in kernels",
-                              node)
-        call = node.iter
-        if not (isinstance(call, ast.Call) and self._is_range(call.func)):
-            return self._for_each(node)
-        if not isinstance(node.target, ast.Name):
-            raise self._error("a for loop's target must be a single variable in kernels",
-                              node.target)
-        self._check_call_syntax(call)
-        if not 1 <= len(call.args) <= 3:
-            raise self._error(f"range() takes 1 to 3 arguments; got {len(call.args)}", call)
-        bounds = [self._expr(a) for a in call.args]
-        call_loc = self._loc(call)
-        if len(bounds) == 1:
-            bounds.insert(0, IRNode("int", call_loc, "0"))
-        if len(bounds) == 2:
-            bounds.append(IRNode("int", call_loc, "1"))
-        return [IRNode("for", self._loc(node), self._target(node.target), *bounds,
-                       self._block(node.body, node))]
-
-    def _for_each(self, node: ast.For) -> list[IRNode]:
-        """``for x in <tuple or array>``. A constant tuple (a literal, a global) is
-        unrolled, so its items may differ in type; anything else, or a loop with
-        break/continue, becomes ``for i in range(len(t)): x = t[i]`` over the
-        iterable evaluated once (tuples whose items unify, and arrays, by rows)."""
-        loc = self._loc(node)
-        zipped = self._enumerate_or_zip(node)
-        if zipped is not None:
-            return zipped
-        items = self._constant_items(node.iter)
-        if items is not None and not self._breaks_out(node.body):
-            statements: list[IRNode] = []
-            for item in items:
-                statements.append(IRNode("assign", loc, self._target(node.target), item))
-                statements.extend(self._statements(node.body))
-            return statements
-        self.chain_temps += 1
-        iterable = IRNode("name", loc, f"iter.{self.chain_temps}")
-        index = IRNode("name", loc, f"iter.{self.chain_temps}.i")
-        body = IRNode("block", loc,
-                      IRNode("assign", loc, self._target(node.target),
-                             IRNode("subscript", loc, iterable, index)),
-                      *self._statements(node.body))
-        length = IRNode("call", loc, "len", iterable)
-        return [IRNode("assign", loc, iterable, self._expr(node.iter)),
-                IRNode("for", loc, index, IRNode("int", loc, "0"), length,
-                       IRNode("int", loc, "1"), body)]
-
-    def _builtin_call(self, node: ast.expr, function: Any) -> bool:
-        """Whether `node` calls the builtin `function` (enumerate, zip)."""
-        if not isinstance(node, ast.Call) or node.keywords:
-            return False
-        try:
-            return self._static_value(node.func) is function
-        except (_NotConstant, CompileError):
-            return False
-
-    def _enumerate_or_zip(self, node: ast.For) -> list[IRNode] | None:
-        """``for i, x in enumerate(t[, start])``, ``for x, y in zip(a, b, ...)`` and
-        ``enumerate(zip(...))`` over arrays and tuples: an index loop over the iterables
-        evaluated once, to the shortest, the target assigned from the items."""
-        call = node.iter
-        enumerating = self._builtin_call(call, builtins.enumerate)
-        if not enumerating and not self._builtin_call(call, builtins.zip):
-            return None
-        assert isinstance(call, ast.Call)
-        loc = self._loc(node)
-        if enumerating and not 1 <= len(call.args) <= 2:
-            raise self._error(f"enumerate() takes 1 or 2 arguments; got {len(call.args)}", call)
-        zipped = call if not enumerating else call.args[0]
-        zipping = self._builtin_call(zipped, builtins.zip)
-        sequences = zipped.args if zipping else [zipped]  # type: ignore[union-attr]
-        if not sequences:
-            raise self._error("zip() needs at least one iterable in kernels", zipped)
-        self.chain_temps += 1
-        stem = f"iter.{self.chain_temps}"
-        index = IRNode("name", loc, f"{stem}.i")
-        setup, names = [], []
-        for k, sequence in enumerate(sequences):
-            names.append(IRNode("name", loc, f"{stem}.{k}"))
-            setup.append(IRNode("assign", loc, names[-1], self._expr(sequence)))
-        items = [IRNode("subscript", loc, n, index) for n in names]
-        value = IRNode("tuple", loc, *items) if zipping else items[0]  # zip yields tuples
-        if enumerating:
-            start = self._expr(call.args[1]) if len(call.args) == 2 else IRNode("int", loc, "0")
-            value = IRNode("tuple", loc, IRNode("binop", loc, "+", index, start), value)
-        lengths = [IRNode("call", loc, "len", n) for n in names]
-        length = lengths[0] if len(lengths) == 1 else IRNode("call", loc, "min", *lengths)
-        body = IRNode("block", loc, IRNode("assign", loc, self._target(node.target), value),
-                      *self._statements(node.body))
-        return setup + [IRNode("for", loc, index, IRNode("int", loc, "0"), length,
-                               IRNode("int", loc, "1"), body)]
-
     def _constant_items(self, node: ast.expr) -> list[IRNode] | None:
         """The items of a tuple known here (a literal or a frozen global), as IR."""
         if isinstance(node, ast.Tuple):
@@ -482,25 +387,6 @@ class _FunctionTranslator(CompileTimeValues):
             if isinstance(resolved, _Constant) and isinstance(resolved.value, tuple):
                 return [self._literal(v, node) for v in resolved.value]
         return None
-
-    @staticmethod
-    def _breaks_out(body: list[ast.stmt]) -> bool:
-        """Whether a break or continue of this loop (not of a loop inside it) occurs."""
-        pending = list(body)
-        while pending:
-            stmt = pending.pop()
-            if isinstance(stmt, (ast.Break, ast.Continue)):
-                return True
-            if isinstance(stmt, (ast.For, ast.While, ast.FunctionDef, ast.ClassDef)):
-                continue
-            pending.extend(child for child in ast.iter_child_nodes(stmt)
-                           if isinstance(child, ast.stmt))
-        return False
-
-    def _is_range(self, func: ast.expr) -> bool:
-        if not isinstance(func, ast.Name) or func.id in self.locals:
-            return False
-        return self._lookup(func.id, default=None) is builtins.range
 
     def _stmt_Raise(self, node: ast.Raise) -> list[IRNode]:
         """``raise E`` / ``raise E(constants)``: the thread stops; with debug=True the
@@ -889,57 +775,6 @@ class _FunctionTranslator(CompileTimeValues):
                               "builtins, math functions, casts and cuda intrinsics", node)
         raise self._error(f"'{spelled}' is not callable in kernels", node)
 
-    def _device_call(self, callee: _DeviceFunction, loc: Any, node: ast.Call) -> IRNode:
-        """A device-function call; with a declared signature, the scalar arguments
-        and the result are converted to its types, as Numba does."""
-        if callee.signature is None:
-            static = self._static_arguments(callee.pyfunc, node)
-            if static:
-                name = self.module.device_function_name(callee.pyfunc, static)
-                runtime = [a for a, p in zip(node.args, _parameter_names(callee.pyfunc))
-                           if p not in static] + node.args[len(_parameter_names(callee.pyfunc)):]
-                args = [self._expr(a) for a in runtime]
-                if self.module.debug:
-                    args.append(IRNode("name", loc, EXCEPTION_RECORD))
-                return IRNode("callfn", loc, name, *args)
-        name = self.module.device_function_name(callee.pyfunc)
-        args = self._args(node)
-        if self.module.debug:
-            args.append(IRNode("name", loc, EXCEPTION_RECORD))
-        sig = callee.signature
-        if sig is None:
-            return IRNode("callfn", loc, name, *args)
-        if len(args) - self.module.debug != len(sig.args):
-            raise self._error(f"device function '{callee.pyfunc.__name__}' is declared with "
-                              f"{len(sig.args)} arguments, got {len(args)}", node)
-        args = [IRNode("call", loc, f"cast.{t}", a) if isinstance(t, cjtypes.ScalarType) else a
-                for a, t in zip(args, sig.args)] + args[len(sig.args):]
-        call = IRNode("callfn", loc, name, *args)
-        if isinstance(sig.return_type, cjtypes.ScalarType):
-            return IRNode("call", loc, f"cast.{sig.return_type}", call)
-        return call
-
-    def _static_arguments(self, pyfunc: FunctionType, node: ast.Call) -> dict[str, Any]:
-        """The arguments known when compiling (dtypes, functions, intrinsics, constants), by
-        the callee's parameter names: the callee is specialised on them, as Numba types
-        functions and literals, so a dtype or a shape may be passed down. A parameter the
-        callee assigns stays a variable."""
-        params = _parameter_names(pyfunc)
-        if len(node.args) != len(params):
-            return {}  # the call's arity error is reported with the function's own counts
-        assigned = read_function(pyfunc).bound_names
-        static: dict[str, Any] = {}
-        for arg, param in zip(node.args, params):
-            if param in assigned or isinstance(arg, ast.Starred):
-                continue
-            try:
-                value = self._static_value(arg)
-            except (_NotConstant, CompileError):
-                continue  # a variable, or an error the value's translation reports
-            if _is_static_argument(value):
-                static[param] = value
-        return static
-
     def _print_item(self, node: ast.expr) -> IRNode:
         """A string literal as its UTF-8 bytes (print() writes it as it is); else a value."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -973,34 +808,6 @@ class _FunctionTranslator(CompileTimeValues):
 # ---------------------------------------------------------------------------
 # The module: the entry function, then the device functions it reaches
 
-def _parameter_names(pyfunc: FunctionType) -> list[str]:
-    code = pyfunc.__code__
-    return list(code.co_varnames[:code.co_posonlyargcount + code.co_argcount])
-
-
-def _is_static_argument(value: Any) -> bool:
-    """A value a device function can be specialised on: numbers and tuples of them,
-    dtypes and casts, kernel functions and device functions (not arrays or strings)."""
-    if isinstance(value, tuple):
-        return all(_is_static_argument(v) for v in value)
-    if _is_number(value):
-        return True
-    if isinstance(value, (np.ndarray, str, bytes)) or value is None:
-        return False
-    return True
-
-
-def _static_key(value: Any) -> Any:
-    """Equal for the same compile-time value: numbers by type and value, the rest by identity."""
-    if isinstance(value, tuple):
-        return tuple(_static_key(v) for v in value)
-    if _is_number(value):
-        return (type(value), value)
-    if isinstance(value, np.dtype):
-        return value
-    return id(value)
-
-
 class _ModuleBuilder:
     def __init__(self, entry: FunctionType, debug: bool = False):
         self.entry = entry
@@ -1027,7 +834,7 @@ class _ModuleBuilder:
         it for translation once."""
         pyfunc = _unwrap(pyfunc)
         static = static or {}
-        key = (pyfunc, tuple(sorted((p, _static_key(v)) for p, v in static.items())))
+        key = (pyfunc, tuple(sorted((p, static_key(v)) for p, v in static.items())))
         if key not in self.names:
             name = ""
             while not name or name in self.used_names:

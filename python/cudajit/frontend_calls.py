@@ -1,0 +1,104 @@
+"""The front end's calls of device functions: a declared signature's conversions, and
+the arguments known when compiling (dtypes, functions, constants), on which the callee
+is specialised. A mixin of the function translator (frontend.py), which provides
+_expr, _args, _static_value, _error and module."""
+
+from __future__ import annotations
+
+import ast
+from types import FunctionType
+from typing import Any
+
+import numpy as np
+
+from . import types as cjtypes
+from .errors import CompileError
+from .frontend_static import NotConstant, is_number
+from .kernel_ir import IRNode
+from .source import read_function
+
+# The hidden last argument of debug kernels (a name no Python code can spell).
+EXCEPTION_RECORD = "exception.record"
+
+
+class DeviceCalls:
+    """Methods of the function translator that call device functions."""
+
+    def _device_call(self, callee: Any, loc: Any, node: ast.Call) -> IRNode:
+        """A device-function call; with a declared signature, the scalar arguments
+        and the result are converted to its types, as Numba does."""
+        if callee.signature is None:
+            static = self._static_arguments(callee.pyfunc, node)
+            if static:
+                name = self.module.device_function_name(callee.pyfunc, static)
+                runtime = [a for a, p in zip(node.args, _parameter_names(callee.pyfunc))
+                           if p not in static] + node.args[len(_parameter_names(callee.pyfunc)):]
+                args = [self._expr(a) for a in runtime]
+                if self.module.debug:
+                    args.append(IRNode("name", loc, EXCEPTION_RECORD))
+                return IRNode("callfn", loc, name, *args)
+        name = self.module.device_function_name(callee.pyfunc)
+        args = self._args(node)
+        if self.module.debug:
+            args.append(IRNode("name", loc, EXCEPTION_RECORD))
+        sig = callee.signature
+        if sig is None:
+            return IRNode("callfn", loc, name, *args)
+        if len(args) - self.module.debug != len(sig.args):
+            raise self._error(f"device function '{callee.pyfunc.__name__}' is declared with "
+                              f"{len(sig.args)} arguments, got {len(args)}", node)
+        args = [IRNode("call", loc, f"cast.{t}", a) if isinstance(t, cjtypes.ScalarType) else a
+                for a, t in zip(args, sig.args)] + args[len(sig.args):]
+        call = IRNode("callfn", loc, name, *args)
+        if isinstance(sig.return_type, cjtypes.ScalarType):
+            return IRNode("call", loc, f"cast.{sig.return_type}", call)
+        return call
+
+    def _static_arguments(self, pyfunc: FunctionType, node: ast.Call) -> dict[str, Any]:
+        """The arguments known when compiling (dtypes, functions, intrinsics, constants), by
+        the callee's parameter names: the callee is specialised on them, as Numba types
+        functions and literals, so a dtype or a shape may be passed down. A parameter the
+        callee assigns stays a variable."""
+        params = _parameter_names(pyfunc)
+        if len(node.args) != len(params):
+            return {}  # the call's arity error is reported with the function's own counts
+        assigned = read_function(pyfunc).bound_names
+        static: dict[str, Any] = {}
+        for arg, param in zip(node.args, params):
+            if param in assigned or isinstance(arg, ast.Starred):
+                continue
+            try:
+                value = self._static_value(arg)
+            except (NotConstant, CompileError):
+                continue  # a variable, or an error the value's translation reports
+            if _is_static_argument(value):
+                static[param] = value
+        return static
+
+
+def _parameter_names(pyfunc: FunctionType) -> list[str]:
+    code = pyfunc.__code__
+    return list(code.co_varnames[:code.co_posonlyargcount + code.co_argcount])
+
+
+def _is_static_argument(value: Any) -> bool:
+    """A value a device function can be specialised on: numbers and tuples of them,
+    dtypes and casts, kernel functions and device functions (not arrays or strings)."""
+    if isinstance(value, tuple):
+        return all(_is_static_argument(v) for v in value)
+    if is_number(value):
+        return True
+    if isinstance(value, (np.ndarray, str, bytes)) or value is None:
+        return False
+    return True
+
+
+def static_key(value: Any) -> Any:
+    """Equal for the same compile-time value: numbers by type and value, the rest by identity."""
+    if isinstance(value, tuple):
+        return tuple(static_key(v) for v in value)
+    if is_number(value):
+        return (type(value), value)
+    if isinstance(value, np.dtype):
+        return value
+    return id(value)
