@@ -158,25 +158,16 @@ llvm::Value* FunctionLowering::call_math_builtin(const Node& n, std::string_view
                                : llvm::Intrinsic::trunc;
     return intrinsic(id, {x->getType()}, {x});
   }
-  // Every other function computes in the result's float type; float16 in
-  // float32, rounded once at the end (exact for sqrt and fmod).
+  // Every other function computes in the result's float type (call_math takes
+  // float16 through float32; LLVM does the same for sqrt of a half). fmod too:
+  // NVPTX expands LLVM's frem inexactly.
   Scalar f = result.scalar();
   std::vector<llvm::Value*> xs;
   for (const Value& a : args) xs.push_back(cast(a.v, a.type, result));
-  if (f == Scalar::Float16 && name != "fabs" && name != "copysign") {
-    for (llvm::Value*& x : xs) x = b_.CreateFPExt(x, b_.getFloatTy());
-    return b_.CreateFPTrunc(float_math(name, Scalar::Float32, xs), b_.getHalfTy());
-  }
-  return float_math(name, f, xs);
-}
-
-llvm::Value* FunctionLowering::float_math(std::string_view name, Scalar f,
-                                          std::vector<llvm::Value*> xs) {
   llvm::Type* t = xs[0]->getType();
   if (name == "sqrt") return intrinsic(llvm::Intrinsic::sqrt, {t}, xs);
   if (name == "fabs") return intrinsic(llvm::Intrinsic::fabs, {t}, xs);
   if (name == "copysign") return intrinsic(llvm::Intrinsic::copysign, {t}, xs);
-  if (name == "fmod") return call_math("fmod", f, xs);  // NVPTX expands frem inexactly
   return call_math(name, f, xs);
 }
 
