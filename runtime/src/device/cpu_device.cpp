@@ -136,13 +136,9 @@ void CpuDevice::launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned sha
         " bytes of static shared memory; with " + std::to_string(shared_bytes) +
         " dynamic bytes that exceeds the limit of " + std::to_string(limits_.max_shared_per_block) +
         " bytes per block on device cpu");
-  if (code.cooperative && grid.count() > host_cooperative_blocks(block.count()))
-    throw std::invalid_argument(
-        "kernel '" + cpu_kernel->name() + "' syncs its grid (cuda.cg.this_grid().sync()), so " +
-        "all its blocks must be resident at once: at most " +
-        std::to_string(host_cooperative_blocks(block.count())) + " blocks of " +
-        std::to_string(block.count()) + " threads fit on device cpu, got grid " +
-        format_dim3(grid) + " of " + std::to_string(grid.count()) + " blocks");
+  if (code.cooperative)
+    check_cooperative_grid(cpu_kernel->name(), grid, block,
+                           int64_t(host_cooperative_blocks(block.count())), "cpu");
   enqueue(own(stream), [code, grid, block, shared_bytes, info = cpu_kernel->info(),
                         params = std::move(params), keep_alive = std::move(keep_alive)]() mutable {
     target::IndexErrorRecord errors;

@@ -211,13 +211,8 @@ std::shared_ptr<LoadedKernel> CudaDevice::load(const KernelCode& code) {
 void CudaDevice::launch_cooperative(CudaKernel& kernel, Dim3 grid, Dim3 block,
                                     unsigned shared_bytes, CudaStream& stream, KernelParams params,
                                     std::vector<std::shared_ptr<const void>>& keep_alive) {
-  const int64_t most = kernel.max_cooperative_blocks(block.count(), shared_bytes);
-  if (int64_t(grid.count()) > most)
-    throw std::invalid_argument(
-        "kernel '" + kernel.name() + "' syncs its grid (cuda.cg.this_grid().sync()), so all " +
-        "its blocks must be resident at once: at most " + std::to_string(most) + " blocks of " +
-        std::to_string(block.count()) + " threads fit on device " + label_ + ", got grid " +
-        format_dim3(grid) + " of " + std::to_string(grid.count()) + " blocks");
+  check_cooperative_grid(kernel.name(), grid, block,
+                         kernel.max_cooperative_blocks(block.count(), shared_bytes), label_);
   std::shared_ptr<Allocation> workspace = allocate(16, MemoryKind::Device);
   memset(workspace->device_pointer(), 0, 16, stream);
   params.append(workspace->device_pointer());

@@ -32,6 +32,18 @@ std::string format_dim3(Dim3 dims) {
          std::to_string(dims.z) + ")";
 }
 
+void check_cooperative_grid(const std::string& kernel, Dim3 grid, Dim3 block, int64_t most,
+                            const std::string& device) {
+  if (int64_t(grid.count()) <= most) return;
+  throw std::invalid_argument("kernel '" + kernel +
+                              "' syncs its grid (cuda.cg.this_grid().sync()), so all its blocks "
+                              "must be resident at once: at most " +
+                              std::to_string(most) + " blocks of " + std::to_string(block.count()) +
+                              " threads fit on device " + device + ", got grid " +
+                              format_dim3(grid) + " of " + std::to_string(grid.count()) +
+                              " blocks");
+}
+
 void check_launch_config(const DeviceLimits& limits, Dim3 grid, Dim3 block, size_t shared_bytes,
                          const std::string& device) {
   check_axes("block", block, limits.max_block, device);

@@ -181,11 +181,7 @@ void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
       {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, errors, dynamic_shared_bytes};
   const uint64_t dynamic_offset = target::shared_offset(kernel.static_shared_bytes);
   const uint64_t shared_bytes = dynamic_offset + dynamic_shared_bytes;
-  if (kernel.cooperative) {
-    if (grid.count() > host_cooperative_blocks(block.count()))
-      throw std::invalid_argument("launch_host: a cooperative grid of " +
-                                  std::to_string(grid.count()) + " blocks; at most " +
-                                  std::to_string(host_cooperative_blocks(block.count())));
+  if (kernel.cooperative) {  // CpuDevice::launch checked the grid against the limit
     launch_cooperative(kernel, dims, params, shared_bytes, dynamic_offset);
     return;
   }

@@ -17,7 +17,8 @@ struct Dim3 {
 // Blocks until every block has run. `params` is cuLaunchKernel's kernelParams;
 // `dynamic_shared_bytes` the launch's sharedmem. `errors` receives the first
 // index out of bounds (kernels compiled with bounds checks). Throws
-// BarrierError when the threads of a block cannot meet at a barrier.
+// BarrierError when the threads of a block cannot meet at a barrier. A
+// cooperative kernel's grid must fit host_cooperative_blocks (the caller checks).
 void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
                  uint64_t dynamic_shared_bytes, void** params,
                  target::IndexErrorRecord* errors = nullptr);
