@@ -53,7 +53,7 @@ template <class T, bool ftz>
 inline auto operand(const uint64_t* slot, int lane) {
   if constexpr (std::is_same_v<T, Half>) {
     auto bits = uint16_t(slot[lane]);
-    if (ftz && (bits & 0x7C00) == 0) bits &= 0x8000;
+    if (ftz) bits = flush_half(bits);
     return half_to_float(Half{bits});
   } else if constexpr (std::is_same_v<T, BFloat>) {
     return bfloat_to_float(BFloat{uint16_t(slot[lane])});

@@ -147,9 +147,7 @@ template <bool brain>
 inline uint16_t narrow16(long double x, uint8_t flags) {
   if (flags & kSat) x = std::isnan(x) ? 0.0L : std::fmin(std::fmax(x, 0.0L), 1.0L);
   uint16_t bits = brain ? round_to_bfloat(x, kNearest).bits : round_to_half(x, kNearest).bits;
-  bool subnormal = (bits & 0x7C00) == 0 && (bits & 0x03FF) != 0;
-  if (!brain && (flags & kFtz) && subnormal) bits &= 0x8000;
-  return bits;
+  return !brain && (flags & kFtz) ? flush_half(bits) : bits;
 }
 
 template <bool brain, uint8_t op, int halves>
@@ -161,7 +159,7 @@ void run_arith16(Warp& warp, const Inst& inst, uint32_t mask) {
   const uint8_t flags = inst.aux;
   auto input = [&](const uint64_t* slot, int lane, int half) {
     uint16_t bits = uint16_t(slot[lane] >> (16 * half));
-    if (!brain && (flags & kFtz) && (bits & 0x7C00) == 0) bits &= 0x8000;  // flush subnormals
+    if (!brain && (flags & kFtz)) bits = flush_half(bits);
     return widen16<brain>(bits);
   };
   for_lanes(mask, [&](int lane) {
@@ -200,10 +198,13 @@ void decode_arith16(DecodeContext& c, Inst& inst, const std::string& type) {
   inst.run = arith16_for<op>(type);
 }
 
+bool is_sixteen_bit_float(const std::string& type) {
+  return type == "f16" || type == "f16x2" || type == "bf16" || type == "bf16x2";
+}
+
 template <uint8_t op>
 void decode_arith(DecodeContext& c, Inst& inst) {
-  if (std::string t = c.type(); t == "f16" || t == "f16x2" || t == "bf16" || t == "bf16x2")
-    return decode_arith16<op>(c, inst, t);
+  if (std::string t = c.type(); is_sixteen_bit_float(t)) return decode_arith16<op>(c, inst, t);
   std::string type = float_type(c);
   arith_modifiers(c, inst, false);
   operands(c, inst, op == kFma ? 4 : 3, type);
@@ -331,16 +332,12 @@ void run_sign16(Warp& warp, const Inst& inst, uint32_t mask) {
     uint64_t result = 0;
     for (int half = 0; half < halves; ++half) {
       auto bits = uint16_t(a[lane] >> (16 * half));
-      if (ftz && (bits & 0x7C00) == 0) bits &= 0x8000;
+      if (ftz) bits = flush_half(bits);
       bits = op == kAbs ? uint16_t(bits & 0x7FFF) : uint16_t(bits ^ 0x8000);
       result |= uint64_t(bits) << (16 * half);
     }
     d[lane] = result;
   });
-}
-
-bool is_sixteen_bit_float(const std::string& type) {
-  return type == "f16" || type == "f16x2" || type == "bf16" || type == "bf16x2";
 }
 
 template <uint8_t op>
@@ -399,7 +396,7 @@ void run_minmax16(Warp& warp, const Inst& inst, uint32_t mask) {
   const int halves = inst.count;
   auto input = [&](const uint64_t* slot, int lane, int half) {
     auto bits = uint16_t(slot[lane] >> (16 * half));
-    if (!brain && (flags & kFtz) && (bits & 0x7C00) == 0) bits &= 0x8000;
+    if (!brain && (flags & kFtz)) bits = flush_half(bits);
     return bits;
   };
   for_lanes(mask, [&](int lane) {

@@ -47,6 +47,11 @@ inline F round_to(long double x, Rounding r) {
   return v;
 }
 
+// .ftz on a half: a subnormal reads as (and is written as) a zero of its sign.
+inline uint16_t flush_half(uint16_t bits) {
+  return (bits & 0x7C00) == 0 ? uint16_t(bits & 0x8000) : bits;
+}
+
 inline float half_to_float(Half h) {
   uint32_t sign = uint32_t(h.bits & 0x8000) << 16, exponent = (h.bits >> 10) & 0x1F,
            mantissa = h.bits & 0x3FF;
