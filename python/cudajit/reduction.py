@@ -63,9 +63,7 @@ class Reduce:
     function), as ``numba.cuda.Reduce``."""
 
     def __init__(self, functor: Callable[[Any, Any], Any]):
-        self._functor = functor
-        python = getattr(functor, "py_func", functor)
-        self._host = python  # the final fold, on the host
+        self._host = getattr(functor, "py_func", functor)  # the final fold, on the host
         self._device = functor if isinstance(functor, DeviceFunction) else \
             jit(device=True)(functor)
         self._kernels: dict[np.dtype, Any] = {}
@@ -76,7 +74,6 @@ class Reduce:
         from ``init``. With ``res`` (a device array) the result goes to ``res[0]`` and
         None is returned; else the result is returned."""
         from .api import device_array, to_device
-        from .devicearray import DeviceNDArray
 
         if getattr(arr, "ndim", 1) != 1:
             raise TypeError(f"Reduce takes a 1-D array, got {getattr(arr, 'ndim', '?')} "
@@ -95,16 +92,14 @@ class Reduce:
             blocks = min(_MAX_BLOCKS, (n + _THREADS - 1) // _THREADS)
             partial = device_array(blocks, dtype, stream=stream)
             has = device_array(blocks, np.int32, stream=stream)
-            source = arr if isinstance(arr, DeviceNDArray) else to_device(
-                np.ascontiguousarray(arr), stream=stream)
+            source = to_device(arr, stream=stream)  # a device array as it is
             kernel[blocks, _THREADS, stream](source, n, partial, has)
             flags = has.copy_to_host(stream=stream)  # pageable: complete on return
             values = [v for v, h in zip(partial.copy_to_host(stream=stream), flags) if h]
             result = functools.reduce(self._host, values, init_value)
         if res is None:
             return result
-        res.copy_to_device(np.array([result], dtype=res.dtype), stream=stream) \
-            if isinstance(res, DeviceNDArray) else to_device(np.array([result]), to=res)
+        to_device(np.array([result], dtype=res.dtype), stream=stream, to=res)
         return None
 
 

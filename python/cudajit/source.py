@@ -106,12 +106,10 @@ def _parse_lambda(pyfunc: FunctionType) -> FunctionSource:
                        col_offset=node.body.col_offset)]
     funcdef = ast.FunctionDef(name="lambda", args=node.args, body=body, decorator_list=[],
                               returns=None, type_comment=None, lineno=node.lineno,
-                              col_offset=node.col_offset, **_type_params_of(node))
+                              col_offset=node.col_offset)
+    if "type_params" in ast.FunctionDef._fields:  # Python 3.12: a lambda has none
+        funcdef.type_params = []
     return FunctionSource(funcdef, filename, 0, frozenset())
-
-
-def _type_params_of(node: ast.AST) -> dict:
-    return {"type_params": []} if hasattr(ast.FunctionDef(), "type_params") else {}
 
 
 def _parse_function(pyfunc: FunctionType) -> FunctionSource:
