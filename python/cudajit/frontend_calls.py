@@ -27,18 +27,13 @@ class DeviceCalls:
     def _device_call(self, callee: Any, loc: Any, node: ast.Call) -> IRNode:
         """A device-function call; with a declared signature, the scalar arguments
         and the result are converted to its types, as Numba does."""
-        if callee.signature is None:
-            static = self._static_arguments(callee.pyfunc, node)
-            if static:
-                name = self.module.device_function_name(callee.pyfunc, static)
-                runtime = [a for a, p in zip(node.args, _parameter_names(callee.pyfunc))
-                           if p not in static] + node.args[len(_parameter_names(callee.pyfunc)):]
-                args = [self._expr(a) for a in runtime]
-                if self.module.debug:
-                    args.append(IRNode("name", loc, EXCEPTION_RECORD))
-                return IRNode("callfn", loc, name, *args)
-        name = self.module.device_function_name(callee.pyfunc)
-        args = self._args(node)
+        # Compile-time arguments specialise the callee and are passed no more (a declared
+        # signature takes values only).
+        static = {} if callee.signature is not None else \
+            self._static_arguments(callee.pyfunc, node)
+        name = self.module.device_function_name(callee.pyfunc, static)
+        args = [self._expr(a) for a, p in zip(node.args, _parameter_names(callee.pyfunc))
+                if p not in static] if static else self._args(node)
         if self.module.debug:
             args.append(IRNode("name", loc, EXCEPTION_RECORD))
         sig = callee.signature
