@@ -320,8 +320,8 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
         return set(groups)
 
     def _stmt_Assign(self, node: ast.Assign) -> list[IRNode]:
-        if self._is_this_grid(node.value):
-            return []  # the group is known at compile time: g.sync() is all it does
+        if all(isinstance(t, ast.Name) and t.id in self.grid_groups for t in node.targets):
+            return []  # g = cuda.cg.this_grid(), known when compiling: g.sync() is all it does
         loc = self._loc(node)
         value = self._expr(node.value)
         result = []

@@ -130,6 +130,16 @@ def test_grid_sync_misuse_is_a_compile_error():
         passes_the_group[1, 1](np.zeros(1))
 
     @cuda.jit
+    def stores_it_in_an_array(out):
+        g = cuda.cg.this_grid()
+        out[0] = cuda.cg.this_grid()
+        g.sync()
+
+    with pytest.raises(CompileError, match=r"cuda.cg.this_grid\(\) can only be assigned to a "
+                                           r"name or called .sync\(\) on"):
+        stores_it_in_an_array[1, 1](np.zeros(1))
+
+    @cuda.jit
     def other_method(out):
         cuda.cg.this_grid().thread_rank()
 
