@@ -22,6 +22,15 @@ endif()
 pybind11_add_module(_core MODULE ${CUDAJIT_PYTHON_SOURCES})
 target_link_libraries(_core PRIVATE libcudajit)
 set_target_properties(_core PROPERTIES INSTALL_RPATH "$ORIGIN" BUILD_WITH_INSTALL_RPATH ON)
+# Only PyInit__core leaves the module. A toolchain that links part of libstdc++ statically
+# (devtoolset-style, as the GPU machine's does) would otherwise export its copies of std::
+# functions, and libcudajit.so's calls would bind to them rather than to libstdc++.so: on an
+# H200 formatting a stream handle in libcudajit crashed inside _core's copy of ostream.
+set(CUDAJIT_CORE_VERSION_SCRIPT ${PROJECT_BINARY_DIR}/generated/_core.map)
+file(CONFIGURE OUTPUT ${CUDAJIT_CORE_VERSION_SCRIPT} CONTENT "{ global: PyInit__core; local: *; };\n")
+target_link_options(_core PRIVATE -Wl,--version-script=${CUDAJIT_CORE_VERSION_SCRIPT}
+                    -Wl,--exclude-libs,ALL)
+set_property(TARGET _core APPEND PROPERTY LINK_DEPENDS ${CUDAJIT_CORE_VERSION_SCRIPT})
 
 # The wheel (scikit-build-core, wheel.packages = python/cudajit) gets both files in cudajit/.
 if(CUDAJIT_PREBUILT_LIB)

@@ -82,7 +82,12 @@ const char* llvm_options() {
 }  // namespace
 
 void apply_llvm_options_from_environment() {
+  // Parsed once; a bad option fails every compile with the same message. Nothing is thrown
+  // through std::call_once: with libstdc++ an exception leaving call_once is not portable
+  // across library versions (on a GPU machine whose libstdc++ is newer than ours it ended
+  // the process with "free(): invalid pointer").
   static std::once_flag once;
+  static std::string error;
   std::call_once(once, [] {
     const char* options = llvm_options();
     if (options == nullptr) return;
@@ -91,13 +96,14 @@ void apply_llvm_options_from_environment() {
     for (std::string word; stream >> word;) words.push_back(word);
     std::vector<const char*> argv;
     for (const std::string& word : words) argv.push_back(word.c_str());
-    std::string errors;
-    llvm::raw_string_ostream error_stream(errors);
+    llvm::raw_string_ostream error_stream(error);
     if (!llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "",
                                            &error_stream)) {
-      throw LlvmError("CUDAJIT_LLVM_OPTIONS: " + errors);
+      error_stream.flush();
+      if (error.empty()) error = "LLVM refused the options";
     }
   });
+  if (!error.empty()) throw LlvmError("CUDAJIT_LLVM_OPTIONS: " + error);
 }
 
 llvm::CodeGenOptLevel codegen_opt_level(int opt_level) {

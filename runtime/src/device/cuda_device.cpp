@@ -167,8 +167,9 @@ std::shared_ptr<Stream> CudaDevice::external_stream(uintptr_t handle) {
     // A stream of another device (or context) would fail later, less clearly.
     bind();
     CUcontext owner = nullptr;
-    check(api_, api_.cuStreamGetCtx(stream, &owner),
-          ("cuStreamGetCtx(" + hex(handle) + ")").c_str());
+    CUresult result = api_.cuStreamGetCtx(stream, &owner);
+    if (result != CUDA_SUCCESS)  // the message only when needed: this runs at every launch
+      check(api_, result, ("cuStreamGetCtx(" + hex(handle) + ")").c_str());
     if (owner != context_.get())
       throw std::invalid_argument("stream " + hex(handle) +
                                   " belongs to another CUDA context than " +
