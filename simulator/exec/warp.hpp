@@ -74,7 +74,8 @@ struct Warp {
   uint32_t exited = 0;  // lanes that have exited (or never existed)
   uint32_t active = 0;  // lanes running the current instruction (before the guard)
   State state = State::Running;
-  uint32_t barrier_mask = 0;  // lanes that arrived at the block's barrier
+  uint32_t barrier_mask = 0;         // lanes that arrived at the block's barrier
+  const Inst* barrier_at = nullptr;  // the barrier instruction they arrived at
   // bar.red destinations waiting for the barrier's result: written at its release.
   struct PendingReduction {
     size_t frame;

@@ -207,6 +207,9 @@ def test_grid_sync_ptx_assembles_and_takes_the_workspace_last(check_ptx, cc):
     # The array is 3 parameters (data, extent, stride); the grid workspace is the 4th.
     assert "kernel_param_3" in ptx and "nanosleep" in ptx
     assert "kernel_param_4" not in ptx
+    # The block's barriers are barrier.sync, not the aligned bar.sync: the threads of a warp
+    # may reach the grid's sync at different calls (see the device-function test above).
+    assert ptx.count("barrier.sync 0;") == 2 and "bar.sync" not in ptx
 
 
 def test_a_device_function_that_syncs_the_grid_cannot_be_compiled_alone():

@@ -274,7 +274,13 @@ class NvptxHooks final : public TargetHooks {
                      *wait = block("grid.wait"), *led = block("grid.led"),
                      *after = block("grid.after");
     auto* i64 = b.getInt64Ty();
-    barrier(m, b, target::kBarrierSync, b.getInt32(0), nullptr);
+    // barrier.sync without .aligned: the threads of a warp may reach the grid's sync at
+    // different calls (a device function on one side of a branch, inline on the other),
+    // which bar.sync leaves undefined (an H200 hung on it).
+    auto block_barrier = [&] {
+      ptx_asm(b, b.getVoidTy(), "barrier.sync 0;", "~{memory}", {}, true, true);
+    };
+    block_barrier();
     llvm::Value* tid = b.CreateOr(b.CreateOr(special_register(b, "threadIdx.x", nullptr),
                                              special_register(b, "threadIdx.y", nullptr)),
                                   special_register(b, "threadIdx.z", nullptr));
@@ -308,7 +314,7 @@ class NvptxHooks final : public TargetHooks {
     b.CreateBr(after);
 
     b.SetInsertPoint(after);
-    barrier(m, b, target::kBarrierSync, b.getInt32(0), nullptr);
+    block_barrier();
   }
 
  private:

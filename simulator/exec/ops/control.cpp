@@ -1,6 +1,7 @@
 // Control flow: bra, call, ret, exit, trap, barriers, fences.
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include "../decode_context.hpp"
@@ -14,6 +15,8 @@ namespace {
 // Control instructions describe where they go for the decoder's post-dominator
 // analysis: aux 1 = to `target`, 2 = out of the function, 0 = on to the next.
 constexpr uint8_t kToTarget = 1, kLeaves = 2;
+// A barrier's `target` (it has no branch target): 1 when it is aligned.
+constexpr uint32_t kAlignedBarrier = 1;
 
 void branch_to(Warp& warp, uint32_t taken, uint32_t target, uint32_t reconverge) {
   SimtEntry& entry = warp.top();
@@ -69,8 +72,24 @@ void run_call(Warp& warp, const Inst& inst, uint32_t mask) {
 }
 
 // The arriving lanes wait; a sibling path of a divergent warp not yet run gets to run first
-// (on Volta and later a barrier counts threads, so both sides of a branch may reach one).
-void run_barrier(Warp& warp, const Inst&, uint32_t mask) {
+// (on Volta and later barrier.sync counts threads, so both sides of a branch may reach one).
+// An aligned barrier (bar.sync, bar.red, barrier.sync.aligned) is the exception: the PTX ISA
+// leaves it undefined unless the threads of a warp execute that same instruction, and an
+// H200 hung on a grid sync whose lanes reached two copies of bar.sync. Here it faults.
+void run_barrier(Warp& warp, const Inst& inst, uint32_t mask) {
+  if (warp.barrier_mask != 0 && warp.barrier_at != &inst &&
+      (inst.target == kAlignedBarrier || warp.barrier_at->target == kAlignedBarrier)) {
+    char lanes[96];
+    std::snprintf(lanes, sizeof lanes, "lanes 0x%08x of a warp whose lanes 0x%08x wait at another",
+                  mask, warp.barrier_mask);
+    warp.fault(Fault::IllegalInstruction, inst, __builtin_ctz(mask),
+               std::string("an aligned barrier (bar.sync, bar.red, barrier.sync.aligned) "
+                           "reached by ") +
+                   lanes +
+                   ": undefined on a GPU (it can hang); every thread of a warp must reach "
+                   "syncthreads at the same call");
+  }
+  warp.barrier_at = &inst;
   auto& stack = warp.frames.back().stack;
   SimtEntry& entry = stack.back();
   entry.at_barrier = true;
@@ -173,6 +192,8 @@ bool is_barrier_zero(const ptx::Operand& o) {
 void decode_barrier(DecodeContext& c, Inst& inst) {
   if (c.has("warp")) return opcode_table().at("bar.warp")(c, inst);
   inst.is_control = true;
+  // bar.sync and bar.red are barrier.sync.aligned and barrier.red.aligned.
+  if (c.instruction().opcode == "bar" || c.has("aligned")) inst.target = kAlignedBarrier;
   if (c.has("red")) {
     if (c.operand_count() != 3 || !is_barrier_zero(c.operand(1)))
       c.error("only barrier 0 over the whole block is supported");

@@ -73,8 +73,12 @@ inline float half_to_float(Half h) {
 }
 
 // The half nearest `x` in direction `r` (x exact: a double or float value).
+// A NaN becomes the canonical 0x7fff: the PTX ISA leaves the NaN unspecified, and that is the
+// one an H200 gives (cvt.rn.f16.f32 and cvt.rn.bf16.f32 of any NaN).
+constexpr uint16_t kCanonicalHalfNaN = 0x7FFF;
+
 inline Half round_to_half(long double x, Rounding r) {
-  if (std::isnan(x)) return {uint16_t(std::signbit(x) ? 0xFE00 : 0x7E00)};
+  if (std::isnan(x)) return {kCanonicalHalfNaN};
   uint16_t sign = std::signbit(x) ? 0x8000 : 0;
   long double a = std::fabs(x);
   // Candidates: the half at or below |x| (truncation) and the next one up.
@@ -130,7 +134,7 @@ inline BFloat round_to_bfloat(long double x, Rounding r) {
   float f = round_to<float>(x, r);  // bfloat16 is float's top half: round f32's bits next
   uint32_t bits;
   std::memcpy(&bits, &f, 4);
-  if (std::isnan(f)) return {uint16_t((bits >> 16) | 0x40)};
+  if (std::isnan(f)) return {kCanonicalHalfNaN};
   uint32_t rest = bits & 0xFFFF, top = bits >> 16;
   bool negative = bits >> 31;
   switch (r) {  // f is already rounded in direction r: drop or carry the low half the same way

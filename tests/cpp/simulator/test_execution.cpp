@@ -177,8 +177,8 @@ TEST_CASE("threads that exited do not hold a barrier up", "[simulator][exec]") {
 
 namespace {
 
-// Even and odd threads each store to shared memory and pass a different bar.sync of the
-// same barrier; after it each reads its neighbour's value.
+// Even and odd threads each store to shared memory and pass a different barrier.sync of the
+// same barrier (BARRIER, filled in below); after it each reads its neighbour's value.
 const char* kTwoSidedBarrier = R"(
 .shared .align 4 .b32 cells[64];
 .visible .entry k(.param .u64 out)
@@ -196,12 +196,12 @@ const char* kTwoSidedBarrier = R"(
 	@%p1 bra ODD;
 	add.s32 %r6, %r1, 1000;
 	st.shared.u32 [%r4], %r6;
-	bar.sync 0;
+	BARRIER 0;
 	bra.uni JOIN;
 ODD:
 	add.s32 %r6, %r1, 2000;
 	st.shared.u32 [%r4], %r6;
-	bar.sync 0;
+	BARRIER 0;
 JOIN:
 	xor.b32 %r7, %r3, 4;
 	add.s32 %r8, %r2, %r7;
@@ -213,13 +213,40 @@ JOIN:
 }
 )";
 
+std::string two_sided_barrier(const std::string& barrier) {
+  std::string text = kTwoSidedBarrier;
+  for (size_t at; (at = text.find("BARRIER")) != std::string::npos;) text.replace(at, 7, barrier);
+  return text;
+}
+
 }  // namespace
 
-TEST_CASE("both sides of a divergent branch may meet at the block's barrier", "[simulator][exec]") {
-  auto out = run_with_output<uint32_t>(*load(ptx_module(kTwoSidedBarrier)), "k", 64, {64, 1, 1});
+TEST_CASE("both sides of a divergent branch may meet at the block's barrier.sync",
+          "[simulator][exec]") {
+  auto out = run_with_output<uint32_t>(*load(ptx_module(two_sided_barrier("barrier.sync"))), "k",
+                                       64, {64, 1, 1});
   for (uint32_t i = 0; i < 64; ++i) {
     uint32_t neighbour = i ^ 1;
     REQUIRE(out[i] == neighbour + (neighbour % 2 ? 2000 : 1000));
+  }
+}
+
+TEST_CASE("a warp reaching two different aligned barriers faults (undefined on a GPU)",
+          "[simulator][exec]") {
+  for (const char* barrier : {"bar.sync", "barrier.sync.aligned"}) {
+    auto program = load(ptx_module(two_sided_barrier(barrier)));
+    TestMemory memory;
+    uint32_t* out = memory.buffer(std::vector<uint32_t>(64));
+    uint64_t address = uint64_t(uintptr_t(out));
+    try {
+      launch(*program, "k", {1, 1, 1}, {64, 1, 1}, {&address}, memory.memory);
+      FAIL("no fault with " << barrier);
+    } catch (const ExecutionFault& e) {
+      REQUIRE(e.fault() == Fault::IllegalInstruction);
+      REQUIRE_THAT(std::string(e.what()), Contains("an aligned barrier") &&
+                                              Contains("wait at another") &&
+                                              Contains("kernel 'k'"));
+    }
   }
 }
 
