@@ -380,3 +380,14 @@ def module_from_source(tmp_path, name, source):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def assert_bits_equal_any_nan(actual, expected, as_float):
+    """Bit patterns equal, except that where `expected` is a NaN any NaN will do: the PTX ISA
+    leaves the NaN an arithmetic instruction or conversion makes unspecified (the H200 gives
+    the canonical 0x7fff for float16 and bfloat16, the cpu device keeps sign and payload).
+    `as_float` turns an array of bits into the floats they encode."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    nan = np.isnan(as_float(expected))
+    np.testing.assert_array_equal(np.isnan(as_float(actual)), nan)
+    np.testing.assert_array_equal(actual[~nan], expected[~nan])

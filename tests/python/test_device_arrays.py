@@ -183,6 +183,9 @@ def test_host_arrays_of_every_kind_work_in_kernels(make):
     a = make(16, dtype=np.float64)
     a[:] = np.arange(16)
     add_one[2, 8](a)
+    # Pinned memory is copied around the launch; mapped and managed memory are the
+    # kernel's own, read by the host only after the launch is complete (as in CUDA).
+    cuda.synchronize()
     np.testing.assert_array_equal(a, np.arange(16) + 1)
 
 

@@ -13,6 +13,8 @@ import pytest
 import cudajit as cuda
 from cudajit import libdevice
 
+from conftest import assert_bits_equal_any_nan
+
 pytestmark = [pytest.mark.usefixtures("device"),
               pytest.mark.filterwarnings("ignore::cudajit.PerformanceWarning")]
 
@@ -697,7 +699,8 @@ def test_bit_reinterpretation_round_trips_every_pattern_and_matches_numpy_views(
     np.testing.assert_array_equal(pieces[:, 0], (d.view(np.int64) >> 32).astype(np.int32))
     np.testing.assert_array_equal(pieces[:, 1], d.view(np.uint64).astype(np.uint32).view(np.int32))
     with np.errstate(over="ignore"):
-        np.testing.assert_array_equal(halves, f.astype(np.float16).view(np.int16))
+        assert_bits_equal_any_nan(halves, f.astype(np.float16).view(np.int16),
+                                  lambda bits: bits.view(np.float16))
         np.testing.assert_array_equal(back[n:], f.astype(np.float16).astype(np.float32))
 
 

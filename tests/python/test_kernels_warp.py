@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import cudajit as cuda
+from cudajit import _core
 
 from conftest import module_from_source
 
@@ -229,7 +230,11 @@ except Exception as error:
 
 
 def test_a_lane_outside_its_own_mask_is_an_error(tmp_path, device):
-    # On a GPU the error poisons the context for good: it runs in a process of its own.
+    if device == "cuda" and not _core.cuda_simulated():
+        # The PTX ISA leaves it undefined; the H200 ran on without an error.
+        pytest.skip("a lane outside its own mask is undefined behaviour on a GPU; "
+                    "only the simulated GPU reports it")
+    # On the simulated GPU the error poisons the context for good: a process of its own.
     script = tmp_path / "outside_mask.py"
     script.write_text(f"DEVICE = {device!r}\n" + OUTSIDE_MASK)
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
