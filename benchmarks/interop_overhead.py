@@ -31,7 +31,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 import cudajit as cuda  # noqa: E402
-from _timing import us_per_launch  # noqa: E402
+from _timing import peer_us, us_per_launch  # noqa: E402
 
 TARGET_US = 0.5  # a foreign array's cost over an own array, per argument (issue 4)
 
@@ -157,7 +157,8 @@ def main() -> None:
     for label, make in foreign_cases(device.kind):
         us = per_launch_us(make(), stream, options.launches, options.repeats)
         rows.append({"arrays": f"3 {label}", "us": us, "added_per_argument_us": (us - own) / 3})
-    numba = numba_on_cupy_us(options.launches, options.repeats) if device.kind == "cuda" else None
+    numba = (peer_us(numba_on_cupy_us, options.launches, options.repeats)
+             if device.kind == "cuda" else None)
     savings = sync_savings_ms(options.spin)
 
     print(f"device: {device.kind}:{device.id} {device.name}")

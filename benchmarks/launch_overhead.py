@@ -33,7 +33,7 @@ import platform  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import cudajit as cuda  # noqa: E402
-from _timing import us_per_launch  # noqa: E402
+from _timing import peer_us, us_per_launch  # noqa: E402
 from cudajit import _core  # noqa: E402
 
 TARGET_US = 1.5  # cudajit's cost over a bare launch with 3 device arrays (issue 3)
@@ -135,7 +135,8 @@ def main() -> None:
                 # The same kernel and values by bare cuLaunchKernel (foreign arrays: their memory).
                 bare_args = arguments(count, "device") if kind == "foreign" else args
                 bare = _core.bare_launch_us(kernel, bare_args, stream, options.launches)
-            numba = (numba_launch_us(count, kind == "scalar", options.launches, options.repeats)
+            numba = (peer_us(numba_launch_us, count, kind == "scalar", options.launches,
+                             options.repeats)
                      if device.kind == "cuda" else None)
             rows.append({"device": f"{device.kind}:{device.id} {device.name}", "case": label,
                          "cudajit_us": us, "bare_cuLaunchKernel_us": bare,

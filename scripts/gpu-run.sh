@@ -74,12 +74,17 @@ run() {
 
   export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
   local status=0
-  "$PYTHON" -m pytest tests/python -q -ra 2>&1 | tee "$out/pytest.log" || status=$?
-  for bench in benchmarks/*.py; do
-    [ -e "$bench" ] || continue
-    case $(basename "$bench") in _*) continue ;; esac
-    echo "==> $bench"
-    "$PYTHON" "$bench" 2>&1 | tee -a "$out/benchmarks.log" || status=$?
+  # PYTEST_ARGS adds options (e.g. "-n 8 --timeout 120" where pytest-xdist and pytest-timeout
+  # are installed); BENCHES names the benchmarks to run (default: all), each stopped after
+  # BENCH_TIMEOUT seconds, so that one command fits a lease.
+  # shellcheck disable=SC2086
+  "$PYTHON" -m pytest tests/python -q -ra --junitxml="$out/pytest.xml" ${PYTEST_ARGS:-} 2>&1 |
+    tee "$out/pytest.log" || status=$?
+  local benches=${BENCHES:-$(cd benchmarks && ls ./*.py | sed 's|^\./||; s|\.py$||' | grep -v '^_')}
+  for name in $benches; do
+    echo "==> benchmarks/$name.py"
+    timeout "${BENCH_TIMEOUT:-600}" "$PYTHON" "benchmarks/$name.py" 2>&1 |
+      tee -a "$out/benchmarks.log" || status=$?
   done
   if [ -d benchmarks/results ]; then
     tar -czf "$out/benchmark-results.tar.gz" -C benchmarks results
