@@ -368,8 +368,23 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
         raise self._error("cannot assign to this expression in a kernel", node)
 
     def _stmt_If(self, node: ast.If) -> list[IRNode]:
+        taken = self._known_condition(node.test)
+        if taken is not None:
+            # Known when compiling (a global, a constant argument the device function is
+            # specialised on): as Numba prunes such a branch, the other side is not compiled.
+            return self._statements(node.body if taken else node.orelse)
         return [IRNode("if", self._loc(node), self._expr(node.test),
                        self._block(node.body, node), self._block(node.orelse, node))]
+
+    def _known_condition(self, test: ast.expr) -> bool | None:
+        """The truth of a condition that is a constant number, bool or None; else None."""
+        try:
+            value = self._static_value(test)
+        except (_NotConstant, CompileError):
+            return None
+        if value is None or _is_number(value) and not isinstance(value, (complex, np.complexfloating)):
+            return bool(value)
+        return None
 
     def _stmt_While(self, node: ast.While) -> list[IRNode]:
         if node.orelse:

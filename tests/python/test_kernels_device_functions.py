@@ -383,6 +383,35 @@ def test_a_constant_argument_the_callee_assigns_stays_a_variable():
     assert out[0] == 55
 
 
+TRACE = False
+
+
+@cuda.jit(device=True)
+def add_at(ary, wrap):
+    i = (cuda.threadIdx.x, cuda.uint64(cuda.threadIdx.y))
+    if wrap:  # int64 % uint64 is float64: an index only where wrap is False is pruned
+        i = (i[0] % ary.shape[0], i[1] % ary.shape[1])
+    if TRACE:  # a global known False: strings, unsupported in kernels, are never compiled
+        label = "pruned"  # noqa: F841
+    cuda.atomic.add(ary, i, 1)
+
+
+def test_a_branch_on_a_constant_is_pruned_as_in_numba():
+    @cuda.jit
+    def kernel(ary):
+        add_at(ary, False)
+
+    @cuda.jit
+    def wrapping(ary):
+        add_at(ary, True)
+
+    ary = np.zeros((4, 8), np.uint32)
+    kernel[1, (4, 8)](ary)
+    np.testing.assert_array_equal(ary, np.ones((4, 8)))
+    with pytest.raises(cuda.CompileError, match="integer index"):
+        wrapping[1, (4, 8)](ary)  # compiled, the branch types as Numba types it
+
+
 def test_a_kernel_called_from_a_kernel_is_a_device_function_as_in_numba():
     @cuda.jit
     def twice(x):

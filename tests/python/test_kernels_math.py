@@ -693,3 +693,89 @@ MATH_TYPES = [
 )
 def test_math_result_type(func, args, expected):
     assert cuda.compile_ptx(func, args, device=True)[1] == expected
+
+
+# --- frexp, modf, ldexp, exp2, degrees, radians, nextafter, remainder ---------
+
+
+@cuda.jit
+def k_more_math(x, e, out, exponents):
+    i = cuda.grid(1)
+    if i < x.size:
+        mantissa, exponents[i] = math.frexp(x[i])
+        fraction, whole = math.modf(x[i])
+        out[i, 0] = mantissa
+        out[i, 1] = fraction
+        out[i, 2] = whole
+        out[i, 3] = math.ldexp(x[i], e[i])
+        out[i, 4] = math.exp2(x[i])
+        out[i, 5] = math.degrees(x[i])
+        out[i, 6] = math.radians(x[i])
+        out[i, 7] = math.nextafter(x[i], x[0])  # both float32 for float32 arrays
+        out[i, 8] = math.remainder(x[i], x[1])
+
+
+def _python_more_math(x, e, dtype):
+    rows = []
+    for v, n in zip(x.astype(np.float64).tolist(), e.tolist()):
+        try:
+            scaled = math.ldexp(v, n)
+        except OverflowError:
+            scaled = math.copysign(math.inf, v)
+        with np.errstate(over="ignore"):
+            after = float(np.nextafter(dtype(v), dtype(x[0])))  # in the array's own type
+        rows.append([math.frexp(v)[0], *math.modf(v), scaled,
+                     math.inf if v == math.inf else 0.0 if v == -math.inf else 2.0**v,
+                     math.degrees(v), math.radians(v), after,
+                     math.remainder(v, float(x[1])) if math.isfinite(v) else math.nan])
+    with np.errstate(over="ignore"):
+        return np.array(rows).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_frexp_modf_ldexp_exp2_degrees_radians_nextafter_remainder_match_python(dtype):
+    tiny = 1e-310 if dtype == np.float64 else 1e-40  # a subnormal
+    x = np.array([1.5, 0.75, -3.0, 0.0, -0.0, np.inf, -np.inf, np.nan, tiny, 7.25, -0.375, 100.0],
+                 dtype)
+    e = np.array([3, -2, 5, 0, 1, 2, 3, 1, 1000, -1100, 2**40, -7], np.int64)
+    out = np.zeros((x.size, 9), dtype)
+    exponents = np.zeros(x.size, np.int32)
+    k_more_math[1, 32](x, e, out, exponents)
+    expected = _python_more_math(x, e, dtype)
+    exact = [0, 1, 2, 3, 7, 8]  # exactly rounded: equal, signed zeros included
+    np.testing.assert_array_equal(out[:, exact], expected[:, exact])
+    numbers = ~np.isnan(expected[:, exact])  # a NaN's sign is unspecified
+    np.testing.assert_array_equal(np.signbit(out[:, exact])[numbers],
+                                  np.signbit(expected[:, exact])[numbers])
+    rtol = 1e-15 if dtype == np.float64 else 1e-6
+    np.testing.assert_allclose(out[:, 4:7], expected[:, 4:7], rtol=rtol, atol=0)
+    finite = np.isfinite(x)
+    np.testing.assert_array_equal(exponents[finite],
+                                  [math.frexp(v)[1] for v in x[finite].astype(np.float64)])
+
+
+def f_frexp_part(x):
+    return math.frexp(x)[1]
+
+
+def f_ldexp(x, n):
+    return math.ldexp(x, n)
+
+
+def f_exp2(x):
+    return math.exp2(x)
+
+
+@pytest.mark.parametrize("func, args, expected", [
+    (f_frexp_part, (cuda.float32,), cuda.int32),  # a C int, as Numba types it
+    (f_ldexp, (cuda.float32, cuda.int64), cuda.float32),
+    (f_exp2, (cuda.int32,), cuda.float64),
+])
+def test_more_math_result_types(func, args, expected):
+    assert cuda.compile_ptx(func, args, device=True)[1] == expected
+
+
+def test_ldexp_needs_an_integer_exponent():
+    with pytest.raises(cuda.CompileError, match=r"math.ldexp\(\) needs an integer exponent, "
+                                                r"got float64"):
+        cuda.compile_ptx(f_ldexp, (cuda.float64, cuda.float64), device=True)

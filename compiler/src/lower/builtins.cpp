@@ -158,6 +158,7 @@ llvm::Value* FunctionLowering::call_math_builtin(const Node& n, std::string_view
                                : llvm::Intrinsic::trunc;
     return intrinsic(id, {x->getType()}, {x});
   }
+  if (name == "frexp" || name == "modf" || name == "ldexp") return call_math_pair(n, name, args);
   // Every other function computes in the result's float type (call_math takes
   // float16 through float32; LLVM does the same for sqrt of a half). fmod too:
   // NVPTX expands LLVM's frem inexactly.
@@ -168,7 +169,56 @@ llvm::Value* FunctionLowering::call_math_builtin(const Node& n, std::string_view
   if (name == "sqrt") return intrinsic(llvm::Intrinsic::sqrt, {t}, xs);
   if (name == "fabs") return intrinsic(llvm::Intrinsic::fabs, {t}, xs);
   if (name == "copysign") return intrinsic(llvm::Intrinsic::copysign, {t}, xs);
+  if (name == "degrees" || name == "radians") {
+    constexpr double kPi = 3.141592653589793;
+    return b_.CreateFMul(xs[0], float_const(f, name == "degrees" ? 180.0 / kPi : kPi / 180.0));
+  }
   return call_math(name, f, xs);
+}
+
+// frexp, modf and ldexp: a float and an int, in or out. float16 computes in float32.
+llvm::Value* FunctionLowering::call_math_pair(const Node& n, std::string_view name,
+                                              std::vector<Value> args) {
+  const Type& result = type_of(n);
+  Scalar f = result.is_tuple() ? result.elements()[0].scalar() : result.scalar();
+  Scalar wide = f == Scalar::Float16 ? Scalar::Float32 : f;
+  llvm::Type* ft = m_.scalar_type(wide);
+  llvm::Value* x = cast(args[0].v, args[0].type, Type::scalar(wide));
+  auto narrow = [&](llvm::Value* v) { return f == wide ? v : b_.CreateFPTrunc(v, b_.getHalfTy()); };
+  std::string symbol = m_.hooks.math_symbol(name, wide == Scalar::Float32);
+  if (name == "ldexp") {
+    // C's int exponent: beyond +-100000 every result is already 0 or inf, so clamp, not wrap.
+    llvm::Value* e = cast(args[1].v, args[1].type, Type::scalar(Scalar::Int64));
+    e = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, e, b_.getInt64(-100000));
+    e = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, e, b_.getInt64(100000));
+    auto callee = m_.module.getOrInsertFunction(
+        symbol, llvm::FunctionType::get(ft, {ft, b_.getInt32Ty()}, false));
+    return narrow(b_.CreateCall(callee, {x, b_.CreateTrunc(e, b_.getInt32Ty())}));
+  }
+  llvm::Value* pair = llvm::UndefValue::get(m_.value_type(result));
+  if (name == "modf") {
+    // x - trunc(x) with the sign of x, and a zero of that sign for an infinity (as C's modf);
+    // no out-parameter needed.
+    llvm::Value* whole = intrinsic(llvm::Intrinsic::trunc, {ft}, {x});
+    llvm::Value* inf = llvm::ConstantFP::getInfinity(ft);
+    llvm::Value* is_inf = b_.CreateFCmpOEQ(intrinsic(llvm::Intrinsic::fabs, {ft}, {x}), inf);
+    llvm::Value* frac =
+        b_.CreateSelect(is_inf, llvm::ConstantFP::get(ft, 0.0), b_.CreateFSub(x, whole));
+    frac = intrinsic(llvm::Intrinsic::copysign, {ft}, {frac, x});
+    pair = b_.CreateInsertValue(pair, narrow(frac), {0});
+    return b_.CreateInsertValue(pair, narrow(whole), {1});
+  }
+  llvm::AllocaInst* exponent;
+  {
+    llvm::IRBuilderBase::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    exponent = b_.CreateAlloca(b_.getInt32Ty(), nullptr, "frexp.exponent");
+  }
+  auto callee = m_.module.getOrInsertFunction(
+      symbol, llvm::FunctionType::get(ft, {ft, b_.getPtrTy()}, false));
+  llvm::Value* mantissa = b_.CreateCall(callee, {x, exponent});
+  pair = b_.CreateInsertValue(pair, narrow(mantissa), {0});
+  return b_.CreateInsertValue(pair, b_.CreateLoad(b_.getInt32Ty(), exponent), {1});
 }
 
 llvm::Value* FunctionLowering::call_cuda_builtin(const Node& n, std::string_view name) {

@@ -226,6 +226,7 @@ class FunctionLowering {
   // builtins.cpp
   llvm::Value* call_builtin(const ir::Node& n);
   llvm::Value* call_math_builtin(const ir::Node& n, std::string_view name, std::vector<Value> args);
+  llvm::Value* call_math_pair(const ir::Node& n, std::string_view name, std::vector<Value> args);
   llvm::Value* call_libdevice_support(const ir::Node& n, std::string_view name);
   llvm::Value* call_cuda_builtin(const ir::Node& n, std::string_view name);
   llvm::Value* call_bit_math(const ir::Node& n, std::string_view name);

@@ -13,11 +13,11 @@ namespace {
 using ir::Node;
 
 const std::set<std::string, std::less<>> kUnaryMath = {
-    "sqrt",  "exp",   "expm1", "log",  "log2", "log10", "log1p", "sin",
-    "cos",   "tan",   "asin",  "acos", "atan", "sinh",  "cosh",  "tanh",
-    "asinh", "acosh", "atanh", "fabs", "erf",  "erfc",  "gamma", "lgamma"};
-const std::set<std::string, std::less<>> kBinaryMath = {"pow", "atan2", "copysign", "fmod",
-                                                        "hypot"};
+    "sqrt",  "exp",  "expm1", "log",  "log2",  "log10",  "log1p", "sin",     "cos",
+    "tan",   "asin", "acos",  "atan", "sinh",  "cosh",   "tanh",  "asinh",   "acosh",
+    "atanh", "fabs", "erf",   "erfc", "gamma", "lgamma", "exp2",  "degrees", "radians"};
+const std::set<std::string, std::less<>> kBinaryMath = {"pow",   "atan2",     "copysign", "fmod",
+                                                        "hypot", "nextafter", "remainder"};
 // numba-cuda types these as floats (the argument's float type), not Python's int.
 const std::set<std::string, std::less<>> kRoundingMath = {"floor", "ceil", "trunc"};
 const std::set<std::string, std::less<>> kPredicateMath = {"isnan", "isinf", "isfinite"};
@@ -49,6 +49,20 @@ Scalar math_float(const std::vector<Type>& args) {
 
 Type type_math(const Node& call, std::string_view name, const std::vector<Type>& args) {
   std::string n(name);
+  if (n == "frexp" || n == "modf") {
+    // As Numba types them: (mantissa, exponent as a C int) and (fraction, integral part).
+    expect_args(call, args, 1, 1);
+    expect_real(call, args[0]);
+    Type f = Type::scalar(math_float(args));
+    return Type::tuple({f, n == "frexp" ? Type::scalar(Scalar::Int32) : f});
+  }
+  if (n == "ldexp") {
+    expect_args(call, args, 2, 2);
+    expect_real(call, args[0]);
+    if (!args[1].is_scalar() || !(is_integer(args[1].scalar()) || args[1].is_scalar(Scalar::Bool)))
+      type_error(call, "math.ldexp() needs an integer exponent, got " + args[1].str());
+    return Type::scalar(math_float({args[0]}));
+  }
   if (kUnaryMath.count(n) || kRoundingMath.count(n) || kPredicateMath.count(n)) {
     expect_args(call, args, 1, 1);
   } else if (kBinaryMath.count(n)) {
