@@ -345,6 +345,10 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
         if not isinstance(node.target, (ast.Name, ast.Subscript)):
             raise self._error("augmented assignment needs a variable or an array element",
                               node.target)
+        if isinstance(node.target, ast.Subscript) and any(
+                isinstance(e, ast.Slice) for e in ast.walk(node.target.slice)):
+            raise self._error("augmented assignment to a slice is not supported in kernels; "
+                              "loop over its elements", node.target)
         return [IRNode("augassign", self._loc(node), self._binary_operator(node.op, node),
                        self._target(node.target), self._expr(node.value))]
 
@@ -531,13 +535,22 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
 
     def _expr_Subscript(self, node: ast.Subscript) -> IRNode:
         index = node.slice
-        if isinstance(index, ast.Tuple):
-            for element in index.elts:
-                if isinstance(element, ast.Slice):
-                    raise self._unsupported(element)
-        elif isinstance(index, ast.Slice):
-            raise self._unsupported(index)
-        return IRNode("subscript", self._loc(node), self._expr(node.value), self._expr(index))
+        if isinstance(index, ast.Tuple) and any(isinstance(e, ast.Slice) for e in index.elts):
+            parts = IRNode("tuple", self._loc(index), *(self._index_part(e) for e in index.elts))
+        else:
+            parts = self._index_part(index)
+        return IRNode("subscript", self._loc(node), self._expr(node.value), parts)
+
+    def _index_part(self, element: ast.expr) -> IRNode:
+        """An index, or a slice: the IR call slice.PPP with the parts given (1) or left out (0),
+        as the compiler reads it (ir.hpp)."""
+        if not isinstance(element, ast.Slice):
+            return self._expr(element)
+        parts = [element.lower, element.upper, element.step]
+        given = [p is not None and not (isinstance(p, ast.Constant) and p.value is None)
+                 for p in parts]
+        return IRNode("call", self._loc(element), "slice." + "".join("1" if g else "0" for g in given),
+                      *(self._expr(p) for p, g in zip(parts, given) if g))
 
     def _literal(self, value: Any, node: ast.AST) -> IRNode:
         loc = self._loc(node)

@@ -157,10 +157,108 @@ llvm::Value* FunctionLowering::subscript(const Node& n) {
       return extract(v, {static_cast<unsigned>(constant->second)});
     return tuple_item(v, t, n, expr_as(n.child(1), Type::scalar(Scalar::Int64)));
   }
+  if (ir::has_slice(n.child(1))) return slice_view(v, t, n);
   std::vector<ArrayIndex> idx = indices(n.child(1));
   const Type& result = type_of(n);
   if (result.is_array()) return view(v, t, idx, result, n.loc);
   return load_element(element_pointer(v, t, idx, n.loc), t.dtype());
+}
+
+// a[i, start:stop:step, ...]: integers fix a dimension (from the end when negative), slices
+// keep one, clamped as Python clamps them (PySlice_AdjustIndices); a step of 0, which Python
+// refuses, gives an empty dimension. With bounds checks, an integer out of range empties the
+// view, so every access through it fails its own check.
+llvm::Value* FunctionLowering::slice_view(llvm::Value* array, const Type& t, const Node& n) {
+  Type i64 = Type::scalar(Scalar::Int64);
+  const Type& result = type_of(n);
+  std::vector<const ir::Node*> parts = ir::index_parts(n.child(1));
+  llvm::Value* offset = int64(0);
+  llvm::Value* ok = b_.getTrue();
+  std::vector<std::pair<llvm::Value*, llvm::Value*>> kept;  // extent, stride
+  for (unsigned d = 0; d < static_cast<unsigned>(t.ndim()); ++d) {
+    llvm::Value* extent = extract(array, {1, d});
+    llvm::Value* stride = extract(array, {2, d});
+    if (d >= parts.size()) {
+      kept.emplace_back(extent, stride);
+      continue;
+    }
+    const ir::Node& part = *parts[d];
+    if (!ir::is_slice(part)) {
+      llvm::Value* i = expr_as(part, i64);
+      i = b_.CreateSelect(b_.CreateICmpSLT(i, int64(0)), b_.CreateAdd(i, extent), i);
+      ok = b_.CreateAnd(ok, b_.CreateICmpULT(i, extent));
+      offset = b_.CreateAdd(offset, b_.CreateMul(i, stride));
+      continue;
+    }
+    std::string_view present = ir::slice_parts(part);
+    unsigned next = 0;
+    auto bound = [&](int k) -> llvm::Value* {
+      return present[k] == '1' ? expr_as(part.child(next++), i64) : nullptr;
+    };
+    llvm::Value* start = bound(0);
+    llvm::Value* stop = bound(1);
+    llvm::Value* step = bound(2);
+    if (step == nullptr) step = int64(1);
+    llvm::Value* backwards = b_.CreateICmpSLT(step, int64(0));
+    llvm::Value* lowest = b_.CreateSelect(backwards, int64(-1), int64(0));
+    llvm::Value* highest = b_.CreateSelect(backwards, b_.CreateSub(extent, int64(1)), extent);
+    auto adjust = [&](llvm::Value* v, llvm::Value* fallback) {
+      if (v == nullptr) return fallback;
+      v = b_.CreateSelect(b_.CreateICmpSLT(v, int64(0)), b_.CreateAdd(v, extent), v);
+      v = b_.CreateSelect(b_.CreateICmpSLT(v, lowest), lowest, v);
+      return b_.CreateSelect(b_.CreateICmpSGT(v, highest), highest, v);
+    };
+    start = adjust(start, b_.CreateSelect(backwards, highest, int64(0)));
+    stop = adjust(stop, b_.CreateSelect(backwards, int64(-1), extent));
+    llvm::Value* zero_step = b_.CreateICmpEQ(step, int64(0));
+    llvm::Value* magnitude =
+        b_.CreateSelect(zero_step, int64(1), b_.CreateSelect(backwards, b_.CreateNeg(step), step));
+    llvm::Value* span = b_.CreateSelect(backwards, b_.CreateSub(start, stop),
+                                        b_.CreateSub(stop, start));  // > 0 when not empty
+    llvm::Value* length = b_.CreateSelect(
+        b_.CreateOr(zero_step, b_.CreateICmpSLE(span, int64(0))), int64(0),
+        b_.CreateAdd(b_.CreateSDiv(b_.CreateSub(span, int64(1)), magnitude), int64(1)));
+    offset = b_.CreateAdd(offset, b_.CreateMul(start, stride));
+    kept.emplace_back(length, b_.CreateMul(stride, step));
+  }
+  // Not inbounds: an empty view may start one element before or after the array.
+  llvm::Value* data = b_.CreateGEP(b_.getInt8Ty(), extract(array, {0}), offset);
+  llvm::Value* out = llvm::UndefValue::get(m_.array_struct(result.ndim()));
+  out = b_.CreateInsertValue(out, data, {0});
+  for (unsigned d = 0; d < kept.size(); ++d) {
+    llvm::Value* extent = kept[d].first;
+    if (checks_bounds()) extent = b_.CreateSelect(ok, extent, int64(0));
+    out = b_.CreateInsertValue(out, extent, {1, d});
+    out = b_.CreateInsertValue(out, kept[d].second, {2, d});
+  }
+  return out;
+}
+
+// a[...slices...] = x: x in every element of the view, in one flat loop (the position in
+// each dimension by division: slice stores are rare, and this keeps one loop for every rank).
+void FunctionLowering::fill_view(llvm::Value* view, const Type& t, llvm::Value* value) {
+  unsigned ndim = static_cast<unsigned>(t.ndim());
+  llvm::Value* total = int64(1);
+  for (unsigned d = 0; d < ndim; ++d) total = b_.CreateMul(total, extract(view, {1, d}));
+  llvm::BasicBlock* before = b_.GetInsertBlock();
+  auto* body = llvm::BasicBlock::Create(m_.context, "fill.body", fn_);
+  auto* done = llvm::BasicBlock::Create(m_.context, "fill.end", fn_);
+  b_.CreateCondBr(b_.CreateICmpSGT(total, int64(0)), body, done);
+  b_.SetInsertPoint(body);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "fill.i");
+  i->addIncoming(int64(0), before);
+  llvm::Value* rest = i;
+  llvm::Value* offset = int64(0);
+  for (unsigned d = ndim; d-- > 0;) {
+    llvm::Value* extent = extract(view, {1, d});
+    offset = b_.CreateAdd(offset, b_.CreateMul(b_.CreateURem(rest, extent), extract(view, {2, d})));
+    rest = b_.CreateUDiv(rest, extent);
+  }
+  store_element(b_.CreateGEP(b_.getInt8Ty(), extract(view, {0}), offset), value, t.dtype());
+  llvm::Value* next = b_.CreateAdd(i, int64(1));
+  i->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateCondBr(b_.CreateICmpSLT(next, total), body, done);
+  b_.SetInsertPoint(done);
 }
 
 // A uniform tuple indexed at run time: spill it to an array and load.

@@ -213,6 +213,8 @@ class FunctionLowering {
                            int itemsize, IndexCheck* check);
   llvm::Value* element_pointer(llvm::Value* array, const Type& t,
                                const std::vector<ArrayIndex>& idx, SourceLoc loc);
+  llvm::Value* slice_view(llvm::Value* array, const Type& t, const ir::Node& subscript);
+  void fill_view(llvm::Value* view, const Type& t, llvm::Value* value);
   llvm::Value* view(llvm::Value* array, const Type& t, const std::vector<ArrayIndex>& idx,
                     const Type& result, SourceLoc loc);
   bool checks_bounds() const;

@@ -146,6 +146,13 @@ void FunctionLowering::assign(const Node& target, llvm::Value* value, const Type
     case NodeKind::Subscript: {
       const Type& array_type = type_of(target.child(0));
       llvm::Value* array = expr(target.child(0));
+      if (ir::has_slice(target.child(1))) {
+        const Type& view_type = type_of(target);
+        Type element = Type::scalar(element_value(view_type.dtype()));
+        fill_view(slice_view(array, array_type, target), view_type,
+                  cast(value, value_type, element));
+        return;
+      }
       llvm::Value* ptr = element_pointer(array, array_type, indices(target.child(1)), target.loc);
       Type element = Type::scalar(element_value(array_type.dtype()));
       store_element(ptr, cast(value, value_type, element), array_type.dtype());

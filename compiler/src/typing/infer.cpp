@@ -234,6 +234,18 @@ class FunctionTyper {
       }
       case NodeKind::Subscript: {
         auto element = subscript(target, /*store=*/true);
+        if (element && element->is_array()) {  // a[1:3] = x: x is stored in every element
+          if (final_) out_.expr_types[&target] = *element;
+          if (value && !value->is_scalar())
+            type_error(stmt,
+                       "only a number can be assigned to a slice (it is stored in every "
+                       "element); got " +
+                           describe(*value));
+          if (value && is_complex(value->scalar()) && !is_complex(element->dtype()))
+            type_error(stmt, "cannot store " + describe(*value) + " into an array of " +
+                                 describe(Type::scalar(element->dtype())));
+          return;
+        }
         if (value && element && value->is_scalar() && is_complex(value->scalar()) &&
             !is_complex(element->scalar()))
           type_error(stmt, "cannot store " + describe(*value) + " into an array of " +
@@ -479,6 +491,7 @@ class FunctionTyper {
   }
 
   std::optional<Type> subscript(const Node& n, bool store) {
+    if (ir::has_slice(n.child(1))) return slice_view(n, store);
     auto v = expr(n.child(0));
     auto index = expr(n.child(1));
     if (!v || !index) return std::nullopt;
@@ -522,6 +535,44 @@ class FunctionTyper {
     // Fewer indices than dimensions: a view of the remaining dimensions.
     Layout layout = v->layout() == Layout::C ? Layout::C : Layout::A;
     return Type::array(v->dtype(), v->ndim() - count, layout, v->readonly());
+  }
+
+  // a[1:3], a[i, ::2], a[:, j]: a view. Integers fix a dimension; slices keep one. The
+  // view is C-contiguous when the array is and, after the first slice, only whole
+  // dimensions follow (as Numba types it); else any layout.
+  std::optional<Type> slice_view(const Node& n, bool store) {
+    auto v = expr(n.child(0));
+    if (v && !v->is_array()) type_error(n, describe(*v) + " cannot be sliced; only arrays can");
+    std::vector<const Node*> parts = ir::index_parts(n.child(1));
+    bool contiguous = v && v->layout() == Layout::C, after_slice = false;
+    int kept = 0;
+    for (const Node* part : parts) {
+      if (!ir::is_slice(*part)) {
+        auto t = expr(*part);
+        if (t && (!is_int_like(*t) || t->scalar() == Scalar::Bool))
+          type_error(*part, "array index must be an integer or a slice, got " + describe(*t));
+        contiguous = contiguous && !after_slice;
+        continue;
+      }
+      for (const auto& bound : part->children) {
+        auto t = expr(*bound);
+        if (t && (!is_int_like(*t) || t->scalar() == Scalar::Bool))
+          type_error(*bound, "slice bounds must be integers, got " + describe(*t));
+      }
+      std::string_view present = ir::slice_parts(*part);
+      bool whole = present == "000" || (present == "001" && literal_int(*part->children[0]) == 1);
+      contiguous = contiguous && (!after_slice || whole) &&
+                   (present[2] == '0' || literal_int(*part->children.back()) == 1);
+      after_slice = true;
+      ++kept;
+    }
+    if (!v) return std::nullopt;
+    if (static_cast<int>(parts.size()) > v->ndim())
+      type_error(n, "too many indices for " + describe(*v) + ": " + std::to_string(parts.size()));
+    if (store && v->readonly())
+      type_error(n, "cannot write to read-only array (" + describe(*v) + ")");
+    int ndim = kept + v->ndim() - static_cast<int>(parts.size());
+    return Type::array(v->dtype(), ndim, contiguous ? Layout::C : Layout::A, v->readonly());
   }
 
   ProgramTyper& program_;

@@ -69,6 +69,25 @@ struct Node {
 
 using NodePtr = std::unique_ptr<Node>;
 
+// A slice in a subscript, `a[start:stop:step]`: the call `slice.PPP`, one P per part, 1 where
+// the part is given (its value a child, in order) and 0 where it is left out.
+inline bool is_slice(const Node& n) {
+  return n.kind == NodeKind::Call && n.text.size() == 9 && n.text.starts_with("slice.");
+}
+inline std::string_view slice_parts(const Node& n) { return std::string_view(n.text).substr(6); }
+// A subscript's index as its parts: a tuple's items, or the index itself.
+inline std::vector<const Node*> index_parts(const Node& index) {
+  std::vector<const Node*> parts;
+  if (index.kind != NodeKind::Tuple) return {&index};
+  for (const auto& c : index.children) parts.push_back(c.get());
+  return parts;
+}
+inline bool has_slice(const Node& index) {
+  for (const Node* part : index_parts(index))
+    if (is_slice(*part)) return true;
+  return false;
+}
+
 struct Function {
   std::string name;
   std::string file;  // empty: the module's file
