@@ -188,3 +188,24 @@ def test_bad_slices_are_compile_errors_naming_what_was_given(tmp_path, body, mes
     module = module_from_source(tmp_path, "bad_slice", f"def kernel(a):\n    {body}\n")
     with pytest.raises(CompileError, match=message):
         cuda.jit(module.kernel)[1, 1](np.zeros(4))
+
+
+def test_slice_kernels_assemble_with_ptxas(check_ptx):
+    ptx, _ = cuda.compile_ptx(slice_1d.py_func, "void(int64[::1], int64[:, ::1], int64[:, ::1], "
+                                                "int64[::1])")
+    check_ptx(ptx)
+
+
+@cuda.jit
+def fill_columns(b, value):
+    b[:, 1:3] = value
+
+
+def test_slice_stores_assemble_with_ptxas(check_ptx):
+    ptx, _ = cuda.compile_ptx(fill_columns.py_func, "void(float32[:, ::1], float32)")
+    check_ptx(ptx)
+    b = np.zeros((3, 4), np.float32)
+    fill_columns[1, 1](b, np.float32(2.5))
+    expected = np.zeros((3, 4), np.float32)
+    expected[:, 1:3] = 2.5
+    np.testing.assert_array_equal(b, expected)
