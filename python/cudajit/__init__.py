@@ -7,7 +7,9 @@ the GPU and to native code for the cpu device.
 
 from __future__ import annotations
 
-from . import errors, types
+from . import errors, exec_sources, types
+
+exec_sources.install()  # kernels defined by exec of a string or by python -c have a source
 from .api import *  # noqa: F401,F403  (to_device, stream, synchronize, ...)
 from .api import cuda_available, is_available
 from .compiler import compile_ptx, jit

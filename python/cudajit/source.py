@@ -10,6 +10,7 @@ import textwrap
 from dataclasses import dataclass
 from types import CodeType, FunctionType
 
+from . import exec_sources
 from .errors import CompileError
 
 __all__ = ["FunctionSource", "read_function", "BoundNames"]
@@ -79,13 +80,23 @@ def _indented_block(lines: list[str], start: int) -> list[str] | None:
     return lines[start:end]
 
 
+def _file_lines(pyfunc: FunctionType) -> list[str]:
+    """The lines of the file a function is in; for one made by exec of a string or by
+    python -c, the recorded text it was compiled from (exec_sources)."""
+    code = pyfunc.__code__
+    lines = linecache.getlines(code.co_filename, pyfunc.__globals__)
+    if not lines and code.co_filename.startswith("<"):
+        lines = exec_sources.lines_for(code) or []
+    return lines
+
+
 def _parse_lambda(pyfunc: FunctionType) -> FunctionSource:
     """A lambda, found in its file's syntax tree: the one lambda on its first line
     with its parameters (two alike on a line cannot be told apart: an error). Its
     body is the function's return value."""
     code = pyfunc.__code__
     filename = code.co_filename
-    lines = linecache.getlines(filename, pyfunc.__globals__)
+    lines = _file_lines(pyfunc)
     params = list(code.co_varnames[:code.co_posonlyargcount + code.co_argcount])
     found: list[ast.Lambda] = []
     try:
@@ -119,7 +130,7 @@ def _parse_function(pyfunc: FunctionType) -> FunctionSource:
         return _parse_lambda(pyfunc)
     # The function's lines from linecache, cut by indentation: inspect's
     # tokenizer costs milliseconds (its regular expressions, the first time).
-    file_lines = linecache.getlines(filename, pyfunc.__globals__)
+    file_lines = _file_lines(pyfunc)
     first_line = code.co_firstlineno
     lines = None
     if 0 < first_line <= len(file_lines):

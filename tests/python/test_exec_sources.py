@@ -1,0 +1,93 @@
+"""Kernels without a source file: defined by exec of a string (as Numba programs and
+numba-cuda's tests generate them) or in the program of python -c. cudajit finds the text
+Python compiled (exec_sources.py) and checks it against the function's bytecode."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+
+pytestmark = [pytest.mark.usefixtures("device"),
+              pytest.mark.filterwarnings("ignore::cudajit.PerformanceWarning")]
+
+PYTHON_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "python")
+
+TEMPLATE = """
+@cuda.jit(device=True)
+def twice(v):
+    return v * 2
+
+def kernel(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = twice(x[i]) OP
+"""
+
+
+def make_kernel(op: str):
+    namespace = {"cuda": cuda}
+    exec(TEMPLATE.replace("OP", op), namespace)  # noqa: S102 - what the test is about
+    return cuda.jit(namespace["kernel"])
+
+
+def test_a_kernel_made_by_exec_compiles_with_its_device_function():
+    x = np.arange(6.0)
+    out = np.zeros(6)
+    make_kernel("+ 1")[1, 8](x, out)
+    np.testing.assert_array_equal(out, x * 2 + 1)
+
+
+def test_kernels_of_one_name_from_different_strings_are_told_apart_by_their_bytecode():
+    plus, minus = make_kernel("+ 1"), make_kernel("- 100")
+    x = np.arange(4.0)
+    out = np.zeros(4)
+    minus[1, 4](x, out)
+    np.testing.assert_array_equal(out, x * 2 - 100)
+    plus[1, 4](x, out)
+    np.testing.assert_array_equal(out, x * 2 + 1)
+
+
+def test_a_lambda_made_by_exec_is_a_device_function():
+    namespace = {"cuda": cuda}
+    exec("add3 = cuda.jit(device=True)(lambda a: a + 3)\n"  # noqa: S102
+         "def kernel(out):\n    out[0] = add3(out[0])\n", namespace)
+    out = np.ones(1)
+    cuda.jit(namespace["kernel"])[1, 1](out)
+    assert out[0] == 4
+
+
+PROGRAM = """
+import numpy as np
+import cudajit as cuda
+@cuda.jit
+def k(out):
+    out[cuda.grid(1)] = cuda.grid(1) * 3
+out = np.zeros(4)
+k[1, 4](out)
+print(out.tolist())
+"""
+
+
+def test_a_kernel_in_a_python_c_program_runs(device):
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR, CUDAJIT_DEVICE="cpu")
+    result = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True,
+                            timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[0.0, 3.0, 6.0, 9.0]"
+
+
+def test_recording_can_be_turned_off():
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR, CUDAJIT_DEVICE="cpu", CUDAJIT_EXEC_SOURCES="0")
+    program = ("import cudajit as cuda\n"
+               "ns = {'cuda': cuda}\n"
+               "exec('def k(out):\\n    out[0] = 1\\n', ns)\n"
+               "try:\n    cuda.compile_ptx(ns['k'], 'void(float64[::1])')\n"
+               "except cuda.CompileError as e:\n    print('refused:', e)\n")
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                            timeout=120, env=env)
+    assert "refused:" in result.stdout and "cannot read the source of 'k'" in result.stdout, \
+        result.stdout + result.stderr
