@@ -4,7 +4,8 @@ no text for such functions; but it announces every compile of a string to audit 
 (the ``compile`` event, with the text and its pseudo file name such as ``<string>``), and
 keeps the ``-c`` program in ``sys.orig_argv``. This module records those texts (bounded) and
 finds the one a function came from, checking it by compiling it again: the candidate must
-hold a function of the same name and first line with the same bytecode.
+hold a function of the same name and first line with the same bytecode, names and
+constants.
 
 Numba reads bytecode, so its users (and its test suite) define kernels this way; without
 this, each such kernel is a CompileError. Set CUDAJIT_EXEC_SOURCES=0 before importing
@@ -76,6 +77,23 @@ def _find_code(code: CodeType, name: str, first_line: int) -> CodeType | None:
     return None
 
 
+def _same_code(a: CodeType, b: CodeType) -> bool:
+    """Compiled from the same text: bytecode, names and constants alike (texts generated
+    from one template differ only in a name, as cuda.atomic.max and .min do)."""
+    if (a.co_code, a.co_names, a.co_varnames, a.co_freevars) != \
+            (b.co_code, b.co_names, b.co_varnames, b.co_freevars):
+        return False
+    if len(a.co_consts) != len(b.co_consts):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts):
+        if isinstance(x, CodeType) and isinstance(y, CodeType):
+            if not _same_code(x, y):
+                return False
+        elif type(x) is not type(y) or repr(x) != repr(y):
+            return False
+    return True
+
+
 def lines_for(code: CodeType) -> list[str] | None:
     """The lines of the recorded text that `code` was compiled from, or None."""
     if not code.co_filename.startswith("<"):
@@ -92,6 +110,6 @@ def lines_for(code: CodeType) -> list[str] | None:
         finally:
             _checking.active = False
         again = _find_code(compiled, code.co_name, code.co_firstlineno)
-        if again is not None and again.co_code == code.co_code:
+        if again is not None and _same_code(again, code):
             return lines
     return None

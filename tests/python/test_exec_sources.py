@@ -91,3 +91,20 @@ def test_recording_can_be_turned_off():
                             timeout=120, env=env)
     assert "refused:" in result.stdout and "cannot read the source of 'k'" in result.stdout, \
         result.stdout + result.stderr
+
+
+def test_texts_from_one_template_that_differ_in_a_name_are_told_apart():
+    # numba-cuda's atomics tests: the same text with cuda.atomic.max, then .min (one bytecode).
+    def generate(func):
+        namespace: dict = {}
+        exec(f"def k(res, x):\n    {func}(res, 0, x[cuda.threadIdx.x])\n",  # noqa: S102
+             {"cuda": cuda}, namespace)
+        return cuda.jit(namespace["k"])
+
+    largest, smallest = generate("cuda.atomic.max"), generate("cuda.atomic.min")
+    x = np.array([3.0, 9.0, -2.0, 5.0])
+    res = np.zeros(1)
+    largest[1, 4](res, x)
+    assert res[0] == 9.0
+    smallest[1, 4](res, x)
+    assert res[0] == -2.0
