@@ -59,11 +59,13 @@ def test_signed_max_min_compare_as_signed(dtype):
         i = cuda.grid(1)
         cuda.atomic.max(out, 0, values[i])
         cuda.atomic.min(out, 1, values[i])
+        cuda.atomic.nanmax(out, 2, values[i])  # integers have no NaN: max and min, as Numba
+        cuda.atomic.nanmin(out, 3, values[i])
 
     values = np.arange(-64, 64, dtype=dtype)
-    out = np.array([-1000, 1000], dtype)
+    out = np.array([-1000, 1000, -1000, 1000], dtype)
     extremes[2, 64](values, out)
-    np.testing.assert_array_equal(out, [63, -64])
+    np.testing.assert_array_equal(out, [63, -64, 63, -64])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=ids)

@@ -80,9 +80,9 @@ llvm::Value* FunctionLowering::call_atomic(const Node& n, std::string_view op) {
     rmw = is_float(s) ? Op::FAdd : Op::Add;
   } else if (op == "sub") {
     rmw = is_float(s) ? Op::FSub : Op::Sub;
-  } else if (op == "max") {
+  } else if (op == "max" || op == "nanmax") {  // integers have no NaN: as max, as Numba
     rmw = is_signed_int ? Op::Max : Op::UMax;
-  } else if (op == "min") {
+  } else if (op == "min" || op == "nanmin") {
     rmw = is_signed_int ? Op::Min : Op::UMin;
   } else if (op == "and_") {
     rmw = Op::And;
