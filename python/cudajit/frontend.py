@@ -647,6 +647,12 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
                 raise self._error(f"global tuple '{spelled}' cannot be frozen as a constant; "
                                   "only numbers and tuples of numbers can", node)
             return _Constant(value)
+        if getattr(value, "__module__", None) == "cmath" and callable(value):
+            from .cmath_impl import IMPLEMENTATIONS  # device functions: imported when used
+
+            implementation = IMPLEMENTATIONS.get(getattr(value, "__name__", ""))
+            if implementation is not None:
+                return _DeviceFunction(implementation._cudajit_device_pyfunc, None)
         if getattr(value, "_cudajit_device_pyfunc", None) is not None:
             return _DeviceFunction(value._cudajit_device_pyfunc,
                                    getattr(value, "signature", None))

@@ -153,6 +153,13 @@ libm = _namespace("libm", "Bessel functions of the first and second kind.", {
     "y0": "Y0(x).", "y1": "Y1(x).", "yn": "Yn(n, x).",
 })
 
+# For cudajit.cmath_impl: results in the precision of an argument. Not Numba's API.
+like = _namespace("like", "Values in the precision of a first argument.", {
+    "real": "like.real(z, v): v as float32 when z is float32 or complex64, else float64.",
+    "complex": "like.complex(z, re, im): complex64 when z is float32 or complex64, "
+               "else complex128.",
+})
+
 cg = _namespace("cg", "Cooperative groups.", {
     "this_grid": "The group of every thread of the grid; its ``.sync()`` waits until every "
                  "thread of the grid has reached it. A kernel that calls it is launched "

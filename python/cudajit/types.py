@@ -97,6 +97,13 @@ class ScalarType(Type):
     def is_complex(self) -> bool:
         return self.numpy_dtype.kind == "c"
 
+    @property
+    def underlying_float(self) -> "ScalarType":
+        """The type of a complex type's parts (Numba's name): float32 for complex64."""
+        if not self.is_complex:
+            raise AttributeError(f"{self} is not a complex type: it has no underlying_float")
+        return from_dtype(np.dtype(f"f{self.numpy_dtype.itemsize // 2}"))
+
     def __getitem__(self, key: Any) -> "Array":
         """``float32[::1]`` is a C-contiguous 1d array, ``float32[::1, :]`` an F 2d one."""
         return Array(self, len(_as_tuple(key)), _layout_from_slices(_as_tuple(key)))

@@ -88,6 +88,12 @@ llvm::Value* FunctionLowering::call_libdevice_support(const Node& n, std::string
   std::vector<Value> args;
   for (const auto& c : n.children) args.push_back({expr(*c), type_of(*c)});
   if (name.starts_with("reinterpret.")) return b_.CreateBitCast(args[0].v, m_.value_type(result));
+  if (name == "like.real") return cast(args[1].v, args[1].type, result);
+  if (name == "like.complex") {
+    Type part = Type::scalar(complex_part(result.scalar()));
+    return make_complex(cast(args[1].v, args[1].type, part), cast(args[2].v, args[2].type, part),
+                        result.scalar());
+  }
   const std::string function(name.substr(5));
   const Scalar f = result.scalar();
   if (function == "jn" || function == "yn") {
@@ -225,7 +231,7 @@ llvm::Value* FunctionLowering::call_cuda_builtin(const Node& n, std::string_view
   if (name == "popc" || name == "brev" || name == "clz" || name == "ffs" || name == "fma" ||
       name == "cbrt" || name == "selp")
     return call_bit_math(n, name);
-  if (name.starts_with("reinterpret.") || name.starts_with("libm."))
+  if (name.starts_with("reinterpret.") || name.starts_with("libm.") || name.starts_with("like."))
     return call_libdevice_support(n, name);
   if (name.starts_with("shared.array.")) return shared_array(n);
   if (name.starts_with("local.array.")) return local_array(n);

@@ -286,6 +286,17 @@ std::optional<Type> type_libdevice_support(const Node& call, std::string_view na
       type_error(call, what + " needs a number of the same width, got " + args[0].str());
     return Type::scalar(*target);
   }
+  if (name == "like.real" || name == "like.complex") {
+    // For cudajit's cmath: a float, or a complex, of the precision of the first argument
+    // (float32 or complex64 give float32 / complex64; anything else 64 bits).
+    size_t count = name == "like.real" ? 2 : 3;
+    expect_args(call, args, count, count);
+    for (const Type& t : args)
+      if (!t.is_scalar()) type_error(call, what + " needs numbers, got " + t.str());
+    bool single = args[0].is_scalar(Scalar::Float32) || args[0].is_scalar(Scalar::Complex64);
+    if (name == "like.real") return Type::scalar(single ? Scalar::Float32 : Scalar::Float64);
+    return Type::scalar(single ? Scalar::Complex64 : Scalar::Complex128);
+  }
   if (name == "libm.j0" || name == "libm.j1" || name == "libm.y0" || name == "libm.y1") {
     expect_args(call, args, 1, 1);
     expect_real(call, args[0]);

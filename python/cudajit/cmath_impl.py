@@ -1,0 +1,461 @@
+"""The cmath module in kernels: device functions that the front end calls for cmath.sqrt,
+cmath.exp ... (frontend.py). Results agree with CPython's cmath, special values included,
+as Numba's do:
+
+- finite arguments use the algorithms of C99 Annex G as CPython arranges them (scaling
+  near overflow, log1p near |z| = 1, the square-root forms of the inverse functions), in
+  float64, rounded once to the argument's precision (complex64 in, complex64 out);
+- an infinite or NaN part looks its result up in a 7 x 7 table (by the class of each part:
+  -inf, negative, -0, +0, positive, +inf, nan) that this module builds from CPython's own
+  cmath when it is imported; where C99 makes the result depend on the finite part's value
+  (exp, cosh, sinh, tanh and rect of an infinite part), the code computes it.
+
+Where CPython raises ValueError a kernel cannot: it returns C99's value for log(0) and
+atanh(+-1), and NaNs for the infinite arguments CPython refuses (a NaN cell of a table).
+"""
+
+from __future__ import annotations
+
+import cmath as _cmath
+import math
+
+import numpy as np
+
+from .compiler import jit
+from .intrinsics import like as _like
+
+__all__ = ["IMPLEMENTATIONS"]
+
+_DBL_MAX = 1.7976931348623157e308
+_DBL_MIN = 2.2250738585072014e-308
+_LARGE = _DBL_MAX / 4.0
+_SQRT_LARGE = math.sqrt(_LARGE)
+_LOG_LARGE = math.log(_LARGE)
+_SQRT_DBL_MIN = math.sqrt(_DBL_MIN)
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_E = math.e
+_PI = math.pi
+_SCALE_UP = 2.0**54  # subnormal parts are scaled into the normal range first
+_SCALE_DOWN = 2.0**27
+
+
+# --- special values ---------------------------------------------------------------
+
+_CLASS_VALUES = (-math.inf, -2.5, -0.0, 0.0, 2.5, math.inf, math.nan)
+
+
+def _table(function) -> np.ndarray:
+    """CPython's result of `function` for each class of real and imaginary part."""
+    table = np.full((7, 7, 2), np.nan)
+    for i, x in enumerate(_CLASS_VALUES):
+        for j, y in enumerate(_CLASS_VALUES):
+            try:
+                w = complex(function(complex(x, y)))
+            except (ValueError, OverflowError):
+                continue  # a domain error in CPython: NaN here
+            table[i, j] = (w.real, w.imag)
+    return table
+
+
+@jit(device=True)
+def _klass(v):
+    if v != v:
+        return 6
+    if v == math.inf:
+        return 5
+    if v == -math.inf:
+        return 0
+    if v == 0.0:
+        return 2 if math.copysign(1.0, v) < 0.0 else 3
+    return 1 if v < 0.0 else 4
+
+
+@jit(device=True)
+def _finite(x, y):
+    return math.isfinite(x) and math.isfinite(y)
+
+
+# --- square root, exponential, logarithm --------------------------------------------
+
+_SQRT = _table(_cmath.sqrt)
+
+
+@jit(device=True)
+def _sqrt(x, y):
+    if not _finite(x, y):
+        i = _klass(x)
+        j = _klass(y)
+        return _SQRT[i, j, 0], _SQRT[i, j, 1]
+    if x == 0.0 and y == 0.0:
+        return 0.0, y
+    ax = abs(x)
+    ay = abs(y)
+    if ax < _DBL_MIN and ay < _DBL_MIN:
+        # Subnormal parts: scaled by 2**54 into the normal range; the root by 2**27 back.
+        ax = ax * _SCALE_UP / 8.0
+        ay = ay * _SCALE_UP / 8.0
+        s = 2.0 * math.sqrt(ax + math.hypot(ax, ay)) / _SCALE_DOWN
+    else:
+        ax = ax / 8.0
+        s = 2.0 * math.sqrt(ax + math.hypot(ax, ay / 8.0))
+    d = abs(y) / (2.0 * s)
+    if x >= 0.0:
+        return s, math.copysign(d, y)
+    return d, math.copysign(s, y)
+
+
+_EXP = _table(_cmath.exp)
+
+
+@jit(device=True)
+def _exp(x, y):
+    if not _finite(x, y):
+        if math.isinf(x) and math.isfinite(y) and y != 0.0:
+            if x > 0.0:
+                return math.copysign(math.inf, math.cos(y)), math.copysign(math.inf, math.sin(y))
+            return math.copysign(0.0, math.cos(y)), math.copysign(0.0, math.sin(y))
+        i = _klass(x)
+        j = _klass(y)
+        return _EXP[i, j, 0], _EXP[i, j, 1]
+    if y == 0.0:
+        return math.exp(x), y
+    if x > _LOG_LARGE:
+        scale = math.exp(x - 1.0)
+        return math.cos(y) * scale * _E, math.sin(y) * scale * _E
+    scale = math.exp(x)
+    return math.cos(y) * scale, math.sin(y) * scale
+
+
+_LOG = _table(_cmath.log)
+
+
+@jit(device=True)
+def _log(x, y):
+    if not _finite(x, y):
+        i = _klass(x)
+        j = _klass(y)
+        return _LOG[i, j, 0], _LOG[i, j, 1]
+    ax = abs(x)
+    ay = abs(y)
+    if ax > _LARGE or ay > _LARGE:
+        real = math.log(math.hypot(ax / 2.0, ay / 2.0)) + _LN2
+    elif ax < _DBL_MIN and ay < _DBL_MIN:
+        if ax > 0.0 or ay > 0.0:
+            real = math.log(math.hypot(ax * _SCALE_UP, ay * _SCALE_UP)) - 54.0 * _LN2
+        else:
+            real = -math.inf  # log(0): CPython's domain error
+    else:
+        h = math.hypot(ax, ay)
+        if 0.71 <= h <= 1.73:
+            big = max(ax, ay)
+            small = min(ax, ay)
+            real = math.log1p((big - 1.0) * (big + 1.0) + small * small) / 2.0
+        else:
+            real = math.log(h)
+    return real, math.atan2(y, x)
+
+
+# --- hyperbolic functions (and through them the circular ones) -----------------------
+
+_COSH = _table(_cmath.cosh)
+_SINH = _table(_cmath.sinh)
+_TANH = _table(_cmath.tanh)
+
+
+@jit(device=True)
+def _cosh(x, y):
+    if not _finite(x, y):
+        if math.isinf(x) and math.isfinite(y) and y != 0.0:
+            return (math.copysign(math.inf, math.cos(y)),
+                    math.copysign(math.inf, math.sin(y) * x))
+        i = _klass(x)
+        j = _klass(y)
+        return _COSH[i, j, 0], _COSH[i, j, 1]
+    if abs(x) > _LOG_LARGE:
+        shifted = x - math.copysign(1.0, x)
+        return (math.cos(y) * math.cosh(shifted) * _E, math.sin(y) * math.sinh(shifted) * _E)
+    return math.cos(y) * math.cosh(x), math.sin(y) * math.sinh(x)
+
+
+@jit(device=True)
+def _sinh(x, y):
+    if not _finite(x, y):
+        if math.isinf(x) and math.isfinite(y) and y != 0.0:
+            return (math.copysign(math.inf, math.cos(y) * x),
+                    math.copysign(math.inf, math.sin(y)))
+        i = _klass(x)
+        j = _klass(y)
+        return _SINH[i, j, 0], _SINH[i, j, 1]
+    if abs(x) > _LOG_LARGE:
+        shifted = x - math.copysign(1.0, x)
+        return (math.cos(y) * math.sinh(shifted) * _E, math.sin(y) * math.cosh(shifted) * _E)
+    return math.cos(y) * math.sinh(x), math.sin(y) * math.cosh(x)
+
+
+@jit(device=True)
+def _tanh(x, y):
+    if not _finite(x, y):
+        if math.isinf(x) and math.isfinite(y):
+            return math.copysign(1.0, x), math.copysign(0.0, 2.0 * math.sin(y) * math.cos(y))
+        i = _klass(x)
+        j = _klass(y)
+        return _TANH[i, j, 0], _TANH[i, j, 1]
+    if abs(x) > _LOG_LARGE:
+        return (math.copysign(1.0, x),
+                4.0 * math.sin(y) * math.cos(y) * math.exp(-2.0 * abs(x)))
+    tx = math.tanh(x)
+    ty = math.tan(y)
+    cx = 1.0 / math.cosh(x)
+    txty = tx * ty
+    denominator = 1.0 + txty * txty
+    return tx * (1.0 + ty * ty) / denominator, ((ty / denominator) * cx) * cx
+
+
+# --- inverse functions -----------------------------------------------------------------
+
+_ACOS = _table(_cmath.acos)
+_ACOSH = _table(_cmath.acosh)
+_ASINH = _table(_cmath.asinh)
+_ATANH = _table(_cmath.atanh)
+
+
+@jit(device=True)
+def _acos(x, y):
+    if not _finite(x, y):
+        i = _klass(x)
+        j = _klass(y)
+        return _ACOS[i, j, 0], _ACOS[i, j, 1]
+    if abs(x) > _LARGE or abs(y) > _LARGE:
+        real = math.atan2(abs(y), x)
+        magnitude = math.log(math.hypot(x / 2.0, y / 2.0)) + 2.0 * _LN2
+        if x < 0.0:
+            return real, -math.copysign(magnitude, y)
+        return real, math.copysign(magnitude, -y)
+    s1r, s1i = _sqrt(1.0 - x, -y)
+    s2r, s2i = _sqrt(1.0 + x, y)
+    return 2.0 * math.atan2(s1r, s2r), math.asinh(s2r * s1i - s2i * s1r)
+
+
+@jit(device=True)
+def _acosh(x, y):
+    if not _finite(x, y):
+        i = _klass(x)
+        j = _klass(y)
+        return _ACOSH[i, j, 0], _ACOSH[i, j, 1]
+    if abs(x) > _LARGE or abs(y) > _LARGE:
+        return math.log(math.hypot(x / 2.0, y / 2.0)) + 2.0 * _LN2, math.atan2(y, x)
+    s1r, s1i = _sqrt(x - 1.0, y)
+    s2r, s2i = _sqrt(x + 1.0, y)
+    return math.asinh(s1r * s2r + s1i * s2i), 2.0 * math.atan2(s1i, s2r)
+
+
+@jit(device=True)
+def _asinh(x, y):
+    if not _finite(x, y):
+        i = _klass(x)
+        j = _klass(y)
+        return _ASINH[i, j, 0], _ASINH[i, j, 1]
+    if abs(x) > _LARGE or abs(y) > _LARGE:
+        magnitude = math.log(math.hypot(x / 2.0, y / 2.0)) + 2.0 * _LN2
+        if y >= 0.0:
+            real = math.copysign(magnitude, x)
+        else:
+            real = -math.copysign(magnitude, -x)
+        return real, math.atan2(y, abs(x))
+    s1r, s1i = _sqrt(1.0 + y, -x)
+    s2r, s2i = _sqrt(1.0 - y, x)
+    return (math.asinh(s1r * s2i - s2r * s1i), math.atan2(y, s1r * s2r - s1i * s2i))
+
+
+@jit(device=True)
+def _atanh_nonnegative(x, y):
+    # x >= 0 (atanh is odd: the caller reflects).
+    ay = abs(y)
+    if x > _SQRT_LARGE or ay > _SQRT_LARGE:
+        h = math.hypot(x / 2.0, y / 2.0)
+        return x / 4.0 / h / h, -math.copysign(_PI / 2.0, -y)
+    if x == 1.0 and ay < _SQRT_DBL_MIN:
+        if ay == 0.0:
+            return math.inf, y  # CPython's domain error
+        return (-math.log(math.sqrt(ay) / math.sqrt(math.hypot(ay, 2.0))),
+                math.copysign(math.atan2(2.0, -ay) / 2.0, y))
+    return (math.log1p(4.0 * x / ((1.0 - x) * (1.0 - x) + ay * ay)) / 4.0,
+            -math.atan2(-2.0 * y, (1.0 - x) * (1.0 + x) - ay * ay) / 2.0)
+
+
+@jit(device=True)
+def _atanh(x, y):
+    if not _finite(x, y):
+        i = _klass(x)
+        j = _klass(y)
+        return _ATANH[i, j, 0], _ATANH[i, j, 1]
+    if x < 0.0:
+        re, im = _atanh_nonnegative(-x, -y)
+        return -re, -im
+    return _atanh_nonnegative(x, y)
+
+
+_RECT = np.full((7, 7, 2), np.nan)
+for _i, _r in enumerate(_CLASS_VALUES):
+    for _j, _phi in enumerate(_CLASS_VALUES):
+        try:
+            _w = _cmath.rect(_r, _phi)
+            _RECT[_i, _j] = (_w.real, _w.imag)
+        except (ValueError, OverflowError):
+            pass
+
+
+@jit(device=True)
+def _rect(r, phi):
+    if not _finite(r, phi):
+        if math.isinf(r) and math.isfinite(phi) and phi != 0.0:
+            if r > 0.0:
+                return (math.copysign(math.inf, math.cos(phi)),
+                        math.copysign(math.inf, math.sin(phi)))
+            return (-math.copysign(math.inf, math.cos(phi)),
+                    -math.copysign(math.inf, math.sin(phi)))
+        i = _klass(r)
+        j = _klass(phi)
+        return _RECT[i, j, 0], _RECT[i, j, 1]
+    if phi == 0.0:
+        return r, r * phi
+    return r * math.cos(phi), r * math.sin(phi)
+
+
+# --- the cmath functions ----------------------------------------------------------------
+
+
+@jit(device=True)
+def sqrt(z):
+    re, im = _sqrt(float(z.real), float(z.imag))
+    return _like.complex(z, re, im)
+
+
+@jit(device=True)
+def exp(z):
+    re, im = _exp(float(z.real), float(z.imag))
+    return _like.complex(z, re, im)
+
+
+@jit(device=True)
+def log(z):
+    re, im = _log(float(z.real), float(z.imag))
+    return _like.complex(z, re, im)
+
+
+@jit(device=True)
+def log10(z):
+    re, im = _log(float(z.real), float(z.imag))
+    return _like.complex(z, re / _LN10, im / _LN10)
+
+
+@jit(device=True)
+def cosh(z):
+    re, im = _cosh(float(z.real), float(z.imag))
+    return _like.complex(z, re, im)
+
+
+@jit(device=True)
+def sinh(z):
+    re, im = _sinh(float(z.real), float(z.imag))
+    return _like.complex(z, re, im)
+
+
+@jit(device=True)
+def tanh(z):
+    re, im = _tanh(float(z.real), float(z.imag))
+    return _like.complex(z, re, im)
+
+
+@jit(device=True)
+def cos(z):  # cosh(iz)
+    re, im = _cosh(-float(z.imag), float(z.real))
+    return _like.complex(z, re, im)
+
+
+@jit(device=True)
+def sin(z):  # -i sinh(iz)
+    re, im = _sinh(-float(z.imag), float(z.real))
+    return _like.complex(z, im, -re)
+
+
+@jit(device=True)
+def tan(z):  # -i tanh(iz)
+    re, im = _tanh(-float(z.imag), float(z.real))
+    return _like.complex(z, im, -re)
+
+
+@jit(device=True)
+def acos(z):
+    re, im = _acos(float(z.real), float(z.imag))
+    return _like.complex(z, re, im)
+
+
+@jit(device=True)
+def acosh(z):
+    re, im = _acosh(float(z.real), float(z.imag))
+    return _like.complex(z, re, im)
+
+
+@jit(device=True)
+def asinh(z):
+    re, im = _asinh(float(z.real), float(z.imag))
+    return _like.complex(z, re, im)
+
+
+@jit(device=True)
+def asin(z):  # -i asinh(iz)
+    re, im = _asinh(-float(z.imag), float(z.real))
+    return _like.complex(z, im, -re)
+
+
+@jit(device=True)
+def atanh(z):
+    re, im = _atanh(float(z.real), float(z.imag))
+    return _like.complex(z, re, im)
+
+
+@jit(device=True)
+def atan(z):  # -i atanh(iz)
+    re, im = _atanh(-float(z.imag), float(z.real))
+    return _like.complex(z, im, -re)
+
+
+@jit(device=True)
+def phase(z):
+    return _like.real(z, math.atan2(float(z.imag), float(z.real)))
+
+
+@jit(device=True)
+def polar(z):
+    x = float(z.real)
+    y = float(z.imag)
+    return _like.real(z, math.hypot(x, y)), _like.real(z, math.atan2(y, x))
+
+
+@jit(device=True)
+def rect(r, phi):
+    re, im = _rect(float(r), float(phi))
+    return _like.complex(r * phi, re, im)
+
+
+@jit(device=True)
+def isnan(z):
+    return math.isnan(z.real) or math.isnan(z.imag)
+
+
+@jit(device=True)
+def isinf(z):
+    return math.isinf(z.real) or math.isinf(z.imag)
+
+
+@jit(device=True)
+def isfinite(z):
+    return math.isfinite(z.real) and math.isfinite(z.imag)
+
+
+IMPLEMENTATIONS = {name: globals()[name] for name in (
+    "sqrt", "exp", "log", "log10", "cosh", "sinh", "tanh", "cos", "sin", "tan", "acos",
+    "acosh", "asinh", "asin", "atanh", "atan", "phase", "polar", "rect", "isnan", "isinf",
+    "isfinite")}
