@@ -8,6 +8,10 @@ CUDA_ARRAY_INTERFACE_SYNC_MODE (env CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC_MODE):
     events, and the producer's later work after the launch; the host never
     blocks. "host": Numba's behaviour, synchronise the producer's stream from
     the host before the launch.
+CPU_WORKERS (env CUDAJIT_CPU_WORKERS, default: one per core): the threads that run the
+    cpu device's blocks, the launching thread one of them. Set it to 1 where each process
+    is one worker of many (a Dask worker per core), so that they do not oversubscribe the
+    machine; it applies to the launches that start after it is set.
 """
 
 from __future__ import annotations
@@ -36,6 +40,18 @@ class _Config:
             raise ValueError(f"CUDA_ARRAY_INTERFACE_SYNC_MODE must be 'stream' or 'host', "
                              f"got {value!r}")
         _core.set_interop_config(self.CUDA_ARRAY_INTERFACE_SYNC, value)
+
+    @property
+    def CPU_WORKERS(self) -> int:
+        return _core.host_worker_count()
+
+    @CPU_WORKERS.setter
+    def CPU_WORKERS(self, value: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"CPU_WORKERS must be an int, got {type(value).__name__} {value!r}")
+        if not 1 <= value <= 4096:
+            raise ValueError(f"CPU_WORKERS must be from 1 to 4096, got {value}")
+        _core.set_host_worker_count(value)
 
     def __setattr__(self, name: str, value: object) -> None:
         if not hasattr(type(self), name):

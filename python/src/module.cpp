@@ -64,5 +64,7 @@ PYBIND11_MODULE(_core, m) {
       "parse_type", [](const std::string& s) { return parse_type(s).str(); },
       "Normalises a type spelling; raises ValueError for an unknown one.");
   m.def("host_worker_count", &runtime::host_worker_count, "Threads the cpu device runs blocks on.");
+  m.def("set_host_worker_count", &runtime::set_host_worker_count, py::arg("workers"),
+        "Sets the threads the cpu device runs blocks on (at least 1).");
   m.def("ptx_feature", &target::ptx_feature, py::arg("cc"));
 }

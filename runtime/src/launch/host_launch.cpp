@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -22,9 +23,7 @@ namespace {
 // streams run at once, and each finishes even if every worker is busy elsewhere.
 class WorkerPool {
  public:
-  explicit WorkerPool(unsigned extra_threads) {
-    for (unsigned i = 0; i < extra_threads; ++i) threads_.emplace_back([this] { work(); });
-  }
+  explicit WorkerPool(unsigned workers) { resize(workers); }
   ~WorkerPool() {
     {
       std::lock_guard lock(mutex_);
@@ -34,7 +33,26 @@ class WorkerPool {
     for (auto& t : threads_) t.join();
   }
 
-  unsigned size() const { return static_cast<unsigned>(threads_.size()) + 1; }
+  unsigned size() {
+    std::lock_guard lock(mutex_);
+    return limit_ + 1;
+  }
+
+  // `workers` threads run blocks, the launching thread one of them. Threads are
+  // started as needed; beyond the limit they sleep (a launch in flight finishes with
+  // whoever holds its chunks).
+  void resize(unsigned workers) {
+    if (workers == 0) throw std::invalid_argument("the cpu device needs at least 1 worker");
+    {
+      std::lock_guard lock(mutex_);
+      limit_ = workers - 1;
+      while (threads_.size() < limit_) {
+        unsigned index = static_cast<unsigned>(threads_.size());
+        threads_.emplace_back([this, index] { work(index); });
+      }
+    }
+    wake_.notify_all();
+  }
 
   // Calls task(i) for i in [0, n), spread over the pool; returns when all are
   // done and rethrows the first exception a call threw.
@@ -88,13 +106,13 @@ class WorkerPool {
     if (last) done_.notify_all();
   }
 
-  void work() {
+  void work(unsigned index) {
     for (;;) {
       Job* job;
       int64_t chunk;
       {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+        wake_.wait(lock, [&] { return stopping_ || (index < limit_ && !jobs_.empty()); });
         if (stopping_) return;
         job = jobs_.front();
         claim_locked(*job, chunk);
@@ -107,20 +125,36 @@ class WorkerPool {
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   std::deque<Job*> jobs_;  // jobs with chunks not yet taken, oldest first
+  unsigned limit_ = 0;     // threads_[i] takes chunks while i < limit_
   bool stopping_ = false;
 };
+
+// CUDAJIT_CPU_WORKERS, else one worker per core.
+unsigned initial_workers() {
+  const char* text = std::getenv("CUDAJIT_CPU_WORKERS");
+  if (text == nullptr || *text == '\0') return std::max(1u, std::thread::hardware_concurrency());
+  char* end = nullptr;
+  long value = std::strtol(text, &end, 10);
+  if (*end != '\0' || value < 1 || value > 4096)
+    throw std::invalid_argument(std::string("CUDAJIT_CPU_WORKERS must be a whole number from 1 "
+                                            "to 4096 (threads running the cpu device's blocks), "
+                                            "got '") +
+                                text + "'");
+  return static_cast<unsigned>(value);
+}
 
 WorkerPool& pool() {
   // Never destroyed: stream threads of the cpu device may still launch kernels
   // while static destructors run at exit (the function-local static pointer idiom).
-  static WorkerPool* instance =
-      new WorkerPool(std::max(1u, std::thread::hardware_concurrency()) - 1);
+  static WorkerPool* instance = new WorkerPool(initial_workers());
   return *instance;
 }
 
 }  // namespace
 
 unsigned host_worker_count() { return pool().size(); }
+
+void set_host_worker_count(unsigned workers) { pool().resize(workers); }
 
 uint64_t host_cooperative_blocks(uint64_t block_threads) {
   // Each fiber's stack is two mappings (its guard page apart): 8192 threads stay well

@@ -31,8 +31,11 @@ class BarrierError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Number of worker threads the cpu device runs blocks on.
+// Number of threads the cpu device runs blocks on (the launching thread one of them):
+// CUDAJIT_CPU_WORKERS, else one per core. set_host_worker_count changes it for later
+// launches (at least 1; std::invalid_argument otherwise).
 unsigned host_worker_count();
+void set_host_worker_count(unsigned workers);
 
 // A kernel that syncs its grid (HostKernel::cooperative) runs each block on an
 // OS thread of its own, all at once, each thread a fiber: at most 256 blocks
