@@ -9,7 +9,7 @@ LLVM_VERSION=${LLVM_VERSION:-${CUDAJIT_LLVM_VERSION:-19}}
 PYTHON=${PYTHON:-python3}
 
 apt_packages=(llvm-${LLVM_VERSION}-dev libzstd-dev libdlpack-dev libboost-context-dev catch2 cmake ninja-build g++ make)
-pip_packages=(numpy pytest pybind11 scikit-build-core hypothesis mpmath)
+pip_packages=(numpy pytest pybind11 scikit-build-core hypothesis mpmath dask distributed)
 
 if ! command -v "$PYTHON" >/dev/null; then
   apt_packages+=(python3 python3-dev python3-pip)
@@ -50,7 +50,8 @@ done
 if ((${#missing[@]})); then
   if externally_managed; then
     declare -A debian=([numpy]=python3-numpy [pytest]=python3-pytest [pybind11]=python3-pybind11
-                       [hypothesis]=python3-hypothesis [mpmath]=python3-mpmath)
+                       [hypothesis]=python3-hypothesis [mpmath]=python3-mpmath
+                       [dask]=python3-dask [distributed]=python3-distributed)
     from_apt=() rest=()
     for p in "${missing[@]}"; do
       if [ -n "${debian[$p]:-}" ]; then from_apt+=("${debian[$p]}"); else rest+=("$p"); fi

@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _core, frontend
+from .source import attach_text, function_text
 from .types import Type, parse_signature
 
 __all__ = ["Dispatcher", "DebugDispatcher", "DeviceFunction"]
@@ -100,7 +101,8 @@ class Dispatcher(_core.Dispatcher):
         reference = _by_reference(self, self.py_func)
         if reference is not None:
             return reference
-        return (_rebuild_kernel, (type(self), self.py_func, self._declared, self._options))
+        return (_rebuild_kernel, (type(self), self.py_func, self._declared, self._options,
+                                  function_text(self.py_func)))
 
     def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> Any:
         """A launch configuration covering ``ntasks`` threads in 1-d: ``tpb``
@@ -239,7 +241,8 @@ class DeviceFunction:
         reference = _by_reference(self, self.py_func)
         if reference is not None:
             return reference
-        return (DeviceFunction, (self.py_func, self.signature, self.fastmath))
+        return (_rebuild_device_function, (self.py_func, self.signature, self.fastmath,
+                                           function_text(self.py_func)))
 
 
 def _by_reference(obj: Any, py_func: Callable[..., Any]) -> tuple | None:
@@ -263,8 +266,18 @@ def _import_attribute(module_name: str, qualname: str) -> Any:
 
 
 def _rebuild_kernel(cls: type, py_func: Callable[..., Any], declared: list[Any],
-                    options: dict[str, Any]) -> "Dispatcher":
+                    options: dict[str, Any], text: tuple[int, list[str]] | None = None
+                    ) -> "Dispatcher":
+    if text is not None:  # its source, for a process that has not its file
+        attach_text(py_func, *text)
     return cls(py_func, declared, **options)
+
+
+def _rebuild_device_function(py_func: Callable[..., Any], signature: Any, fastmath: bool,
+                             text: tuple[int, list[str]] | None = None) -> "DeviceFunction":
+    if text is not None:
+        attach_text(py_func, *text)
+    return DeviceFunction(py_func, signature, fastmath)
 
 
 def return_type_from_name(name: str) -> Type | str:

@@ -7,6 +7,7 @@ import ast
 import inspect
 import linecache
 import textwrap
+import weakref
 from dataclasses import dataclass
 from types import CodeType, FunctionType
 
@@ -80,9 +81,45 @@ def _indented_block(lines: list[str], start: int) -> list[str] | None:
     return lines[start:end]
 
 
+# Texts that came with functions pickled by value (function_text, attach_text): such a
+# function's code names no file ("<dynamic-code>" after cloudpickle).
+_ATTACHED: "weakref.WeakKeyDictionary[FunctionType, list[str]]" = weakref.WeakKeyDictionary()
+
+
+def function_text(pyfunc: FunctionType) -> tuple[int, list[str]] | None:
+    """The first line and the lines of a function's definition (decorators included),
+    to pickle with a function that travels by value; None where there is no text."""
+    lines = _file_lines(pyfunc)
+    first = pyfunc.__code__.co_firstlineno
+    if not 0 < first <= len(lines):
+        return None
+    if pyfunc.__name__ == "<lambda>":
+        return first, [lines[first - 1]]
+    block = _indented_block(lines, first - 1)
+    try:
+        ast.parse(_dedented(block)[0]) if block else None
+    except SyntaxError:
+        block = None  # cut inside a bracket: ask inspect
+    if not block:
+        try:
+            block, first = inspect.getsourcelines(pyfunc)
+        except (OSError, TypeError):
+            return None
+    return first, block
+
+
+def attach_text(pyfunc: FunctionType, first_line: int, lines: list[str]) -> None:
+    """Gives an unpickled function the text it was pickled with, at its first line."""
+    _ATTACHED[pyfunc] = ["\n"] * (first_line - 1) + list(lines)
+
+
 def _file_lines(pyfunc: FunctionType) -> list[str]:
     """The lines of the file a function is in; for one made by exec of a string or by
-    python -c, the recorded text it was compiled from (exec_sources)."""
+    python -c, the recorded text it was compiled from (exec_sources); for one pickled by
+    value, the text that came with it."""
+    attached = _ATTACHED.get(pyfunc)
+    if attached is not None:
+        return attached
     code = pyfunc.__code__
     lines = linecache.getlines(code.co_filename, pyfunc.__globals__)
     if not lines and code.co_filename.startswith("<"):

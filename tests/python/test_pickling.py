@@ -80,3 +80,26 @@ def test_a_device_function_made_in_a_function_rebuilds_too():
     values = np.array([5.0])
     use[1, 1](values)
     assert values[0] == 2.5
+
+
+def test_a_kernel_pickled_by_value_carries_its_source_text():
+    # cloudpickle (Dask's) rebuilds a closure's code under "<dynamic-code>", a file no
+    # process has: the text travels with the pickle.
+    cloudpickle = pytest.importorskip("cloudpickle")
+    offset = 3.0
+
+    @cuda.jit(device=True)
+    def shifted(v):
+        return v + offset
+
+    @cuda.jit
+    def shift(x):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] = shifted(x[i])
+
+    again = pickle.loads(cloudpickle.dumps(shift))
+    assert again.py_func.__code__.co_filename == "<dynamic-code>"
+    x = np.arange(4.0)
+    again[1, 4](x)
+    np.testing.assert_array_equal(x, np.arange(4.0) + 3.0)

@@ -1,0 +1,69 @@
+"""A cudajit kernel over a Dask array: each chunk goes through the kernel, on Dask's
+threaded scheduler and on a dask.distributed cluster of worker processes.
+
+    python examples/dask_map_blocks.py            # the threaded scheduler
+    python examples/dask_map_blocks.py --workers 2  # a LocalCluster of 2 processes
+
+The same program runs on one device or many: Dask hands each task a chunk, and the
+kernel runs on that worker's current device (the cpu device here; on GPU workers, with
+CuPy chunks, the GPU). Kernels pickle, so they travel to worker processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+import cudajit as cuda
+
+
+@cuda.jit
+def gaussian(x, out, mu, sigma):
+    i = cuda.grid(1)
+    if i < x.size:
+        z = (x[i] - mu) / sigma
+        out[i] = math.exp(-0.5 * z * z) / (sigma * math.sqrt(2 * math.pi))
+
+
+def gaussian_block(block: np.ndarray, mu: float = 0.0, sigma: float = 1.0) -> np.ndarray:
+    """One chunk through the kernel (a task of map_blocks): copied to the device and
+    back, as a NumPy chunk must be on a GPU."""
+    threads = 128
+    x = cuda.to_device(block)
+    out = cuda.device_array_like(x)
+    gaussian[(block.size + threads - 1) // threads, threads](x, out, mu, sigma)
+    return out.copy_to_host()
+
+
+def main() -> None:
+    import dask.array as da
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=0,
+                        help="worker processes of a LocalCluster (0: the threaded scheduler)")
+    parser.add_argument("--size", type=int, default=1_000_000)
+    options = parser.parse_args()
+
+    x = da.linspace(-5, 5, options.size, chunks=options.size // 8)
+    y = x.map_blocks(gaussian_block, mu=0.5, sigma=1.5, dtype=x.dtype)
+    if options.workers:
+        from dask.distributed import Client, LocalCluster
+
+        with LocalCluster(n_workers=options.workers, threads_per_worker=1,
+                          processes=True) as cluster, Client(cluster):
+            result = y.compute()
+    else:
+        result = y.compute(scheduler="threads")
+    host = np.linspace(-5, 5, options.size)
+    expected = np.exp(-0.5 * ((host - 0.5) / 1.5) ** 2) / (1.5 * math.sqrt(2 * math.pi))
+    assert np.allclose(result, expected), "the kernel's chunks differ from NumPy"
+    device = cuda.get_current_device()
+    print(f"{options.size} values in {x.numblocks[0]} chunks on "
+          f"{options.workers or 'threaded'} workers, device: {device.kind} ({device.name}): "
+          f"max {result.max():.6f}, matches NumPy")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""cudajit under Dask: a Dask array's chunks go through a cudajit kernel with map_blocks,
+on the threaded scheduler (one process, kernels launched from several threads at once)
+and on a dask.distributed LocalCluster of worker processes (the kernel pickles and is
+compiled again in each worker). Results are checked against NumPy."""
+
+import math
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+
+da = pytest.importorskip("dask.array", reason="dask is installed by scripts/install-deps.sh")
+
+pytestmark = pytest.mark.usefixtures("on_cpu_device")
+
+
+@cuda.jit
+def polynomial(x, out, a, b):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = a * x[i] * x[i] + b * math.sin(x[i])
+
+
+def through_kernel(block, a=2.0, b=-1.0):
+    out = np.empty_like(block)
+    polynomial[(block.size + 127) // 128, 128](block, out, a, b)
+    return out
+
+
+def expected(values, a=2.0, b=-1.0):
+    return a * values * values + b * np.sin(values)
+
+
+def test_map_blocks_on_the_threaded_scheduler():
+    values = np.linspace(-3, 3, 100_000)
+    x = da.from_array(values, chunks=9_000)  # 12 chunks, the last one shorter
+    y = x.map_blocks(through_kernel, a=0.5, b=3.0, dtype=x.dtype)
+    result = y.compute(scheduler="threads", num_workers=4)
+    np.testing.assert_allclose(result, expected(values, 0.5, 3.0), rtol=1e-14)
+
+
+def test_map_blocks_on_a_distributed_cluster_of_processes():
+    distributed = pytest.importorskip("dask.distributed")
+    values = np.linspace(-3, 3, 50_000)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        y = da.from_array(values, chunks=5_000).map_blocks(through_kernel, dtype=values.dtype)
+        result = y.compute()
+        # Both workers ran tasks: the kernel travelled to each process.
+        assert len(client.scheduler_info()["workers"]) == 2
+    np.testing.assert_allclose(result, expected(values), rtol=1e-14)
