@@ -24,7 +24,8 @@ __all__ = [
     "managed_array", "pinned", "stream", "default_stream", "legacy_default_stream",
     "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
     "synchronize", "select_device", "get_current_device", "list_devices", "gpus",
-    "is_available", "cuda_available", "detect", "Stream", "Event", "Device",
+    "is_available", "cuda_available", "is_supported_version", "is_float16_supported",
+    "detect", "Stream", "Event", "Device",
     "current_context", "Context", "MemoryInfo",
 ]
 
@@ -43,6 +44,19 @@ def cuda_available() -> bool:
 def is_available() -> bool:
     """numba.cuda.is_available(): whether a CUDA GPU can be used."""
     return _core.cuda_available()
+
+
+def is_supported_version() -> bool:
+    """numba.cuda.is_supported_version(): whether the CUDA toolkit is one Numba supports.
+    cudajit uses no CUDA runtime or toolkit library at run time (only the driver, and
+    libdevice, found by path), so there is no version of them to refuse: always True."""
+    return True
+
+
+def is_float16_supported() -> bool:
+    """numba.cuda.is_float16_supported(): float16 kernels work on every cudajit device (on
+    the GPU natively, sm_75 and later; elsewhere in software): True."""
+    return True
 
 
 def list_devices() -> list[Device]:
@@ -133,15 +147,19 @@ def current_context() -> Context:
 
 
 def detect() -> bool:
-    """Print the CUDA GPUs found and return whether there is at least one."""
+    """Print the CUDA GPUs found, in Numba's format, and return whether there is at least
+    one; without one, say why and that kernels run on the cpu device."""
     if not _core.cuda_available():
-        print(f"No CUDA GPU: {_core.cuda_unavailable_reason()}; cudajit uses the cpu device")
+        print(f"Found 0 CUDA devices\nNo CUDA GPU: {_core.cuda_unavailable_reason()}; "
+              "cudajit uses the cpu device")
         return False
     devices = list_devices()
-    print(f"Found {len(devices)} CUDA device(s)")
+    print(f"Found {len(devices)} CUDA devices")
     for d in devices:
         major, minor = d.compute_capability
-        print(f"id {d.id} {d.name!r} compute capability {major}.{minor}")
+        print(f"id {d.id} {d.name!r:>40} [SUPPORTED]\n"
+              f"{'Compute Capability':>40}: {major}.{minor}")
+    print(f"Summary:\n\t{len(devices)}/{len(devices)} devices are supported")
     return True
 
 

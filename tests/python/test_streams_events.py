@@ -206,8 +206,20 @@ def test_without_a_gpu_the_cpu_device_is_current_and_detect_says_why():
         "found = cuda.detect()\n"
         "print(cuda.get_current_device().kind, len(cuda.gpus), found)")
     assert result.returncode == 0, result.stderr
-    assert "No CUDA GPU" in result.stdout
+    assert result.stdout.startswith("Found 0 CUDA devices\nNo CUDA GPU: ")  # Numba's first line
     assert result.stdout.strip().splitlines()[-1] == "cpu 0 False"
+
+
+def test_detect_lists_each_gpu_in_numbas_format(capsys):
+    if not cuda.is_available():
+        pytest.skip("no GPU and no simulated GPU")
+    assert cuda.detect() is True
+    out = capsys.readouterr().out
+    n = len(cuda.gpus)
+    assert out.startswith(f"Found {n} CUDA devices\nid 0 ")
+    major, minor = cuda.gpus[0].compute_capability
+    assert f"Compute Capability: {major}.{minor}" in out
+    assert out.endswith(f"Summary:\n\t{n}/{n} devices are supported\n")
 
 
 @pytest.mark.skipif(REAL_GPU, reason="checks the machine without a GPU")
@@ -247,3 +259,10 @@ def test_a_pageable_source_may_change_as_soon_as_to_device_returns(device):
     source[:] = -1
     s.synchronize()
     assert d.copy_to_host()[5] == 5
+
+
+def test_numbas_support_queries_answer_for_cudajit():
+    # No CUDA runtime or toolkit library is loaded at run time: no version to refuse;
+    # float16 kernels run on every device (test_kernels_float16.py).
+    assert cuda.is_supported_version() is True
+    assert cuda.is_float16_supported() is True
