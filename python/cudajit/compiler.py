@@ -70,11 +70,7 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
 
     def decorate(pyfunc: Callable[..., Any], signatures: list[Any]) -> Any:
         if device:
-            if len(signatures) > 1:
-                raise TypeError("a device function takes at most one signature; got "
-                                f"{len(signatures)}")
-            return DeviceFunction(pyfunc, signatures[0] if signatures else None,
-                                  fastmath=fastmath)
+            return DeviceFunction(pyfunc, list(signatures), fastmath=fastmath)
         kind = DebugDispatcher if debug else Dispatcher
         return kind(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug,
                     max_registers=max_registers,

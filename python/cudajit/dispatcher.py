@@ -221,8 +221,12 @@ class DeviceFunction:
     def __init__(self, py_func: Callable[..., Any], signature: Any = None,
                  fastmath: bool = False):
         self.py_func = py_func
-        # A declared signature: calls convert their arguments and result to it.
-        self.signature = parse_signature(signature) if signature is not None else None
+        # Declared signatures: a call converts its arguments and result to the one that
+        # fits them best (Numba's ranking: exact, promotion, safe, unsafe conversions).
+        declared = signature if isinstance(signature, list) else \
+            [] if signature is None else [signature]
+        self.signatures = [parse_signature(s) for s in declared]
+        self.signature = self.signatures[0] if len(self.signatures) == 1 else None
         self._cudajit_device_pyfunc = py_func
         self.__name__ = getattr(py_func, "__name__", "device_function")
         self.__doc__ = getattr(py_func, "__doc__", None)
@@ -241,7 +245,7 @@ class DeviceFunction:
         reference = _by_reference(self, self.py_func)
         if reference is not None:
             return reference
-        return (_rebuild_device_function, (self.py_func, self.signature, self.fastmath,
+        return (_rebuild_device_function, (self.py_func, self.signatures, self.fastmath,
                                            function_text(self.py_func)))
 
 

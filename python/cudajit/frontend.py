@@ -142,7 +142,7 @@ class _KernelIntrinsic(_Ref):
 @dataclass(frozen=True)
 class _DeviceFunction(_Ref):
     pyfunc: FunctionType
-    signature: Any = None  # a declared cudajit Signature: calls cast to its types
+    signatures: tuple = ()  # declared cudajit Signatures: calls cast to the best one
 
 
 @dataclass(frozen=True)
@@ -652,13 +652,13 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
 
             implementation = IMPLEMENTATIONS.get(getattr(value, "__name__", ""))
             if implementation is not None:
-                return _DeviceFunction(implementation._cudajit_device_pyfunc, None)
+                return _DeviceFunction(implementation._cudajit_device_pyfunc)
         if getattr(value, "_cudajit_device_pyfunc", None) is not None:
             return _DeviceFunction(value._cudajit_device_pyfunc,
-                                   getattr(value, "signature", None))
+                                   tuple(getattr(value, "signatures", ())))
         if getattr(value, "_cudajit_kernel_pyfunc", None) is not None:
             # As in Numba, a kernel called from a kernel is compiled as a device function.
-            return _DeviceFunction(value._cudajit_kernel_pyfunc, None)
+            return _DeviceFunction(value._cudajit_kernel_pyfunc)
         raise self._error(self._unsupported_object_message(value, spelled), node)
 
     @staticmethod

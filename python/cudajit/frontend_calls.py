@@ -25,25 +25,36 @@ class DeviceCalls:
     """Methods of the function translator that call device functions."""
 
     def _device_call(self, callee: Any, loc: Any, node: ast.Call) -> IRNode:
-        """A device-function call; with a declared signature, the scalar arguments
-        and the result are converted to its types, as Numba does."""
+        """A device-function call; with declared signatures, the scalar arguments and
+        the result are converted to the one that fits best, as Numba does: with several,
+        the compiler's typing picks among the calls (IR `overload.N`: the N arguments as
+        given, then one converting call per signature)."""
         # Compile-time arguments specialise the callee and are passed no more (a declared
         # signature takes values only).
-        static = {} if callee.signature is not None else \
-            self._static_arguments(callee.pyfunc, node)
+        static = {} if callee.signatures else self._static_arguments(callee.pyfunc, node)
         name = self.module.device_function_name(callee.pyfunc, static)
-        args = [self._expr(a) for a, p in zip(node.args, _parameter_names(callee.pyfunc))
-                if p not in static] if static else self._args(node)
-        if self.module.debug:
-            args.append(IRNode("name", loc, EXCEPTION_RECORD))
-        sig = callee.signature
-        if sig is None:
+        if not callee.signatures:
+            args = [self._expr(a) for a, p in zip(node.args, _parameter_names(callee.pyfunc))
+                    if p not in static] if static else self._args(node)
+            if self.module.debug:
+                args.append(IRNode("name", loc, EXCEPTION_RECORD))
             return IRNode("callfn", loc, name, *args)
-        if len(args) - self.module.debug != len(sig.args):
+        calls = [self._declared_call(callee, sig, name, loc, node) for sig in callee.signatures]
+        if len(calls) == 1:
+            return calls[0]
+        return IRNode("call", loc, f"overload.{len(node.args)}", *self._args(node), *calls)
+
+    def _declared_call(self, callee: Any, sig: Any, name: str, loc: Any,
+                       node: ast.Call) -> IRNode:
+        """The call converting its scalar arguments and result to `sig`."""
+        args = self._args(node)
+        if len(args) != len(sig.args):
             raise self._error(f"device function '{callee.pyfunc.__name__}' is declared with "
                               f"{len(sig.args)} arguments, got {len(args)}", node)
         args = [IRNode("call", loc, f"cast.{t}", a) if isinstance(t, cjtypes.ScalarType) else a
-                for a, t in zip(args, sig.args)] + args[len(sig.args):]
+                for a, t in zip(args, sig.args)]
+        if self.module.debug:
+            args.append(IRNode("name", loc, EXCEPTION_RECORD))
         call = IRNode("callfn", loc, name, *args)
         if isinstance(sig.return_type, cjtypes.ScalarType):
             return IRNode("call", loc, f"cast.{sig.return_type}", call)

@@ -412,6 +412,40 @@ def test_a_branch_on_a_constant_is_pruned_as_in_numba():
         wrapping[1, (4, 8)](ary)  # compiled, the branch types as Numba types it
 
 
+@cuda.jit(["float32(float32, float32)", "float64(float64, float64)"], device=True)
+def add_declared(a, b):
+    return a + b
+
+
+@cuda.jit(["(float32, float64)", "(float64, float32)", "(int64, int64)"], device=True)
+def add_ambiguous(a, b):
+    return a + b
+
+
+def test_several_signatures_pick_the_best_conversions_as_numba_does():
+    @cuda.jit
+    def kernel(out):
+        out[0] = add_declared(np.float32(1.0), np.float32(2.0**-25))  # exact: float32
+        out[1] = add_declared(1, 2.0**-25)  # int64 and float64: the float64 version
+        out[2] = add_declared(np.int16(1), np.float32(2.0**-25))  # int16 -> float32 is safe
+        out[3] = add_ambiguous(1.5, 2.5)  # two equal ranks: the first declared
+        out[4] = add_ambiguous(3, 4)  # exact: int64
+
+    out = np.zeros(5)
+    kernel[1, 1](out)
+    np.testing.assert_array_equal(out, [1.0, 1.0 + 2.0**-25, 1.0, 4.0, 7.0])
+
+
+def test_no_declared_signature_taking_the_arguments_is_a_compile_error():
+    @cuda.jit
+    def kernel(out):
+        out[0] = add_declared(1j, 2j).real
+
+    with pytest.raises(cuda.CompileError, match=r"no declared signature of this device "
+                                                r"function takes \(complex128, complex128\)"):
+        kernel[1, 1](np.zeros(1))
+
+
 def test_a_kernel_called_from_a_kernel_is_a_device_function_as_in_numba():
     @cuda.jit
     def twice(x):

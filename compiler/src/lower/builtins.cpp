@@ -11,6 +11,8 @@ using ir::Node;
 
 llvm::Value* FunctionLowering::call_builtin(const Node& n) {
   std::string_view name = n.text;
+  // A device function's declared signature that typing chose (typing/overloads.cpp).
+  if (name.starts_with("overload.")) return expr(n.child(f_.constants.at(&n)));
   if (name.starts_with("cuda.")) return call_cuda_builtin(n, name.substr(5));
   if (name == "print") {
     print(n);

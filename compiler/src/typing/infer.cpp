@@ -389,6 +389,7 @@ class FunctionTyper {
         type_error(n, describe(*v) + " has no method '" + n.text + "' in a kernel");
       }
       case NodeKind::Call: {
+        if (n.text.starts_with("overload.")) return overload(n);
         std::vector<Type> args;
         bool known = true;
         for (const auto& c : n.children) {
@@ -407,6 +408,37 @@ class FunctionTyper {
         type_error(n, "unexpected node '" + std::string(ir::kind_name(n.kind)) +
                           "' where an expression was expected");
     }
+  }
+
+  // overload.N: a device function declared with several signatures. Children: the N
+  // arguments as written, then one converting call per signature. Only the call whose
+  // conversions rank best is typed (and so compiled, and lowered): fewest unsafe, then
+  // safe, then promoting conversions, the first declared of equals, as Numba picks.
+  std::optional<Type> overload(const Node& n) {
+    const size_t count = std::stoul(n.text.substr(9));
+    std::vector<Type> args;
+    for (size_t i = 0; i < count; ++i) {
+      auto t = expr(n.child(i));
+      if (!t) return std::nullopt;
+      args.push_back(*t);
+    }
+    std::optional<size_t> best;
+    Rank best_rank{};
+    for (size_t c = count; c < n.size(); ++c) {
+      auto params = declared_parameters(n.child(c));
+      auto rank = params ? rank_conversions(args, *params) : std::nullopt;
+      if (rank && (!best || *rank < best_rank)) {
+        best = c;
+        best_rank = *rank;
+      }
+    }
+    if (!best) {
+      std::string given;
+      for (const Type& t : args) given += (given.empty() ? "" : ", ") + describe(t);
+      type_error(n, "no declared signature of this device function takes (" + given + ")");
+    }
+    out_.constants[&n] = static_cast<int64_t>(*best);
+    return expr(n.child(*best));
   }
 
   std::optional<Type> call_function(const Node& n) {

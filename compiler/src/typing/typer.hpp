@@ -1,6 +1,7 @@
 // Internal to typing/: the per-function typer and the builtin signatures.
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -17,6 +18,20 @@ namespace cudajit::typing {
 // given the types of its arguments. Throws CompileError for a bad call.
 // `out` receives constants the call folds (cuda.grid's dimension count).
 Type type_builtin_call(const ir::Node& call, const std::vector<Type>& args, TypedFunction& out);
+
+// Numba's conversions between scalar types, from best to worst; None: no conversion.
+enum class Conversion { Exact, Promote, Safe, Unsafe, None };
+Conversion conversion(Scalar from, Scalar to);
+
+// A converting call of a device function declared with several signatures (overload.N):
+// the declared type of each parameter (nothing for an array). Nothing if not such a call.
+std::optional<std::vector<std::optional<Scalar>>> declared_parameters(const ir::Node& call);
+
+// How well `args` fit `params`: the counts of unsafe, safe and promoting conversions
+// (compared in that order: fewer is better); nothing where one cannot convert.
+using Rank = std::array<int, 3>;
+std::optional<Rank> rank_conversions(const std::vector<Type>& args,
+                                     const std::vector<std::optional<Scalar>>& params);
 
 // Specialises the functions of one module, each once per argument types.
 class ProgramTyper {
