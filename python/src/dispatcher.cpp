@@ -326,7 +326,19 @@ void Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::D
     key += 't';
     return;
   }
-  ArgValue& v = p.values.emplace_back(classify_argument(arg, i, device, stream));
+  ArgValue classified;
+  try {
+    classified = classify_argument(arg, i, device, stream);
+  } catch (py::type_error&) {
+    // Numba's argument hints (cuda.In, Out, InOut, numba.cuda.args' own): to_device(retr,
+    // stream) gives the array to pass and appends the copies back to retr. Looked for
+    // only here, where every other kind of argument has failed.
+    if (!py::hasattr(arg, "to_device") || !py::hasattr(arg, "value")) throw;
+    py::object given = arg.attr("to_device")(p.writebacks, py::int_(stream.handle()));
+    p.hinted.push_back(given);
+    classified = classify_argument(given, i, device, stream);
+  }
+  ArgValue& v = p.values.emplace_back(std::move(classified));
   append_type_key(v.type, key);
   if (v.kind == ArgValue::Kind::HostArray && device.kind() == runtime::DeviceKind::Cuda) {
     // Mapped and managed memory is used in place, like a device array.
@@ -381,6 +393,7 @@ void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Di
     throw;
   }
   producers.after(s);
+  for (py::handle writeback : p.writebacks) writeback();  // copies into host memory: they wait
   if (!p.has_host_arrays) return;
   // Host memory is only ours for the duration of the call: copy back and wait.
   for (const StagedRange& r : staged)

@@ -63,6 +63,10 @@ class Dispatcher {
     Specialization* spec = nullptr;
     std::shared_ptr<runtime::LoadedKernel> kernel;  // kept alive by the launch
     bool has_host_arrays = false;
+    // Argument hints (cuda.In, Out, InOut): the arrays they gave, and the copies back
+    // they asked for, run after the launch.
+    std::vector<py::object> hinted;
+    py::list writebacks;
   };
   Prepared prepare(runtime::Device& device, runtime::Stream& stream, const py::args& args);
   Specialization& specialize(const std::vector<Type>& arg_types);
