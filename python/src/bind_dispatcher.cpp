@@ -60,6 +60,11 @@ void bind_dispatcher(py::module_& m) {
            py::arg("name"), py::arg("ir_provider"), py::arg("fastmath") = false,
            py::arg("lineinfo") = false, py::arg("debug") = false, py::arg("max_registers") = 0,
            py::arg("cache_dir") = "")
+      .def_property_readonly(
+          "extensions", [](Dispatcher& d) -> py::list& { return d.extensions(); },
+          py::return_value_policy::reference_internal,
+          "Numba's dispatcher extensions: each one's prepare_args(ty, val, stream=, retr=) "
+          "may replace an argument before every launch")
       .def("__getitem__",
            [](py::object self, py::handle config) { return configure(self, config); })
       .def(

@@ -283,13 +283,41 @@ void warn_host_copies(const std::string& kernel, size_t count) {
 
 }  // namespace
 
+py::tuple Dispatcher::apply_extensions(const py::args& args, runtime::Stream& stream,
+                                       py::list& writebacks) {
+  static PyObject* const typeof_ =
+      py::object(py::module_::import("cudajit.types").attr("typeof")).release().ptr();
+  py::list out;
+  for (py::handle arg : args) {
+    py::object ty = py::none(), val = py::reinterpret_borrow<py::object>(arg);
+    try {
+      ty = py::reinterpret_borrow<py::object>(typeof_)(val);
+    } catch (py::error_already_set&) {
+      // no cudajit type for it: the extensions see None
+    }
+    for (py::handle extension : extensions_) {
+      py::tuple pair = extension.attr("prepare_args")(ty, val, py::arg("stream") = stream.handle(),
+                                                      py::arg("retr") = writebacks);
+      if (pair.size() != 2)
+        throw py::type_error("a dispatcher extension's prepare_args must return (type, value)");
+      ty = pair[0];
+      val = pair[1];
+    }
+    out.append(val);
+  }
+  return py::tuple(out);
+}
+
 Dispatcher::Prepared Dispatcher::prepare(runtime::Device& device, runtime::Stream& stream,
-                                         const py::args& args) {
+                                         const py::args& given) {
+  Prepared p;
+  py::args args = given;
+  if (PyList_GET_SIZE(extensions_.ptr()) != 0)
+    args = py::args(apply_extensions(given, stream, p.writebacks));
   size_t wanted = program().module().functions[0].params.size();
   if (args.size() != wanted)
     throw py::type_error("kernel '" + name_ + "' takes " + std::to_string(wanted) +
                          " arguments, got " + std::to_string(args.size()));
-  Prepared p;
   p.values.reserve(args.size());
   std::string key;
   for (size_t i = 0; i < args.size(); ++i) classify_into(p, args[i], i, device, stream, key);

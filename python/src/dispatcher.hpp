@@ -49,6 +49,9 @@ class Dispatcher {
   const std::string& name() const { return name_; }
   // The argument types of every specialisation compiled so far, in order.
   std::vector<std::vector<Type>> compiled_signatures() const;
+  // Numba's dispatcher extensions: objects whose prepare_args(ty, val, stream=, retr=)
+  // may replace each argument before a launch (kernel.extensions.append(...)).
+  py::list& extensions() { return extensions_; }
 
  private:
   struct Specialization {
@@ -57,6 +60,9 @@ class Dispatcher {
     std::unordered_map<const runtime::Device*, std::shared_ptr<runtime::LoadedKernel>> loaded;
   };
   // A launch's arguments classified, its specialisation found and loaded.
+  py::list extensions_;
+  // The arguments after every extension's prepare_args (only called when there are some).
+  py::tuple apply_extensions(const py::args& args, runtime::Stream& stream, py::list& writebacks);
   struct Prepared {
     std::vector<ArgValue> values;  // the arguments, a tuple's items in its place
     std::vector<std::shared_ptr<const void>> keep_alive;

@@ -60,3 +60,50 @@ def test_a_hint_of_something_that_is_no_array_is_a_type_error():
                                         r"got list"):
         scale_and_clobber[1, 4](cuda.In([1.0, 2.0]), np.zeros(2), np.zeros(2))
     assert repr(cuda.Out(np.zeros(1))) == "cuda.Out(array([0.]))"
+
+
+class DefaultIn:
+    """numba-cuda's example extension: host arrays become cuda.In (not copied back)."""
+
+    def prepare_args(self, ty, val, **kwargs):
+        return ty, (cuda.In(val) if isinstance(val, np.ndarray) else val)
+
+
+class Recorder:
+    def __init__(self):
+        self.seen = []
+
+    def prepare_args(self, ty, val, stream=None, retr=None):
+        self.seen.append((str(ty), type(val).__name__, isinstance(retr, list)))
+        return ty, val
+
+
+def test_dispatcher_extensions_prepare_every_argument_before_a_launch():
+    @cuda.jit
+    def set_three(arr, k):
+        arr[0] = 3 + k
+
+    recorder = Recorder()
+    set_three.extensions.append(recorder)
+    set_three.extensions.append(DefaultIn())
+    host = np.zeros(1, np.int64)
+    set_three[1, 1](host, 0)
+    assert host[0] == 0  # DefaultIn: copied in, not back
+    assert recorder.seen == [("array(int64, 1d, C)", "ndarray", True), ("int64", "int", True)]
+    set_three.extensions.clear()
+    set_three[1, 1](host, 1)
+    assert host[0] == 4  # without extensions: a plain array, copied back
+
+
+def test_an_extension_that_does_not_return_a_pair_is_a_type_error():
+    @cuda.jit
+    def touch(arr):
+        arr[0] = 1
+
+    class Broken:
+        def prepare_args(self, ty, val, **kwargs):
+            return val
+
+    touch.extensions.append(Broken())
+    with pytest.raises(TypeError):
+        touch[1, 1](np.zeros(1))
