@@ -14,7 +14,10 @@ namespace cudajit::python {
 
 namespace {
 
-std::atomic<runtime::Device*> g_current{nullptr};
+// The current device is per thread, as Numba's current context is: a thread that has
+// chosen none (select_device, `with cuda.gpus[i]:`) uses the process's default device.
+std::atomic<runtime::Device*> g_default{nullptr};
+thread_local runtime::Device* t_current = nullptr;
 
 // Falling back to the cpu device is said once, with the reason; choosing it
 // (CUDAJIT_DEVICE=cpu) says nothing.
@@ -80,15 +83,16 @@ uintptr_t stream_integer(py::handle obj, const char* what) {
 }  // namespace
 
 runtime::Device& current_device() {
-  runtime::Device* d = g_current.load();
+  if (t_current != nullptr) return *t_current;
+  runtime::Device* d = g_default.load();
   if (!d) {
     d = &default_device();
-    g_current.store(d);
+    g_default.store(d);
   }
   return *d;
 }
 
-void set_current_device(runtime::Device& device) { g_current.store(&device); }
+void set_current_device(runtime::Device& device) { t_current = &device; }
 
 py::object wrap_device(runtime::Device& device) { return py::cast(DeviceHandle{&device}); }
 
@@ -172,9 +176,9 @@ auto blocking(F&& f) {
   release_pending_python_objects();
 }
 
-// The devices current before each `with device:` still open, innermost last.
+// The devices current before each `with device:` still open in this thread, innermost last.
 std::vector<runtime::Device*>& entered_devices() {
-  static std::vector<runtime::Device*> stack;
+  thread_local std::vector<runtime::Device*> stack;
   return stack;
 }
 

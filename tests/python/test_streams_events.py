@@ -266,3 +266,37 @@ def test_numbas_support_queries_answer_for_cudajit():
     # float16 kernels run on every device (test_kernels_float16.py).
     assert cuda.is_supported_version() is True
     assert cuda.is_float16_supported() is True
+
+
+def test_the_current_device_is_per_thread_as_in_numba():
+    import threading
+
+    from cudajit import _core
+
+    if not cuda.is_available():
+        pytest.skip("needs a second device: a GPU or the simulated GPU beside the cpu device")
+    cpu, gpu = _core.cpu_device(), _core.cuda_device(0)
+    previous = _core.current_device()
+    seen = {}
+
+    def worker():
+        seen["at start"] = _core.current_device()  # the process default, not main's choice
+        with cuda.gpus[0]:
+            seen["inside with"] = _core.current_device()
+        seen["after with"] = _core.current_device()
+
+    try:
+        _core.set_current_device(cpu)
+        probe = threading.Thread(target=lambda: seen.setdefault("default", _core.current_device()))
+        probe.start()
+        probe.join()
+        default = seen.pop("default")
+        _core.set_current_device(gpu if default == cpu else cpu)
+        mine = _core.current_device()
+        thread = threading.Thread(target=worker)
+        thread.start()
+        thread.join()
+        assert seen == {"at start": default, "inside with": gpu, "after with": default}
+        assert _core.current_device() == mine  # the thread's choices stayed its own
+    finally:
+        _core.set_current_device(previous)
