@@ -1,0 +1,174 @@
+"""``cuda.vectorize``: a scalar function made a ufunc over arrays, as numba.cuda's.
+
+    @cuda.vectorize(["float32(float32, float32)", "float64(float64, float64)"])
+    def rel_diff(a, b):
+        return 2 * (a - b) / (a + b)
+
+    rel_diff(x, y)                   # NumPy arrays in: a NumPy array out
+    rel_diff(dx, dy, stream=s)       # device arrays in: a device array out, on stream s
+    rel_diff(x, 1.5, out=d_out)      # scalars broadcast; out= is written
+
+The function becomes a device function; each call picks the first declared signature
+that the inputs' dtypes cast to safely (NumPy's rule; an exact match first), broadcasts
+the inputs as NumPy does, and runs a kernel of one thread per output element that calls
+the device function with the inputs converted to the signature's types. Without
+signatures, the inputs' own dtypes are the argument types and the result type is what
+the function returns for them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import types as cjtypes
+from .api import device_array, to_device
+from .compiler import compile_ptx, jit
+from .devicearray import is_device_array
+from .source import attach_text
+
+__all__ = ["vectorize", "CUDAUFunc"]
+
+_THREADS = 256
+_names = itertools.count()
+
+
+def vectorize(signatures: Any = None, target: str = "cuda", **options: Any) -> Callable:
+    """``@cuda.vectorize(signatures)``: a CUDA ufunc from a scalar function (Numba's
+    vectorize with target="cuda"); ``@cuda.vectorize`` without signatures types each call
+    by its inputs."""
+    if target not in ("cuda", "gpu"):
+        raise ValueError(f"cuda.vectorize compiles for target 'cuda'; got target={target!r}")
+    if callable(signatures) and not isinstance(signatures, (str, list, tuple)):
+        return CUDAUFunc(signatures, [], options)
+    declared = [] if signatures is None else \
+        [signatures] if isinstance(signatures, str) else list(signatures)
+    return lambda pyfunc: CUDAUFunc(pyfunc, declared, options)
+
+
+class CUDAUFunc:
+    """A ufunc whose loop is a cudajit kernel."""
+
+    def __init__(self, pyfunc: Callable[..., Any], signatures: Sequence[Any],
+                 options: dict[str, Any]):
+        self.py_func = pyfunc
+        self.__name__ = getattr(pyfunc, "__name__", "ufunc")
+        self.__doc__ = getattr(pyfunc, "__doc__", None)
+        self.nin = pyfunc.__code__.co_argcount
+        self.nout = 1
+        self._device = jit(device=True, fastmath=options.get("fastmath", False))(pyfunc)
+        self._signatures = [cjtypes.parse_signature(s) for s in signatures]
+        for sig in self._signatures:
+            if len(sig.args) != self.nin:
+                raise TypeError(f"vectorize signature {sig} has {len(sig.args)} arguments; "
+                                f"'{self.__name__}' takes {self.nin}")
+            if not isinstance(sig.return_type, cjtypes.ScalarType):
+                raise TypeError(f"vectorize signature {sig} must return a scalar type")
+        self._kernels: dict[tuple, Any] = {}
+
+    @property
+    def types(self) -> list[str]:
+        """The declared loops in NumPy's spelling ('ff->f')."""
+        return ["".join(np.dtype(t.numpy_dtype).char for t in s.args) + "->" +
+                np.dtype(s.return_type.numpy_dtype).char for s in self._signatures]
+
+    def __repr__(self) -> str:
+        return f"<cudajit vectorized ufunc {self.__name__}>"
+
+    def __call__(self, *args: Any, out: Any = None, stream: Any = 0) -> Any:
+        if len(args) != self.nin:
+            raise TypeError(f"ufunc '{self.__name__}' takes {self.nin} inputs, got {len(args)}")
+        on_device = any(is_device_array(a) for a in args) or is_device_array(out)
+        inputs = [a if is_device_array(a) else np.asarray(a) for a in args]
+        arg_types, result_type = self._loop([np.dtype(a.dtype) for a in inputs])
+        shape = np.broadcast_shapes(*(tuple(a.shape) for a in inputs))
+        if out is not None and tuple(out.shape) != shape:
+            raise ValueError(f"ufunc '{self.__name__}': out has shape {tuple(out.shape)}, the "
+                             f"inputs broadcast to {shape}")
+        result_dtype = np.dtype(result_type.numpy_dtype)
+        if out is not None and np.dtype(out.dtype) != result_dtype:
+            raise TypeError(f"ufunc '{self.__name__}': out has dtype {np.dtype(out.dtype)}, the "
+                            f"loop makes {result_dtype}")
+        size = int(np.prod(shape, dtype=np.int64))
+        # Each input: a scalar (size 1) passed by value, or an array of the full shape,
+        # flattened; other broadcasts are made on the host.
+        kernel_args, pattern = [], []
+        for a, t in zip(inputs, arg_types):
+            if a.size == 1 and size != 1:
+                value = a.copy_to_host() if is_device_array(a) else a
+                kernel_args.append(np.asarray(value).reshape(()).astype(t.numpy_dtype)[()])
+                pattern.append("scalar")
+                continue
+            if tuple(a.shape) != shape:
+                host = a.copy_to_host() if is_device_array(a) else a
+                a = np.ascontiguousarray(np.broadcast_to(host, shape))
+            if is_device_array(a):
+                flat = a.ravel() if a.is_c_contiguous() else \
+                    to_device(np.ascontiguousarray(a.copy_to_host()), stream=stream)
+            else:
+                flat = to_device(np.ascontiguousarray(a).reshape(-1), stream=stream)
+            kernel_args.append(flat.reshape(size) if size else flat)
+            pattern.append("array")
+        result = device_array(shape, dtype=result_dtype, stream=stream) \
+            if out is None or not is_device_array(out) or not out.is_c_contiguous() else out
+        if size:
+            kernel = self._kernel(tuple(pattern), tuple(str(t) for t in arg_types))
+            blocks = (size + _THREADS - 1) // _THREADS
+            kernel[blocks, _THREADS, stream](*kernel_args, result.reshape(size))
+        if out is not None:
+            if out is not result:
+                if is_device_array(out):
+                    out[...] = result.copy_to_host(stream=stream)
+                else:
+                    result.copy_to_host(out, stream=stream)
+            return out
+        return result if on_device else result.copy_to_host(stream=stream)
+
+    def _loop(self, dtypes: list[np.dtype]) -> tuple[list[cjtypes.ScalarType], Any]:
+        """The argument types and result type for inputs of these dtypes."""
+        if not self._signatures:
+            arg_types = [cjtypes.from_dtype(d) for d in dtypes]
+            _, result = compile_ptx(self.py_func, tuple(arg_types), device=True)
+            if not isinstance(result, cjtypes.ScalarType):
+                raise TypeError(f"ufunc '{self.__name__}' returns {result} for "
+                                f"({', '.join(map(str, arg_types))}); a ufunc returns a number")
+            return arg_types, result
+        for rule in ("equiv", "safe"):
+            for sig in self._signatures:
+                if all(np.can_cast(d, t.numpy_dtype, casting=rule)
+                       for d, t in zip(dtypes, sig.args)):
+                    return list(sig.args), sig.return_type
+        raise TypeError(f"ufunc '{self.__name__}' has no loop for inputs "
+                        f"({', '.join(str(d) for d in dtypes)}); its loops are "
+                        f"{', '.join(str(s) for s in self._signatures)}")
+
+    def _kernel(self, pattern: tuple[str, ...], arg_types: tuple[str, ...]) -> Any:
+        key = (pattern, arg_types)
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            kernel = self._kernels[key] = self._make_kernel(pattern, arg_types)
+        return kernel
+
+    def _make_kernel(self, pattern: tuple[str, ...], arg_types: tuple[str, ...]) -> Any:
+        """The loop kernel, written as Python source (cudajit compiles source)."""
+        names = [f"a{k}" for k in range(self.nin)]
+        calls = [f"T{k}({n}[i])" if p == "array" else f"T{k}({n})"
+                 for k, (n, p) in enumerate(zip(names, pattern))]
+        name = f"ufunc_{self.__name__}_{next(_names)}"
+        text = (f"def {name}({', '.join(names)}, out):\n"
+                f"    i = cuda.grid(1)\n"
+                f"    if i < out.size:\n"
+                f"        out[i] = f({', '.join(calls)})\n")
+        from . import __name__ as package
+        import importlib
+
+        scope: dict[str, Any] = {"cuda": importlib.import_module(package), "f": self._device}
+        for k, t in enumerate(arg_types):
+            scope[f"T{k}"] = getattr(cjtypes, t)
+        filename = f"<cudajit vectorize {self.__name__}>"
+        exec(compile(text, filename, "exec"), scope)  # noqa: S102 - the generated loop
+        loop = scope[name]
+        attach_text(loop, 1, text.splitlines(keepends=True))
+        return jit(loop)

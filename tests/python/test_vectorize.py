@@ -1,0 +1,97 @@
+"""cuda.vectorize: a scalar function as a ufunc over NumPy and device arrays, compared with
+NumPy: loop selection by the inputs' dtypes, broadcasting, scalars, out=, streams, and the
+errors."""
+
+import math
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+
+pytestmark = [pytest.mark.usefixtures("device"),
+              pytest.mark.filterwarnings("ignore::cudajit.PerformanceWarning")]
+
+
+@cuda.vectorize(["float32(float32, float32)", "float64(float64, float64)"])
+def rel_diff(a, b):
+    return 2 * (a - b) / (a + b)
+
+
+@cuda.vectorize(["float64(float64)"])
+def gauss(x):
+    return math.exp(-x * x)
+
+
+@cuda.vectorize
+def plus_one(a):
+    return a + 1
+
+
+def expected_rel_diff(a, b):
+    return 2 * (a - b) / (a + b)
+
+
+def test_numpy_arrays_give_a_numpy_array_of_the_chosen_loops_type():
+    x = np.linspace(1, 6, 12).reshape(3, 4)
+    y = np.full((3, 4), 2.0)
+    got = rel_diff(x, y)
+    assert isinstance(got, np.ndarray) and got.dtype == np.float64 and got.shape == (3, 4)
+    np.testing.assert_allclose(got, expected_rel_diff(x, y), rtol=1e-15)
+    f32 = rel_diff(x.astype(np.float32), y.astype(np.float32))
+    assert f32.dtype == np.float32  # the exact loop, not the float64 one
+    np.testing.assert_allclose(f32, expected_rel_diff(x, y).astype(np.float32), rtol=1e-6)
+    ints = rel_diff(np.arange(1, 5, dtype=np.int16), np.int16(3))  # int16 -> float32 is safe
+    assert ints.dtype == np.float32
+
+
+def test_scalars_and_broadcasting_as_numpy_does():
+    row = np.arange(1.0, 4.0)
+    grid = np.arange(1.0, 7.0).reshape(2, 3)
+    np.testing.assert_allclose(rel_diff(row, grid), expected_rel_diff(row, grid))
+    np.testing.assert_allclose(rel_diff(grid, 2.5), expected_rel_diff(grid, 2.5))
+    np.testing.assert_allclose(rel_diff(np.ones((2, 1)), row), expected_rel_diff(np.ones((2, 1)), row))
+    assert rel_diff(3.0, 1.0) == pytest.approx(1.0)  # scalars in: a 0-d result
+    assert rel_diff(np.zeros(0), np.zeros(0)).shape == (0,)
+
+
+def test_device_arrays_give_a_device_array_and_out_and_stream_are_honoured():
+    x = np.linspace(-2, 2, 50)
+    d = cuda.to_device(x)
+    s = cuda.stream()
+    got = gauss(d, stream=s)
+    assert cuda.is_device_array(got)
+    np.testing.assert_allclose(got.copy_to_host(stream=s), np.exp(-x * x), rtol=1e-15)
+    out = np.empty(50)
+    assert gauss(x, out=out) is out
+    np.testing.assert_allclose(out, np.exp(-x * x), rtol=1e-15)
+    d_out = cuda.device_array(50)
+    assert gauss(d, out=d_out) is d_out
+    np.testing.assert_allclose(d_out.copy_to_host(), np.exp(-x * x), rtol=1e-15)
+
+
+def test_without_signatures_the_inputs_types_decide():
+    got = plus_one(np.arange(4, dtype=np.float32))
+    assert got.dtype == np.float64  # float32 + an int literal is float64, as Numba types it
+    np.testing.assert_array_equal(got, np.arange(1.0, 5.0))
+    np.testing.assert_array_equal(plus_one(np.arange(3)), [1, 2, 3])
+
+
+def test_bad_calls_are_clear_errors():
+    with pytest.raises(TypeError, match=r"ufunc 'rel_diff' has no loop for inputs \(complex128, "
+                                        r"float64\); its loops are \(float32, float32\) -> "
+                                        r"float32, \(float64, float64\) -> float64"):
+        rel_diff(np.ones(2, np.complex128), 1.0)
+    with pytest.raises(TypeError, match="ufunc 'rel_diff' takes 2 inputs, got 1"):
+        rel_diff(np.ones(2))
+    with pytest.raises(ValueError, match=r"out has shape \(3,\), the inputs broadcast to \(2,\)"):
+        rel_diff(np.ones(2), np.ones(2), out=np.empty(3))
+    with pytest.raises(TypeError, match="out has dtype float32, the loop makes float64"):
+        rel_diff(np.ones(2), np.ones(2), out=np.empty(2, np.float32))
+    with pytest.raises(TypeError, match=r"vectorize signature .* has 1 arguments; 'f' takes 2"):
+        @cuda.vectorize(["float64(float64)"])
+        def f(a, b):
+            return a
+    with pytest.raises(ValueError, match="target 'cuda'"):
+        cuda.vectorize(["float64(float64)"], target="cpu")
+    assert rel_diff.types == ["ff->f", "dd->d"]
