@@ -1,0 +1,96 @@
+"""More of numba.cuda's host API: compiling for the current device (cuda.compile and
+friends), cuda.close and cuda.defer_cleanup, and the stream's add_callback/async_done."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from typing import Any, Callable, Iterator
+
+from . import _core
+from .compiler import compile_ptx
+
+__all__ = ["compile", "compile_for_current_device", "compile_ptx_for_current_device",
+           "close", "defer_cleanup"]
+
+
+def _current_cc() -> tuple[int, int] | None:
+    """The current GPU's compute capability; None on the cpu device (compile_ptx's default)."""
+    device = _core.current_device()
+    return tuple(device.compute_capability) if device.kind == "cuda" else None
+
+
+def compile(pyfunc: Callable[..., Any], sig: Any, device: bool = False, fastmath: bool = False,
+            cc: tuple[int, int] | None = None, output: str = "ptx", debug: bool = False,
+            lineinfo: bool = False, abi: str = "numba") -> tuple[str, Any]:
+    """numba.cuda.compile: ``(code, return_type)`` for ``sig``. cudajit makes PTX
+    (``output="ptx"``); LTO-IR is not supported."""
+    if output != "ptx":
+        raise NotImplementedError(f"cuda.compile(output={output!r}): cudajit makes PTX only; "
+                                  "pass output='ptx'")
+    if abi not in ("numba", "c"):
+        raise ValueError(f"cuda.compile(abi={abi!r}): expected 'numba' or 'c'")
+    return compile_ptx(pyfunc, sig, device=device, fastmath=fastmath, cc=cc, debug=debug,
+                       lineinfo=lineinfo)
+
+
+def compile_for_current_device(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
+                               fastmath: bool = False, output: str = "ptx", debug: bool = False,
+                               lineinfo: bool = False, abi: str = "numba") -> tuple[str, Any]:
+    """cuda.compile for the current GPU's compute capability (8.0 on the cpu device)."""
+    return compile(pyfunc, sig, device=device, fastmath=fastmath, cc=_current_cc(),
+                   output=output, debug=debug, lineinfo=lineinfo, abi=abi)
+
+
+def compile_ptx_for_current_device(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
+                                   fastmath: bool = False, debug: bool = False,
+                                   lineinfo: bool = False) -> tuple[str, Any]:
+    """compile_ptx for the current GPU's compute capability (8.0 on the cpu device)."""
+    return compile_ptx(pyfunc, sig, device=device, fastmath=fastmath, cc=_current_cc(),
+                       debug=debug, lineinfo=lineinfo)
+
+
+def close() -> None:
+    """numba.cuda.close: cudajit's contexts live as long as the process and arrays free their
+    own memory, so this waits for the current device's work and leaves it usable."""
+    _core.current_device().synchronize()
+
+
+@contextlib.contextmanager
+def defer_cleanup() -> Iterator[None]:
+    """numba.cuda.defer_cleanup: memory freed inside the block is not released before work
+    that uses it is done. cudajit always defers so (a launch holds its arrays until the
+    kernel has finished), so the block changes nothing."""
+    yield
+
+
+def _add_callback(stream: Any, callback: Callable[[Any, int, Any], Any], arg: Any = None) -> None:
+    """Calls ``callback(stream, status, arg)`` once the work queued so far is done (status 0),
+    from a thread of its own. Unlike CUDA's stream callbacks it does not hold back work queued
+    after it; the callback must not wait for that work."""
+    done = stream.device.create_event(False)
+    done.record(stream)
+
+    def wait_then_call() -> None:
+        done.synchronize()
+        callback(stream, 0, arg)
+
+    threading.Thread(target=wait_then_call, name="cudajit stream callback", daemon=True).start()
+
+
+def _async_done(stream: Any) -> "asyncio.Future[Any]":
+    """An asyncio future (of the running loop) that completes, with the stream, once the work
+    queued so far is done."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def finish(stream_: Any, status: int, arg: Any) -> None:
+        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(stream_))
+
+    _add_callback(stream, finish)
+    return future
+
+
+_core.Stream.add_callback = _add_callback
+_core.Stream.async_done = _async_done

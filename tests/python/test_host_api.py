@@ -1,0 +1,83 @@
+"""numba.cuda's compile functions for the current device, close, defer_cleanup, and the
+stream's add_callback and async_done."""
+
+import asyncio
+import threading
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+def store_one(x):
+    x[0] = 1
+
+
+def add(a, b):
+    return a + b
+
+
+def test_compile_gives_ptx_and_the_return_type(device):
+    ptx, resty = cuda.compile(store_one, "void(float64[::1])")
+    assert ".visible .entry" in ptx and str(resty) == "none"
+    ptx, resty = cuda.compile(add, "float32(float32, float32)", device=True)
+    assert ".visible .func" in ptx and resty == cuda.float32
+    with pytest.raises(NotImplementedError, match="cudajit makes PTX only"):
+        cuda.compile(add, "float32(float32, float32)", device=True, output="ltoir")
+
+
+def test_the_current_devices_compute_capability_is_the_target(device):
+    ptx, _ = cuda.compile_ptx_for_current_device(store_one, "void(float64[::1])")
+    ptx2, _ = cuda.compile_for_current_device(store_one, "void(float64[::1])")
+    if device == "cuda":
+        major, minor = cuda.get_current_device().compute_capability
+        expected = f".target sm_{major}{minor}"
+    else:  # the cpu device has none: compile_ptx's default, 8.0
+        expected = ".target sm_80"
+    assert expected in ptx and expected in ptx2
+
+
+def test_close_and_defer_cleanup_leave_the_device_usable():
+    d = cuda.to_device(np.zeros(4))
+    with cuda.defer_cleanup():
+        cuda.jit(store_one)[1, 1](d)
+    cuda.close()
+    np.testing.assert_array_equal(d.copy_to_host(), [1, 0, 0, 0])
+
+
+@cuda.jit
+def spin_then_mark(x, iterations):
+    acc = 0.0
+    for _ in range(iterations):
+        acc = acc * 0.5 + 1.0
+    x[0] = acc
+
+
+def test_a_stream_callback_runs_after_the_work_queued_before_it():
+    s = cuda.stream()
+    x = cuda.device_array(1)
+    seen = []
+    ran = threading.Event()
+
+    def callback(stream, status, arg):
+        seen.append((stream == s, status, arg, x.copy_to_host()[0]))
+        ran.set()
+
+    spin_then_mark[1, 1, s](x, 200_000)
+    s.add_callback(callback, "tag")
+    assert ran.wait(60)
+    assert seen == [(True, 0, "tag", 2.0)]  # the kernel had finished
+
+
+def test_async_done_completes_with_the_stream():
+    async def main():
+        s = cuda.stream()
+        x = cuda.device_array(1)
+        spin_then_mark[1, 1, s](x, 100_000)
+        done = await asyncio.wait_for(s.async_done(), 60)
+        return done == s, s.query()
+
+    assert asyncio.run(main()) == (True, True)
