@@ -42,6 +42,7 @@ struct Lowered {
   std::string entry_name;
   lower::LoweredProgram program;
   std::string llvm_ir;
+  std::string typed_ir;  // if keep_llvm_ir (inspect_types)
   Type return_type;
 };
 
@@ -52,8 +53,9 @@ Lowered lower_for_target(const ir::Module& ir_module, const std::vector<Type>& a
   std::optional<StageTimer> timer(std::in_place, "typing");
   typing::TypedProgram typed = typing::type_program(ir_module, arg_types, !device, declared_return);
   timer.emplace("lowering");
-  dump("typed", what, typing::print_typed(typed));
   Lowered out;
+  if (options.keep_llvm_ir || dump_enabled("typed")) out.typed_ir = typing::print_typed(typed);
+  dump("typed", what, out.typed_ir);
   out.context = std::make_unique<llvm::LLVMContext>();
   out.module = std::make_unique<llvm::Module>(ir_module.functions[0].name, *out.context);
   out.program = lower::lower_program(typed, *out.module, target, device, options);
@@ -121,6 +123,7 @@ PtxArtifact Program::compile_ptx(const std::vector<Type>& arg_types, bool device
                                declared_return);
   PtxArtifact out;
   out.llvm_ir = std::move(l.llvm_ir);
+  out.typed_ir = std::move(l.typed_ir);
   out.entry_name = l.entry_name;
   out.return_type = l.return_type;
   out.params = param_layout(arg_types);

@@ -13,6 +13,7 @@ import importlib
 import inspect
 import operator
 import os
+import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -133,11 +134,17 @@ class Dispatcher(_core.Dispatcher):
         """The argument types of every specialization compiled so far."""
         return [tuple(s) for s in super().signatures]
 
-    def _llvm_ir(self, signature: tuple[str, ...], cc: int) -> str:
+    def _texts(self, signature: tuple[str, ...], cc: int) -> dict:
         key = (signature, cc)
         if key not in self._llvm_ir_cache:
-            self._llvm_ir_cache[key] = self.compile_ptx(list(signature), cc)["llvm_ir"]
+            self._llvm_ir_cache[key] = self.compile_ptx(list(signature), cc)
         return self._llvm_ir_cache[key]
+
+    def _llvm_ir(self, signature: tuple[str, ...], cc: int) -> str:
+        return self._texts(signature, cc)["llvm_ir"]
+
+    def _typed_ir(self, signature: tuple[str, ...], cc: int) -> str:
+        return self._texts(signature, cc)["typed_ir"]
 
     def _ptx_text(self, signature: tuple[str, ...], cc: int) -> str:
         return self.ptx(list(signature), cc)  # the launch path's caches (and disk)
@@ -156,6 +163,19 @@ class Dispatcher(_core.Dispatcher):
     def inspect_asm(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
         """The PTX of one signature, or a dict over every compiled one."""
         return self._inspect(self._ptx_text, signature, cc)
+
+    def inspect_types(self, file: Any = None, signature: Any = None) -> None:
+        """Prints, for each compiled signature (or the one given), the kernel's typed IR:
+        every variable's and expression's type (Numba prints its own typed IR here)."""
+        out = sys.stdout if file is None else file
+        texts = self._inspect(self._typed_ir, signature, None)
+        if signature is not None:
+            texts = {_signature_key(signature): texts}
+        for sig, text in texts.items():
+            print(f"{self.__name__} ({', '.join(sig)})", file=out)
+            print("-" * 80, file=out)
+            print(text, file=out)
+            print("=" * 80, file=out)
 
 
 def bind_arguments(kernel: "Dispatcher", args: tuple, kwargs: dict) -> tuple:

@@ -25,6 +25,7 @@ inline py::dict ptx_dict(const PtxArtifact& a) {
   py::dict out;
   out["ptx"] = a.ptx;
   out["llvm_ir"] = a.llvm_ir;
+  out["typed_ir"] = a.typed_ir;
   out["entry_name"] = a.entry_name;
   out["return_type"] = a.return_type.str();
   return out;

@@ -81,3 +81,26 @@ def test_async_done_completes_with_the_stream():
         return done == s, s.query()
 
     assert asyncio.run(main()) == (True, True)
+
+
+def test_inspect_types_prints_each_signatures_variable_types():
+    import io
+
+    @cuda.jit
+    def scale(x, n):
+        i = cuda.grid(1)
+        if i < x.size:
+            acc = x[i] * n
+            x[i] = acc
+
+    scale[1, 4](np.zeros(4), 3)
+    scale[1, 4](np.zeros(4, np.float32), 2.5)
+    out = io.StringIO()
+    scale.inspect_types(file=out)
+    text = out.getvalue()
+    assert "scale (array(float64, 1d, C), int64)" in text
+    assert "scale (array(float32, 1d, C), float64)" in text
+    assert "acc: float64" in text and "i: int64" in text
+    one = io.StringIO()
+    scale.inspect_types(file=one, signature=("array(float64, 1d, C)", "int64"))
+    assert one.getvalue().count("acc: float64") == 1 and "float32" not in one.getvalue()

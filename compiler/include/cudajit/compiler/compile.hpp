@@ -23,8 +23,8 @@ struct CompileOptions {
   // failure (IndexErrorRecord) instead of touching memory out of bounds.
   // Off with CUDAJIT_BOUNDSCHECK=0; PTX is not checked (as Numba's).
   bool boundscheck = true;
-  // Keep the lowered LLVM IR as text in the artifact (inspect_llvm); printing
-  // it costs a tenth of a small kernel's compile.
+  // Keep the typed IR and the lowered LLVM IR as text in the artifact
+  // (inspect_types, inspect_llvm); printing them costs a tenth of a small compile.
   bool keep_llvm_ir = false;
 };
 
@@ -41,6 +41,7 @@ struct ParamLayout {
 struct PtxArtifact {
   std::string ptx;
   std::string llvm_ir;     // as lowered, before optimisation; if keep_llvm_ir
+  std::string typed_ir;    // the typed kernel IR (every expression's type); if keep_llvm_ir
   std::string entry_name;  // the .entry (or .func for device functions)
   Type return_type;
   std::vector<ParamLayout> params;
