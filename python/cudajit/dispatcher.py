@@ -164,6 +164,47 @@ class Dispatcher(_core.Dispatcher):
         """The PTX of one signature, or a dict over every compiled one."""
         return self._inspect(self._ptx_text, signature, cc)
 
+    def _resource(self, name: str, signature: Any) -> Any:
+        device = _core.current_device()
+        if signature is not None:
+            return self.resources(list(_signature_key(signature)), device)[name]
+        return {sig: self.resources(list(sig), device)[name] for sig in self.signatures}
+
+    def get_regs_per_thread(self, signature: Any = None) -> Any:
+        """Registers per thread of the kernel for ``signature`` on the current device (a dict
+        over every compiled signature without one); 0 on the cpu device."""
+        return self._resource("registers_per_thread", signature)
+
+    def get_shared_mem_per_block(self, signature: Any = None) -> Any:
+        """Static shared memory per block, in bytes."""
+        return self._resource("static_shared_bytes", signature)
+
+    def get_local_mem_per_thread(self, signature: Any = None) -> Any:
+        """Local memory per thread, in bytes (0 on the cpu device)."""
+        return self._resource("local_bytes_per_thread", signature)
+
+    def get_const_mem_size(self, signature: Any = None) -> Any:
+        """Constant memory the kernel uses, in bytes (0 on the cpu device)."""
+        return self._resource("const_bytes", signature)
+
+    def get_max_threads_per_block(self, signature: Any = None) -> Any:
+        """The most threads a block of this kernel may have on the current device."""
+        return self._resource("max_threads_per_block", signature)
+
+    def max_cooperative_grid_blocks(self, blockdim: Any, dynsmemsize: int = 0,
+                                    signature: Any = None) -> int:
+        """The most blocks of ``blockdim`` threads a cooperative launch (a kernel that
+        syncs its grid) may have on the current device, for its only compiled signature
+        or the one given (Numba has it on ``kernel.overloads[sig]``)."""
+        if signature is None:
+            if len(self.signatures) != 1:
+                raise TypeError(f"kernel '{self.__name__}' has {len(self.signatures)} compiled "
+                                "signatures; say which with signature=")
+            signature = self.signatures[0]
+        threads = int(np.prod(blockdim if isinstance(blockdim, tuple) else (blockdim,)))
+        return self.max_resident_blocks(list(_signature_key(signature)),
+                                        _core.current_device(), threads, dynsmemsize)
+
     def inspect_types(self, file: Any = None, signature: Any = None) -> None:
         """Prints, for each compiled signature (or the one given), the kernel's typed IR:
         every variable's and expression's type (Numba prints its own typed IR here)."""

@@ -99,6 +99,30 @@ void bind_dispatcher(py::module_& m) {
           },
           py::arg("arg_types"), py::arg("cc") = 80,
           "The PTX a GPU of compute capability `cc` runs: from the caches, else compiled.")
+      .def(
+          "resources",
+          [](Dispatcher& d, const std::vector<std::string>& arg_types, const DeviceHandle& device) {
+            runtime::KernelResources r =
+                d.loaded(parse_types(arg_types), *device.device)->resources();
+            py::dict out;
+            out["registers_per_thread"] = r.registers_per_thread;
+            out["static_shared_bytes"] = r.static_shared_bytes;
+            out["local_bytes_per_thread"] = r.local_bytes_per_thread;
+            out["const_bytes"] = r.const_bytes;
+            out["max_threads_per_block"] = r.max_threads_per_block;
+            return out;
+          },
+          py::arg("arg_types"), py::arg("device"),
+          "What the kernel for `arg_types` uses on `device`, as its driver reports it.")
+      .def(
+          "max_resident_blocks",
+          [](Dispatcher& d, const std::vector<std::string>& arg_types, const DeviceHandle& device,
+             uint64_t block_threads, size_t shared_bytes) {
+            return d.loaded(parse_types(arg_types), *device.device)
+                ->max_resident_blocks(block_threads, shared_bytes);
+          },
+          py::arg("arg_types"), py::arg("device"), py::arg("block_threads"),
+          py::arg("shared_bytes") = 0)
       .def_property_readonly("signatures", [](const Dispatcher& d) {
         std::vector<std::vector<std::string>> out;
         for (const auto& sig : d.compiled_signatures()) {

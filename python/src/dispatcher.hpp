@@ -49,6 +49,11 @@ class Dispatcher {
   const std::string& name() const { return name_; }
   // The argument types of every specialisation compiled so far, in order.
   std::vector<std::vector<Type>> compiled_signatures() const;
+  // The kernel for `arg_types` loaded on `device` (compiled first if need be).
+  std::shared_ptr<runtime::LoadedKernel> loaded(const std::vector<Type>& arg_types,
+                                                runtime::Device& device) {
+    return kernel_for(specialize(arg_types), device);
+  }
   // Numba's dispatcher extensions: objects whose prepare_args(ty, val, stream=, retr=)
   // may replace each argument before a launch (kernel.extensions.append(...)).
   py::list& extensions() { return extensions_; }

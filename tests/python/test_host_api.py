@@ -104,3 +104,44 @@ def test_inspect_types_prints_each_signatures_variable_types():
     one = io.StringIO()
     scale.inspect_types(file=one, signature=("array(float64, 1d, C)", "int64"))
     assert one.getvalue().count("acc: float64") == 1 and "float32" not in one.getvalue()
+
+
+@cuda.jit
+def reverse64(x):
+    s = cuda.shared.array(64, np.float64)
+    i = cuda.threadIdx.x
+    s[i] = x[i]
+    cuda.syncthreads()
+    x[i] = s[63 - i]
+
+
+def test_resource_queries_answer_per_signature(device):
+    reverse64[1, 64](np.arange(64.0))
+    sig = ("array(float64, 1d, C)",)
+    assert reverse64.get_shared_mem_per_block() == {sig: 512}
+    assert reverse64.get_shared_mem_per_block(sig) == 512
+    registers = reverse64.get_regs_per_thread(sig)
+    assert registers == 0 if device == "cpu" else 0 < registers <= 255
+    assert reverse64.get_local_mem_per_thread(sig) >= 0
+    assert reverse64.get_const_mem_size(sig) >= 0
+    assert 0 < reverse64.get_max_threads_per_block(sig) <= 1024
+
+
+def test_max_cooperative_grid_blocks_is_the_largest_grid_that_launches(device):
+    @cuda.jit
+    def grid_synced(x):
+        cuda.cg.this_grid().sync()
+        x[0] = 1
+
+    x = np.zeros(1)
+    grid_synced[1, 32](x)
+    most = grid_synced.max_cooperative_grid_blocks(32)
+    if device == "cpu":
+        assert most == 256  # 8192 threads, at most 256 blocks
+    assert most >= 1 and grid_synced.max_cooperative_grid_blocks((32, 2)) <= most
+    grid_synced[most, 32](x)  # the largest grid runs
+    with pytest.raises(ValueError, match="at most"):
+        grid_synced[most + 1, 32](x)
+    grid_synced[1, 32](np.zeros(1, np.float32))
+    with pytest.raises(TypeError, match="2 compiled signatures; say which with signature="):
+        grid_synced.max_cooperative_grid_blocks(32)

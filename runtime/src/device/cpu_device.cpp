@@ -39,6 +39,19 @@ CpuAllocation::~CpuAllocation() {
 
 Device& CpuAllocation::device() const { return device_; }
 
+// --- kernels ----------------------------------------------------------------------
+
+KernelResources CpuKernel::resources() const {
+  KernelResources r;
+  r.static_shared_bytes = int64_t(code_.static_shared_bytes);
+  r.max_threads_per_block = 1024;
+  return r;
+}
+
+int64_t CpuKernel::max_resident_blocks(uint64_t block_threads, size_t) {
+  return int64_t(host_cooperative_blocks(block_threads));
+}
+
 // --- the device -----------------------------------------------------------------
 
 CpuDevice::CpuDevice() : legacy_(make_stream(kLegacyStreamHandle)) {

@@ -122,6 +122,8 @@ class CpuKernel final : public LoadedKernel {
   const target::HostKernel& code() const { return code_; }
   const std::string& name() const { return info_->name; }
   const std::shared_ptr<const CpuKernelInfo>& info() const { return info_; }
+  KernelResources resources() const override;
+  int64_t max_resident_blocks(uint64_t block_threads, size_t shared_bytes) override;
 
  private:
   target::HostKernel code_;

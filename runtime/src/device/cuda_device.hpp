@@ -139,6 +139,10 @@ class CudaKernel final : public LoadedKernel {
   // How many blocks of `block_threads` (and `shared_bytes` dynamic shared
   // memory) can be resident at once: a cooperative launch's largest grid.
   int64_t max_cooperative_blocks(uint64_t block_threads, size_t shared_bytes);
+  KernelResources resources() const override;
+  int64_t max_resident_blocks(uint64_t block_threads, size_t shared_bytes) override {
+    return max_cooperative_blocks(block_threads, shared_bytes);
+  }
   // Opts in to `bytes` of dynamic shared memory where static + dynamic passes
   // 48 KiB (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
   void allow_dynamic_shared(size_t bytes);

@@ -60,6 +60,22 @@ CudaKernel::CudaKernel(CudaDevice& device, std::shared_ptr<CudaModule> module,
                                 "cuFuncGetAttribute(SHARED_SIZE_BYTES)"));
 }
 
+KernelResources CudaKernel::resources() const {
+  device_.bind();
+  auto attribute = [&](CUfunction_attribute a, const char* call) {
+    return function_attribute(device_, function_, a, call);
+  };
+  KernelResources r;
+  r.registers_per_thread = attribute(CU_FUNC_ATTRIBUTE_NUM_REGS, "cuFuncGetAttribute(NUM_REGS)");
+  r.static_shared_bytes = int64_t(static_shared_bytes_);
+  r.local_bytes_per_thread =
+      attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "cuFuncGetAttribute(LOCAL_SIZE_BYTES)");
+  r.const_bytes =
+      attribute(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, "cuFuncGetAttribute(CONST_SIZE_BYTES)");
+  r.max_threads_per_block = max_threads_per_block_;
+  return r;
+}
+
 int64_t CudaKernel::max_cooperative_blocks(uint64_t block_threads, size_t shared_bytes) {
   const DriverApi& api = device_.api();
   device_.bind();

@@ -134,9 +134,23 @@ class KernelIndexError : public std::out_of_range {
   using std::out_of_range::out_of_range;
 };
 
+// What a loaded kernel uses, as the driver reports it (cuFuncGetAttribute); a kernel
+// of the cpu device reports what it has (no registers, its static shared memory).
+struct KernelResources {
+  int registers_per_thread = 0;
+  int64_t static_shared_bytes = 0;
+  int64_t local_bytes_per_thread = 0;
+  int64_t const_bytes = 0;
+  int max_threads_per_block = 0;
+};
+
 class LoadedKernel {
  public:
   virtual ~LoadedKernel() = default;
+  virtual KernelResources resources() const = 0;
+  // The most blocks of `block_threads` threads (with `shared_bytes` of dynamic shared
+  // memory) the device holds at once: the largest grid a cooperative launch may have.
+  virtual int64_t max_resident_blocks(uint64_t block_threads, size_t shared_bytes) = 0;
 };
 
 // Flattened parameter values of one launch: each in a 16-byte slot, with the
