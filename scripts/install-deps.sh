@@ -68,6 +68,17 @@ if ((${#missing[@]})); then
   fi
 fi
 
+# nvdisasm for kernel.inspect_sass() (the toolkit here has ptxas but not nvdisasm): NVIDIA's
+# wheel, a binary under nvidia/cu13/bin.
+if ! "$PYTHON" -m pip show -q nvidia-cuda-nvdisasm >/dev/null 2>&1; then
+  echo "install-deps: pip install nvidia-cuda-nvdisasm"
+  if externally_managed; then
+    "$PYTHON" -m pip install -q --user --break-system-packages nvidia-cuda-nvdisasm
+  else
+    "$PYTHON" -m pip install -q nvidia-cuda-nvdisasm
+  fi
+fi
+
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 if [ ! -f "$CUDA_HOME/nvvm/libdevice/libdevice.10.bc" ]; then
   echo "install-deps: warning: no libdevice under $CUDA_HOME; set CUDA_HOME to the CUDA toolkit" >&2

@@ -87,7 +87,8 @@ class Dispatcher(_core.Dispatcher):
         return text
 
     def __call__(self, *args: Any) -> None:
-        raise ValueError(f"kernel '{self.__name__}' has no launch configuration: launch it as "
+        raise ValueError(f"kernel '{self.__name__}': the launch configuration was not "
+                         f"specified; launch it as "
                          f"{self.__name__}[griddim, blockdim](...)")
 
     def __repr__(self) -> str:
@@ -204,6 +205,18 @@ class Dispatcher(_core.Dispatcher):
         threads = int(np.prod(blockdim if isinstance(blockdim, tuple) else (blockdim,)))
         return self.max_resident_blocks(list(_signature_key(signature)),
                                         _core.current_device(), threads, dynsmemsize)
+
+    def inspect_sass(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
+        """The SASS a GPU runs for one signature (a dict over every compiled one without
+        it), for ``cc`` or else the current GPU (8.0 on the cpu device): the PTX through
+        the toolkit's ptxas and NVIDIA's nvdisasm, so no GPU is needed."""
+        from .sass import sass_of_ptx
+
+        if cc is None:
+            device = _core.current_device()
+            cc = tuple(device.compute_capability) if device.kind == "cuda" else (8, 0)
+        return self._inspect(lambda sig, number: sass_of_ptx(self._ptx_text(sig, number), cc),
+                             signature, cc)
 
     def inspect_types(self, file: Any = None, signature: Any = None) -> None:
         """Prints, for each compiled signature (or the one given), the kernel's typed IR:

@@ -49,16 +49,21 @@ runtime::Dim3 parse_dim3(py::handle obj, const char* what) {
   } else {
     items.push_back(obj);
   }
+  // Numba's wording ("a sequence of ... integers, got [...]": the items as a list).
+  auto given = [&] {
+    py::list as_list;
+    for (py::handle h : items) as_list.append(h);
+    return std::string(py::repr(as_list));
+  };
   if (items.empty() || items.size() > 3)
-    throw py::value_error(std::string(what) + " must be an int or a tuple of 1 to 3 ints, got " +
-                          std::string(py::repr(obj)));
+    throw py::value_error(std::string(what) + " must be a sequence of 1, 2 or 3 integers, got " +
+                          given());
   uint32_t v[3] = {1, 1, 1};
   for (size_t i = 0; i < items.size(); ++i) {
     PyObject* index = PyNumber_Index(items[i].ptr());
     if (!index) {
       PyErr_Clear();
-      throw py::type_error(std::string(what) + " must be an int or a tuple of ints, got " +
-                           std::string(py::repr(obj)));
+      throw py::type_error(std::string(what) + " must be a sequence of integers, got " + given());
     }
     long long x = PyLong_AsLongLong(index);
     Py_DECREF(index);

@@ -779,3 +779,17 @@ def test_a_file_edited_after_import_is_refused_until_reloaded(tmp_path, monkeypa
     cuda.jit(module.bump)[1, 1](a)
     cuda.synchronize()
     assert a[0] == 100
+
+
+def test_launch_configuration_errors_use_numbas_wording():
+    with pytest.raises(ValueError, match=r"griddim must be a sequence of 1, 2 or 3 integers, "
+                                         r"got \[1, 2, 3, 4\]"):
+        noop[(1, 2, 3, 4), 1]
+    with pytest.raises(TypeError, match=r"griddim must be a sequence of integers, got \[2.0\]"):
+        noop[2.0, 3]
+    with pytest.raises(TypeError, match=r"blockdim must be a sequence of integers, "
+                                        r"got \[2, 3.0\]"):
+        noop[2, (2, 3.0)]
+    with pytest.raises(ValueError, match=r"kernel 'noop': the launch configuration was not "
+                                         r"specified; launch it as noop\[griddim, blockdim\]"):
+        noop(np.zeros(1))

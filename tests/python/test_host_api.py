@@ -145,3 +145,23 @@ def test_max_cooperative_grid_blocks_is_the_largest_grid_that_launches(device):
     grid_synced[1, 32](np.zeros(1, np.float32))
     with pytest.raises(TypeError, match="2 compiled signatures; say which with signature="):
         grid_synced.max_cooperative_grid_blocks(32)
+
+
+def test_inspect_sass_gives_the_machine_code_without_a_gpu():
+    from cudajit.sass import _tool
+
+    if _tool("ptxas") is None or _tool("nvdisasm") is None:
+        pytest.skip("needs ptxas (the CUDA toolkit) and nvdisasm (scripts/install-deps.sh)")
+
+    @cuda.jit
+    def double(x):
+        x[cuda.grid(1)] *= 2
+
+    double[1, 4](np.zeros(4))
+    sig = ("array(float64, 1d, C)",)
+    sass = double.inspect_sass(sig)
+    instructions = [line.split("*/")[1].split(";")[0].split()[0] for line in sass.splitlines()
+                    if "/*0" in line and ";" in line]
+    assert {"LDG.E.64", "DADD", "STG.E.64", "EXIT"} <= set(instructions), instructions
+    assert ".target\tsm_90" in double.inspect_sass(sig, cc=(9, 0))
+    assert set(double.inspect_sass()) == {sig}  # a dict over the compiled signatures
