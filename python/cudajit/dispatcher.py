@@ -218,6 +218,18 @@ class Dispatcher(_core.Dispatcher):
         return self._inspect(lambda sig, number: sass_of_ptx(self._ptx_text(sig, number), cc),
                              signature, cc)
 
+    @property
+    def overloads(self) -> dict[tuple[str, ...], "CompiledOverload"]:
+        """Each compiled signature's kernel, by its argument types (Numba's ``overloads``)."""
+        return {sig: CompiledOverload(self, sig) for sig in self.signatures}
+
+    def specialize(self, *args: Any) -> "Dispatcher":
+        """A kernel compiled for the types of ``args`` and for no others (Numba's
+        ``specialize``): a launch with other types is a TypeError."""
+        from .types import typeof
+
+        return type(self)(self.py_func, [tuple(typeof(a) for a in args)], **self._options)
+
     def inspect_types(self, file: Any = None, signature: Any = None) -> None:
         """Prints, for each compiled signature (or the one given), the kernel's typed IR:
         every variable's and expression's type (Numba prints its own typed IR here)."""
@@ -230,6 +242,38 @@ class Dispatcher(_core.Dispatcher):
             print("-" * 80, file=out)
             print(text, file=out)
             print("=" * 80, file=out)
+
+
+class CompiledOverload:
+    """One compiled signature of a kernel: an item of ``kernel.overloads``."""
+
+    def __init__(self, kernel: Dispatcher, signature: tuple[str, ...]):
+        self._kernel = kernel
+        self.signature = signature
+
+    def inspect_asm(self, cc: tuple[int, int] | None = None) -> str:
+        return self._kernel.inspect_asm(self.signature, cc)
+
+    def inspect_llvm(self, cc: tuple[int, int] | None = None) -> str:
+        return self._kernel.inspect_llvm(self.signature, cc)
+
+    def max_cooperative_grid_blocks(self, blockdim: Any, dynsmemsize: int = 0) -> int:
+        return self._kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize, self.signature)
+
+    @property
+    def regs_per_thread(self) -> int:
+        return self._kernel.get_regs_per_thread(self.signature)
+
+    @property
+    def shared_mem_per_block(self) -> int:
+        return self._kernel.get_shared_mem_per_block(self.signature)
+
+    @property
+    def local_mem_per_thread(self) -> int:
+        return self._kernel.get_local_mem_per_thread(self.signature)
+
+    def __repr__(self) -> str:
+        return f"<cudajit kernel {self._kernel.__name__}({', '.join(self.signature)})>"
 
 
 def bind_arguments(kernel: "Dispatcher", args: tuple, kwargs: dict) -> tuple:

@@ -165,3 +165,22 @@ def test_inspect_sass_gives_the_machine_code_without_a_gpu():
     assert {"LDG.E.64", "DADD", "STG.E.64", "EXIT"} <= set(instructions), instructions
     assert ".target\tsm_90" in double.inspect_sass(sig, cc=(9, 0))
     assert set(double.inspect_sass()) == {sig}  # a dict over the compiled signatures
+
+
+def test_specialize_and_overloads_as_in_numba():
+    @cuda.jit
+    def fill(x, value):
+        x[0] = value
+
+    only = fill.specialize(np.zeros(2), 3)
+    x = np.zeros(2)
+    only[1, 1](x, 5)
+    assert x[0] == 5
+    with pytest.raises(TypeError, match="no matching definition of kernel 'fill'"):
+        only[1, 1](np.zeros(2, np.float32), 5)
+    sig = ("array(float64, 1d, C)", "int64")
+    assert list(only.overloads) == [sig]
+    overload = only.overloads[sig]
+    assert ".entry" in overload.inspect_asm()
+    assert overload.shared_mem_per_block == 0 and overload.regs_per_thread >= 0
+    assert repr(overload) == "<cudajit kernel fill(array(float64, 1d, C), int64)>"
