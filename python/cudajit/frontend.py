@@ -117,6 +117,7 @@ class _ConstArray(_Ref):
 @dataclass(frozen=True)
 class _BuiltinFunction(_Ref):
     ir_name: str  # a BUILTIN symbol of the IR: "len", "math.sqrt", "cast.float32"
+    numpy_inputs: int = 0  # a NumPy ufunc standing for it: its number of inputs
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,21 @@ for _name in PYTHON_BUILTINS + ("print",):
 for _name, _obj in vars(math).items():
     if callable(_obj) and not _name.startswith("_"):
         _register(_obj, _BuiltinFunction(f"math.{_name}"))
+# NumPy's math ufuncs on numbers are math's functions (Numba compiles them alike; on
+# arrays inside a kernel they are not supported: a CompileError from typing).
+NUMPY_MATH = {
+    "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
+    "arctan": "atan", "arctan2": "atan2", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+    "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "exp": "exp", "exp2": "exp2",
+    "expm1": "expm1", "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p",
+    "sqrt": "sqrt", "fabs": "fabs", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
+    "hypot": "hypot", "copysign": "copysign", "isnan": "isnan", "isinf": "isinf",
+    "isfinite": "isfinite", "degrees": "degrees", "radians": "radians", "deg2rad": "radians",
+    "rad2deg": "degrees", "nextafter": "nextafter", "ldexp": "ldexp", "fmod": "fmod",
+}
+for _name, _target in NUMPY_MATH.items():
+    _register(getattr(np, _name), _BuiltinFunction(f"math.{_target}", getattr(np, _name).nin))
+_register(np.absolute, _BuiltinFunction("abs", 1))
 
 
 def _is_frozen_constant(value: Any) -> bool:
@@ -701,7 +717,8 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
         if value is _MISSING:
             raise self._error(f"module '{ast.unparse(node.value)}' has no attribute '{attr}'",
                               node)
-        if base.kind == "numpy" and not (_is_number(value) or (
+        known = _KNOWN_OBJECTS.get(id(value))
+        if base.kind == "numpy" and known is None and not (_is_number(value) or (
                 isinstance(value, type) and issubclass(value, np.generic))):
             hint = f"; use math.{attr}" if callable(getattr(math, attr, None)) else ""
             raise self._error(f"'{spelled}' is not supported in kernels{hint}", node)
@@ -775,6 +792,10 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
     def _call(self, callee: Resolved, node: ast.Call) -> IRNode:
         loc, spelled = self._loc(node), ast.unparse(node.func)
         if isinstance(callee, _BuiltinFunction):
+            if callee.numpy_inputs and (len(node.args) > callee.numpy_inputs or node.keywords):
+                raise self._error(f"{spelled}() with an output array is not supported in "
+                                  f"kernels: NumPy's math applies to numbers here; loop over "
+                                  f"the elements", node)
             if callee.ir_name == "range":
                 raise self._error("range() can only be used as the iterable of a for loop "
                                   "in kernels", node)

@@ -779,3 +779,28 @@ def test_ldexp_needs_an_integer_exponent():
     with pytest.raises(cuda.CompileError, match=r"math.ldexp\(\) needs an integer exponent, "
                                                 r"got float64"):
         cuda.compile_ptx(f_ldexp, (cuda.float64, cuda.float64), device=True)
+
+
+def test_numpys_math_on_numbers_is_maths():
+    from numpy import arctan2
+
+    @cuda.jit
+    def kernel(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i, 0] = np.sin(x[i])
+            out[i, 1] = np.arcsinh(x[i])
+            out[i, 2] = arctan2(x[i], 2.0)
+            out[i, 3] = np.abs(-x[i])
+            out[i, 4] = np.sqrt(np.fabs(x[i]))
+            out[i, 5] = np.rad2deg(x[i])
+            out[i, 6] = np.exp2(x[i])
+            out[i, 7] = np.isfinite(x[i])
+
+    x = np.array([-1.5, -0.25, 0.0, 0.5, 2.0, np.inf])
+    out = np.zeros((x.size, 8))
+    kernel[1, 32](x, out)
+    with np.errstate(invalid="ignore"):
+        expected = np.stack([np.sin(x), np.arcsinh(x), np.arctan2(x, 2.0), np.abs(x),
+                             np.sqrt(np.abs(x)), np.rad2deg(x), np.exp2(x), np.isfinite(x)], 1)
+    np.testing.assert_allclose(out, expected, rtol=1e-14)
