@@ -20,25 +20,28 @@ __all__ = ["ArgHint", "In", "Out", "InOut"]
 
 
 class ArgHint:
-    """A host array with a direction; ``value`` is the array."""
+    """A host array with a direction; ``value`` is the array. ``copy_in``: copied to the
+    device before the launch; ``copy_back``: copied back after it."""
+
+    copy_in = True
+    copy_back = True
 
     def __init__(self, value: Any):
         self.value = value
 
     def to_device(self, retr: list[Callable[[], Any]], stream: Any = 0) -> Any:
-        raise NotImplementedError
-
-    def _device(self, stream: Any, copy_in: bool) -> tuple[Any, bool]:
-        """(the array to pass, whether it is a device copy of the host array)."""
+        """The array to pass; the copy back, if any, appended to ``retr``."""
         value = self.value
         if is_device_array(value) or hasattr(value, "__cuda_array_interface__"):
-            return value, False
+            return value  # already device memory: nothing to copy
         if not isinstance(value, np.ndarray):
             raise TypeError(f"cuda.{type(self).__name__}() takes a NumPy array or a device array, "
                             f"got {type(value).__name__}")
-        if copy_in:
-            return to_device(value, stream=stream), True
-        return device_array_like(value, stream=stream), True
+        device = to_device(value, stream=stream) if self.copy_in else \
+            device_array_like(value, stream=stream)
+        if self.copy_back:
+            retr.append(lambda: device.copy_to_host(value, stream=stream))
+        return device
 
     def __repr__(self) -> str:
         return f"cuda.{type(self).__name__}({self.value!r})"
@@ -47,25 +50,14 @@ class ArgHint:
 class In(ArgHint):
     """Copied to the device before the launch; not copied back."""
 
-    def to_device(self, retr: list[Callable[[], Any]], stream: Any = 0) -> Any:
-        return self._device(stream, copy_in=True)[0]
+    copy_back = False
 
 
 class Out(ArgHint):
     """Not copied in (the kernel writes it); copied back after the launch."""
 
-    def to_device(self, retr: list[Callable[[], Any]], stream: Any = 0) -> Any:
-        device, copied = self._device(stream, copy_in=False)
-        if copied:
-            retr.append(lambda: device.copy_to_host(self.value, stream=stream))
-        return device
+    copy_in = False
 
 
 class InOut(ArgHint):
     """Copied to the device before the launch and back after it."""
-
-    def to_device(self, retr: list[Callable[[], Any]], stream: Any = 0) -> Any:
-        device, copied = self._device(stream, copy_in=True)
-        if copied:
-            retr.append(lambda: device.copy_to_host(self.value, stream=stream))
-        return device

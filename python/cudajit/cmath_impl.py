@@ -76,6 +76,14 @@ def _finite(x, y):
     return math.isfinite(x) and math.isfinite(y)
 
 
+@jit(device=True)
+def _special(table, x, y):
+    """CPython's result for parts of the classes of x and y (a table above)."""
+    i = _klass(x)
+    j = _klass(y)
+    return table[i, j, 0], table[i, j, 1]
+
+
 # --- square root, exponential, logarithm --------------------------------------------
 
 _SQRT = _table(_cmath.sqrt)
@@ -84,9 +92,7 @@ _SQRT = _table(_cmath.sqrt)
 @jit(device=True)
 def _sqrt(x, y):
     if not _finite(x, y):
-        i = _klass(x)
-        j = _klass(y)
-        return _SQRT[i, j, 0], _SQRT[i, j, 1]
+        return _special(_SQRT, x, y)
     if x == 0.0 and y == 0.0:
         return 0.0, y
     ax = abs(x)
@@ -115,9 +121,7 @@ def _exp(x, y):
             if x > 0.0:
                 return math.copysign(math.inf, math.cos(y)), math.copysign(math.inf, math.sin(y))
             return math.copysign(0.0, math.cos(y)), math.copysign(0.0, math.sin(y))
-        i = _klass(x)
-        j = _klass(y)
-        return _EXP[i, j, 0], _EXP[i, j, 1]
+        return _special(_EXP, x, y)
     if y == 0.0:
         return math.exp(x), y
     if x > _LOG_LARGE:
@@ -133,9 +137,7 @@ _LOG = _table(_cmath.log)
 @jit(device=True)
 def _log(x, y):
     if not _finite(x, y):
-        i = _klass(x)
-        j = _klass(y)
-        return _LOG[i, j, 0], _LOG[i, j, 1]
+        return _special(_LOG, x, y)
     ax = abs(x)
     ay = abs(y)
     if ax > _LARGE or ay > _LARGE:
@@ -169,9 +171,7 @@ def _cosh(x, y):
         if math.isinf(x) and math.isfinite(y) and y != 0.0:
             return (math.copysign(math.inf, math.cos(y)),
                     math.copysign(math.inf, math.sin(y) * x))
-        i = _klass(x)
-        j = _klass(y)
-        return _COSH[i, j, 0], _COSH[i, j, 1]
+        return _special(_COSH, x, y)
     if abs(x) > _LOG_LARGE:
         shifted = x - math.copysign(1.0, x)
         return (math.cos(y) * math.cosh(shifted) * _E, math.sin(y) * math.sinh(shifted) * _E)
@@ -184,9 +184,7 @@ def _sinh(x, y):
         if math.isinf(x) and math.isfinite(y) and y != 0.0:
             return (math.copysign(math.inf, math.cos(y) * x),
                     math.copysign(math.inf, math.sin(y)))
-        i = _klass(x)
-        j = _klass(y)
-        return _SINH[i, j, 0], _SINH[i, j, 1]
+        return _special(_SINH, x, y)
     if abs(x) > _LOG_LARGE:
         shifted = x - math.copysign(1.0, x)
         return (math.cos(y) * math.sinh(shifted) * _E, math.sin(y) * math.cosh(shifted) * _E)
@@ -198,9 +196,7 @@ def _tanh(x, y):
     if not _finite(x, y):
         if math.isinf(x) and math.isfinite(y):
             return math.copysign(1.0, x), math.copysign(0.0, 2.0 * math.sin(y) * math.cos(y))
-        i = _klass(x)
-        j = _klass(y)
-        return _TANH[i, j, 0], _TANH[i, j, 1]
+        return _special(_TANH, x, y)
     if abs(x) > _LOG_LARGE:
         return (math.copysign(1.0, x),
                 4.0 * math.sin(y) * math.cos(y) * math.exp(-2.0 * abs(x)))
@@ -223,9 +219,7 @@ _ATANH = _table(_cmath.atanh)
 @jit(device=True)
 def _acos(x, y):
     if not _finite(x, y):
-        i = _klass(x)
-        j = _klass(y)
-        return _ACOS[i, j, 0], _ACOS[i, j, 1]
+        return _special(_ACOS, x, y)
     if abs(x) > _LARGE or abs(y) > _LARGE:
         real = math.atan2(abs(y), x)
         magnitude = math.log(math.hypot(x / 2.0, y / 2.0)) + 2.0 * _LN2
@@ -240,9 +234,7 @@ def _acos(x, y):
 @jit(device=True)
 def _acosh(x, y):
     if not _finite(x, y):
-        i = _klass(x)
-        j = _klass(y)
-        return _ACOSH[i, j, 0], _ACOSH[i, j, 1]
+        return _special(_ACOSH, x, y)
     if abs(x) > _LARGE or abs(y) > _LARGE:
         return math.log(math.hypot(x / 2.0, y / 2.0)) + 2.0 * _LN2, math.atan2(y, x)
     s1r, s1i = _sqrt(x - 1.0, y)
@@ -253,9 +245,7 @@ def _acosh(x, y):
 @jit(device=True)
 def _asinh(x, y):
     if not _finite(x, y):
-        i = _klass(x)
-        j = _klass(y)
-        return _ASINH[i, j, 0], _ASINH[i, j, 1]
+        return _special(_ASINH, x, y)
     if abs(x) > _LARGE or abs(y) > _LARGE:
         magnitude = math.log(math.hypot(x / 2.0, y / 2.0)) + 2.0 * _LN2
         if y >= 0.0:
@@ -287,9 +277,7 @@ def _atanh_nonnegative(x, y):
 @jit(device=True)
 def _atanh(x, y):
     if not _finite(x, y):
-        i = _klass(x)
-        j = _klass(y)
-        return _ATANH[i, j, 0], _ATANH[i, j, 1]
+        return _special(_ATANH, x, y)
     if x < 0.0:
         re, im = _atanh_nonnegative(-x, -y)
         return -re, -im
@@ -315,111 +303,115 @@ def _rect(r, phi):
                         math.copysign(math.inf, math.sin(phi)))
             return (-math.copysign(math.inf, math.cos(phi)),
                     -math.copysign(math.inf, math.sin(phi)))
-        i = _klass(r)
-        j = _klass(phi)
-        return _RECT[i, j, 0], _RECT[i, j, 1]
+        return _special(_RECT, r, phi)
     if phi == 0.0:
         return r, r * phi
     return r * math.cos(phi), r * math.sin(phi)
 
 
 # --- the cmath functions ----------------------------------------------------------------
+# Each applies one of the float64 functions above to the parts of z (or of iz, for the
+# circular functions: sin(z) = -i sinh(iz), cos(z) = cosh(iz), tan(z) = -i tanh(iz),
+# asin(z) = -i asinh(iz), atan(z) = -i atanh(iz)), in z's precision.
+
+
+@jit(device=True)
+def _of(parts, z):
+    re, im = parts(float(z.real), float(z.imag))
+    return _like.complex(z, re, im)
+
+
+@jit(device=True)
+def _of_iz(parts, z):
+    re, im = parts(-float(z.imag), float(z.real))
+    return _like.complex(z, re, im)
+
+
+@jit(device=True)
+def _minus_i_of_iz(parts, z):
+    re, im = parts(-float(z.imag), float(z.real))
+    return _like.complex(z, im, -re)
 
 
 @jit(device=True)
 def sqrt(z):
-    re, im = _sqrt(float(z.real), float(z.imag))
-    return _like.complex(z, re, im)
+    return _of(_sqrt, z)
 
 
 @jit(device=True)
 def exp(z):
-    re, im = _exp(float(z.real), float(z.imag))
-    return _like.complex(z, re, im)
+    return _of(_exp, z)
 
 
 @jit(device=True)
 def log(z):
-    re, im = _log(float(z.real), float(z.imag))
-    return _like.complex(z, re, im)
+    return _of(_log, z)
 
 
 @jit(device=True)
-def log10(z):
+def log10(z):  # divided in float64, rounded once
     re, im = _log(float(z.real), float(z.imag))
     return _like.complex(z, re / _LN10, im / _LN10)
 
 
 @jit(device=True)
 def cosh(z):
-    re, im = _cosh(float(z.real), float(z.imag))
-    return _like.complex(z, re, im)
+    return _of(_cosh, z)
 
 
 @jit(device=True)
 def sinh(z):
-    re, im = _sinh(float(z.real), float(z.imag))
-    return _like.complex(z, re, im)
+    return _of(_sinh, z)
 
 
 @jit(device=True)
 def tanh(z):
-    re, im = _tanh(float(z.real), float(z.imag))
-    return _like.complex(z, re, im)
-
-
-@jit(device=True)
-def cos(z):  # cosh(iz)
-    re, im = _cosh(-float(z.imag), float(z.real))
-    return _like.complex(z, re, im)
-
-
-@jit(device=True)
-def sin(z):  # -i sinh(iz)
-    re, im = _sinh(-float(z.imag), float(z.real))
-    return _like.complex(z, im, -re)
-
-
-@jit(device=True)
-def tan(z):  # -i tanh(iz)
-    re, im = _tanh(-float(z.imag), float(z.real))
-    return _like.complex(z, im, -re)
+    return _of(_tanh, z)
 
 
 @jit(device=True)
 def acos(z):
-    re, im = _acos(float(z.real), float(z.imag))
-    return _like.complex(z, re, im)
+    return _of(_acos, z)
 
 
 @jit(device=True)
 def acosh(z):
-    re, im = _acosh(float(z.real), float(z.imag))
-    return _like.complex(z, re, im)
+    return _of(_acosh, z)
 
 
 @jit(device=True)
 def asinh(z):
-    re, im = _asinh(float(z.real), float(z.imag))
-    return _like.complex(z, re, im)
-
-
-@jit(device=True)
-def asin(z):  # -i asinh(iz)
-    re, im = _asinh(-float(z.imag), float(z.real))
-    return _like.complex(z, im, -re)
+    return _of(_asinh, z)
 
 
 @jit(device=True)
 def atanh(z):
-    re, im = _atanh(float(z.real), float(z.imag))
-    return _like.complex(z, re, im)
+    return _of(_atanh, z)
 
 
 @jit(device=True)
-def atan(z):  # -i atanh(iz)
-    re, im = _atanh(-float(z.imag), float(z.real))
-    return _like.complex(z, im, -re)
+def cos(z):
+    return _of_iz(_cosh, z)
+
+
+@jit(device=True)
+def sin(z):
+    return _minus_i_of_iz(_sinh, z)
+
+
+@jit(device=True)
+def tan(z):
+    return _minus_i_of_iz(_tanh, z)
+
+
+@jit(device=True)
+def asin(z):
+    return _minus_i_of_iz(_asinh, z)
+
+
+@jit(device=True)
+def atan(z):
+    return _minus_i_of_iz(_atanh, z)
 
 
 @jit(device=True)
