@@ -19,6 +19,7 @@ the function returns for them.
 from __future__ import annotations
 
 import itertools
+import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -161,10 +162,7 @@ class CUDAUFunc:
                 f"    i = cuda.grid(1)\n"
                 f"    if i < out.size:\n"
                 f"        out[i] = f({', '.join(calls)})\n")
-        from . import __name__ as package
-        import importlib
-
-        scope: dict[str, Any] = {"cuda": importlib.import_module(package), "f": self._device}
+        scope: dict[str, Any] = {"cuda": sys.modules[__package__], "f": self._device}
         for k, t in enumerate(arg_types):
             scope[f"T{k}"] = getattr(cjtypes, t)
         filename = f"<cudajit vectorize {self.__name__}>"
