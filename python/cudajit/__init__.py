@@ -29,6 +29,7 @@ from .types import *  # noqa: F401,F403  (int32, float32[::1], void, ...)
 from .reduction import Reduce, reduce  # noqa: E402
 from .args import In, InOut, Out  # noqa: E402  (argument hints, as numba.cuda)
 from .ufunc import vectorize  # noqa: E402  (CUDA ufuncs, as numba.cuda.vectorize)
+from .gufunc import guvectorize  # noqa: E402  (generalized ufuncs)
 from .host_api import (close, compile, compile_for_current_device,  # noqa: E402
                        compile_ptx_for_current_device, defer_cleanup)
 from . import fp16  # noqa: E402  (cuda.fp16.hadd ...: device functions, needs jit)
