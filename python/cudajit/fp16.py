@@ -13,6 +13,7 @@ import math
 
 from .compiler import jit
 from .intrinsics import fma
+from .libdevice._base import _larger_not_nan, _smaller_not_nan
 from .types import bool_, float16, float32
 
 __all__ = ["hadd", "hsub", "hmul", "hdiv", "hneg", "habs", "hfma", "hmax", "hmin",
@@ -66,25 +67,13 @@ def hfma(a, b, c):
 @jit(device=True)
 def hmax(a, b):
     """The larger of ``a`` and ``b``; a NaN gives way to the other value (CUDA's __hmax)."""
-    x = float16(a)
-    y = float16(b)
-    if x != x:
-        return y
-    if y != y:
-        return x
-    return x if x > y else y
+    return _larger_not_nan(float16(a), float16(b))
 
 
 @jit(device=True)
 def hmin(a, b):
     """The smaller of ``a`` and ``b``; a NaN gives way to the other value (CUDA's __hmin)."""
-    x = float16(a)
-    y = float16(b)
-    if x != x:
-        return y
-    if y != y:
-        return x
-    return x if x < y else y
+    return _smaller_not_nan(float16(a), float16(b))
 
 
 @jit(device=True)

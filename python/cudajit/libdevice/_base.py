@@ -407,4 +407,26 @@ def _rsqrt32(x):
 
 
 # What the next modules of the package see (names starting with _ included).
+# fmax/fmin (float32, float64) and fp16's hmax/hmin: a device function is specialised per
+# argument types, so one pair serves every float type.
+@jit(device=True)
+def _larger_not_nan(x, y):
+    """The larger of x and y (one float type); a NaN gives way to the other value."""
+    if x != x:
+        return y
+    if y != y:
+        return x
+    return x if x > y else y
+
+
+@jit(device=True)
+def _smaller_not_nan(x, y):
+    """The smaller of x and y (one float type); a NaN gives way to the other value."""
+    if x != x:
+        return y
+    if y != y:
+        return x
+    return x if x < y else y
+
+
 __all__ = [name for name in list(globals()) if not name.startswith("__")]

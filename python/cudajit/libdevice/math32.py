@@ -334,25 +334,13 @@ def fdimf(x, y):
 @jit(device=True)
 def fmaxf(x, y):
     """The larger of two float32; a NaN gives way to the other value."""
-    x = float32(x)
-    y = float32(y)
-    if x != x:
-        return y
-    if y != y:
-        return x
-    return x if x > y else y
+    return _larger_not_nan(float32(x), float32(y))
 
 
 @jit(device=True)
 def fminf(x, y):
     """The smaller of two float32; a NaN gives way to the other value."""
-    x = float32(x)
-    y = float32(y)
-    if x != x:
-        return y
-    if y != y:
-        return x
-    return x if x < y else y
+    return _smaller_not_nan(float32(x), float32(y))
 
 
 @jit(device=True)

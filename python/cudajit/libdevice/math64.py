@@ -334,25 +334,13 @@ def fdim(x, y):
 @jit(device=True)
 def fmax(x, y):
     """The larger of two float64; a NaN gives way to the other value."""
-    x = float64(x)
-    y = float64(y)
-    if x != x:
-        return y
-    if y != y:
-        return x
-    return x if x > y else y
+    return _larger_not_nan(float64(x), float64(y))
 
 
 @jit(device=True)
 def fmin(x, y):
     """The smaller of two float64; a NaN gives way to the other value."""
-    x = float64(x)
-    y = float64(y)
-    if x != x:
-        return y
-    if y != y:
-        return x
-    return x if x < y else y
+    return _smaller_not_nan(float64(x), float64(y))
 
 
 @jit(device=True)
