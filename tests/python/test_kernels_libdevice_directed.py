@@ -16,6 +16,8 @@ import pytest
 import cudajit as cuda
 from cudajit import libdevice
 
+from test_kernels_libdevice import call
+
 pytestmark = [pytest.mark.usefixtures("device"),
               pytest.mark.filterwarnings("ignore::cudajit.PerformanceWarning")]
 
@@ -434,27 +436,7 @@ def case(name):
 
 def run(fn, args, out_dtype):
     """fn(args[0][i], ...) for every i, in a kernel (fn a closure variable)."""
-    out = np.zeros(args[0].size, out_dtype)
-    if len(args) == 1:
-        @cuda.jit
-        def kernel(a, o):
-            i = cuda.grid(1)
-            if i < o.size:
-                o[i] = fn(a[i])
-    elif len(args) == 2:
-        @cuda.jit
-        def kernel(a, b, o):
-            i = cuda.grid(1)
-            if i < o.size:
-                o[i] = fn(a[i], b[i])
-    else:
-        @cuda.jit
-        def kernel(a, b, c, o):
-            i = cuda.grid(1)
-            if i < o.size:
-                o[i] = fn(a[i], b[i], c[i])
-    kernel.forall(out.size)(*args, out)
-    return out
+    return call(fn, *args, out_dtypes=[out_dtype])[0]
 
 
 def assert_bits_equal(name, args, got, expected):
