@@ -30,7 +30,7 @@ from . import types as cjtypes
 from .api import device_array, to_device
 from .compiler import jit
 from .devicearray import is_device_array
-from .source import attach_text
+from .source import function_from_text
 
 __all__ = ["guvectorize", "CUDAGUFunc"]
 
@@ -171,7 +171,5 @@ class CUDAGUFunc:
                 f"    if i < {names[0]}.shape[0]:\n"
                 f"        f({', '.join(n + '[i]' for n in names)})\n")
         scope: dict[str, Any] = {"cuda": sys.modules[__package__], "f": self._device}
-        exec(compile(text, f"<cudajit guvectorize {self.__name__}>", "exec"), scope)  # noqa: S102
-        loop = scope[name]
-        attach_text(loop, 1, text.splitlines(keepends=True))
-        return jit(loop)
+        return jit(function_from_text(text, name, scope,
+                                      f"<cudajit guvectorize {self.__name__}>"))

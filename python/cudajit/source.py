@@ -113,6 +113,15 @@ def attach_text(pyfunc: FunctionType, first_line: int, lines: list[str]) -> None
     _ATTACHED[pyfunc] = ["\n"] * (first_line - 1) + list(lines)
 
 
+def function_from_text(text: str, name: str, scope: dict, filename: str) -> FunctionType:
+    """The function `name` that `text` defines (with the globals `scope`), its text attached
+    so that it compiles as a kernel: how vectorize and guvectorize write their loops."""
+    exec(compile(text, filename, "exec"), scope)  # noqa: S102 - generated source
+    function = scope[name]
+    attach_text(function, 1, text.splitlines(keepends=True))
+    return function
+
+
 def _file_lines(pyfunc: FunctionType) -> list[str]:
     """The lines of the file a function is in; for one made by exec of a string or by
     python -c, the recorded text it was compiled from (exec_sources); for one pickled by

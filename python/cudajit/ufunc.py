@@ -28,7 +28,7 @@ from . import types as cjtypes
 from .api import device_array, to_device
 from .compiler import compile_ptx, jit
 from .devicearray import is_device_array
-from .source import attach_text
+from .source import function_from_text
 
 __all__ = ["vectorize", "CUDAUFunc"]
 
@@ -165,8 +165,4 @@ class CUDAUFunc:
         scope: dict[str, Any] = {"cuda": sys.modules[__package__], "f": self._device}
         for k, t in enumerate(arg_types):
             scope[f"T{k}"] = getattr(cjtypes, t)
-        filename = f"<cudajit vectorize {self.__name__}>"
-        exec(compile(text, filename, "exec"), scope)  # noqa: S102 - the generated loop
-        loop = scope[name]
-        attach_text(loop, 1, text.splitlines(keepends=True))
-        return jit(loop)
+        return jit(function_from_text(text, name, scope, f"<cudajit vectorize {self.__name__}>"))

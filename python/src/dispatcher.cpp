@@ -318,7 +318,7 @@ Dispatcher::Prepared Dispatcher::prepare(runtime::Device& device, runtime::Strea
   Prepared p;
   py::args args = given;
   if (PyList_GET_SIZE(extensions_.ptr()) != 0)
-    args = py::args(apply_extensions(given, stream, p.writebacks));
+    args = py::args(apply_extensions(given, stream, p.writeback_list()));
   size_t wanted = program().module().functions[0].params.size();
   if (args.size() != wanted)
     throw py::type_error("kernel '" + name_ + "' takes " + std::to_string(wanted) +
@@ -367,7 +367,7 @@ void Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::D
     // stream) gives the array to pass and appends the copies back to retr. Looked for
     // only here, where every other kind of argument has failed.
     if (!py::hasattr(arg, "to_device") || !py::hasattr(arg, "value")) throw;
-    py::object given = arg.attr("to_device")(p.writebacks, py::int_(stream.handle()));
+    py::object given = arg.attr("to_device")(p.writeback_list(), py::int_(stream.handle()));
     p.hinted.push_back(given);
     classified = classify_argument(given, i, device, stream);
   }
@@ -426,7 +426,8 @@ void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Di
     throw;
   }
   producers.after(s);
-  for (py::handle writeback : p.writebacks) writeback();  // copies into host memory: they wait
+  if (p.writebacks)
+    for (py::handle writeback : *p.writebacks) writeback();  // copies into host memory: they wait
   if (!p.has_host_arrays) return;
   // Host memory is only ours for the duration of the call: copy back and wait.
   for (const StagedRange& r : staged)

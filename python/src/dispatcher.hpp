@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -75,9 +76,11 @@ class Dispatcher {
     std::shared_ptr<runtime::LoadedKernel> kernel;  // kept alive by the launch
     bool has_host_arrays = false;
     // Argument hints (cuda.In, Out, InOut): the arrays they gave, and the copies back
-    // they asked for, run after the launch.
+    // they asked for, run after the launch. Made only when a launch has hints or
+    // extensions (a list per launch would cost every launch).
     std::vector<py::object> hinted;
-    py::list writebacks;
+    std::optional<py::list> writebacks;
+    py::list& writeback_list() { return writebacks ? *writebacks : writebacks.emplace(); }
   };
   Prepared prepare(runtime::Device& device, runtime::Stream& stream, const py::args& args);
   Specialization& specialize(const std::vector<Type>& arg_types);
