@@ -173,9 +173,9 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
   }
   // NumPy scalars (np.float32(1), ...) keep their dtype.
   // Leaked on purpose: a static py::object would be released after the interpreter is gone.
-  static PyObject* const numpy_generic =
-      py::object(py::module_::import("numpy").attr("generic")).release().ptr();
-  if (PyObject_IsInstance(obj.ptr(), numpy_generic) == 1) {
+  static auto* const numpy_generic = reinterpret_cast<PyTypeObject*>(
+      py::object(py::module_::import("numpy").attr("generic")).release().ptr());
+  if (PyObject_TypeCheck(obj.ptr(), numpy_generic)) {
     auto array = py::array::ensure(obj);
     v.type = Type::scalar(dtype_scalar(array.dtype(), position));
     read_scalar(v, array.data());
@@ -189,6 +189,7 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
     v.data = reinterpret_cast<void*>(a.data);
     v.device = &device;
     v.memory = std::move(f->owner);
+    v.hold_object = f->owner_is_object;
     v.producer_stream = a.stream;
     v.object = obj;
     return v;
@@ -210,12 +211,14 @@ std::pair<int64_t, int64_t> array_extent(const ArgValue& v) {
 }
 
 void append_type_key(const Type& t, std::string& key) {
-  key += static_cast<char>(t.kind());
-  key += static_cast<char>(t.scalar());
   if (t.is_array()) {
-    key += static_cast<char>(t.ndim());
-    key += static_cast<char>(t.layout());
-    key += static_cast<char>(t.readonly());
+    const char entry[] = {static_cast<char>(t.kind()), static_cast<char>(t.scalar()),
+                          static_cast<char>(t.ndim()), static_cast<char>(t.layout()),
+                          static_cast<char>(t.readonly())};
+    key.append(entry, sizeof entry);
+  } else {
+    const char entry[] = {static_cast<char>(t.kind()), static_cast<char>(t.scalar())};
+    key.append(entry, sizeof entry);
   }
   if (t.is_tuple()) {  // the items, bracketed: (int64, f8[:]) is not (float64, f8[:])
     key += static_cast<char>(t.elements().size());

@@ -31,6 +31,7 @@ struct ArgValue {
   py::object host_base;                // host arrays: the owner of their memory
   runtime::Device* device = nullptr;   // device arrays: where the memory is
   std::shared_ptr<const void> memory;  // device and foreign arrays: held until the kernel ends
+  bool hold_object = false;            // CAI arrays: `object` itself is held instead
   // The producer's stream to order the launch after (CAI convention: 1 legacy default).
   std::optional<int64_t> producer_stream;
   // scalars, in the widest form of their kind

@@ -60,6 +60,7 @@ runtime::Device& default_device() {
 
 std::mutex g_release_mutex;
 std::vector<std::function<void()>> g_pending_release;
+std::vector<PyObject*> g_pending_decref;  // held objects, the commonest release
 
 uintptr_t stream_integer(py::handle obj, const char* what) {
   if (PyLong_Check(obj.ptr())) {
@@ -148,19 +149,47 @@ void defer_under_gil(std::function<void()> release) {
 std::shared_ptr<const void> hold_python_object(py::handle obj) {
   PyObject* p = obj.inc_ref().ptr();
   return std::shared_ptr<const void>(p, [](const void* q) {
-    auto* object = static_cast<PyObject*>(const_cast<void*>(q));
-    defer_under_gil([object] { Py_DECREF(object); });
+    std::lock_guard lock(g_release_mutex);
+    g_pending_decref.push_back(static_cast<PyObject*>(const_cast<void*>(q)));
   });
+}
+
+namespace {
+
+// References queued for release when the last owner lets go (on any thread).
+struct HeldObjects {
+  std::vector<PyObject*> refs;
+  ~HeldObjects() {
+    std::lock_guard lock(g_release_mutex);
+    g_pending_decref.insert(g_pending_decref.end(), refs.begin(), refs.end());
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const void> hold_python_objects(std::vector<PyObject*> objects) {
+  auto held = std::make_shared<HeldObjects>();
+  held->refs = std::move(objects);
+  for (PyObject* o : held->refs) Py_INCREF(o);
+  return held;
 }
 
 void release_pending_python_objects() {
   std::vector<std::function<void()>> batch;
+  std::vector<PyObject*> decrefs;
   {
     std::lock_guard lock(g_release_mutex);
-    if (g_pending_release.empty()) return;
+    if (g_pending_release.empty() && g_pending_decref.empty()) return;
     batch.swap(g_pending_release);
+    decrefs.swap(g_pending_decref);
   }
+  // A release may run Python (__del__) that launches and releases again: the
+  // batches are ours alone by now.
+  for (PyObject* o : decrefs) Py_DECREF(o);
   for (auto& release : batch) release();
+  decrefs.clear();
+  std::lock_guard lock(g_release_mutex);
+  if (g_pending_decref.empty()) g_pending_decref.swap(decrefs);  // keep the capacity
 }
 
 namespace {

@@ -46,6 +46,9 @@ std::shared_ptr<runtime::Stream> resolve_stream_or_default(py::handle obj, const
 // owner's release is queued and the reference is dropped, under the GIL, at
 // the next call into cudajit (never inside a driver callback or worker).
 std::shared_ptr<const void> hold_python_object(py::handle obj);
+// One holder for several objects (a launch's foreign arrays): one allocation and one
+// queued release, however many objects.
+std::shared_ptr<const void> hold_python_objects(std::vector<PyObject*> objects);
 // The same for an owner whose destructor may call into Python (a DLPack
 // capsule's deleter): it is destroyed under the GIL at the next call.
 template <class T>

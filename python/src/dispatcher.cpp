@@ -324,8 +324,11 @@ Dispatcher::Prepared Dispatcher::prepare(runtime::Device& device, runtime::Strea
     throw py::type_error("kernel '" + name_ + "' takes " + std::to_string(wanted) +
                          " arguments, got " + std::to_string(args.size()));
   p.values.reserve(args.size());
+  p.keep_alive.reserve(args.size() + 2);
   std::string key;
   for (size_t i = 0; i < args.size(); ++i) classify_into(p, args[i], i, device, stream, key);
+  if (!p.held_objects.empty())
+    p.keep_alive.push_back(hold_python_objects(std::move(p.held_objects)));
   auto it = by_key_.find(key);
   if (it != by_key_.end()) {
     p.spec = it->second;
@@ -390,6 +393,10 @@ void Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::D
                           ", but the kernel launches on " + device.name() + " " +
                           std::to_string(device.ordinal()));
   if (v.memory) p.keep_alive.push_back(v.memory);
+  if (v.hold_object) {
+    if (p.held_objects.empty()) p.held_objects.reserve(8);  // one allocation for most launches
+    p.held_objects.push_back(v.object.ptr());
+  }
 }
 
 void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Dim3 block,

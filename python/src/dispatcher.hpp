@@ -72,6 +72,7 @@ class Dispatcher {
   struct Prepared {
     std::vector<ArgValue> values;  // the arguments, a tuple's items in its place
     std::vector<std::shared_ptr<const void>> keep_alive;
+    std::vector<PyObject*> held_objects;  // CAI producers, held by one keep_alive entry
     Specialization* spec = nullptr;
     std::shared_ptr<runtime::LoadedKernel> kernel;  // kept alive by the launch
     bool has_host_arrays = false;

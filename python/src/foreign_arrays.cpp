@@ -1,5 +1,7 @@
 #include "foreign_arrays.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <string>
 
@@ -34,60 +36,84 @@ namespace {
 
 std::string repr_text(py::handle h) { return py::repr(h); }
 
-// An int of the dict as int64: a ValueError naming the entry (`where`, such as
-// "['shape'][0]") when it does not fit.
-int64_t int64_entry(py::handle value, const std::string& where) {
+constexpr std::string_view kCaiSource = "__cuda_array_interface__";
+
+// An int of the dict as int64: a ValueError naming the entry (`where()`, such as
+// "['shape'][0]", made only for the message) when it does not fit.
+template <typename Where>
+int64_t int64_entry(py::handle value, Where where) {
   int overflow = 0;
   long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
   if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
   if (overflow != 0)
-    throw py::value_error("__cuda_array_interface__" + where + " = " + repr_text(value) +
-                          " does not fit in 64 bits");
+    throw py::value_error("__cuda_array_interface__" + std::string(where()) + " = " +
+                          repr_text(value) + " does not fit in 64 bits");
   return v;
 }
 
-std::vector<int64_t> int_tuple(py::handle value, const char* key) {
-  if (!PyTuple_Check(value.ptr())) throw_cai_bad_entry(key, "a tuple of ints", repr_text(value));
-  std::vector<int64_t> out;
-  out.reserve(static_cast<size_t>(PyTuple_GET_SIZE(value.ptr())));
-  for (py::handle item : value) {
+runtime::Dims int_tuple(py::handle value, const char* key) {
+  PyObject* t = value.ptr();
+  if (!PyTuple_Check(t)) throw_cai_bad_entry(key, "a tuple of ints", repr_text(value));
+  auto n = static_cast<size_t>(PyTuple_GET_SIZE(t));
+  if (n > runtime::Dims::kCapacity) runtime::detail::throw_too_many_dims(n, kCaiSource);
+  runtime::Dims out;
+  for (size_t i = 0; i < n; ++i) {
+    py::handle item = PyTuple_GET_ITEM(t, static_cast<Py_ssize_t>(i));
     if (!PyLong_Check(item.ptr())) throw_cai_bad_entry(key, "a tuple of ints", repr_text(value));
-    out.push_back(
-        int64_entry(item, "['" + std::string(key) + "'][" + std::to_string(out.size()) + "]"));
+    out.push_back(int64_entry(
+        item, [&] { return "['" + std::string(key) + "'][" + std::to_string(i) + "]"; }));
   }
   return out;
 }
 
-// A key of the dict, as an interned str made once (kept for the process):
-// looking a C string up would build and hash a new str at every launch.
+// The dict's entries, found in one pass over it (this runs at every launch): the keys
+// producers write are interned strs (identifier literals), matched by identity; any
+// other str key is compared by value. Borrowed from the dict.
+struct CaiEntries {
+  PyObject *version = nullptr, *shape = nullptr, *typestr = nullptr, *data = nullptr,
+           *strides = nullptr, *descr = nullptr, *mask = nullptr, *stream = nullptr;
+};
+
 struct CaiKey {
   const char* name;
-  PyObject* str;
-  explicit CaiKey(const char* n) : name(n), str(PyUnicode_InternFromString(n)) {}
+  PyObject* str;  // interned, kept for the process
+  PyObject* CaiEntries::*entry;
 };
 
-struct CaiKeys {
-  CaiKey version{"version"}, shape{"shape"}, typestr{"typestr"}, data{"data"}, strides{"strides"},
-      descr{"descr"}, mask{"mask"}, stream{"stream"};
-};
-
-const CaiKeys& keys() {
-  static const CaiKeys k;
-  return k;
+CaiEntries cai_entries(PyObject* dict) {
+  static const std::array<CaiKey, 8> keys = [] {
+    std::array<CaiKey, 8> k = {{{"version", nullptr, &CaiEntries::version},
+                                {"shape", nullptr, &CaiEntries::shape},
+                                {"typestr", nullptr, &CaiEntries::typestr},
+                                {"data", nullptr, &CaiEntries::data},
+                                {"strides", nullptr, &CaiEntries::strides},
+                                {"descr", nullptr, &CaiEntries::descr},
+                                {"mask", nullptr, &CaiEntries::mask},
+                                {"stream", nullptr, &CaiEntries::stream}}};
+    for (CaiKey& key : k) key.str = PyUnicode_InternFromString(key.name);
+    return k;
+  }();
+  CaiEntries e;
+  Py_ssize_t pos = 0;
+  PyObject *key, *value;
+  while (PyDict_Next(dict, &pos, &key, &value)) {
+    auto match =
+        std::find_if(keys.begin(), keys.end(), [&](const CaiKey& k) { return key == k.str; });
+    if (match == keys.end() && PyUnicode_Check(key))
+      match = std::find_if(keys.begin(), keys.end(),
+                           [&](const CaiKey& k) { return PyUnicode_Compare(key, k.str) == 0; });
+    if (match != keys.end()) e.*(match->entry) = value;
+  }
+  return e;
 }
 
-py::handle required(const py::dict& d, const CaiKey& key) {
-  PyObject* v = PyDict_GetItemWithError(d.ptr(), key.str);
-  if (!v && PyErr_Occurred()) throw py::error_already_set();
-  if (!v) runtime::throw_cai_missing_key(key.name);
-  return v;
+py::handle required(PyObject* value, const char* key) {
+  if (!value) runtime::throw_cai_missing_key(key);
+  return value;
 }
 
-py::handle optional_entry(const py::dict& d, const CaiKey& key) {
-  PyObject* v = PyDict_GetItemWithError(d.ptr(), key.str);
-  if (!v && PyErr_Occurred()) throw py::error_already_set();
-  return v && v != Py_None ? py::handle(v) : py::handle();
-}
+// Absent and None are alike.
+py::handle optional_entry(PyObject* value) { return value && value != Py_None ? value : nullptr; }
 
 // [('', typestr)] with the dict's own typestr: what every plain array exports,
 // recognised without building the description (this runs at every launch).
@@ -106,37 +132,41 @@ bool is_plain_descr(py::handle descr, py::handle typestr) {
 CaiDescription read_cai(py::handle dict) {
   if (!PyDict_Check(dict.ptr()))
     throw py::type_error("__cuda_array_interface__ must be a dict, got " + repr_text(dict));
-  auto d = py::reinterpret_borrow<py::dict>(dict);
+  const CaiEntries e = cai_entries(dict.ptr());
   CaiDescription c;
-  py::handle version = required(d, keys().version);
+  py::handle version = required(e.version, "version");
   if (!PyLong_Check(version.ptr())) throw_cai_bad_entry("version", "an int", repr_text(version));
-  c.version = int64_entry(version, "['version']");
-  c.shape = int_tuple(required(d, keys().shape), "shape");
-  py::handle typestr = required(d, keys().typestr);
+  c.version = int64_entry(version, [] { return "['version']"; });
+  c.shape = int_tuple(required(e.shape, "shape"), "shape");
+  py::handle typestr = required(e.typestr, "typestr");
   if (!PyUnicode_Check(typestr.ptr())) throw_cai_bad_entry("typestr", "a str", repr_text(typestr));
-  c.typestr = typestr.cast<std::string>();
+  Py_ssize_t typestr_size = 0;
+  const char* typestr_text = PyUnicode_AsUTF8AndSize(typestr.ptr(), &typestr_size);
+  if (!typestr_text) throw py::error_already_set();
+  c.typestr.assign(typestr_text, static_cast<size_t>(typestr_size));
   if (c.typestr.find('\0') != std::string::npos)  // it would cut every message short
     throw_cai_bad_entry("typestr", "a type string such as '<f8'", repr_text(typestr));
-  py::handle data = required(d, keys().data);
-  if (!py::isinstance<py::tuple>(data) || py::len(data) != 2 ||
-      !PyLong_Check(py::reinterpret_borrow<py::tuple>(data)[0].ptr()))
+  py::handle data = required(e.data, "data");
+  PyObject* pair = data.ptr();
+  if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 ||
+      !PyLong_Check(PyTuple_GET_ITEM(pair, 0)))
     throw_cai_bad_entry("data", "a 2-tuple (int, bool)", repr_text(data));
-  auto pair = py::reinterpret_borrow<py::tuple>(data);
-  unsigned long long address = PyLong_AsUnsignedLongLong(pair[0].ptr());
+  PyObject* address_int = PyTuple_GET_ITEM(pair, 0);
+  PyObject* readonly = PyTuple_GET_ITEM(pair, 1);
+  unsigned long long address = PyLong_AsUnsignedLongLong(address_int);
   if (address == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
     PyErr_Clear();
-    throw py::value_error("__cuda_array_interface__['data'][0] = " + repr_text(pair[0]) +
+    throw py::value_error("__cuda_array_interface__['data'][0] = " + repr_text(address_int) +
                           " is not an address (0 to 2**64 - 1)");
   }
   c.data = static_cast<uintptr_t>(address);
   // The spec's type is bool: a string such as "False" is true to Python, a trap.
-  if (!PyBool_Check(pair[1].ptr()))
+  if (!PyBool_Check(readonly))
     throw_cai_bad_entry("data", "a 2-tuple (int, bool) whose read-only flag is a bool",
                         repr_text(data));
-  c.readonly = pair[1].ptr() == Py_True;
-  if (py::handle strides = optional_entry(d, keys().strides))
-    c.strides = int_tuple(strides, "strides");
-  py::handle descr = optional_entry(d, keys().descr);
+  c.readonly = readonly == Py_True;
+  if (py::handle strides = optional_entry(e.strides)) c.strides = int_tuple(strides, "strides");
+  py::handle descr = optional_entry(e.descr);
   if (descr && is_plain_descr(descr, typestr)) descr = py::handle();  // nothing more to check
   if (descr) {
     if (!py::isinstance<py::list>(descr))
@@ -154,11 +184,11 @@ CaiDescription read_cai(py::handle dict) {
     }
     c.descr = std::move(fields);
   }
-  c.mask_present = static_cast<bool>(optional_entry(d, keys().mask));
-  if (py::handle stream = optional_entry(d, keys().stream)) {
+  c.mask_present = static_cast<bool>(optional_entry(e.mask));
+  if (py::handle stream = optional_entry(e.stream)) {
     if (!PyLong_Check(stream.ptr()))
       throw_cai_bad_entry("stream", "an int or None", repr_text(stream));
-    c.stream = int64_entry(stream, "['stream']");
+    c.stream = int64_entry(stream, [] { return "['stream']"; });
   }
   return c;
 }
@@ -247,7 +277,7 @@ std::optional<ForeignArray> import_foreign(py::handle obj, runtime::Device& devi
   PyObject* cai = PyObject_GetAttr(obj.ptr(), kCaiName);
   if (cai) {
     py::object dict = py::reinterpret_steal<py::object>(cai);
-    ForeignArray f{runtime::validate_cai(read_cai(dict)), hold_python_object(obj)};
+    ForeignArray f{runtime::validate_cai(read_cai(dict)), nullptr, true};
     if (!interop_config().sync) f.array.stream.reset();
     if (f.array.size > 0) check_pointer_device(f.array.data, device);
     return f;
@@ -443,6 +473,7 @@ void bind_foreign_arrays(py::module_& m) {
               "expected an object exporting __cuda_array_interface__ or DLPack "
               "(__dlpack__ and __dlpack_device__), got " +
               repr_text(py::type::handle_of(obj)));
+        if (f->owner_is_object) f->owner = hold_python_object(obj);
         return device_array_from(std::move(*f), device, sync);
       },
       py::arg("obj"), py::arg("sync") = true,

@@ -35,6 +35,9 @@ InteropConfig& interop_config();
 struct ForeignArray {
   runtime::ArrayImport array;
   std::shared_ptr<const void> owner;
+  // CAI: the exporting object is the owner, and the caller holds it (a launch holds
+  // all of its arguments' producers at once).
+  bool owner_is_object = false;
 };
 
 // Reads a CAI dict; Python type errors are reported through the interop

@@ -280,6 +280,31 @@ def test_an_overflowing_shape_is_a_value_error():
         cuda.as_cuda_array(CaiProducer(np.zeros(1), shape=(2**40, 2**40), strides=None))
 
 
+@pytest.mark.parametrize("ndim", [33, 65, 200])
+def test_too_many_dimensions_is_a_value_error(ndim):
+    with cai_error(f"{ndim} dimensions; at most 32 are supported"):
+        cuda.as_cuda_array(CaiProducer(np.zeros(1), shape=(1,) * ndim, strides=None))
+
+
+class KeysMadeAtRunTime:
+    """A producer whose dict keys are strs built at run time, not interned literals."""
+
+    def __init__(self, array):
+        self.array = array
+
+    @property
+    def __cuda_array_interface__(self):
+        base = CaiProducer(self.array).__cuda_array_interface__
+        return {"".join(list(key)): value for key, value in base.items()}
+
+
+def test_keys_that_are_not_interned_strs_are_read():
+    x = np.arange(8.0)
+    np.testing.assert_array_equal(launch_copy(KeysMadeAtRunTime(x), x.shape), x)
+    desc = KeysMadeAtRunTime(x).__cuda_array_interface__
+    assert all(key is not __import__("sys").intern(key) for key in desc)  # the point of the test
+
+
 def test_negative_strides_are_used_as_given():
     values = np.arange(10.0)
     reversed_view = values[::-1]  # data points at the last element in memory

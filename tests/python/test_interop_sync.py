@@ -497,6 +497,34 @@ def test_a_launch_keeps_an_argument_deleted_straight_after_it_alive(spin):
     assert released(ref) and memory_ref() is None
 
 
+@cuda.jit
+def slow_sum3(a, b, c, out, iterations):
+    # As slow_copy: spins, then reads its three arguments late.
+    acc = 0.0
+    for k in range(iterations):
+        acc = acc * 0.5 + 1.0
+    for i in range(a.shape[0]):
+        out[i] = a[i] + b[i] + c[i] + acc * 0.0
+
+
+def test_a_launch_keeps_every_argument_deleted_straight_after_it_alive(spin):
+    # One launch's producers are held together: none may go before the kernel ends.
+    s = cuda.stream()
+    out = cuda.device_array(N)
+    producers = [CaiProducer(np.full(N, v)) for v in (1.0, 2.0, 4.0)]
+    refs = [weakref.ref(p) for p in producers]
+    slow_sum3[1, 1, s](*[CaiProducer(np.zeros(N)) for _ in range(3)], out, 1)  # compiled
+    s.synchronize()
+    slow_sum3[1, 1, s](*producers, out, spin)
+    del producers
+    gc.collect()
+    assert all(r() is not None for r in refs)
+    assert not s.query(), "the kernel finished too early to test anything"
+    s.synchronize()
+    np.testing.assert_array_equal(seen(out), 7.0)
+    assert all(released(r) for r in refs)
+
+
 def test_a_launch_keeps_a_view_deleted_straight_after_it_alive(spin):
     s = cuda.stream()
     out = cuda.device_array(N)

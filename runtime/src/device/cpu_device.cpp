@@ -174,8 +174,9 @@ std::pair<uint64_t, uint64_t> CpuDevice::memory_info() {
 }
 
 CpuStream& CpuDevice::own(Stream& stream) {
-  auto* cpu_stream = dynamic_cast<CpuStream*>(&stream);
-  if (cpu_stream == nullptr || &cpu_stream->device() != this)
+  // As CudaDevice::own: a stream of this device is a CpuStream.
+  auto* cpu_stream = &stream.device() == this ? static_cast<CpuStream*>(&stream) : nullptr;
+  if (cpu_stream == nullptr)
     throw std::invalid_argument("expected a stream of the cpu device, got one of device " +
                                 stream.device().name());
   return *cpu_stream;

@@ -78,11 +78,12 @@ void CudaDevice::read_limits() {
 }
 
 CudaStream& CudaDevice::own(Stream& stream) {
-  auto* cuda_stream = dynamic_cast<CudaStream*>(&stream);
-  if (cuda_stream == nullptr || &cuda_stream->device() != this)
+  // Only a CudaStream answers device() with a CudaDevice (both classes are final), so
+  // the device check is the type check; it runs at every launch, a dynamic_cast need not.
+  if (&stream.device() != this)
     throw std::invalid_argument("expected a stream of device " + label_ + ", got one of device " +
                                 stream.device().name());
-  return *cuda_stream;
+  return static_cast<CudaStream&>(stream);
 }
 
 CudaEvent& CudaDevice::own(Event& event) {

@@ -25,7 +25,7 @@ int64_t checked_add(int64_t a, int64_t b, const char* what) {
   return result;
 }
 
-bool has_zero_extent(const std::vector<int64_t>& shape) {
+bool has_zero_extent(const Dims& shape) {
   for (int64_t n : shape) {
     if (n == 0) return true;
   }
@@ -34,8 +34,9 @@ bool has_zero_extent(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-std::vector<int64_t> c_contiguous_strides(const std::vector<int64_t>& shape, int itemsize) {
-  std::vector<int64_t> strides(shape.size());
+Dims c_contiguous_strides(const Dims& shape, int itemsize) {
+  Dims strides;
+  strides.resize(shape.size());
   int64_t step = itemsize;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = step;
@@ -46,8 +47,7 @@ std::vector<int64_t> c_contiguous_strides(const std::vector<int64_t>& shape, int
   return strides;
 }
 
-Layout detect_layout(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
-                     int itemsize) {
+Layout detect_layout(const Dims& shape, const Dims& strides, int itemsize) {
   if (has_zero_extent(shape)) return Layout::C;
   bool c = true;
   int64_t step = itemsize;
@@ -68,8 +68,7 @@ Layout detect_layout(const std::vector<int64_t>& shape, const std::vector<int64_
   return f ? Layout::F : Layout::A;
 }
 
-ByteExtent byte_extent(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
-                       int itemsize) {
+ByteExtent byte_extent(const Dims& shape, const Dims& strides, int itemsize) {
   if (has_zero_extent(shape)) return {};
   ByteExtent extent{0, itemsize};
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -89,18 +88,19 @@ ByteExtent byte_extent(const std::vector<int64_t>& shape, const std::vector<int6
   return extent;
 }
 
-int64_t detail::check_shape(const std::vector<int64_t>& shape, int itemsize,
-                            std::string_view source) {
-  const std::string prefix(source);
-  if (shape.size() > static_cast<size_t>(kMaxImportDims)) {
-    throw InteropError(prefix + ": " + std::to_string(shape.size()) + " dimensions; at most " +
-                       std::to_string(kMaxImportDims) + " are supported");
-  }
+void detail::throw_too_many_dims(size_t ndim, std::string_view source) {
+  throw InteropError(std::string(source) + ": " + std::to_string(ndim) + " dimensions; at most " +
+                     std::to_string(kMaxImportDims) + " are supported");
+}
+
+int64_t detail::check_shape(const Dims& shape, int itemsize, std::string_view source) {
+  if (shape.size() > static_cast<size_t>(kMaxImportDims)) throw_too_many_dims(shape.size(), source);
+  const auto prefix = [&] { return std::string(source); };  // messages only
   int64_t count = 1;
   int64_t bytes = itemsize;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] < 0) {
-      throw InteropError(prefix + ": shape[" + std::to_string(i) + "] is " +
+      throw InteropError(prefix() + ": shape[" + std::to_string(i) + "] is " +
                          std::to_string(shape[i]) + "; extents must be non-negative");
     }
     if (shape[i] == 0) {
@@ -112,7 +112,7 @@ int64_t detail::check_shape(const std::vector<int64_t>& shape, int itemsize,
       for (size_t j = 0; j < shape.size(); ++j) {
         text += (j ? ", " : "") + std::to_string(shape[j]);
       }
-      throw InteropError(prefix + ": shape (" + text + ") with " + std::to_string(itemsize) +
+      throw InteropError(prefix() + ": shape (" + text + ") with " + std::to_string(itemsize) +
                          "-byte elements is larger than 2**63 - 1 bytes");
     }
     count *= shape[i];  // <= bytes, cannot overflow

@@ -95,8 +95,7 @@ ArrayImport import_dltensor(const DLTensor& tensor, bool readonly) {
     throw dlpack_error("ndim is " + std::to_string(tensor.ndim) + "; expected 0 or more");
   }
   if (tensor.ndim > kMaxImportDims) {  // before reading ndim entries of shape
-    throw dlpack_error(std::to_string(tensor.ndim) + " dimensions; at most " +
-                       std::to_string(kMaxImportDims) + " are supported");
+    detail::throw_too_many_dims(static_cast<size_t>(tensor.ndim), kSource);
   }
   if (tensor.ndim > 0 && tensor.shape == nullptr) {
     throw dlpack_error("shape is NULL for a " + std::to_string(tensor.ndim) + "-d tensor");

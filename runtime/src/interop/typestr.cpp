@@ -63,10 +63,15 @@ std::optional<Scalar> scalar_of(char kind, int size) {
 }  // namespace
 
 Scalar detail::parse_typestr_in(std::string_view typestr, std::string_view context) {
-  std::string prefix(context);  // built by appending: GCC 12 misreports "'" + string (-Wrestrict)
-  prefix.append(": '").append(typestr).append("'");
+  // Messages only (this runs at every launch with a foreign array). Built by appending:
+  // GCC 12 misreports "'" + string (-Wrestrict).
+  auto prefix = [&] {
+    std::string text(context);
+    text.append(": '").append(typestr).append("'");
+    return text;
+  };
   auto malformed = [&](std::string_view why) {
-    return InteropError(prefix + " is not a NumPy type string (" + std::string(why) +
+    return InteropError(prefix() + " is not a NumPy type string (" + std::string(why) +
                         "); expected a byte order <, >, | or =, a kind letter and a size in "
                         "bytes, e.g. '<f4'");
   };
@@ -77,7 +82,7 @@ Scalar detail::parse_typestr_in(std::string_view typestr, std::string_view conte
   }
   const char kind = typestr[1];
   if (std::string_view name = unsupported_kind_name(kind); !name.empty()) {
-    throw InteropTypeError(prefix + " (" + std::string(name) + ") is not supported; " +
+    throw InteropTypeError(prefix() + " (" + std::string(name) + ") is not supported; " +
                            std::string(kSupported));
   }
   if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f' && kind != 'c') {
@@ -94,11 +99,11 @@ Scalar detail::parse_typestr_in(std::string_view typestr, std::string_view conte
     std::string what = kind == 'f' && size > 8     ? " (long double)"
                        : kind == 'c' && size == 32 ? " (complex long double)"
                                                    : "";
-    throw InteropTypeError(prefix + what + " is not supported; " + std::string(kSupported));
+    throw InteropTypeError(prefix() + what + " is not supported; " + std::string(kSupported));
   }
   // '|' (not applicable) with a multi-byte type is read as native, as NumPy does.
   if (order == kForeignOrder && size > 1) {
-    throw InteropTypeError(prefix + " has non-native byte order (" +
+    throw InteropTypeError(prefix() + " has non-native byte order (" +
                            (order == '>' ? "big" : "little") + "-endian on a " +
                            (kNativeOrder == '<' ? "little" : "big") +
                            "-endian machine); byte-swap the array first, e.g. with NumPy "

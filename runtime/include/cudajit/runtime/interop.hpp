@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cudajit/compiler/types.hpp"
+#include "cudajit/runtime/dims.hpp"
 
 // DLPack 1.0's versioned tensor, for the 0.x dlpack.h that Debian ships; a 1.x
 // header declares the same structures itself. The layout is the ABI of DLPack 1.0.
@@ -74,9 +75,9 @@ struct ByteExtent {
 struct ArrayImport {
   Scalar dtype = Scalar::Float64;
   int itemsize = 8;
-  std::vector<int64_t> shape;
-  std::vector<int64_t> strides;  // in bytes, one per dimension, as given or C-contiguous
-  uintptr_t data = 0;            // DLPack: data + byte_offset
+  Dims shape;
+  Dims strides;        // in bytes, one per dimension, as given or C-contiguous
+  uintptr_t data = 0;  // DLPack: data + byte_offset
   bool readonly = false;
   Layout layout = Layout::C;  // C also for 1-d contiguous, 0-d and zero-size arrays
   ByteExtent extent;
@@ -102,20 +103,20 @@ inline constexpr int kMaxImportDims = 32;
 // --- array geometry ----------------------------------------------------------------
 
 // Byte strides of a C-contiguous array.
-std::vector<int64_t> c_contiguous_strides(const std::vector<int64_t>& shape, int itemsize);
+Dims c_contiguous_strides(const Dims& shape, int itemsize);
 // NumPy's rule: dimensions of extent 1 constrain nothing; a zero-size array
 // is C. C wins where both C and F hold (1-d contiguous, all extents 1).
-Layout detect_layout(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
-                     int itemsize);
+Layout detect_layout(const Dims& shape, const Dims& strides, int itemsize);
 // Throws InteropError if an offset overflows int64.
-ByteExtent byte_extent(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
-                       int itemsize);
+ByteExtent byte_extent(const Dims& shape, const Dims& strides, int itemsize);
 
 namespace detail {
 // Shared by the CAI and DLPack importers; messages start with `source`.
 // Checks ndim <= kMaxImportDims, extents >= 0, and that the byte size (zero
 // extents counted as 1, as NumPy does) fits int64; returns the element count.
-int64_t check_shape(const std::vector<int64_t>& shape, int itemsize, std::string_view source);
+int64_t check_shape(const Dims& shape, int itemsize, std::string_view source);
+// "<source>: N dimensions; at most 32 are supported".
+[[noreturn]] void throw_too_many_dims(size_t ndim, std::string_view source);
 // With dtype, itemsize, shape (checked), strides (bytes, one per dimension) and
 // data set: fills size, extent, layout and aligned.
 void complete_import(ArrayImport& array, std::string_view source);
@@ -138,8 +139,8 @@ struct CaiDescrField {
 // validate_cai's.
 struct CaiDescription {
   int64_t version = 3;
-  std::vector<int64_t> shape;
-  std::optional<std::vector<int64_t>> strides;  // nullopt: absent or None
+  Dims shape;
+  std::optional<Dims> strides;  // nullopt: absent or None
   std::string typestr;
   std::optional<std::vector<CaiDescrField>> descr;  // nullopt: absent or None
   uintptr_t data = 0;
