@@ -1,5 +1,5 @@
-# Third-party headers: CUDA's cuda.h (types only: the driver is dlopen'd, libcuda is never
-# linked) and DLPack's dlpack.h. Sets CUDAJIT_CUDA_HOME and CUDAJIT_THIRD_PARTY_INCLUDE_DIRS.
+# Third-party headers (DLPack's dlpack.h) and the CUDA toolkit's place. Sets CUDAJIT_CUDA_HOME
+# and CUDAJIT_THIRD_PARTY_INCLUDE_DIRS.
 #
 # With CUDAJIT_PREBUILT_LIB=<root>/lib/libcudajit.so, <root>/include is searched too: that is
 # the layout of the carry folder that scripts/gpu-run.sh prepares.
@@ -8,26 +8,20 @@ if(CUDAJIT_PREBUILT_LIB)
   get_filename_component(prebuilt_root "${CUDAJIT_PREBUILT_LIB}/../.." ABSOLUTE)
 endif()
 
-# The CUDA toolkit: -DCUDAJIT_CUDA_HOME, else $CUDA_HOME, $CUDA_PATH, /usr/local/cuda. The path is
-# compiled in as the last place to look for libdevice at run time.
-if(NOT CUDAJIT_CUDA_HOME)
+# The CUDA toolkit is not needed to build (the driver API's declarations are our own:
+# runtime/include/cudajit/cuda_api.h). One found here (-DCUDAJIT_CUDA_HOME, else $CUDA_HOME,
+# $CUDA_PATH, /usr/local/cuda) is compiled in as the last place to look for libdevice at run time.
+if(NOT DEFINED CUDAJIT_CUDA_HOME)
   set(detected "")
-  foreach(candidate "$ENV{CUDA_HOME}" "$ENV{CUDA_PATH}" /usr/local/cuda "${prebuilt_root}")
-    if(candidate AND EXISTS "${candidate}/include/cuda.h")
+  foreach(candidate "$ENV{CUDA_HOME}" "$ENV{CUDA_PATH}" /usr/local/cuda)
+    if(candidate AND EXISTS "${candidate}/nvvm/libdevice/libdevice.10.bc")
       set(detected "${candidate}")
       break()
     endif()
   endforeach()
-  set(CUDAJIT_CUDA_HOME "${detected}" CACHE PATH "CUDA toolkit root (cuda.h, libdevice)" FORCE)
+  set(CUDAJIT_CUDA_HOME "${detected}" CACHE PATH "CUDA toolkit root (libdevice's last resort)")
 endif()
-if(EXISTS "${CUDAJIT_CUDA_HOME}/include/cuda.h")
-  set(CUDAJIT_CUDA_INCLUDE_DIR "${CUDAJIT_CUDA_HOME}/include")
-  message(STATUS "cudajit: CUDA toolkit ${CUDAJIT_CUDA_HOME}")
-else()
-  set(CUDAJIT_CUDA_INCLUDE_DIR "")
-  message(WARNING "cudajit: no cuda.h found; set CUDA_HOME (or -DCUDAJIT_CUDA_HOME=) to the CUDA "
-                  "toolkit. Sources that include cuda.h will not compile.")
-endif()
+message(STATUS "cudajit: CUDA toolkit for libdevice: ${CUDAJIT_CUDA_HOME}")
 
 # dlpack.h: the system's (libdlpack-dev), or the prebuilt library's.
 find_path(CUDAJIT_DLPACK_INCLUDE_DIR dlpack/dlpack.h HINTS "${prebuilt_root}/include"
@@ -37,5 +31,5 @@ if(NOT CUDAJIT_DLPACK_INCLUDE_DIR)
                       "(scripts/install-deps.sh) or set -DCUDAJIT_DLPACK_INCLUDE_DIR=")
 endif()
 
-set(CUDAJIT_THIRD_PARTY_INCLUDE_DIRS ${CUDAJIT_DLPACK_INCLUDE_DIR} ${CUDAJIT_CUDA_INCLUDE_DIR})
+set(CUDAJIT_THIRD_PARTY_INCLUDE_DIRS ${CUDAJIT_DLPACK_INCLUDE_DIR})
 list(REMOVE_DUPLICATES CUDAJIT_THIRD_PARTY_INCLUDE_DIRS)

@@ -29,7 +29,7 @@ if(CUDAJIT_SIM_DRIVER_SOURCES)
   set_target_properties(cudajit_sim PROPERTIES OUTPUT_NAME cudajit_sim
                                                LINK_DEPENDS ${CUDAJIT_SIM_VERSION_SCRIPT})
   target_link_libraries(cudajit_sim PRIVATE cudajit_sim_core)
-  target_include_directories(cudajit_sim SYSTEM PRIVATE ${CUDAJIT_THIRD_PARTY_INCLUDE_DIRS})
+  target_include_directories(cudajit_sim PRIVATE ${PROJECT_SOURCE_DIR}/runtime/include)  # cuda_api.h
   target_link_options(cudajit_sim PRIVATE -Wl,-z,defs
                       -Wl,--version-script=${CUDAJIT_SIM_VERSION_SCRIPT})
   install(TARGETS cudajit_sim LIBRARY DESTINATION cudajit)

@@ -209,7 +209,7 @@ CUDAJIT_SIM_API cuInit(unsigned flags) {
 
 CUDAJIT_SIM_API cuDriverGetVersion(int* version) {
   if (!version) return CUDA_ERROR_INVALID_VALUE;
-  *version = CUDA_VERSION;
+  *version = kDriverVersion;
   return CUDA_SUCCESS;
 }
 

@@ -172,7 +172,6 @@ CUDAJIT_SIM_API cuEventElapsedTime_v2(float* ms, CUevent start, CUevent end) {
   return elapsed(ms, start, end);
 }
 
-#undef cuEventElapsedTime
 CUDAJIT_SIM_API cuEventElapsedTime(float* ms, CUevent start, CUevent end) {
   return elapsed(ms, start, end);
 }

@@ -5,8 +5,6 @@
 // a crash.
 #pragma once
 
-#include <cuda.h>
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -20,11 +18,15 @@
 #include <thread>
 #include <unordered_set>
 
+#include "cudajit/cuda_api.h"
 #include "exec/executor.hpp"
 #include "exec/memory.hpp"
 #include "exec/program.hpp"
 
 namespace cudajit::sim::driver {
+
+// What cuDriverGetVersion reports: the CUDA 13.0 driver API (1000 * major + 10 * minor).
+inline constexpr int kDriverVersion = 13000;
 
 // What a compute capability's device reports (cuDeviceGetAttribute).
 struct DeviceModel {

@@ -1,20 +1,18 @@
 // The CUDA driver API, loaded with dlopen("libcuda.so.1") at first use: a table
-// of the functions cudajit calls, resolved with dlsym. cuda.h gives only the
-// types and enum values; libcuda is never linked, so a process without a GPU
-// or a driver imports cudajit fine.
+// of the functions cudajit calls, resolved with dlsym. cudajit/cuda_api.h (our
+// own declarations) gives the types and enum values; libcuda is never linked,
+// so a process without a GPU or a driver imports cudajit fine.
 #pragma once
-
-#include <cuda.h>
 
 #include <string>
 
+#include "cudajit/cuda_api.h"
 #include "cudajit/runtime/device.hpp"
 
 namespace cudajit::runtime::cuda {
 
-// The functions, by the symbol each is exported as. cuda.h #defines several
-// names to versioned ones (cuMemAlloc -> cuMemAlloc_v2); those are spelled
-// here with their version, so the symbol looked up is the one the header means.
+// The functions, by the symbol each is exported as: the versioned ones
+// (cuMemAlloc_v2) with their version, as cuda_api.h declares them.
 #define CUDAJIT_CUDA_DRIVER_FUNCTIONS(X)         \
   X(cuInit)                                      \
   X(cuDriverGetVersion)                          \
@@ -65,7 +63,7 @@ struct DriverApi {
   CUDAJIT_CUDA_DRIVER_FUNCTIONS(CUDAJIT_DECLARE_DRIVER_FUNCTION)
 #undef CUDAJIT_DECLARE_DRIVER_FUNCTION
   // cuEventElapsedTime_v2 (CUDA 12.8+) where the driver has it, else cuEventElapsedTime, of the
-  // same signature. Not named cuEventElapsedTime: cuda.h #defines that name.
+  // same signature.
   CUresult (*event_elapsed_time)(float* ms, CUevent start, CUevent end) = nullptr;
   // Optional (null on drivers without it): checks that a foreign stream is in our context.
   CUresult (*cuStreamGetCtx)(CUstream stream, CUcontext* context) = nullptr;
