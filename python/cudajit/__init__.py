@@ -7,9 +7,10 @@ the GPU and to native code for the cpu device.
 
 from __future__ import annotations
 
-from . import errors, exec_sources, types
+from . import errors, exec_sources, libdevice_search, types
 
 exec_sources.install()  # kernels defined by exec of a string or by python -c have a source
+libdevice_search.install()  # libdevice from NVIDIA's pip wheels, where no toolkit has it
 from .api import *  # noqa: F401,F403  (to_device, stream, synchronize, ...)
 from .api import cuda_available, is_available
 from .compiler import compile_ptx, jit

@@ -67,4 +67,6 @@ PYBIND11_MODULE(_core, m) {
   m.def("set_host_worker_count", &runtime::set_host_worker_count, py::arg("workers"),
         "Sets the threads the cpu device runs blocks on (at least 1).");
   m.def("ptx_feature", &target::ptx_feature, py::arg("cc"));
+  m.def("libdevice_path", &target::libdevice_path);
+  m.def("set_libdevice_package_roots", &target::set_libdevice_package_roots, py::arg("roots"));
 }

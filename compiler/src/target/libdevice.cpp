@@ -261,28 +261,57 @@ Bitcode optimized_set(const std::vector<std::string>& names, const std::string& 
 
 }  // namespace
 
-std::string libdevice_path() {
+namespace {
+
+std::mutex g_package_roots_mutex;
+std::vector<std::string> g_package_roots;
+
+}  // namespace
+
+void set_libdevice_package_roots(std::vector<std::string> roots) {
+  std::lock_guard lock(g_package_roots_mutex);
+  g_package_roots = std::move(roots);
+}
+
+namespace {
+
+// The files looked at, in order.
+std::vector<std::string> libdevice_candidates() {
+  const char* chosen = std::getenv("CUDAJIT_LIBDEVICE");
+  if (chosen != nullptr && *chosen != '\0') return {chosen};  // the user's choice, alone
   std::vector<std::string> roots;
   for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
     const char* value = std::getenv(variable);
     if (value != nullptr && *value != '\0') roots.emplace_back(value);
+  }
+  {
+    std::lock_guard lock(g_package_roots_mutex);
+    roots.insert(roots.end(), g_package_roots.begin(), g_package_roots.end());
   }
 #ifdef CUDAJIT_CUDA_HOME
   // The toolkit the build found, if the build system says so.
   if (*CUDAJIT_CUDA_HOME != '\0') roots.emplace_back(CUDAJIT_CUDA_HOME);
 #endif
   roots.emplace_back("/usr/local/cuda");
+  std::vector<std::string> files;
+  for (const std::string& root : roots) files.push_back(root + kLibdeviceSuffix);
+  return files;
+}
 
+}  // namespace
+
+std::string libdevice_path() {
   std::string tried;
-  for (const std::string& root : roots) {
-    std::string path = root + kLibdeviceSuffix;
+  for (const std::string& path : libdevice_candidates()) {
     std::error_code error;
     if (std::filesystem::is_regular_file(path, error)) return path;
     tried += (tried.empty() ? "" : ", ") + path;
   }
   throw std::runtime_error(
-      "libdevice.10.bc, which kernels using math functions need, was not found; tried " + tried +
-      ". Set CUDA_HOME to the CUDA toolkit's directory.");
+      "libdevice.10.bc, which kernels using math functions need on a GPU, was not found; tried " +
+      tried +
+      ". Install it with `pip install nvidia-nvvm` (CUDA 13; `nvidia-cuda-nvcc-cu12` for CUDA "
+      "12), set CUDA_HOME to a CUDA toolkit's directory, or CUDAJIT_LIBDEVICE to the file.");
 }
 
 namespace detail {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class Module;
@@ -36,8 +37,13 @@ int ptx_cc_for_device(int device_cc);
 // with the NVPTX target machine and returns the PTX text. `module` is consumed.
 std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& options);
 
-// Path of libdevice.10.bc: $CUDA_HOME, $CUDA_PATH, then /usr/local/cuda.
+// Path of libdevice.10.bc, the first found under: $CUDA_HOME, $CUDA_PATH, the package
+// roots set below (NVIDIA's PyPI wheels), the toolkit the build found, /usr/local/cuda.
+// Throws std::runtime_error naming the places tried and how to install it.
 std::string libdevice_path();
+// Roots holding nvvm/libdevice/libdevice.10.bc in NVIDIA's PyPI wheels of the running
+// Python (site-packages/nvidia/cu13, .../nvidia/cuda_nvcc), found by the Python package.
+void set_libdevice_package_roots(std::vector<std::string> roots);
 
 // Where host code with bounds checking reports the first index out of bounds
 // in a launch; the faulty access goes to `scratch` instead, so nothing is
