@@ -27,7 +27,7 @@ COMPAT_ARGS ?=
 PY_EXE := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/null)
 CXX_DIRS := compiler runtime python/src simulator tests/cpp
 
-.PHONY: all deps configure build test demo fuzz compat format clean
+.PHONY: all deps configure build test wheel-test demo fuzz compat format clean
 
 all: build
 
@@ -50,6 +50,11 @@ build: configure
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure
 	PYTHONPATH=python $(PYTHON) -m pytest tests/python -q
+	PYTHON=$(PYTHON) JOBS=$(JOBS) bash scripts/wheel-test.sh
+
+# The manylinux wheel, built, repaired and run from a fresh virtual environment (part of test).
+wheel-test: deps
+	PYTHON=$(PYTHON) JOBS=$(JOBS) bash scripts/wheel-test.sh
 
 demo: build
 	@set -e; for f in examples/*.py; do \

