@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <functional>
 
 #include "code_cache.hpp"
@@ -276,7 +277,18 @@ std::vector<StagedRange> stage_host_arrays(runtime::Device& device, runtime::Str
   return ranges;
 }
 
+// Numba's switches for the same warning, which programs written for Numba set.
+bool host_copy_warning_enabled() {
+  static const bool enabled = [] {
+    const char* copy = std::getenv("NUMBA_CUDA_WARN_ON_IMPLICIT_COPY");
+    const char* perf = std::getenv("NUMBA_DISABLE_PERFORMANCE_WARNINGS");
+    return !(copy && std::string(copy) == "0") && !(perf && std::string(perf) == "1");
+  }();
+  return enabled;
+}
+
 void warn_host_copies(const std::string& kernel, size_t count) {
+  if (!host_copy_warning_enabled()) return;
   static PyObject* const category =  // leaked on purpose, as in arguments.cpp
       py::object(py::module_::import("cudajit.errors").attr("PerformanceWarning")).release().ptr();
   std::string message = "kernel '" + kernel + "' was given " + std::to_string(count) +

@@ -129,6 +129,42 @@ def test_numpy_arrays_are_copied_in_and_out_with_a_performance_warning(layout):
     np.testing.assert_array_equal(out, x + y)
 
 
+@pytest.mark.parametrize("env, warned", [
+    ({}, True),
+    ({"NUMBA_CUDA_WARN_ON_IMPLICIT_COPY": "0"}, False),
+    ({"NUMBA_DISABLE_PERFORMANCE_WARNINGS": "1"}, False),
+    ({"NUMBA_CUDA_WARN_ON_IMPLICIT_COPY": "1", "NUMBA_DISABLE_PERFORMANCE_WARNINGS": "0"}, True),
+])
+def test_numbas_variables_silence_the_copy_warning(env, warned, tmp_path):
+    # Read once per process: each case runs in a fresh interpreter on the simulated GPU.
+    import os
+    import subprocess
+    import sys
+    code = """
+import warnings, numpy as np, cudajit as cuda
+@cuda.jit
+def double(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] *= 2
+a = np.ones(8)
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    double[1, 8](a)
+assert (a == 2).all()
+print(sum(issubclass(w.category, cuda.PerformanceWarning) for w in seen))
+"""
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(cuda.__file__)))
+    full_env = {k: v for k, v in os.environ.items()
+                if k not in ("NUMBA_CUDA_WARN_ON_IMPLICIT_COPY", "NUMBA_DISABLE_PERFORMANCE_WARNINGS")}
+    full_env.update(env, CUDAJIT_DEVICE="sim", PYTHONPATH=package_root,
+                    CUDAJIT_CACHE_DIR=str(tmp_path))
+    result = subprocess.run([sys.executable, "-c", code], env=full_env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout) == (1 if warned else 0)
+
+
 def test_a_read_only_numpy_array_is_copied_in_but_not_back():
     base = np.arange(N, dtype=np.float64)
     read_only = base.view()
