@@ -146,14 +146,6 @@ void defer_under_gil(std::function<void()> release) {
   g_pending_release.push_back(std::move(release));
 }
 
-std::shared_ptr<const void> hold_python_object(py::handle obj) {
-  PyObject* p = obj.inc_ref().ptr();
-  return std::shared_ptr<const void>(p, [](const void* q) {
-    std::lock_guard lock(g_release_mutex);
-    g_pending_decref.push_back(static_cast<PyObject*>(const_cast<void*>(q)));
-  });
-}
-
 namespace {
 
 // References queued for release when the last owner lets go (on any thread).
@@ -172,6 +164,10 @@ std::shared_ptr<const void> hold_python_objects(std::vector<PyObject*> objects) 
   held->refs = std::move(objects);
   for (PyObject* o : held->refs) Py_INCREF(o);
   return held;
+}
+
+std::shared_ptr<const void> hold_python_object(py::handle obj) {
+  return hold_python_objects({obj.ptr()});
 }
 
 void release_pending_python_objects() {
