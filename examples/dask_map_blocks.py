@@ -3,6 +3,7 @@ threaded scheduler and on a dask.distributed cluster of worker processes.
 
     python examples/dask_map_blocks.py            # the threaded scheduler
     python examples/dask_map_blocks.py --workers 2  # a LocalCluster of 2 processes
+    python examples/dask_map_blocks.py --cupy     # CuPy chunks, which stay on the GPU
 
 The same program runs on one device or many: Dask hands each task a chunk, and the
 kernel runs on that worker's current device (the cpu device here; on GPU workers, with
@@ -37,6 +38,18 @@ def gaussian_block(block: np.ndarray, mu: float = 0.0, sigma: float = 1.0) -> np
     return out.copy_to_host()
 
 
+def gaussian_block_on_gpu(block, mu: float = 0.0, sigma: float = 1.0):
+    """A CuPy chunk: the kernel reads it and writes a new CuPy array where they lie, on
+    the GPU, with no copies (cudajit takes CuPy arrays through __cuda_array_interface__
+    and waits for the stream CuPy wrote them on)."""
+    import cupy
+
+    threads = 128
+    out = cupy.empty_like(block)
+    gaussian[(block.size + threads - 1) // threads, threads](block, out, mu, sigma)
+    return out
+
+
 def main() -> None:
     import dask.array as da
 
@@ -44,10 +57,20 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=0,
                         help="worker processes of a LocalCluster (0: the threaded scheduler)")
     parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--cupy", action="store_true",
+                        help="CuPy chunks on the GPU instead of NumPy chunks (needs a GPU)")
     options = parser.parse_args()
 
     x = da.linspace(-5, 5, options.size, chunks=options.size // 8)
-    y = x.map_blocks(gaussian_block, mu=0.5, sigma=1.5, dtype=x.dtype)
+    if options.cupy:
+        import cupy
+
+        on_gpu = x.map_blocks(cupy.asarray, meta=cupy.empty(0, x.dtype))
+        y = on_gpu.map_blocks(gaussian_block_on_gpu, mu=0.5, sigma=1.5,
+                              meta=cupy.empty(0, x.dtype))
+        y = y.map_blocks(cupy.asnumpy, meta=np.empty(0, x.dtype))  # the result to the host
+    else:
+        y = x.map_blocks(gaussian_block, mu=0.5, sigma=1.5, dtype=x.dtype)
     if options.workers:
         from dask.distributed import Client, LocalCluster
 

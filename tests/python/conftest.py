@@ -54,6 +54,14 @@ if ("CUDAJIT_LIBCUDA" not in os.environ and os.environ.get("CUDAJIT_DEVICE") not
 import cudajit  # noqa: E402
 
 
+def cuda_device_setting() -> str:
+    """CUDAJIT_DEVICE for a child process that must run on the cuda device this run uses:
+    "sim" where that is the simulated GPU, "cuda" on a real GPU."""
+    from cudajit import _core
+
+    return "sim" if _core.cuda_simulated() else "cuda"
+
+
 def pytest_report_header(config):
     from cudajit import _core
 

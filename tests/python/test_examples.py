@@ -19,7 +19,9 @@ PYTHON_DIR = os.path.dirname(os.path.dirname(cudajit.__file__))
 @pytest.mark.parametrize("device", ["cpu", "cuda"])
 @pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.stem)
 def test_example_runs_and_matches_numpy(script, device):
-    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    # cudajit first; what PYTHONPATH held stays (packages carried onto a GPU machine).
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [PYTHON_DIR] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     if device == "cpu":
         env["CUDAJIT_DEVICE"] = "cpu"
     elif "CUDAJIT_LIBCUDA" in os.environ:  # conftest's simulated GPU: no GPU here

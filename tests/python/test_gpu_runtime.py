@@ -29,7 +29,7 @@ if not cuda.is_available():
     pytest.skip("needs a CUDA GPU: " + _core.cuda_unavailable_reason(), allow_module_level=True)
 
 from cudajit.errors import PerformanceWarning  # noqa: E402
-from conftest import cover, in_layout, random_array  # noqa: E402
+from conftest import cover, cuda_device_setting, in_layout, random_array  # noqa: E402
 
 N = 4096
 THREADS = 256
@@ -136,7 +136,7 @@ def test_numpy_arrays_are_copied_in_and_out_with_a_performance_warning(layout):
     ({"NUMBA_CUDA_WARN_ON_IMPLICIT_COPY": "1", "NUMBA_DISABLE_PERFORMANCE_WARNINGS": "0"}, True),
 ])
 def test_numbas_variables_silence_the_copy_warning(env, warned, tmp_path):
-    # Read once per process: each case runs in a fresh interpreter on the simulated GPU.
+    # Read once per process: each case runs in a fresh interpreter on the cuda device.
     import os
     import subprocess
     import sys
@@ -157,7 +157,7 @@ print(sum(issubclass(w.category, cuda.PerformanceWarning) for w in seen))
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(cuda.__file__)))
     full_env = {k: v for k, v in os.environ.items()
                 if k not in ("NUMBA_CUDA_WARN_ON_IMPLICIT_COPY", "NUMBA_DISABLE_PERFORMANCE_WARNINGS")}
-    full_env.update(env, CUDAJIT_DEVICE="sim", PYTHONPATH=package_root,
+    full_env.update(env, CUDAJIT_DEVICE=cuda_device_setting(), PYTHONPATH=package_root,
                     CUDAJIT_CACHE_DIR=str(tmp_path))
     result = subprocess.run([sys.executable, "-c", code], env=full_env, capture_output=True,
                             text=True, timeout=120)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import cudajit as cuda
+from conftest import cuda_device_setting
 
 PACKAGE_ROOT = Path(cuda.__file__).resolve().parent.parent
 
@@ -88,7 +89,7 @@ try:
 except Exception as e:
     print(type(e).__name__, e)
 """
-    result = run(code, {"CUDAJIT_LIBDEVICE": str(missing), "CUDAJIT_DEVICE": "sim",
+    result = run(code, {"CUDAJIT_LIBDEVICE": str(missing), "CUDAJIT_DEVICE": cuda_device_setting(),
                         "CUDAJIT_CACHE_DIR": str(tmp_path / "cache")})
     assert result.returncode == 0, result.stderr
     assert "libdevice.10.bc" in result.stdout and str(missing) in result.stdout
