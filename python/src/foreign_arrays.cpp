@@ -302,26 +302,25 @@ void ProducerSync::before(runtime::Device& device, std::optional<int64_t> stream
                           runtime::Stream& launch) {
   InteropConfig& config = interop_config();
   runtime::SyncMode mode = config.sync ? config.mode : runtime::SyncMode::Off;
-  runtime::SyncAction action = runtime::sync_action(mode, stream, launch.handle());
+  runtime::SyncAction action =
+      runtime::sync_action(mode, stream, launch.handle(), launch.blocking());
   if (action == runtime::SyncAction::None) return;
+  // Arrays of one producer's stream (the usual case) need it ordered once.
+  if (std::find(seen_.begin(), seen_.end(), *stream) != seen_.end()) return;
+  seen_.push_back(*stream);
   auto producer = device.external_stream(static_cast<uintptr_t>(*stream));
   if (action == runtime::SyncAction::HostSync) {
     py::gil_scoped_release release;
     producer->synchronize();
     return;
   }
-  auto ready = device.create_event(false);
-  ready->record(*producer);
-  launch.wait(*ready);
+  device.order_streams(launch, *producer);
   producers_.push_back(std::move(producer));
 }
 
 void ProducerSync::after(runtime::Stream& launch) {
-  if (producers_.empty()) return;
   // Nothing the producer queues later may run before our kernel is done.
-  auto done = launch.device().create_event(false);
-  done->record(launch);
-  for (auto& p : producers_) p->wait(*done);
+  for (auto& p : producers_) launch.device().order_streams(*p, launch);
 }
 
 namespace {

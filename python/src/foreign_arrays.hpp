@@ -62,6 +62,7 @@ class ProducerSync {
   void after(runtime::Stream& launch);
 
  private:
+  std::vector<int64_t> seen_;  // producer streams already ordered (or waited for) this launch
   std::vector<std::shared_ptr<runtime::Stream>> producers_;
 };
 

@@ -773,6 +773,7 @@ TEST_CASE("sync: what a launch does for an imported array's stream", "[interop]"
     std::optional<int64_t> array_stream;
     uintptr_t launch_stream;
     SyncAction action;
+    bool launch_blocking = false;
   };
   const std::vector<Row> table = {
       // No stream: nothing to order.
@@ -794,11 +795,19 @@ TEST_CASE("sync: what a launch does for an imported array's stream", "[interop]"
       {SyncMode::Stream, 1, 2, SyncAction::EventWait},
       {SyncMode::Stream, 0x5000, 0, SyncAction::EventWait},
       {SyncMode::Host, 1, 0x7000, SyncAction::HostSync},
+      // The legacy default stream and a blocking launch stream: CUDA orders them.
+      {SyncMode::Stream, 1, 0x7000, SyncAction::None, true},
+      {SyncMode::Stream, 1, 2, SyncAction::None, true},
+      {SyncMode::Host, 1, 0x7000, SyncAction::HostSync, true},  // Numba's host wait stays
+      {SyncMode::Stream, 0x5000, 0x7000, SyncAction::EventWait, true},
+      {SyncMode::Stream, 2, 0x7000, SyncAction::EventWait, true},
   };
   for (const Row& row : table) {
     INFO(sync_mode_name(row.mode) << " array " << (row.array_stream ? *row.array_stream : -1)
-                                  << " launch " << row.launch_stream);
-    CHECK(sync_action(row.mode, row.array_stream, row.launch_stream) == row.action);
+                                  << " launch " << row.launch_stream << " blocking "
+                                  << row.launch_blocking);
+    CHECK(sync_action(row.mode, row.array_stream, row.launch_stream, row.launch_blocking) ==
+          row.action);
   }
 }
 

@@ -187,6 +187,22 @@ def test_a_launch_on_the_legacy_default_stream(spin):
     np.testing.assert_array_equal(seen(out), 1.0)
 
 
+def test_a_producer_on_the_legacy_default_stream_and_a_created_stream(spin):
+    # CuPy's arrays on its default stream say stream 1. CUDA orders the legacy default
+    # stream and a created (blocking) stream both ways, so no event is needed: the kernel
+    # still reads the producer's write, and the producer's later work waits for the kernel.
+    p = StreamProducer(np.zeros(N), stream=cuda.legacy_default_stream())
+    p.entries["stream"] = 1
+    out = cuda.device_array(N)
+    s2 = cuda.stream()
+    p.slow_fill(1.0, spin)
+    copy_1d[1, N, s2](p, out)
+    p.fill(2.0)
+    s2.synchronize()
+    np.testing.assert_array_equal(seen(out), 1.0)
+    np.testing.assert_array_equal(p.values(), 2.0)
+
+
 @cuda.jit
 def add_1d(x, y, out):
     i = cuda.grid(1)
@@ -206,6 +222,22 @@ def test_two_producers_on_two_streams(spin):
     assert not q.stream.query()
     s3.synchronize()
     np.testing.assert_array_equal(seen(out), 11.0)
+
+
+def test_two_arrays_of_one_producer_stream(spin):
+    # The producer's stream is ordered once for both arrays.
+    s1, s3 = cuda.stream(), cuda.stream()
+    p, q = StreamProducer(np.zeros(N), stream=s1), StreamProducer(np.zeros(N), stream=s1)
+    out = cuda.device_array(N)
+    add_1d[1, N, s3](p, q, out)  # compile
+    s3.synchronize()
+    p.slow_fill(1.0, spin // 2)
+    q.slow_fill(10.0, spin // 2)
+    add_1d[1, N, s3](p, q, out)
+    q.fill(0.0)  # later work of the producer waits for the kernel
+    s3.synchronize()
+    np.testing.assert_array_equal(seen(out), 11.0)
+    np.testing.assert_array_equal(q.values(), 0.0)
 
 
 def test_a_view_from_as_cuda_array_is_ordered_after_the_producer(spin):

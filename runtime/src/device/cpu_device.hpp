@@ -56,6 +56,7 @@ class CpuStream final : public Stream {
   uintptr_t handle() const override { return handle_; }
   void synchronize() override { queue_->synchronize(); }
   bool query() override { return queue_->idle(); }
+  bool blocking() const override { return true; }
   void wait(Event& event) override;
   void enqueue_host(std::function<void()> fn) override;
 

@@ -26,6 +26,19 @@ CUevent CompletionList::take_event() {
   return event;
 }
 
+void CompletionList::order_streams(CUstream waiter, CUstream producer) {
+  std::lock_guard lock(mutex_);
+  CUevent event = take_event();
+  CUresult result = api_.cuEventRecord(event, producer);
+  const char* call = "cuEventRecord";
+  if (result == CUDA_SUCCESS) {
+    result = api_.cuStreamWaitEvent(waiter, event, 0);
+    call = "cuStreamWaitEvent";
+  }
+  free_events_.push_back(event);
+  if (result != CUDA_SUCCESS) throw driver_error(api_, call, result);
+}
+
 CompletionList::StreamEntries& CompletionList::entries_of(CUstream stream) {
   auto found = std::find_if(streams_.begin(), streams_.end(),
                             [&](const StreamEntries& s) { return s.stream == stream; });

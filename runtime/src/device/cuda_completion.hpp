@@ -40,6 +40,11 @@ class CompletionList {
   // so what is held for it goes; then a sweep.
   void reached(std::optional<CUstream> stream);
 
+  // Work queued on `waiter` from now on waits for the work queued on `producer` so far. The
+  // event is one of the recycled ones: a wait binds to the record before it, so the event is
+  // free again at once. The context must be current.
+  void order_streams(CUstream waiter, CUstream producer);
+
   // An event per this many launches or copies: cuEventRecord and cuEventQuery cost more
   // than the whole rest of a launch.
   static constexpr int kBatch = 32;

@@ -184,6 +184,12 @@ std::shared_ptr<Event> CudaDevice::create_event(bool timing) {
   return std::make_shared<CudaEvent>(*this, timing);
 }
 
+void CudaDevice::order_streams(Stream& waiter, Stream& producer) {
+  CUstream waiting = own(waiter).get(), producing = own(producer).get();
+  bind();
+  completions_.order_streams(waiting, producing);
+}
+
 std::pair<uint64_t, uint64_t> CudaDevice::memory_info() {
   bind();
   size_t free = 0, total = 0;

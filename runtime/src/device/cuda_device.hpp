@@ -73,6 +73,7 @@ class CudaStream final : public Stream {
   uintptr_t handle() const override { return reinterpret_cast<uintptr_t>(stream_); }
   void synchronize() override;
   bool query() override;
+  bool blocking() const override { return blocking_; }
   void wait(Event& event) override;
   // Runs `fn` at a later sweep once the stream has reached this point: on the
   // host thread that next launches, copies, queries or synchronizes on the
@@ -85,6 +86,7 @@ class CudaStream final : public Stream {
   CudaDevice& device_;
   CUstream stream_ = nullptr;
   bool owned_;
+  bool blocking_;
 };
 
 class CudaEvent final : public Event {
@@ -181,6 +183,7 @@ class CudaDevice final : public Device {
   std::shared_ptr<Stream> per_thread_default_stream() override { return per_thread_; }
   std::shared_ptr<Stream> external_stream(uintptr_t handle) override;
   std::shared_ptr<Event> create_event(bool timing) override;
+  void order_streams(Stream& waiter, Stream& producer) override;
   void synchronize() override;
   std::pair<uint64_t, uint64_t> memory_info() override;
 

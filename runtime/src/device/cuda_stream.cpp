@@ -7,13 +7,17 @@ namespace cudajit::runtime::cuda {
 
 // --- streams --------------------------------------------------------------------
 
-CudaStream::CudaStream(CudaDevice& device) : device_(device), owned_(true) {
+CudaStream::CudaStream(CudaDevice& device) : device_(device), owned_(true), blocking_(true) {
   device_.bind();
   check(device_.api(), device_.api().cuStreamCreate(&stream_, CU_STREAM_DEFAULT), "cuStreamCreate");
 }
 
 CudaStream::CudaStream(CudaDevice& device, CUstream borrowed)
-    : device_(device), stream_(borrowed), owned_(false) {}
+    : device_(device),
+      stream_(borrowed),
+      owned_(false),
+      blocking_(borrowed == nullptr || borrowed == CU_STREAM_LEGACY ||
+                borrowed == CU_STREAM_PER_THREAD) {}
 
 CudaStream::~CudaStream() {
   // cuStreamDestroy returns at once; work still queued completes, and the

@@ -37,14 +37,19 @@ int64_t cai_stream_value(uintptr_t launch_stream) {
   return launch_stream == 0 ? kLegacyDefaultStream : static_cast<int64_t>(launch_stream);
 }
 
-SyncAction sync_action(SyncMode mode, std::optional<int64_t> array_stream,
-                       uintptr_t launch_stream) {
+SyncAction sync_action(SyncMode mode, std::optional<int64_t> array_stream, uintptr_t launch_stream,
+                       bool launch_blocking) {
   if (mode == SyncMode::Off || !array_stream) return SyncAction::None;
   // Same queue: stream order already puts the kernel after the producer's
   // work and the producer's later work after the kernel. For 2 this holds
   // when producer and launch share a host thread, the only case the value can
   // name.
   if (*array_stream == cai_stream_value(launch_stream)) return SyncAction::None;
+  // The legacy default stream and a blocking stream are ordered both ways by CUDA itself
+  // (CuPy's arrays on its default stream say 1): no event is needed. Host mode still waits
+  // on the host, as Numba does.
+  if (mode == SyncMode::Stream && *array_stream == kLegacyDefaultStream && launch_blocking)
+    return SyncAction::None;
   return mode == SyncMode::Host ? SyncAction::HostSync : SyncAction::EventWait;
 }
 

@@ -80,6 +80,11 @@ class Stream {
   // cpu: also rethrows the first exception a host task of this stream threw.
   virtual void synchronize() = 0;
   virtual bool query() = 0;  // true when every queued item has finished
+  // A blocking stream in CUDA's sense: ordered with the legacy default stream both ways
+  // (work on either waits for the work queued before it on the other). The cpu device's
+  // streams all are; on cuda, created streams and the default streams, not borrowed ones
+  // (their flags are not known).
+  virtual bool blocking() const = 0;
   // Work queued after this call waits until `event` has completed.
   virtual void wait(Event& event) = 0;
   // Runs `fn` on the host once all work queued before it has finished, in
@@ -221,6 +226,13 @@ class Device {
   // cuda: std::invalid_argument for a stream of another context.
   virtual std::shared_ptr<Stream> external_stream(uintptr_t handle) = 0;
   virtual std::shared_ptr<Event> create_event(bool timing) = 0;
+  // Work queued on `waiter` after this call waits for the work queued on `producer` before
+  // it (an event recorded on one and waited for on the other; cuda recycles the event).
+  virtual void order_streams(Stream& waiter, Stream& producer) {
+    std::shared_ptr<Event> event = create_event(false);
+    event->record(producer);
+    waiter.wait(*event);
+  }
   virtual void synchronize() = 0;  // every stream of the device
   // Free and total bytes of the device's memory (cpu: the host's available and
   // total memory).

@@ -268,8 +268,10 @@ std::string_view sync_mode_name(SyncMode mode);
 // A launch stream handle in the CAI convention: 0 -> 1, others unchanged.
 int64_t cai_stream_value(uintptr_t launch_stream);
 // What to do for one imported array with stream `array_stream` (CAI convention)
-// launched on `launch_stream` (a Stream::handle()).
-SyncAction sync_action(SyncMode mode, std::optional<int64_t> array_stream, uintptr_t launch_stream);
+// launched on `launch_stream` (a Stream::handle()), which is `launch_blocking` when it is
+// a blocking stream (Stream::blocking()).
+SyncAction sync_action(SyncMode mode, std::optional<int64_t> array_stream, uintptr_t launch_stream,
+                       bool launch_blocking = false);
 
 // The `stream` argument for __dlpack__(stream=...) given __dlpack_device__'s
 // device type: for kDLCUDA, kDLCUDAManaged and kDLCUDAHost the launch stream in
