@@ -199,6 +199,68 @@ void check_pointer_device(uintptr_t data, runtime::Device& device) {
 
 namespace {
 
+// The memory that live producers exported and was found on a device. A producer keeps the
+// memory it exports alive while it lives (CAI's lifetime rule), so the same object exporting
+// the same pointer again needs no second driver query: on a GPU, cuPointerGetAttribute costs
+// about as much as the rest of an argument's import. Each entry holds a weak reference, so
+// an object that died (and an address that came back for another one) is asked again.
+// Touched under the GIL only. The weak references are released on replacement, never at
+// exit (the interpreter may be gone by then: the destructor does nothing).
+class CheckedProducers {
+ public:
+  bool known(PyObject* object, uintptr_t data, const runtime::Device& device) const {
+    for (const Entry& e : entries_)
+      if (e.object == object && e.data == data && e.device == &device && alive(e)) return true;
+    return false;
+  }
+
+  void remember(PyObject* object, uintptr_t data, const runtime::Device& device) {
+    PyObject* ref = PyWeakref_NewRef(object, nullptr);
+    if (!ref) {  // objects that take no weak references are checked every time
+      PyErr_Clear();
+      return;
+    }
+    Entry& e = entries_[next_];
+    next_ = (next_ + 1) % entries_.size();
+    Py_XDECREF(e.weakref);
+    e = Entry{object, ref, data, &device};
+  }
+
+ private:
+  struct Entry {
+    PyObject* object = nullptr;  // compared only, never used: the weak reference says alive
+    PyObject* weakref = nullptr;
+    uintptr_t data = 0;
+    const runtime::Device* device = nullptr;
+  };
+
+  static bool alive(const Entry& e) {
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject* target = nullptr;
+    if (PyWeakref_GetRef(e.weakref, &target) <= 0) return false;
+    Py_DECREF(target);
+    return target == e.object;
+#else
+    return PyWeakref_GetObject(e.weakref) == e.object;
+#endif
+  }
+
+  std::array<Entry, 16> entries_{};  // the arguments of a few kernels launched in turn
+  size_t next_ = 0;
+};
+
+// check_pointer_device for memory a live `producer` exported.
+void check_producer_pointer(PyObject* producer, uintptr_t data, runtime::Device& device) {
+  static CheckedProducers checked;
+  if (checked.known(producer, data, device)) return;
+  check_pointer_device(data, device);
+  checked.remember(producer, data, device);
+}
+
+}  // namespace
+
+namespace {
+
 // Takes the capsule's tensor: renames it "used_..." (so nobody else consumes
 // it) and returns its owner, which calls the producer's deleter once.
 runtime::DlpackOwner consume_capsule(py::handle capsule) {
@@ -279,7 +341,7 @@ std::optional<ForeignArray> import_foreign(py::handle obj, runtime::Device& devi
     py::object dict = py::reinterpret_steal<py::object>(cai);
     ForeignArray f{runtime::validate_cai(read_cai(dict)), nullptr, true};
     if (!interop_config().sync) f.array.stream.reset();
-    if (f.array.size > 0) check_pointer_device(f.array.data, device);
+    if (f.array.size > 0) check_producer_pointer(obj.ptr(), f.array.data, device);
     return f;
   }
   if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {

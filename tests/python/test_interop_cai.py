@@ -9,6 +9,7 @@ stream as a view's default stream; and DeviceNDArray's own
 __cuda_array_interface__. Synchronisation and lifetime: test_interop_sync.py.
 """
 
+import gc
 import re
 
 import numpy as np
@@ -790,3 +791,66 @@ def test_export_of_a_zero_size_view_has_data_0(on_gpu_device):
 def test_export_of_a_read_only_view(on_gpu_device):
     view = cuda.as_cuda_array(CaiProducer(cuda.to_device(np.arange(3.0)), readonly=True))
     assert view.__cuda_array_interface__["data"] == (view.device_pointer, True)
+
+
+# --- the device check of a producer's pointer, remembered per live producer ------------------
+
+
+class MovableExporter:
+    """Exports `array`'s memory (or, for a NumPy array, its shape and dtype at `pointer`);
+    `pointer` can be changed to export another address."""
+
+    def __init__(self, array, pointer=None):
+        self.array = array
+        self.pointer = array.device_pointer if pointer is None else pointer
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.array.shape, "typestr": self.array.dtype.str,
+                "data": (self.pointer, False), "version": 3, "strides": None}
+
+
+@cuda.jit
+def add_one_1d(x):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        x[i] += 1.0
+
+
+def test_a_producer_that_exports_another_pointer_is_checked_again(on_gpu_device):
+    exporter = MovableExporter(cuda.to_device(np.zeros(8)))
+    add_one_1d[1, 8](exporter)
+    host = np.zeros(8)
+    exporter.pointer = host.ctypes.data  # host memory the GPU cannot use
+    with pytest.raises(ValueError, match="is not known to CUDA"):
+        add_one_1d[1, 8](exporter)
+    exporter.pointer = exporter.array.device_pointer
+    add_one_1d[1, 8](exporter)
+    cuda.synchronize()
+    np.testing.assert_array_equal(exporter.array.copy_to_host(), 2.0)
+
+
+def test_a_new_producer_of_a_freed_pointer_is_checked_even_at_a_dead_ones_address(
+        on_gpu_device):
+    # The device check is remembered for a live producer only: when it dies (and its
+    # memory with it), another object at the same address exporting the same pointer is
+    # asked again, and freed memory is not known to the driver.
+    from cudajit import _core
+
+    shape_source = np.zeros(8)
+    reused = 0
+    for _ in range(10):
+        memory = cuda.to_device(np.zeros(8))
+        exporter = MovableExporter(memory)
+        add_one_1d[1, 8](exporter)
+        cuda.synchronize()
+        pointer, address = exporter.pointer, id(exporter)
+        del exporter, memory
+        _core.release_pending()  # the launch held the exporter until it completed
+        stale = MovableExporter(shape_source, pointer)  # CPython reuses the freed block
+        reused += id(stale) == address
+        with pytest.raises(ValueError, match="is not known to CUDA"):
+            add_one_1d[1, 8](stale)
+        del stale
+    if not reused:
+        pytest.skip("no new exporter took a dead one's address in 10 tries")
