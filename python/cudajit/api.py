@@ -68,8 +68,8 @@ def list_devices() -> list[Device]:
 
 class _GPUList(Sequence):
     """``cuda.gpus``: the CUDA GPUs, indexable and iterable; ``gpus.current`` is the
-    current device; ``with cuda.gpus[i]:`` makes GPU i current for the block (for
-    the process: cudajit's current device is not per thread)."""
+    current device; ``with cuda.gpus[i]:`` makes GPU i current for the block, on the
+    calling thread (the current device is per thread, as Numba's context is)."""
 
     def __getitem__(self, index: Any) -> Any:
         return list_devices()[index]
@@ -354,9 +354,15 @@ def managed_array(shape: Any, dtype: Any = np.float64, strides: Any = None, orde
 
 
 def _order_like(ary: Any) -> str:
+    """The order of a new array like ``ary``: NumPy's order "K" as far as C and F go (a
+    non-contiguous view whose strides grow from the first axis to the last is F)."""
     flags = getattr(ary, "flags", None)
     if flags is not None and flags["F_CONTIGUOUS"] and not flags["C_CONTIGUOUS"]:
         return "F"
+    if flags is not None and not flags["C_CONTIGUOUS"]:
+        strides = [abs(s) for n, s in zip(ary.shape, ary.strides) if n > 1]
+        if len(strides) > 1 and strides == sorted(strides) and len(set(strides)) == len(strides):
+            return "F"
     return "C"
 
 

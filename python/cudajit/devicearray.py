@@ -14,7 +14,13 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["DeviceNDArray", "is_device_array"]
+__all__ = ["DeviceNDArray", "is_device_array", "auto_device"]
+
+# Numba's text for a copy that a non-contiguous array cannot take part in (its tests and
+# programs match it).
+errmsg_contiguous_buffer = ("Array contains non-contiguous buffer and cannot be transferred "
+                            "as a single memory region. Please ensure contiguous buffer with "
+                            "numpy .ascontiguousarray()")
 
 _INDEX_TYPES = (int, np.integer, slice, type(None), type(Ellipsis))
 
@@ -25,6 +31,11 @@ def _numpy_view(shape: tuple, strides: tuple, dtype: np.dtype) -> np.ndarray:
     touching memory (the result is never read)."""
     base = np.empty(1, dtype=dtype)
     return np.lib.stride_tricks.as_strided(base, shape=shape, strides=strides)
+
+
+def _shape_text(shape: tuple) -> str:
+    """A shape as NumPy writes it in broadcasting errors: (2,3), (5,)."""
+    return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def is_default_stream(stream: Any) -> bool:
@@ -49,6 +60,11 @@ def contiguous_strides(shape: tuple[int, ...], itemsize: int, order: str) -> tup
 class DeviceNDArray(_core.DeviceArray):
     """An array in the memory of a device (the GPU, or the cpu device)."""
 
+    # Numba's markers of device memory and of its device arrays: numba.cuda's own helpers
+    # (is_device_memory, is_cuda_ndarray) accept ours.
+    __cuda_memory__ = True
+    __cuda_ndarray__ = True
+
     def __init__(self, core: _core.DeviceArray):
         super().__init__(core)
 
@@ -57,6 +73,10 @@ class DeviceNDArray(_core.DeviceArray):
     @property
     def dtype(self) -> np.dtype:
         return np.dtype(self.dtype_name)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -173,14 +193,23 @@ class DeviceNDArray(_core.DeviceArray):
             raise TypeError(f"copy_to_device: incompatible dtype: the source is "
                             f"{np.dtype(source_dtype)}, the device array {self.dtype}")
         if isinstance(ary, _core.DeviceArray):
-            if ary.shape != self.shape or ary.strides != self.strides:
-                raise ValueError(f"copy_to_device: source shape/strides {ary.shape}/"
-                                 f"{ary.strides} differ from {self.shape}/{self.strides}")
+            # One copy of the bytes: same layout on both sides (Numba's messages).
+            if not (ary.is_c_contiguous() or ary.is_f_contiguous()):
+                raise ValueError(errmsg_contiguous_buffer)
+            if ary.shape != self.shape:
+                raise ValueError(f"incompatible shape: {self.shape} vs. {ary.shape}")
+            if ary.strides != self.strides:
+                raise ValueError(f"incompatible strides: {self.strides} vs. {ary.strides}")
             self.copy_from_device(ary, s)
         else:
             host = np.asarray(ary)
             if host.shape != self.shape:
-                host = np.broadcast_to(host, self.shape)
+                try:
+                    host = np.broadcast_to(host, self.shape)
+                except ValueError:
+                    raise ValueError(f"could not broadcast input array from shape "
+                                     f"{_shape_text(host.shape)} into shape "
+                                     f"{_shape_text(self.shape)}") from None
             lo, hi = self.extent()
             raw = np.empty(hi - lo, dtype=np.uint8)
             if self.layout == "A" and self.size:
@@ -272,15 +301,21 @@ class DeviceNDArray(_core.DeviceArray):
         try:
             seen = model.view(dt)
         except ValueError as exc:
-            raise ValueError(f"cannot view a {self.dtype} array of shape {self.shape} and "
-                             f"strides {self.strides} as {dt}: {exc}") from None
+            raise ValueError(str(exc)) from None  # NumPy's rule, in NumPy's words
         return DeviceNDArray(_core.DeviceArray.view(self, 0, list(seen.shape),
                                                     list(seen.strides), dt.name))
 
     def transpose(self, axes: Any = None) -> "DeviceNDArray":
         axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
-        if sorted(axes) != list(range(self.ndim)):
-            raise ValueError(f"axes {axes} are not a permutation of {self.ndim} dimensions")
+        if len(axes) != self.ndim:
+            raise ValueError(f"axes don't match array: {len(axes)} axes for an array of "
+                             f"dimension {self.ndim}")
+        for a in axes:
+            if not -self.ndim <= a < self.ndim:
+                raise ValueError(f"axis {a} is out of bounds for array of dimension {self.ndim}")
+        axes = tuple(a % self.ndim for a in axes)
+        if len(set(axes)) != self.ndim:
+            raise ValueError("repeated axis in transpose")
         return self._view(0, tuple(self.shape[a] for a in axes),
                           tuple(self.strides[a] for a in axes))
 
@@ -302,3 +337,23 @@ class DeviceNDArray(_core.DeviceArray):
 def is_device_array(obj: Any) -> bool:
     """Whether ``obj`` is a cudajit device array."""
     return isinstance(obj, _core.DeviceArray)
+
+
+def auto_device(obj: Any, stream: Any = 0, copy: bool = True,
+                user_explicit: bool = False) -> tuple[DeviceNDArray, bool]:
+    """Numba's helper: ``obj`` as a device array, and whether it was copied there. A
+    device array comes back as it is, an object exporting ``__cuda_array_interface__`` as
+    a view of its memory; anything else NumPy takes (arrays, numbers) is copied to a new
+    device array (with ``copy=False``, only allocated), which needs it contiguous.
+    ``user_explicit`` is accepted for Numba's signature (it only silences a warning)."""
+    from .api import to_device
+    from .interop import as_cuda_array
+
+    if isinstance(obj, DeviceNDArray):
+        return obj, False
+    if hasattr(obj, "__cuda_array_interface__"):
+        return as_cuda_array(obj), False
+    host = np.asarray(obj)
+    if not (host.flags.c_contiguous or host.flags.f_contiguous):
+        raise ValueError(errmsg_contiguous_buffer)
+    return to_device(host, stream=stream, copy=copy), True

@@ -115,7 +115,8 @@ class Dispatcher(_core.Dispatcher):
         except TypeError:
             raise TypeError(f"forall() needs an integer number of tasks, got {ntasks!r}") from None
         if ntasks < 0:
-            raise ValueError(f"forall() needs a non-negative number of tasks, got {ntasks}")
+            raise ValueError(f"Can't create ForAll with negative task count: forall() needs a "
+                             f"non-negative number of tasks, got {ntasks}")
         if ntasks == 0:
             return lambda *args, **kwargs: None
         threads = tpb or 128

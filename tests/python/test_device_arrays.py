@@ -351,3 +351,97 @@ def test_current_context_reports_memory_and_gpus_are_context_managers():
             assert cuda.gpus.current == entered == gpu
             assert cuda.current_context().device == gpu
         assert cuda.get_current_device() == before
+
+
+# --- Numba's messages and helpers that programs and numba-cuda's tests rely on ---------------
+
+
+def test_copy_between_device_arrays_of_other_layouts_names_both_strides(device):
+    a_c = np.arange(125.0).reshape(5, 5, 5)
+    a_f = np.asfortranarray(a_c)
+    d = cuda.to_device(a_c)
+    with pytest.raises(ValueError) as info:
+        d.copy_to_device(cuda.to_device(a_f))
+    assert str(info.value) == f"incompatible strides: {a_c.strides} vs. {a_f.strides}"
+    with pytest.raises(ValueError, match=r"incompatible shape: \(5, 5, 5\) vs. \(125,\)"):
+        d.copy_to_device(cuda.to_device(a_c.ravel()))
+    d.copy_to_device(cuda.to_device(a_c * 2))
+    np.testing.assert_array_equal(d.copy_to_host(), a_c * 2)
+
+
+def test_copy_from_a_strided_device_array_is_refused_in_numbas_words(device):
+    d = cuda.to_device(np.arange(20.0))
+    with pytest.raises(ValueError) as info:
+        d.copy_to_device(cuda.to_device(np.arange(40.0))[::2])
+    assert str(info.value) == cuda.devicearray.errmsg_contiguous_buffer
+    assert "non-contiguous" in str(info.value)
+
+
+def test_assigning_an_array_that_does_not_broadcast_says_both_shapes(device):
+    d = cuda.device_array(35)
+    with pytest.raises(ValueError) as info:
+        d[:] = np.zeros((2, 3))
+    assert str(info.value) == "could not broadcast input array from shape (2,3) into shape (35,)"
+    with pytest.raises(ValueError, match=r"from shape \(2,\) into shape \(5,\)"):
+        d[:5] = np.zeros(2)
+    d[:5] = np.arange(5.0)
+    np.testing.assert_array_equal(d.copy_to_host()[:5], np.arange(5.0))
+
+
+def test_view_to_a_larger_dtype_follows_numpys_rule_in_its_words(device):
+    array = cuda.to_device(np.arange(12, dtype="i2").reshape(4, 3))
+    with pytest.raises(ValueError) as info:
+        array.view("i4")
+    with pytest.raises(ValueError) as numpy_info:
+        np.arange(12, dtype="i2").reshape(4, 3).view("i4")
+    assert str(info.value) == str(numpy_info.value)
+
+
+@pytest.mark.parametrize("axes, message", [
+    ((0, 0), "repeated axis in transpose"),
+    ((0, 2), "axis 2 is out of bounds for array of dimension 2"),
+    ((0,), "axes don't match array: 1 axes for an array of dimension 2"),
+])
+def test_transpose_with_bad_axes_says_what_is_wrong(axes, message):
+    with pytest.raises(ValueError) as info:
+        cuda.to_device(np.zeros((3, 4))).transpose(axes)
+    assert str(info.value) == message
+
+
+def test_transpose_takes_negative_axes_as_numpy_does():
+    host = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(cuda.to_device(host).transpose((-1, 0)).copy_to_host(),
+                                  host.transpose((-1, 0)))
+
+
+def test_device_arrays_carry_numbas_markers_and_itemsize():
+    d = cuda.device_array((3, 4), np.float32)
+    assert d.itemsize == 4 and d.__cuda_ndarray__ and d.__cuda_memory__
+
+
+def test_auto_device_copies_host_data_and_passes_device_arrays_through(device):
+    d, copied = cuda.devicearray.auto_device(2)
+    assert copied and d.shape == () and d.copy_to_host() == 2
+    host = np.arange(6.0).reshape(2, 3)
+    d, copied = cuda.devicearray.auto_device(host)
+    assert copied
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+    again, copied = cuda.devicearray.auto_device(d)
+    assert again is d and not copied
+    empty, copied = cuda.devicearray.auto_device(host, copy=False)
+    assert copied and empty.shape == host.shape
+    with pytest.raises(ValueError, match="non-contiguous"):
+        cuda.devicearray.auto_device(np.arange(10.0)[::2])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (np.zeros((10, 12), order="F")[::2, ::2],
+             cuda.device_array((10, 12), order="F")[::2, ::2]),
+    lambda: (np.zeros((10, 12))[::2, ::2].T, cuda.device_array((10, 12))[::2, ::2].T),
+    lambda: (np.zeros((10, 12))[::2, ::2], cuda.device_array((10, 12))[::2, ::2]),
+], ids=["F view", "transposed C view", "C view"])
+def test_device_array_like_of_a_view_keeps_its_axis_order_as_numpys_zeros_like(make):
+    view, d_view = make()
+    like, expected = cuda.device_array_like(d_view), np.zeros_like(view)
+    assert like.shape == expected.shape and like.strides == expected.strides
+    assert like.flags["F_CONTIGUOUS"] == expected.flags["F_CONTIGUOUS"]
