@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import inspect
 import math
 import operator
@@ -29,7 +30,7 @@ from .kernel_ir import IRNode, ir_identifier, mangle, render, string_atom
 from .frontend_static import MISSING as _MISSING
 from .frontend_calls import EXCEPTION_RECORD, DeviceCalls, static_key
 from .frontend_loops import ForLoops
-from .frontend_static import CompileTimeValues
+from .frontend_static import STATIC_COMPARISONS, CompileTimeValues
 from .frontend_static import NotConstant as _NotConstant
 from .frontend_static import is_number as _is_number
 from .source import read_function
@@ -151,6 +152,12 @@ class _OperatorFunction(_Ref):
     """operator.add and friends: a call is the operator's expression."""
     node: str  # "binop", "compare", "unary" or "not"
     symbol: str
+
+
+@dataclass(frozen=True, eq=False)
+class _EnumClass(_Ref):
+    """An enum class: its members (Color.red, Color["red"]) are constants, their values."""
+    cls: type
 
 
 @dataclass(frozen=True)
@@ -532,6 +539,9 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
         return IRNode(head, self._loc(node), *(self._expr(v) for v in node.values))
 
     def _expr_Compare(self, node: ast.Compare) -> IRNode:
+        folded = self._enum_comparison(node)
+        if folded is not None:
+            return self._literal(folded, node)
         children: list[IRNode | str] = [self._expr(node.left)]
         for op, right in zip(node.ops, node.comparators):
             symbol = COMPARE_OPERATORS.get(type(op))
@@ -542,6 +552,20 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
             children += [symbol, self._expr(right)]
         return IRNode("compare", self._loc(node), *children)
 
+    def _enum_comparison(self, node: ast.Compare) -> bool | None:
+        """A comparison of enum members known here (Color.red == Color["green"]), as Python
+        computes it: members of different enums never compare equal by value alone."""
+        try:
+            operands = [self._static_value(n) for n in [node.left, *node.comparators]]
+        except (_NotConstant, CompileError):
+            return None
+        if not any(isinstance(v, enum.Enum) for v in operands):
+            return None
+        result = True
+        for left, op, right in zip(operands, node.ops, operands[1:]):
+            result = result and STATIC_COMPARISONS[type(op)](left, right)
+        return bool(result)
+
     def _expr_IfExp(self, node: ast.IfExp) -> IRNode:
         return IRNode("ifexp", self._loc(node), self._expr(node.test),
                       self._expr(node.body), self._expr(node.orelse))
@@ -550,6 +574,9 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
         return IRNode("tuple", self._loc(node), *(self._expr(e) for e in node.elts))
 
     def _expr_Subscript(self, node: ast.Subscript) -> IRNode:
+        if isinstance(node.value, (ast.Name, ast.Attribute)) and \
+                isinstance(self._resolve(node.value), _EnumClass):  # Color["red"]
+            return self._as_value(self._classify(self._static_value(node), node), node)
         index = node.slice
         if isinstance(index, ast.Tuple) and any(isinstance(e, ast.Slice) for e in index.elts):
             parts = IRNode("tuple", self._loc(index), *(self._index_part(e) for e in index.elts))
@@ -631,6 +658,8 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
             base = self._resolve(node.value)
             if isinstance(base, (_ModuleRef, _Dim3)):
                 return self._attribute_of_namespace(base, node)
+            if isinstance(base, _EnumClass):
+                return self._classify(self._static_value(node), node)
             value = self._as_value(base, node.value)
             if node.attr not in VALUE_ATTRIBUTES:
                 supported = " ".join("." + a for a in VALUE_ATTRIBUTES)
@@ -644,6 +673,10 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
         spelled = ast.unparse(node)
         if isinstance(value, ModuleType):
             return _ModuleRef(_module_kind(value), value)
+        if isinstance(value, enum.EnumMeta):
+            return _EnumClass(value)
+        if isinstance(value, enum.Enum):  # a member is its value, as Numba lowers it
+            value = value.value
         known = _KNOWN_OBJECTS.get(id(value))
         if known is not None and known[0] is value:
             return known[1]
@@ -831,12 +864,20 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
         raise self._error(f"'{spelled}' is not callable in kernels", node)
 
     def _print_item(self, node: ast.expr) -> IRNode:
-        """A string literal as its UTF-8 bytes (print() writes it as it is); else a value."""
+        """A string literal as its UTF-8 bytes (print() writes it as it is); a dim3 as the
+        tuple of its axes; else a value."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             data = node.value.encode("utf-8")
             if b"\0" in data:
                 raise self._error("print() in kernels cannot write a NUL character", node)
             return IRNode("bytes", self._loc(node), '"' + data.hex() + '"')
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            resolved = self._resolve(node)
+            if isinstance(resolved, _Dim3):  # print(cuda.threadIdx): "(x, y, z)", as Numba
+                loc = self._loc(node)
+                return IRNode("tuple", loc, *(IRNode("call", loc, f"cuda.{resolved.name}.{axis}")
+                                              for axis in "xyz"))
+            return self._as_value(resolved, node)
         return self._expr(node)
 
     def _args(self, node: ast.Call) -> list[IRNode]:

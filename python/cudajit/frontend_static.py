@@ -7,6 +7,7 @@ _unsupported and locals."""
 from __future__ import annotations
 
 import ast
+import enum
 import operator
 from typing import Any
 
@@ -20,6 +21,10 @@ MISSING = object()  # a name that resolves to nothing
 # NumPy arrays read in kernels are frozen into constant memory, which has 64 KiB.
 CONSTANT_MEMORY_BYTES = 64 * 1024
 # Operators a constant expression (an array shape) may use, on numbers only.
+STATIC_COMPARISONS = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
 STATIC_BINARY = {
     ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
     ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
@@ -155,6 +160,14 @@ class CompileTimeValues:
             return value
         if isinstance(node, ast.Tuple):
             return tuple(self._static_value(e) for e in node.elts)
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            base = self._static_value(node.value)
+            if isinstance(base, enum.EnumMeta):  # Color["red"]
+                try:
+                    return base[node.slice.value]
+                except KeyError:
+                    raise self._error(f"'{ast.unparse(node.value)}' has no member "
+                                      f"{node.slice.value!r}", node) from None
         if isinstance(node, ast.BinOp) and type(node.op) in STATIC_BINARY:
             left, right = self._static_value(node.left), self._static_value(node.right)
             if is_number(left) and is_number(right):

@@ -1,6 +1,7 @@
 """Builtins: range (see control flow), len, min, max, abs, int, float, bool,
 complex, round, and casts through cudajit's and NumPy's scalar types."""
 
+import enum
 import math
 
 import numpy as np
@@ -366,3 +367,59 @@ def test_the_operator_module_in_kernels_is_the_operators():
     expected = np.stack([a + b, a / b, np.mod(a, b), -a, a**2, np.abs(b)], axis=1)
     np.testing.assert_array_equal(out, expected)
     np.testing.assert_array_equal(flags, np.stack([a < b, a != b], axis=1))
+
+
+# --- enum members: constants of their value, as Numba lowers them ----------------------------
+
+
+class _Color(enum.Enum):
+    red = 1
+    green = 2
+
+
+class _Shape(enum.IntEnum):
+    circle = 1
+    square = 2
+
+
+class _RequestError(enum.IntEnum):
+    not_found = 404
+    internal_error = 500
+
+
+def _enum_comparisons(out):
+    out[0] = _Color.red == _Color.green
+    out[1] = _Color["red"] == _Color["red"]
+    out[2] = _Color.red is _Color.red
+    out[3] = _Shape.circle == _Color.red  # same value, other enums: never equal
+    out[4] = _Shape.circle != _Color.red
+
+
+def _int_enum_arithmetic(x, out):
+    if x > _RequestError.internal_error:
+        out[0] = x - _RequestError.not_found
+    else:
+        out[0] = x + cuda.int16(_Shape["square"])
+
+
+def test_enum_members_compare_as_python_compares_them(device):
+    got, expected = np.zeros(5, np.bool_), np.zeros(5, np.bool_)
+    cuda.jit(_enum_comparisons)[1, 1](got)
+    _enum_comparisons(expected)
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("x", [300, 450, 550])
+def test_int_enum_members_are_their_integer_values(device, x):
+    got, expected = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    cuda.jit(_int_enum_arithmetic)[1, 1](x, got)
+    _int_enum_arithmetic(x, expected)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_a_missing_enum_member_is_a_compile_error_naming_it():
+    def kernel(out):
+        out[0] = _Color["blue"] == _Color.red
+
+    with pytest.raises(cuda.CompileError, match=r"'_Color' has no member 'blue'"):
+        cuda.jit(kernel)[1, 1](np.zeros(1, np.bool_))

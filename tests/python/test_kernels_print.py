@@ -72,13 +72,33 @@ def test_printing_what_cannot_be_printed_is_a_compile_error():
     def keyword(a):
         print(1, sep=",")
 
-    with pytest.raises(cuda.CompileError, match="print\\(\\) in kernels takes numbers, bools and "
-                       "string literals, got array\\(float64, 1d, C\\)"):
+    with pytest.raises(cuda.CompileError, match="print\\(\\) in kernels takes numbers, bools, "
+                       "tuples of them and string literals, got array\\(float64, 1d, C\\)"):
         cuda.jit(array)[1, 1](np.zeros(2))
     with pytest.raises(cuda.CompileError, match="got complex128"):
         cuda.jit(complex_number)[1, 1](np.zeros(2))
     with pytest.raises(cuda.CompileError, match="keyword arguments are not supported"):
         cuda.jit(keyword)[1, 1](np.zeros(2))
+
+
+def test_tuples_print_as_python_writes_them(capfd):
+    @cuda.jit
+    def show(tup, flag):
+        print(tup, (flag, 2.5), (7,))
+
+    show[1, 1]((1, ((2, 4), 3.0), (4,), 5), True)
+    cuda.synchronize()
+    assert printed_lines(capfd) == ["(1, ((2, 4), 3.000000), (4,), 5) (True, 2.500000) (7,)"]
+
+
+def test_a_dim3_prints_as_its_axes(capfd):
+    @cuda.jit
+    def show():
+        print(cuda.threadIdx)
+
+    show[1, (2, 2, 2)]()
+    cuda.synchronize()
+    assert sorted(printed_lines(capfd)) == [str(i) for i in np.ndindex(2, 2, 2)]
 
 
 def test_print_compiles_to_vprintf_that_ptxas_accepts(check_ptx):

@@ -234,6 +234,8 @@ class FunctionLowering {
   llvm::Value* call_bit_math(const ir::Node& n, std::string_view name);
   // print.cpp
   void print(const ir::Node& n);
+  void print_value(llvm::Value* v, const Type& t, std::string& format,
+                   std::vector<llvm::Value*>& args);
   // exceptions.cpp: raise and assert
   void raise(int64_t code);
   void assert_stmt(const ir::Node& s);

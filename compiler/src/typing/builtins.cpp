@@ -423,12 +423,20 @@ Type type_python_builtin(const Node& call, const std::string& name, const std::v
   }
   if (name == "range") type_error(call, "range() can only be used as the iterable of a for loop");
   if (name == "print") {
+    // Numbers, bools and tuples of them (nested too), and string literals.
+    auto printable = [](const Type& t, auto& self) -> bool {
+      if (t.is_tuple())
+        return std::all_of(t.elements().begin(), t.elements().end(),
+                           [&](const Type& e) { return self(e, self); });
+      return t.is_scalar() && !is_complex(t.scalar());
+    };
     for (size_t i = 0; i < args.size(); ++i) {
       if (call.child(i).kind == ir::NodeKind::Bytes) continue;  // a string literal
-      if (!args[i].is_scalar() || is_complex(args[i].scalar()))
-        type_error(
-            call.child(i),
-            "print() in kernels takes numbers, bools and string literals, got " + args[i].str());
+      if (!printable(args[i], printable))
+        type_error(call.child(i),
+                   "print() in kernels takes numbers, bools, tuples of them and string "
+                   "literals, got " +
+                       args[i].str());
     }
     return Type::none();
   }
