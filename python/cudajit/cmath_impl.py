@@ -355,6 +355,12 @@ def log10(z):  # divided in float64, rounded once
 
 
 @jit(device=True)
+def log2(z):  # not in cmath: NumPy's log2 of a complex number, as log10
+    re, im = _log(float(z.real), float(z.imag))
+    return _like.complex(z, re / _LN2, im / _LN2)
+
+
+@jit(device=True)
 def cosh(z):
     return _of(_cosh, z)
 
@@ -450,4 +456,4 @@ def isfinite(z):
 IMPLEMENTATIONS = {name: globals()[name] for name in (
     "sqrt", "exp", "log", "log10", "cosh", "sinh", "tanh", "cos", "sin", "tan", "acos",
     "acosh", "asinh", "asin", "atanh", "atan", "phase", "polar", "rect", "isnan", "isinf",
-    "isfinite")}
+    "isfinite", "log2")}

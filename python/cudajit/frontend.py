@@ -30,6 +30,7 @@ from .kernel_ir import IRNode, ir_identifier, mangle, render, string_atom
 from .frontend_static import MISSING as _MISSING
 from .frontend_calls import EXCEPTION_RECORD, DeviceCalls, static_key
 from .frontend_loops import ForLoops
+from .frontend_ufuncs import UFUNCS, NumpyUfunc, NumpyUfuncs
 from .frontend_static import STATIC_COMPARISONS, CompileTimeValues
 from .frontend_static import NotConstant as _NotConstant
 from .frontend_static import is_number as _is_number
@@ -209,6 +210,8 @@ NUMPY_MATH = {
 for _name, _target in NUMPY_MATH.items():
     _register(getattr(np, _name), _BuiltinFunction(f"math.{_target}", getattr(np, _name).nin))
 _register(np.absolute, _BuiltinFunction("abs", 1))
+for _ufunc, _operator in UFUNCS.items():
+    _KNOWN_OBJECTS[id(_ufunc)] = (_ufunc, _operator)
 
 
 def _is_frozen_constant(value: Any) -> bool:
@@ -228,7 +231,7 @@ def _module_kind(module: ModuleType) -> str:
 # ---------------------------------------------------------------------------
 # One function -> (func@ ...)
 
-class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
+class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs):
     def __init__(self, pyfunc: FunctionType, ir_name: str, module: "_ModuleBuilder",
                  static: dict[str, Any] | None = None):
         self.pyfunc = pyfunc
@@ -492,6 +495,10 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
                 return []  # a string used as a comment does nothing
             if node.value.value is Ellipsis:
                 return [IRNode("pass", self._loc(node))]
+        with_output = self._ufunc_with_output(node.value)
+        if with_output is not None:
+            assert isinstance(node.value, ast.Call)
+            return self._ufunc_loop(*with_output, node.value)
         return [IRNode("expr", self._loc(node), self._expr(node.value))]
 
     # -- expressions --------------------------------------------------------
@@ -826,9 +833,9 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
         loc, spelled = self._loc(node), ast.unparse(node.func)
         if isinstance(callee, _BuiltinFunction):
             if callee.numpy_inputs and (len(node.args) > callee.numpy_inputs or node.keywords):
-                raise self._error(f"{spelled}() with an output array is not supported in "
-                                  f"kernels: NumPy's math applies to numbers here; loop over "
-                                  f"the elements", node)
+                raise self._error(f"{spelled}() with an output array is a statement in "
+                                  f"kernels (it returns nothing); on numbers it takes "
+                                  f"{callee.numpy_inputs} argument(s)", node)
             if callee.ir_name == "range":
                 raise self._error("range() can only be used as the iterable of a for loop "
                                   "in kernels", node)
@@ -837,9 +844,13 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls):
             if callee.ir_name.startswith("cast.") and len(node.args) != 1:
                 raise self._error(f"{spelled}() takes exactly one argument in kernels; "
                                   f"got {len(node.args)}", node)
+            if callee.numpy_inputs:  # np.sin: complex numbers too
+                return self._ufunc_element(callee, loc, self._args(node))
             return IRNode("call", loc, callee.ir_name, *self._args(node))
         if isinstance(callee, _GridIntrinsic):
             return IRNode("call", loc, f"cuda.{callee.name}", self._grid_ndim(node, spelled))
+        if isinstance(callee, NumpyUfunc):
+            return self._ufunc_call(callee, node)
         if isinstance(callee, _OperatorFunction):
             arity = 2 if callee.node in ("binop", "compare") else 1
             if len(node.args) != arity:

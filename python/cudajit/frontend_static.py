@@ -161,7 +161,10 @@ class CompileTimeValues:
         if isinstance(node, ast.Tuple):
             return tuple(self._static_value(e) for e in node.elts)
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
-            base = self._static_value(node.value)
+            try:
+                base = self._static_value(node.value)
+            except NotConstant:
+                raise NotConstant(node) from None
             if isinstance(base, enum.EnumMeta):  # Color["red"]
                 try:
                     return base[node.slice.value]

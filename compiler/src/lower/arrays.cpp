@@ -261,6 +261,46 @@ void FunctionLowering::fill_view(llvm::Value* view, const Type& t, llvm::Value* 
   b_.SetInsertPoint(done);
 }
 
+// The loop of a NumPy ufunc with an output array (typing/builtins.cpp, type_ufunc_loop): the
+// position of out's `flat` element on each of its axes, C order.
+std::vector<ArrayIndex> FunctionLowering::unravel(llvm::Value* out, const Type& t,
+                                                  llvm::Value* flat) {
+  unsigned ndim = static_cast<unsigned>(t.ndim());
+  std::vector<ArrayIndex> idx(ndim);
+  llvm::Value* rest = flat;
+  for (unsigned d = ndim; d-- > 0;) {
+    llvm::Value* extent = extract(out, {1, d});
+    idx[d] = {b_.CreateURem(rest, extent), true};
+    rest = b_.CreateUDiv(rest, extent);
+  }
+  return idx;
+}
+
+llvm::Value* FunctionLowering::ufunc_item(const Node& n) {
+  const Type& x = type_of(n.child(0));
+  llvm::Value* value = expr(n.child(0));
+  if (!x.is_array()) return value;
+  const Type& out = type_of(n.child(1));
+  llvm::Value* flat = expr_as(n.child(2), Type::scalar(Scalar::Int64));
+  std::vector<ArrayIndex> at = unravel(expr(n.child(1)), out, flat);
+  // NumPy's broadcasting: x's axes are out's last ones; an extent of 1 repeats.
+  unsigned skip = static_cast<unsigned>(out.ndim() - x.ndim());
+  std::vector<ArrayIndex> idx;
+  for (unsigned d = 0; d < static_cast<unsigned>(x.ndim()); ++d) {
+    llvm::Value* single = b_.CreateICmpEQ(extract(value, {1, d}), int64(1));
+    idx.push_back({b_.CreateSelect(single, int64(0), at[d + skip].v), true});
+  }
+  return load_element(element_pointer(value, x, idx, n.loc), x.dtype());
+}
+
+void FunctionLowering::ufunc_store(const Node& n) {
+  const Type& out = type_of(n.child(0));
+  llvm::Value* array = expr(n.child(0));
+  llvm::Value* flat = expr_as(n.child(1), Type::scalar(Scalar::Int64));
+  llvm::Value* v = expr_as(n.child(2), Type::scalar(out.dtype()));
+  store_element(element_pointer(array, out, unravel(array, out, flat), n.loc), v, out.dtype());
+}
+
 // A uniform tuple indexed at run time: spill it to an array and load.
 llvm::Value* FunctionLowering::tuple_item(llvm::Value* tuple, const Type& t, const Node&,
                                           llvm::Value* index) {

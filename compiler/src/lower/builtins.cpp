@@ -11,8 +11,10 @@ using ir::Node;
 
 llvm::Value* FunctionLowering::call_builtin(const Node& n) {
   std::string_view name = n.text;
-  // A device function's declared signature that typing chose (typing/overloads.cpp).
-  if (name.starts_with("overload.")) return expr(n.child(f_.constants.at(&n)));
+  // A device function's declared signature that typing chose (typing/overloads.cpp),
+  // and the call for real or complex numbers of a NumPy math ufunc (choose.complex.N).
+  if (name.starts_with("overload.") || name.starts_with("choose."))
+    return expr(n.child(f_.constants.at(&n)));
   if (name.starts_with("cuda.")) return call_cuda_builtin(n, name.substr(5));
   if (name == "print") {
     print(n);
@@ -230,6 +232,18 @@ llvm::Value* FunctionLowering::call_math_pair(const Node& n, std::string_view na
 }
 
 llvm::Value* FunctionLowering::call_cuda_builtin(const Node& n, std::string_view name) {
+  if (name == "ufunc.item") return ufunc_item(n);
+  if (name == "ufunc.size") {
+    llvm::Value* out = expr(n.child(0));
+    llvm::Value* size = int64(1);
+    for (unsigned d = 0; d < static_cast<unsigned>(type_of(n.child(0)).ndim()); ++d)
+      size = b_.CreateMul(size, extract(out, {1, d}));
+    return size;
+  }
+  if (name == "ufunc.store") {
+    ufunc_store(n);
+    return nullptr;
+  }
   if (name == "popc" || name == "brev" || name == "clz" || name == "ffs" || name == "fma" ||
       name == "cbrt" || name == "selp")
     return call_bit_math(n, name);

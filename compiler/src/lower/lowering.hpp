@@ -234,6 +234,9 @@ class FunctionLowering {
   llvm::Value* call_bit_math(const ir::Node& n, std::string_view name);
   // print.cpp
   void print(const ir::Node& n);
+  std::vector<ArrayIndex> unravel(llvm::Value* out, const Type& t, llvm::Value* flat);
+  llvm::Value* ufunc_item(const ir::Node& n);
+  void ufunc_store(const ir::Node& n);
   void print_value(llvm::Value* v, const Type& t, std::string& format,
                    std::vector<llvm::Value*>& args);
   // exceptions.cpp: raise and assert

@@ -334,8 +334,49 @@ Type type_const_array(const Node& call, std::string_view name) {
   return Type::array(*dtype, static_cast<int>(call.child(0).size()), Layout::C, true);
 }
 
+// A NumPy ufunc called with an output array in a kernel (np.sin(x, out)): the front end
+// loops over out's ufunc.size(out) elements; ufunc.item(x, out, i) is x's element at out's i-th
+// position (NumPy's broadcasting: x's axes align with out's last ones, extents of 1 repeat), or x
+// itself for a number; ufunc.store(out, i, v) writes out's i-th element (C order).
+std::optional<Type> type_ufunc_loop(const Node& call, std::string_view name,
+                                    const std::vector<Type>& args) {
+  if (name != "ufunc.item" && name != "ufunc.store" && name != "ufunc.size") return std::nullopt;
+  expect_args(call, args, name == "ufunc.size" ? 1 : 3, name == "ufunc.size" ? 1 : 3);
+  const Type& out = name == "ufunc.item" ? args[1] : args[0];
+  if (!out.is_array())
+    type_error(call, "a NumPy ufunc's output in a kernel must be an array, got " + out.str());
+  if (name == "ufunc.size") return Type::scalar(Scalar::Int64);
+  const Type& index = name == "ufunc.item" ? args[2] : args[1];
+  if (!index.is_scalar() || !is_integer(index.scalar()))
+    type_error(call, "internal: ufunc position must be an integer, got " + index.str());
+  if (name == "ufunc.store") {
+    if (out.readonly()) type_error(call, "a NumPy ufunc cannot write its output into " + out.str());
+    if (!args[2].is_scalar())
+      type_error(call, "a NumPy ufunc computed " + args[2].str() + ", not a number");
+    // NumPy's same_kind casting: never from complex to real, nor from a float to an integer.
+    auto kind = [](Scalar s) {
+      return s == Scalar::Bool ? 0 : is_integer(s) ? 1 : is_complex(s) ? 3 : 2;
+    };
+    if (kind(args[2].scalar()) > kind(out.dtype()))
+      type_error(call, "a NumPy ufunc cannot store " + args[2].str() + " results in an array of " +
+                           std::string(scalar_name(out.dtype())) + " (NumPy's same_kind casting)");
+    return Type::none();
+  }
+  const Type& x = args[0];
+  if (x.is_array()) {
+    if (x.ndim() > out.ndim())
+      type_error(call, "a NumPy ufunc's input " + x.str() +
+                           " has more dimensions than its output " + out.str());
+    return Type::scalar(x.dtype());
+  }
+  if (!x.is_scalar())
+    type_error(call, "a NumPy ufunc in a kernel takes numbers and arrays, got " + x.str());
+  return x;
+}
+
 Type type_cuda(const Node& call, std::string_view name, const std::vector<Type>& args,
                TypedFunction& out) {
+  if (auto ufunc = type_ufunc_loop(call, name, args)) return *ufunc;
   if (name.starts_with("const.array.")) return type_const_array(call, name);
   if (auto bits = type_bit_math(call, name, args)) return *bits;
   if (auto support = type_libdevice_support(call, name, args)) return *support;

@@ -390,6 +390,7 @@ class FunctionTyper {
       }
       case NodeKind::Call: {
         if (n.text.starts_with("overload.")) return overload(n);
+        if (n.text.starts_with("choose.complex.")) return choose_complex(n);
         std::vector<Type> args;
         bool known = true;
         for (const auto& c : n.children) {
@@ -408,6 +409,22 @@ class FunctionTyper {
         type_error(n, "unexpected node '" + std::string(ir::kind_name(n.kind)) +
                           "' where an expression was expected");
     }
+  }
+
+  // choose.complex.N: a NumPy math ufunc, which takes complex numbers where math's function
+  // does not. Children: the N arguments as written, the call for real numbers, then cmath's
+  // call for complex ones. Only the chosen call is typed (and so compiled, and lowered).
+  std::optional<Type> choose_complex(const Node& n) {
+    const size_t count = std::stoul(n.text.substr(15));
+    bool complex = false;
+    for (size_t i = 0; i < count; ++i) {
+      auto t = expr(n.child(i));
+      if (!t) return std::nullopt;
+      complex = complex || (t->is_scalar() && is_complex(t->scalar()));
+    }
+    const size_t chosen = count + (complex ? 1 : 0);
+    out_.constants[&n] = static_cast<int64_t>(chosen);
+    return expr(n.child(chosen));
   }
 
   // overload.N: a device function declared with several signatures. Children: the N
