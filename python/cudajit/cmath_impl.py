@@ -24,7 +24,7 @@ import numpy as np
 from .compiler import jit
 from .intrinsics import like as _like
 
-__all__ = ["IMPLEMENTATIONS"]
+__all__ = ["BY_ARITY", "IMPLEMENTATIONS"]
 
 _DBL_MAX = 1.7976931348623157e308
 _DBL_MIN = 2.2250738585072014e-308
@@ -349,6 +349,11 @@ def log(z):
 
 
 @jit(device=True)
+def log_base(z, base):  # cmath.log(z, base), as CPython computes it
+    return log(z) / log(_like.complex(z, float(base.real), float(base.imag)))
+
+
+@jit(device=True)
 def log10(z):  # divided in float64, rounded once
     re, im = _log(float(z.real), float(z.imag))
     return _like.complex(z, re / _LN10, im / _LN10)
@@ -457,3 +462,6 @@ IMPLEMENTATIONS = {name: globals()[name] for name in (
     "sqrt", "exp", "log", "log10", "cosh", "sinh", "tanh", "cos", "sin", "tan", "acos",
     "acosh", "asinh", "asin", "atanh", "atan", "phase", "polar", "rect", "isnan", "isinf",
     "isfinite", "log2")}
+
+# cmath functions whose calls with more arguments take another implementation.
+BY_ARITY = {"log": {2: log_base}}

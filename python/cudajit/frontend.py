@@ -146,6 +146,8 @@ class _KernelIntrinsic(_Ref):
 class _DeviceFunction(_Ref):
     pyfunc: FunctionType
     signatures: tuple = ()  # declared cudajit Signatures: calls cast to the best one
+    # Another function for calls with this many arguments (cmath.log(z, base)).
+    by_arity: tuple[tuple[int, FunctionType], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -189,6 +191,7 @@ for _function, _ir_name in intrinsics.KERNEL_FUNCTIONS.values():
 for _function, (_node, _symbol) in OPERATOR_FUNCTIONS.items():
     _register(_function, _OperatorFunction(_node, _symbol))
 _register(operator.abs, _BuiltinFunction("abs"))
+_register(builtins.pow, _OperatorFunction("binop", "**"))  # pow(a, b): a ** b
 for _name in PYTHON_BUILTINS + ("print",):
     _register(getattr(builtins, _name), _BuiltinFunction(_name))
 # Any public function of math passes through; the compiler owns the list it supports.
@@ -495,6 +498,8 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
                 return []  # a string used as a comment does nothing
             if node.value.value is Ellipsis:
                 return [IRNode("pass", self._loc(node))]
+        if self._is_this_grid(node.value):
+            return []  # a grid group made and dropped: nothing to do
         with_output = self._ufunc_with_output(node.value)
         if with_output is not None:
             assert isinstance(node.value, ast.Call)
@@ -704,11 +709,13 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
                                   "only numbers and tuples of numbers can", node)
             return _Constant(value)
         if getattr(value, "__module__", None) == "cmath" and callable(value):
-            from .cmath_impl import IMPLEMENTATIONS  # device functions: imported when used
+            from .cmath_impl import BY_ARITY, IMPLEMENTATIONS  # imported when used
 
-            implementation = IMPLEMENTATIONS.get(getattr(value, "__name__", ""))
+            name = getattr(value, "__name__", "")
+            implementation = IMPLEMENTATIONS.get(name)
             if implementation is not None:
-                return _DeviceFunction(implementation._cudajit_device_pyfunc)
+                return _DeviceFunction(implementation._cudajit_device_pyfunc, by_arity=tuple(
+                    (n, f._cudajit_device_pyfunc) for n, f in BY_ARITY.get(name, {}).items()))
         if getattr(value, "_cudajit_device_pyfunc", None) is not None:
             return _DeviceFunction(value._cudajit_device_pyfunc,
                                    tuple(getattr(value, "signatures", ())))
@@ -865,6 +872,9 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
         if isinstance(callee, _KernelIntrinsic):
             return IRNode("call", loc, callee.ir_name, *self._args(node))
         if isinstance(callee, _DeviceFunction):
+            other = dict(callee.by_arity).get(len(node.args))
+            if other is not None:
+                callee = _DeviceFunction(other)
             return self._device_call(callee, loc, node)
         if isinstance(callee, _ValueIntrinsic):
             raise self._error(f"'{spelled}' is not a function; write it without parentheses",

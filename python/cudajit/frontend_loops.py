@@ -77,8 +77,8 @@ class ForLoops:
             return False
 
     def _enumerate_or_zip(self, node: ast.For) -> list[IRNode] | None:
-        """``for i, x in enumerate(t[, start])``, ``for x, y in zip(a, b, ...)`` and
-        ``enumerate(zip(...))`` over arrays and tuples: an index loop over the iterables
+        """``for i, x in enumerate(t[, start])``, ``for x, y in zip(a, b, ...)``,
+        ``enumerate(zip(...))`` and ``zip(enumerate(a), b)`` over arrays and tuples: an index loop over the iterables
         evaluated once, to the shortest, the target assigned from the items."""
         call = node.iter
         enumerating = self._builtin_call(call, builtins.enumerate)
@@ -96,11 +96,24 @@ class ForLoops:
         self.chain_temps += 1
         stem = f"iter.{self.chain_temps}"
         index = IRNode("name", loc, f"{stem}.i")
-        setup, names = [], []
+        setup, names, starts = [], [], []
         for k, sequence in enumerate(sequences):
+            start = None
+            if zipping and self._builtin_call(sequence, builtins.enumerate):
+                # zip(enumerate(a), b): that item is (index + start, a[index])
+                if not 1 <= len(sequence.args) <= 2:  # type: ignore[attr-defined]
+                    raise self._error("enumerate() takes 1 or 2 arguments; got "
+                                      f"{len(sequence.args)}", sequence)  # type: ignore
+                start = (self._expr(sequence.args[1])  # type: ignore[attr-defined]
+                         if len(sequence.args) == 2 else IRNode("int", loc, "0"))
+                sequence = sequence.args[0]  # type: ignore[attr-defined]
+            starts.append(start)
             names.append(IRNode("name", loc, f"{stem}.{k}"))
             setup.append(IRNode("assign", loc, names[-1], self._expr(sequence)))
-        items = [IRNode("subscript", loc, n, index) for n in names]
+        items = [IRNode("subscript", loc, n, index) if start is None else
+                 IRNode("tuple", loc, IRNode("binop", loc, "+", index, start),
+                        IRNode("subscript", loc, n, index))
+                 for n, start in zip(names, starts)]
         value = IRNode("tuple", loc, *items) if zipping else items[0]  # zip yields tuples
         if enumerating:
             start = self._expr(call.args[1]) if len(call.args) == 2 else IRNode("int", loc, "0")

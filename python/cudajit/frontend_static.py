@@ -139,6 +139,29 @@ class CompileTimeValues:
         return IRNode("call", loc, f"cuda.const.array.{dtype}", shape,
                       IRNode("bytes", loc, '"' + data.hex() + '"'))
 
+    def _constant_locals(self) -> dict[str, ast.expr]:
+        """Local names bound once, by a plain assignment (``N = 100``), with what they are
+        assigned: where a constant is needed (a shared array's shape), such a name is read
+        as its value. Parameters and names bound anywhere else are not."""
+        found = getattr(self, "_constant_local_nodes", None)
+        if found is not None:
+            return found
+        counts: dict[str, int] = {}
+        assigned: dict[str, ast.expr] = {}
+        for node in ast.walk(self.funcdef):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                counts[node.id] = counts.get(node.id, 0) + 1
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Name):
+                assigned[node.targets[0].id] = node.value
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                counts[node.target.id] = counts.get(node.target.id, 0) + 1
+        params = set(self._parameters())
+        found = {name: value for name, value in assigned.items()
+                 if counts.get(name) == 1 and name not in params}
+        self._constant_local_nodes = found
+        return found
+
     def _static_value(self, node: ast.expr) -> Any:
         """The value of a constant expression: literals, globals and closure values,
         their attributes, tuples, and arithmetic on numbers. Raises NotConstant."""
@@ -146,7 +169,15 @@ class CompileTimeValues:
             return node.value
         if isinstance(node, ast.Name):
             if node.id in self.locals:
-                raise NotConstant(node)
+                value_node = self._constant_locals().pop(node.id, None)  # no cycles
+                if value_node is None:
+                    raise NotConstant(node)
+                try:  # N = 100 assigned once: a constant, as Numba propagates it
+                    return self._static_value(value_node)
+                except NotConstant:
+                    raise NotConstant(node) from None
+                finally:
+                    self._constant_locals()[node.id] = value_node
             value = self._lookup(node.id, MISSING)
             if value is MISSING:
                 raise self._error(f"name '{node.id}' is not defined", node)
@@ -194,7 +225,8 @@ class CompileTimeValues:
 
     def _static_shape(self, node: ast.expr, spelled: str) -> tuple[int, ...]:
         expected = (f"{spelled}() needs a shape that is an integer constant or a tuple of them "
-                    "(literals, global ints, or expressions of them)")
+                    "(literals, global ints, locals assigned one once, or expressions of "
+                    "them)")
         try:
             value = self._static_value(node)
         except NotConstant as exc:

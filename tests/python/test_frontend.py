@@ -635,7 +635,8 @@ ERROR_CASES = [
     ("c = cuda.threadIdx.w", "'cuda.threadIdx.w' is not supported; use .x, .y or .z", 2, 8),
     ("cuda.syncgrid()", "'cuda.syncgrid' is not supported in kernels", 2, 4),
     ("c = cuda.shared.array(b, cuda.float32)", "cuda.shared.array() needs a shape that is an "
-     "integer constant or a tuple of them (literals, global ints, or expressions of them); "
+     "integer constant or a tuple of them (literals, global ints, locals assigned one once, "
+     "or expressions of them); "
      "'b' is not a constant", 2, 26),
     ("c = cuda.local.array((4, 2.5), np.float32)", "got (4, 2.5)", 2, 25),
     ("c = cuda.local.array((4, 1 + b), np.float32)", "'b' is not a constant", 2, 33),

@@ -423,3 +423,22 @@ def test_a_missing_enum_member_is_a_compile_error_naming_it():
 
     with pytest.raises(cuda.CompileError, match=r"'_Color' has no member 'blue'"):
         cuda.jit(kernel)[1, 1](np.zeros(1, np.bool_))
+
+
+def test_pow_is_the_power_operator():
+    @cuda.jit
+    def powers(a, out):
+        out[0] = pow(a[0], 2) + pow(a[1], a[0])
+
+    a = np.array([2 + 1j, 3 - 1j])
+    out = np.zeros(1, np.complex128)
+    powers[1, 1](a, out)
+    np.testing.assert_allclose(out[0], pow(a[0], 2) + pow(a[1], a[0]), rtol=1e-14)
+
+
+def test_pow_with_a_modulus_is_a_compile_error():
+    def three(out):
+        out[0] = pow(2, 3, 5)
+
+    with pytest.raises(cuda.CompileError, match=r"pow\(\) takes 2 arguments; got 3"):
+        cuda.jit(three)[1, 1](np.zeros(1))

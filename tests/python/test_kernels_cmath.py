@@ -144,3 +144,20 @@ def test_complex_types_name_their_parts_type_as_numba_does():
     assert cuda.complex128.underlying_float == cuda.float64
     with pytest.raises(AttributeError, match="float32 is not a complex type"):
         cuda.float32.underlying_float  # noqa: B018
+
+
+def test_log_with_a_base_is_cmaths_two_argument_log():
+    @cuda.jit
+    def log_base(z, base, out):
+        i = cuda.grid(1)
+        if i < z.size:
+            out[i] = cmath.log(z[i], base[i])
+        if i == 0:
+            out[z.size] = cmath.log(z[0], 10)  # a real base
+
+    z = np.array([1 + 2j, -3 + 0.5j, 0.5 - 4j])
+    base = np.array([2 + 0j, 10 + 1j, 0.5 + 0.5j])
+    out = np.zeros(4, np.complex128)
+    log_base[1, 3](z, base, out)
+    expected = [cmath.log(a, b) for a, b in zip(z, base)] + [cmath.log(z[0], 10)]
+    np.testing.assert_allclose(out, expected, rtol=1e-14)

@@ -709,3 +709,16 @@ def test_for_over_enumerate_and_zip_of_arrays_and_tuples():
     assert out[0] == sum(i * x for i, x in enumerate(a))
     assert out[1] == sum(j * x * y for j, (x, y) in enumerate(zip(a, b), 10))
     assert out[2] == sum(x * y * z for x, y, z in zip(a, b, (1.0, 2.0, 3.0)))
+
+
+def test_zip_of_enumerate_and_an_array_as_in_python():
+    @cuda.jit
+    def zipped(x, y, out):
+        for (i, xv), yv in zip(enumerate(x, 10), y):
+            out[i - 10] = xv * 100 + yv + i
+
+    x, y = np.arange(4.0), np.arange(5.0) * 2  # y is longer: zip stops at x's end
+    out = np.zeros(4)
+    zipped[1, 1](x, y, out)
+    np.testing.assert_array_equal(out, [xv * 100 + yv + i
+                                        for (i, xv), yv in zip(enumerate(x, 10), y)])

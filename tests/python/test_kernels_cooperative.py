@@ -223,3 +223,14 @@ def test_a_device_function_that_syncs_the_grid_cannot_be_compiled_alone():
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_a_grid_group_made_and_dropped_does_nothing():
+    @cuda.jit
+    def kernel(out):
+        cuda.cg.this_grid()
+        out[cuda.grid(1)] = 1.0
+
+    out = np.zeros(64)
+    kernel[2, 32](out)
+    np.testing.assert_array_equal(out, 1.0)

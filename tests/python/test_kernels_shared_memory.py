@@ -436,3 +436,30 @@ def test_barrier_intrinsics_used_outside_kernels_raise():
         cuda.syncthreads()
     with pytest.raises(RuntimeError, match="cuda.shared.array\\(\\) can only be used inside"):
         cuda.shared.array(4, np.float32)
+
+
+def test_a_local_assigned_a_constant_once_sizes_a_shared_array():
+    @cuda.jit
+    def kernel(out):
+        n = 64
+        half = n // 2
+        sm = cuda.shared.array(half + n // 2, np.int32)
+        i = cuda.grid(1)
+        sm[i] = i * 2
+        cuda.syncthreads()
+        out[i] = sm[n - 1 - i]
+
+    out = np.zeros(64, np.int32)
+    kernel[1, 64](out)
+    np.testing.assert_array_equal(out, (63 - np.arange(64)) * 2)
+
+
+def test_a_local_assigned_twice_is_not_a_constant():
+    def kernel(out):
+        n = 8
+        n = 16
+        sm = cuda.shared.array(n, np.int32)
+        out[0] = sm[0]
+
+    with pytest.raises(cuda.CompileError, match="'n' is not a constant"):
+        cuda.jit(kernel)[1, 1](np.zeros(1, np.int32))
