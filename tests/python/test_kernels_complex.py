@@ -275,3 +275,42 @@ COMPLEX_TYPES = [
 )
 def test_complex_result_type(func, args, expected):
     assert cuda.compile_ptx(func, args, device=True)[1] == expected
+
+
+def test_a_complex_arrays_real_and_imag_are_writable_views():
+    @cuda.jit
+    def parts(values, out):
+        i = cuda.grid(1)
+        cuda.atomic.add(values.real, i, 1)
+        cuda.atomic.add(values.imag, i, 2)
+        values.imag[i] += 0.5
+        out[i] = values.real[i] * 10 + values.real.shape[0]
+
+    values = (np.arange(8) + np.arange(8) * 1j).astype(np.complex64)
+    expected = values + 1 + 2.5j
+    out = np.zeros(8)
+    parts[1, 8](values, out)
+    np.testing.assert_array_equal(values, expected)
+    np.testing.assert_array_equal(out, expected.real * 10 + 8)
+
+
+def test_the_parts_of_a_2d_complex_array_keep_its_strides():
+    @cuda.jit
+    def difference(v, out):
+        i, j = cuda.grid(2)
+        if i < v.shape[0] and j < v.shape[1]:
+            out[i, j] = v.imag[i, j] - 2 * v.real[i, j]
+
+    v = np.asfortranarray(np.arange(6).reshape(2, 3) * (1 + 3j))
+    out = np.zeros((2, 3))
+    difference[1, (2, 3)](v, out)
+    np.testing.assert_array_equal(out, v.imag - 2 * v.real)
+
+
+def test_the_imaginary_part_of_a_real_array_is_a_compile_error():
+    def kernel(x):
+        x.imag[0] = 1.0
+
+    with pytest.raises(cuda.CompileError, match=r"'.imag' of array\(float64, 1d, C\) is not "
+                                                r"supported in a kernel"):
+        cuda.jit(kernel)[1, 1](np.zeros(2))

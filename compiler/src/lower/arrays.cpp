@@ -327,6 +327,15 @@ llvm::Value* FunctionLowering::attribute(const Node& n) {
   if (t.is_array()) {
     unsigned ndim = static_cast<unsigned>(t.ndim());
     if (name == "ndim") return int64(ndim);
+    if (name == "real" || name == "imag") {
+      if (!is_complex(t.dtype())) return v;  // a real array's .real is itself
+      // The same extents and strides; the imaginary parts start one part further.
+      llvm::Value* data = extract(v, {0});
+      if (name == "imag")
+        data =
+            b_.CreateInBoundsGEP(b_.getInt8Ty(), data, int64(byte_size(complex_part(t.dtype()))));
+      return b_.CreateInsertValue(v, data, {0});
+    }
     if (name == "size") {
       llvm::Value* size = int64(1);
       for (unsigned d = 0; d < ndim; ++d) size = b_.CreateMul(size, extract(v, {1, d}));

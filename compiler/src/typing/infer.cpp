@@ -532,6 +532,15 @@ class FunctionTyper {
       if (name == "shape" || name == "strides")
         return Type::tuple(std::vector<Type>(v->ndim(), Type::scalar(Scalar::Int64)));
       if (name == "ndim" || name == "size") return Type::scalar(Scalar::Int64);
+      if (name == "real" || name == "imag") {
+        // A complex array's parts are strided views of its memory (writable, as in NumPy).
+        if (is_complex(v->dtype()))
+          return Type::array(complex_part(v->dtype()), v->ndim(), Layout::A, v->readonly());
+        if (name == "real") return *v;
+        type_error(n, "'.imag' of " + describe(*v) +
+                          " is not supported in a kernel (only complex arrays have an "
+                          "imaginary part to view)");
+      }
     } else if (v->is_scalar()) {
       if (name == "real" || name == "imag")
         return is_complex(v->scalar()) ? Type::scalar(complex_part(v->scalar())) : *v;
