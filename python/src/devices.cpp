@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cudajit/runtime/interrupt.hpp"
 #include "device_array.hpp"
 
 namespace cudajit::python {
@@ -191,11 +192,13 @@ void release_pending_python_objects() {
 namespace {
 
 // Runs a blocking runtime call without the GIL (workers may need it released
-// to make progress), then drops the Python references that work released.
+// to make progress), interruptible by Ctrl-C (runtime/interrupt.hpp), then drops the
+// Python references that work released.
 template <class F>
 auto blocking(F&& f) {
   {
     py::gil_scoped_release release;
+    runtime::InterruptibleWaits interruptible;
     f();
   }
   release_pending_python_objects();

@@ -4,6 +4,7 @@
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/runtime/device.hpp"
 #include "cudajit/runtime/interop.hpp"
+#include "cudajit/runtime/interrupt.hpp"
 
 namespace cudajit::python {
 
@@ -14,12 +15,38 @@ void raise_from_errors_module(const char* name, const char* message) {
   PyErr_SetString(cls.ptr(), message);
 }
 
+// The exception Python's signal handler raised during a wait (KeyboardInterrupt, unless the
+// program installed its own SIGINT handler), kept from the check to the translator.
+thread_local PyObject* t_interrupt_type = nullptr;
+thread_local PyObject* t_interrupt_value = nullptr;
+thread_local PyObject* t_interrupt_traceback = nullptr;
+
+// runtime::InterruptCheck: runs Python's pending signal handlers (main thread only).
+bool python_interrupt_pending() {
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() == 0) return false;
+  PyErr_Fetch(&t_interrupt_type, &t_interrupt_value, &t_interrupt_traceback);
+  return true;
+}
+
+void raise_interrupt() {
+  if (t_interrupt_type == nullptr) {
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    return;
+  }
+  PyErr_Restore(std::exchange(t_interrupt_type, nullptr), std::exchange(t_interrupt_value, nullptr),
+                std::exchange(t_interrupt_traceback, nullptr));
+}
+
 }  // namespace
 
 void register_exception_translators() {
+  runtime::set_interrupt_check(&python_interrupt_pending);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const runtime::Interrupted&) {
+      raise_interrupt();
     } catch (const CompileError& e) {
       // cudajit.errors.CompileError formats file:line:col with the source line.
       py::object cls = py::module_::import("cudajit.errors").attr("CompileError");

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "cudajit/runtime/host_launch.hpp"
+#include "cudajit/runtime/interrupt.hpp"
 #include "launch_config.hpp"
 
 namespace cudajit::runtime {
@@ -152,17 +153,19 @@ void CpuDevice::launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned sha
   if (code.cooperative)
     check_cooperative_grid(cpu_kernel->name(), grid, block,
                            int64_t(host_cooperative_blocks(block.count())), "cpu");
-  enqueue(own(stream), [code, grid, block, shared_bytes, info = cpu_kernel->info(),
-                        params = std::move(params), keep_alive = std::move(keep_alive)]() mutable {
-    target::IndexErrorRecord errors;
-    try {
-      launch_host(code, grid, block, shared_bytes, params.pointers(), &errors);
-    } catch (const BarrierError& e) {
-      throw BarrierError("kernel '" + info->name + "': " + e.what());
-    }
-    // Surfaces at the stream's next synchronisation, as a CUDA launch error does.
-    if (errors.flag) throw KernelIndexError(info->index_error_message(errors));
-  });
+  // Grids queued before a Ctrl-C stop too (cancel_host_grids()).
+  enqueue(own(stream),
+          [code, grid, block, shared_bytes, info = cpu_kernel->info(), params = std::move(params),
+           keep_alive = std::move(keep_alive), epoch = host_grid_epoch()]() mutable {
+            target::IndexErrorRecord errors;
+            try {
+              launch_host(code, grid, block, shared_bytes, params.pointers(), &errors, epoch);
+            } catch (const BarrierError& e) {
+              throw BarrierError("kernel '" + info->name + "': " + e.what());
+            }
+            // Surfaces at the stream's next synchronisation, as a CUDA launch error does.
+            if (errors.flag) throw KernelIndexError(info->index_error_message(errors));
+          });
 }
 
 std::pair<uint64_t, uint64_t> CpuDevice::memory_info() {

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "cpu_device.hpp"
+#include "cudajit/runtime/interrupt.hpp"
 
 namespace cudajit::runtime {
 
@@ -17,7 +18,7 @@ void EventRecord::complete() {
 
 void EventRecord::wait() {
   std::unique_lock lock(mutex_);
-  completed_.wait(lock, [&] { return done_; });
+  wait_interruptibly(completed_, lock, [&] { return done_; });
 }
 
 bool EventRecord::done() {

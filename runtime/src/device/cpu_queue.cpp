@@ -3,6 +3,8 @@
 #include <thread>
 #include <utility>
 
+#include "cudajit/runtime/interrupt.hpp"
+
 namespace cudajit::runtime {
 
 void Fence::wait() const {
@@ -39,7 +41,7 @@ Fence CpuQueue::pending_fence() {
 
 void CpuQueue::wait(uint64_t seq) {
   std::unique_lock lock(mutex_);
-  progress_.wait(lock, [&] { return finished_ >= seq; });
+  wait_interruptibly(progress_, lock, [&] { return finished_ >= seq; });
 }
 
 bool CpuQueue::reached(uint64_t seq) {
@@ -50,7 +52,7 @@ bool CpuQueue::reached(uint64_t seq) {
 void CpuQueue::synchronize() {
   std::unique_lock lock(mutex_);
   uint64_t target = pushed_;
-  progress_.wait(lock, [&] { return finished_ >= target; });
+  wait_interruptibly(progress_, lock, [&] { return finished_ >= target; });
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 

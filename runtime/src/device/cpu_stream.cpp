@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "cpu_device.hpp"
+#include "cudajit/runtime/interrupt.hpp"
 
 namespace cudajit::runtime {
 
@@ -117,6 +118,8 @@ void CpuDevice::synchronize() {
   for (const auto& queue : queues) {
     try {
       queue->synchronize();
+    } catch (const Interrupted&) {
+      throw;  // Ctrl-C: no more waiting
     } catch (...) {
       if (!first_error) first_error = std::current_exception();
     }

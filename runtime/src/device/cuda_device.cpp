@@ -4,9 +4,12 @@
 #include "cuda_device.hpp"
 
 #include <array>
+#include <atomic>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
+#include "cudajit/runtime/interrupt.hpp"
 #include "launch_config.hpp"
 
 namespace cudajit::runtime::cuda {
@@ -199,7 +202,21 @@ std::pair<uint64_t, uint64_t> CudaDevice::memory_info() {
 
 void CudaDevice::synchronize() {
   bind();
-  check(api_, api_.cuCtxSynchronize(), "cuCtxSynchronize");
+  if (waits_interruptible()) {
+    // cuCtxSynchronize has no query: a helper thread (the context current there) makes the
+    // call, and this one waits for it interruptibly; after a Ctrl-C the helper waits alone.
+    // The device outlives it (devices are never destroyed before exit).
+    auto result = std::make_shared<std::atomic<int>>(-1);
+    std::thread([api = &api_, context = context_.get(), result] {
+      CUresult r = api->cuCtxSetCurrent(context);
+      if (r == CUDA_SUCCESS) r = api->cuCtxSynchronize();
+      result->store(static_cast<int>(r));
+    }).detach();
+    poll_until([&] { return result->load() >= 0; });
+    check(api_, static_cast<CUresult>(result->load()), "cuCtxSynchronize");
+  } else {
+    check(api_, api_.cuCtxSynchronize(), "cuCtxSynchronize");
+  }
   completions_.reached(std::nullopt);
 }
 

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "cuda_device.hpp"
+#include "cudajit/runtime/interrupt.hpp"
 
 namespace cudajit::runtime::cuda {
 
@@ -30,7 +31,16 @@ Device& CudaStream::device() const { return device_; }
 
 void CudaStream::synchronize() {
   device_.bind();
-  check(device_.api(), device_.api().cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  if (waits_interruptible()) {  // Ctrl-C can end the wait (not the kernel)
+    poll_until([&] {
+      CUresult result = device_.api().cuStreamQuery(stream_);
+      if (result == CUDA_ERROR_NOT_READY) return false;
+      check(device_.api(), result, "cuStreamQuery");
+      return true;
+    });
+  } else {
+    check(device_.api(), device_.api().cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  }
   device_.completions().reached(stream_);
 }
 
@@ -78,7 +88,16 @@ void CudaEvent::record(Stream& stream) {
 
 void CudaEvent::synchronize() {
   device_.bind();
-  check(device_.api(), device_.api().cuEventSynchronize(event_), "cuEventSynchronize");
+  if (waits_interruptible()) {
+    poll_until([&] {
+      CUresult result = device_.api().cuEventQuery(event_);
+      if (result == CUDA_ERROR_NOT_READY) return false;
+      check(device_.api(), result, "cuEventQuery");
+      return true;
+    });
+  } else {
+    check(device_.api(), device_.api().cuEventSynchronize(event_), "cuEventSynchronize");
+  }
   device_.completions().sweep();
 }
 

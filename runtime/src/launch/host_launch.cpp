@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "block_fibers.hpp"
+#include "cudajit/runtime/interrupt.hpp"
 
 namespace cudajit::runtime {
 
@@ -209,7 +210,8 @@ void launch_cooperative(const target::HostKernel& kernel, const target::LaunchDi
 }  // namespace
 
 void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
-                 uint64_t dynamic_shared_bytes, void** params, target::IndexErrorRecord* errors) {
+                 uint64_t dynamic_shared_bytes, void** params, target::IndexErrorRecord* errors,
+                 std::optional<uint64_t> epoch) {
   if (!kernel) throw std::invalid_argument("launch_host: the kernel has no host entry");
   target::LaunchDims dims{
       {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, errors, dynamic_shared_bytes};
@@ -219,16 +221,20 @@ void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
     launch_cooperative(kernel, dims, params, shared_bytes, dynamic_offset);
     return;
   }
-  // Blocks [begin, end) on this OS thread, one after the other, reusing its shared memory.
+  // Blocks [begin, end) on this OS thread, one after the other, reusing its shared memory;
+  // in runs of kCancelCheck blocks, between which a cancelled grid stops.
+  constexpr int64_t kCancelCheck = 4;
+  auto cancelled = [&] { return epoch && host_grid_epoch() != *epoch; };
   auto run_blocks = [&](int64_t begin, int64_t end) {
     unsigned char* shared = shared_bytes != 0 ? thread_shared_buffer(shared_bytes) : nullptr;
     if (kernel.entry != nullptr) {
-      kernel.entry(params, &dims, begin, end, shared);
+      for (int64_t b = begin; b < end && !cancelled(); b += kCancelCheck)
+        kernel.entry(params, &dims, b, std::min(end, b + kCancelCheck), shared);
       return;
     }
     BlockFibers fibers(kernel.thread_entry, params, dims, shared,
                        shared ? shared + dynamic_offset : nullptr);
-    for (int64_t b = begin; b < end; ++b) fibers.run(b);
+    for (int64_t b = begin; b < end && !cancelled(); ++b) fibers.run(b);
   };
   auto blocks = static_cast<int64_t>(grid.count());
   // A few chunks per worker balance uneven blocks without much overhead.

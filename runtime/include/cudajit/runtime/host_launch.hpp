@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 
 #include "cudajit/compiler/target.hpp"
@@ -19,9 +20,13 @@ struct Dim3 {
 // index out of bounds (kernels compiled with bounds checks). Throws
 // BarrierError when the threads of a block cannot meet at a barrier. A
 // cooperative kernel's grid must fit host_cooperative_blocks (the caller checks).
+// With an `epoch` (host_grid_epoch() when the launch was queued), the grid stops at its next
+// few blocks once a Ctrl-C has moved the epoch on (interrupt.hpp); a cooperative grid runs
+// to its end (its blocks wait for each other).
 void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
                  uint64_t dynamic_shared_bytes, void** params,
-                 target::IndexErrorRecord* errors = nullptr);
+                 target::IndexErrorRecord* errors = nullptr,
+                 std::optional<uint64_t> epoch = std::nullopt);
 
 // A kernel's threads cannot meet: some wait at a barrier while others wait at
 // another kind (a warp function), or a lane is outside its own mask. Undefined
