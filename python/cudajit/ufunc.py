@@ -127,6 +127,39 @@ class CUDAUFunc:
             return out
         return result if on_device else result.copy_to_host(stream=stream)
 
+    def reduce(self, arg: Any, stream: Any = 0) -> Any:
+        """Fold a 1-d array (host or device) with this binary ufunc on the device, as Numba's
+        CUDA ufuncs do: the two halves combined element by element, again and again (log2(n)
+        launches; the order of the operations is not the sequential one). ``arg`` is left
+        as it is. Returns a NumPy scalar of the loop's result type."""
+        if self.nin != 2:
+            raise TypeError(f"reduce needs a binary ufunc; '{self.__name__}' takes {self.nin} "
+                            f"inputs")
+        ndim = len(getattr(arg, "shape", np.shape(arg)))
+        if ndim != 1:
+            raise ValueError(f"ufunc '{self.__name__}'.reduce needs a 1-d array, got {ndim} "
+                             f"dimensions")
+        n = arg.shape[0]
+        if n == 0:
+            raise TypeError("Reduction on an empty array.")
+        dtype = np.dtype(arg.dtype)
+        _, result_type = self._loop([dtype, dtype])
+        result_dtype = np.dtype(result_type.numpy_dtype)
+        # A copy of the loop's result type, folded in place: its left half takes each step.
+        if is_device_array(arg) and dtype == result_dtype:
+            work = device_array(n, dtype=result_dtype, stream=stream)
+            work.copy_to_device(arg, stream=stream)
+        else:
+            host = arg.copy_to_host(stream=stream) if is_device_array(arg) else np.asarray(arg)
+            work = to_device(np.ascontiguousarray(host, dtype=result_dtype), stream=stream)
+        while n > 1:
+            half = n // 2
+            self(work[:half], work[half:2 * half], out=work[:half], stream=stream)
+            if n % 2:  # the last element joins the first
+                self(work[:1], work[n - 1:n], out=work[:1], stream=stream)
+            n = half
+        return work[:1].copy_to_host(stream=stream)[0]
+
     def _loop(self, dtypes: list[np.dtype]) -> tuple[list[cjtypes.ScalarType], Any]:
         """The argument types and result type for inputs of these dtypes."""
         if not self._signatures:

@@ -95,3 +95,48 @@ def test_bad_calls_are_clear_errors():
     with pytest.raises(ValueError, match="target 'cuda'"):
         cuda.vectorize(["float64(float64)"], target="cpu")
     assert rel_diff.types == ["ff->f", "dd->d"]
+
+
+# --- ufunc.reduce: a binary ufunc folding a 1-d array on the device, as Numba's ----------------
+
+
+@cuda.vectorize(["float64(float64, float64)", "int64(int64, int64)"])
+def _add(a, b):
+    return a + b
+
+
+@cuda.vectorize(["float32(float32, float32)"])
+def _larger(a, b):
+    return max(a, b)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 64, 1001])
+def test_reduce_folds_host_and_device_arrays_as_numpy_does(device, n):
+    values = np.arange(n, dtype=np.int64)
+    assert _add.reduce(values) == values.sum()
+    floats = np.random.default_rng(n).random(n).astype(np.float32)
+    assert _larger.reduce(floats) == floats.max()
+    on_device = cuda.to_device(np.arange(n, dtype=np.float64))
+    assert _add.reduce(on_device, stream=cuda.stream()) == n * (n - 1) / 2
+    np.testing.assert_array_equal(on_device.copy_to_host(), np.arange(n))  # left as it was
+
+
+def test_reduce_converts_to_the_loops_type():
+    # int32 takes the first declared loop it casts to safely, as in NumPy: float64.
+    folded = _add.reduce(np.arange(10, dtype=np.int32))
+    assert folded == 45 and isinstance(folded, np.float64)
+    assert isinstance(_add.reduce(np.arange(10, dtype=np.int64)), np.int64)
+
+
+def test_reduce_of_what_cannot_be_folded_says_why():
+    with pytest.raises(ValueError, match=r"'_add'.reduce needs a 1-d array, got 2 dimensions"):
+        _add.reduce(np.zeros((2, 2)))
+    with pytest.raises(TypeError, match="Reduction on an empty array"):
+        _add.reduce(np.zeros(0))
+
+    @cuda.vectorize(["float64(float64)"])
+    def negate(a):
+        return -a
+
+    with pytest.raises(TypeError, match="reduce needs a binary ufunc; 'negate' takes 1 inputs"):
+        negate.reduce(np.ones(3))
