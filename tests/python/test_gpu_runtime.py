@@ -235,16 +235,6 @@ def test_kernels_on_two_streams_overlap():
 
 
 @cuda.jit
-def spin_then_fill(x, value, iterations):
-    acc = 0.0
-    for k in range(iterations):
-        acc = acc * 0.5 + 1.0
-    if cuda.grid(1) == 0:
-        for i in range(x.shape[0]):
-            x[i] = value + (acc - 2.0)  # acc is 2.0 after 60 iterations: the write waits for it
-
-
-@cuda.jit
 def add_pair(x, y, out):
     i = cuda.grid(1)
     if i < x.shape[0]:
@@ -254,19 +244,19 @@ def add_pair(x, y, out):
 @pytest.mark.parametrize("two_arrays", [False, True], ids=["one array", "two arrays"])
 def test_a_launch_is_ordered_after_a_cai_producers_stream_and_before_its_later_work(
         spin_iterations, two_arrays):
-    from interop_producers import CaiProducer
+    from interop_producers import CaiProducer, slow_fill
 
     producer_stream, launch_stream = cuda.stream(), cuda.stream()
     x, y = cuda.to_device(np.zeros(N)), cuda.to_device(np.zeros(N))
     out = cuda.device_array(N)
-    spin_then_fill[1, 1, launch_stream](x, 0.0, 100)  # compiled before anything waits
+    slow_fill[1, 1, launch_stream](x, 0.0, 100)  # compiled before anything waits
     launch_stream.synchronize()
-    spin_then_fill[1, 1, producer_stream](x, 1.0, spin_iterations)
+    slow_fill[1, 1, producer_stream](x, 1.0, spin_iterations)
     second = CaiProducer(y, stream=producer_stream) if two_arrays else y
     add_pair[BLOCKS, THREADS, launch_stream](CaiProducer(x, stream=producer_stream), second,
                                              out)
     # The producer's later work waits for the kernel: it would otherwise overwrite x first.
-    spin_then_fill[1, 1, producer_stream](x, 5.0, 100)
+    slow_fill[1, 1, producer_stream](x, 5.0, 100)
     assert not producer_stream.query()
     launch_stream.synchronize()
     np.testing.assert_array_equal(out.copy_to_host(), 1.0)

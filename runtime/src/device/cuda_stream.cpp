@@ -6,6 +6,28 @@
 
 namespace cudajit::runtime::cuda {
 
+namespace {
+
+// Waits for work to finish: by the blocking call, or, when the thread's waits are
+// interruptible (Ctrl-C can end them, not the work), by polling the query until it stops
+// answering CUDA_ERROR_NOT_READY.
+template <class Query, class Block>
+void driver_wait(const DriverApi& api, Query query, const char* query_name, Block block,
+                 const char* block_name) {
+  if (!waits_interruptible()) {
+    check(api, block(), block_name);
+    return;
+  }
+  poll_until([&] {
+    CUresult result = query();
+    if (result == CUDA_ERROR_NOT_READY) return false;
+    check(api, result, query_name);
+    return true;
+  });
+}
+
+}  // namespace
+
 // --- streams --------------------------------------------------------------------
 
 CudaStream::CudaStream(CudaDevice& device) : device_(device), owned_(true), blocking_(true) {
@@ -31,16 +53,10 @@ Device& CudaStream::device() const { return device_; }
 
 void CudaStream::synchronize() {
   device_.bind();
-  if (waits_interruptible()) {  // Ctrl-C can end the wait (not the kernel)
-    poll_until([&] {
-      CUresult result = device_.api().cuStreamQuery(stream_);
-      if (result == CUDA_ERROR_NOT_READY) return false;
-      check(device_.api(), result, "cuStreamQuery");
-      return true;
-    });
-  } else {
-    check(device_.api(), device_.api().cuStreamSynchronize(stream_), "cuStreamSynchronize");
-  }
+  const DriverApi& api = device_.api();
+  driver_wait(
+      api, [&] { return api.cuStreamQuery(stream_); }, "cuStreamQuery",
+      [&] { return api.cuStreamSynchronize(stream_); }, "cuStreamSynchronize");
   device_.completions().reached(stream_);
 }
 
@@ -88,16 +104,10 @@ void CudaEvent::record(Stream& stream) {
 
 void CudaEvent::synchronize() {
   device_.bind();
-  if (waits_interruptible()) {
-    poll_until([&] {
-      CUresult result = device_.api().cuEventQuery(event_);
-      if (result == CUDA_ERROR_NOT_READY) return false;
-      check(device_.api(), result, "cuEventQuery");
-      return true;
-    });
-  } else {
-    check(device_.api(), device_.api().cuEventSynchronize(event_), "cuEventSynchronize");
-  }
+  const DriverApi& api = device_.api();
+  driver_wait(
+      api, [&] { return api.cuEventQuery(event_); }, "cuEventQuery",
+      [&] { return api.cuEventSynchronize(event_); }, "cuEventSynchronize");
   device_.completions().sweep();
 }
 
