@@ -168,11 +168,12 @@ HostArtifact Program::compile_host(const std::vector<Type>& arg_types,
   StageTimer timer("host jit");
   out.kernel.static_shared_bytes = l.program.static_shared_bytes;
   out.kernel.cooperative = l.program.cooperative;
-  void* address = target::jit_host(std::move(l.module), std::move(l.context), unique);
+  target::HostObject compiled = target::jit_host(std::move(l.module), std::move(l.context), unique);
   if (l.program.per_thread_entry)
-    out.kernel.thread_entry = reinterpret_cast<target::HostThreadEntry>(address);
+    out.kernel.thread_entry = reinterpret_cast<target::HostThreadEntry>(compiled.address);
   else
-    out.kernel.entry = reinterpret_cast<target::HostEntry>(address);
+    out.kernel.entry = reinterpret_cast<target::HostEntry>(compiled.address);
+  out.object = std::move(compiled.object);
   return out;
 }
 

@@ -15,7 +15,7 @@ namespace cudajit::python::disk_cache {
 
 namespace {
 
-constexpr const char* kMagic = "cudajit-kernel-cache 3\n";
+constexpr const char* kMagic = "cudajit-kernel-cache 4\n";
 
 std::atomic<std::size_t> hits{0};
 std::atomic<std::size_t> misses{0};
@@ -54,20 +54,20 @@ bool read_field(const std::string& in, std::size_t& at, std::string& field) {
 
 }  // namespace
 
-std::string file_for(const std::string& directory, const std::string& name,
-                     const std::string& key) {
+std::string file_for(const std::string& directory, const std::string& name, const std::string& key,
+                     bool host) {
   std::string safe;
   for (const char c : name.substr(0, 64)) {
     const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     safe += plain ? c : '_';
   }
-  return (std::filesystem::path(directory) / (safe + "-" + checksum_of(key) + ".ptxcache"))
-      .string();
+  const char* suffix = host ? ".hostcache" : ".ptxcache";
+  return (std::filesystem::path(directory) / (safe + "-" + checksum_of(key) + suffix)).string();
 }
 
 std::optional<runtime::KernelCode> load(const std::string& directory, const std::string& name,
-                                        const std::string& key, std::string* warning) {
-  const std::string path = file_for(directory, name, key);
+                                        const std::string& key, bool host, std::string* warning) {
+  const std::string path = file_for(directory, name, key, host);
   auto miss = [&](const std::string& why) -> std::optional<runtime::KernelCode> {
     if (warning && !why.empty()) *warning = why;
     ++misses;
@@ -84,40 +84,51 @@ std::optional<runtime::KernelCode> load(const std::string& directory, const std:
   std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   const std::string magic = kMagic;
   runtime::KernelCode code;
-  std::string stored_key, checksum, cooperative;
+  std::string stored_key, checksum, cooperative, per_thread, shared;
+  std::string& body_code = host ? code.host_object : code.ptx;
   std::size_t at = magic.size();
   const bool whole = file.good() || file.eof();
+  auto flag = [](const std::string& f) { return f == "0" || f == "1"; };
+  // Another format or another key (a name collision): a miss. Past the key, anything
+  // unreadable is damage, said as the checksum's failure is.
   if (!whole || text.compare(0, magic.size(), magic) != 0 || !read_field(text, at, stored_key) ||
-      stored_key != key || !read_field(text, at, code.ptx) ||
-      !read_field(text, at, code.entry_name) || !read_field(text, at, cooperative) ||
-      (cooperative != "0" && cooperative != "1")) {
+      stored_key != key)
     return miss("");
-  }
+  const std::string damaged =
+      path + " is damaged (its checksum does not match); the kernel is compiled instead";
+  if (!read_field(text, at, body_code) || !read_field(text, at, code.entry_name) ||
+      !read_field(text, at, cooperative) || !read_field(text, at, per_thread) ||
+      !read_field(text, at, shared) || !flag(cooperative) || !flag(per_thread) || shared.empty() ||
+      shared.size() > 18 || shared.find_first_not_of("0123456789") != std::string::npos)
+    return miss(damaged);
   code.cooperative = cooperative == "1";
+  code.host_per_thread = per_thread == "1";
+  code.host.cooperative = code.cooperative;
+  code.host.static_shared_bytes = std::stoull(shared);
   const std::size_t body = at;
   if (!read_field(text, at, checksum) || at != text.size() ||
       checksum != checksum_of(std::string_view(text).substr(0, body)))
-    return miss(path +
-                " is damaged (its checksum does not match); the kernel is compiled "
-                "instead");
+    return miss(damaged);
   ++hits;
   return code;
 }
 
 std::string store(const std::string& directory, const std::string& name, const std::string& key,
-                  const runtime::KernelCode& code) {
+                  bool host, const runtime::KernelCode& code) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error) return "cannot create " + directory + ": " + error.message();
-  const std::string path = file_for(directory, name, key);
+  const std::string path = file_for(directory, name, key, host);
   static std::atomic<unsigned> counter{0};
   const std::string aside =
       path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
   std::string text = kMagic;
   write_field(text, key);
-  write_field(text, code.ptx);
+  write_field(text, host ? code.host_object : code.ptx);
   write_field(text, code.entry_name);
   write_field(text, code.cooperative ? "1" : "0");
+  write_field(text, code.host_per_thread ? "1" : "0");
+  write_field(text, std::to_string(code.host.static_shared_bytes));
   write_field(text, checksum_of(text));
   {
     std::ofstream file(aside, std::ios::binary | std::ios::trunc);

@@ -1,10 +1,10 @@
-// Kernels on disk (jit(cache=True)): the PTX of a kernel in a file of its own
-// in the cache directory, keyed as the in-memory CodeCache (kernel IR,
-// argument types, options, target) plus compiler_identity(), so that a new
-// cudajit, LLVM or toolkit compiles anew. A later process loads the PTX
-// instead of compiling. The file holds the whole key and a checksum over
-// everything in it: a name collision or a damaged file is a miss, never
-// another kernel's code or damaged code.
+// Kernels on disk (jit(cache=True)): the PTX of a kernel (`host`: the cpu device's object
+// file) in a file of its own in the cache directory, keyed as the in-memory CodeCache
+// (kernel IR, argument types, options, target) plus compiler_identity() (and for host
+// code the host CPU), so that a new cudajit, LLVM, toolkit or machine compiles anew. A
+// later process loads the code instead of compiling. The file holds the whole key and a checksum
+// over everything in it: a name collision or a damaged file is a miss, never another kernel's code
+// or damaged code.
 #pragma once
 
 #include <cstddef>
@@ -19,15 +19,16 @@ namespace cudajit::python::disk_cache {
 // readable file where the entry should be (a directory, a FIFO, a file it may
 // not read) is a miss too, and `warning` says what.
 std::optional<runtime::KernelCode> load(const std::string& directory, const std::string& name,
-                                        const std::string& key, std::string* warning);
+                                        const std::string& key, bool host, std::string* warning);
 
-// Stores `code` (its PTX and entry name) for `key`; the file appears whole or
-// not at all (written aside, then renamed). Returns why it could not, or "".
+// Stores `code` (its PTX or host object, entry name and flags) for `key`; the file appears
+// whole or not at all (written aside, then renamed). Returns why it could not, or "".
 std::string store(const std::string& directory, const std::string& name, const std::string& key,
-                  const runtime::KernelCode& code);
+                  bool host, const runtime::KernelCode& code);
 
-// The file `key` goes to: "<name>-<hash of key>.ptxcache" in `directory`.
-std::string file_for(const std::string& directory, const std::string& name, const std::string& key);
+// The file `key` goes to: "<name>-<hash of key>.ptxcache" (".hostcache") in `directory`.
+std::string file_for(const std::string& directory, const std::string& name, const std::string& key,
+                     bool host);
 
 struct Counts {
   std::size_t hits = 0, misses = 0;

@@ -134,6 +134,23 @@ const std::shared_ptr<runtime::LoadedKernel>& Dispatcher::kernel_for(Specializat
   return spec.loaded[&device] = device.load(compile(spec.arg_types, options, for_cpu));
 }
 
+namespace {
+
+// What host code on disk also depends on: the CPU it was compiled for, and whether
+// CUDAJIT_BOUNDSCHECK=0 compiled the checks out.
+std::string host_code_identity() {
+  static const std::string identity = [] {
+    const char* bounds = std::getenv("CUDAJIT_BOUNDSCHECK");
+    return "\x1f" + target::host_cpu_identity() +
+           "\x1f"
+           "CUDAJIT_BOUNDSCHECK=" +
+           (bounds ? bounds : "");
+  }();
+  return identity;
+}
+
+}  // namespace
+
 runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
                                         const CompileOptions& options, bool for_cpu) {
   const Program& compiled = program();  // sets ir_text_
@@ -148,13 +165,14 @@ runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
   CodeCache& cache = CodeCache::shared();
   if (std::optional<runtime::KernelCode> found = cache.find(key)) return *std::move(found);
 
-  // Host code lives in this process's JIT; only PTX goes to disk.
-  const bool on_disk = !for_cpu && !cache_dir_.empty();
-  const std::string disk_key = on_disk ? key + '\x1f' + compiler_identity() : "";
+  // PTX, or the cpu device's object file, which runs only where the host CPU is the same.
+  const bool on_disk = !cache_dir_.empty();
+  const std::string disk_key =
+      on_disk ? key + '\x1f' + compiler_identity() + (for_cpu ? host_code_identity() : "") : "";
   std::optional<runtime::KernelCode> stored;
   if (on_disk) {
     std::string warning;
-    stored = disk_cache::load(cache_dir_, name_, disk_key, &warning);
+    stored = disk_cache::load(cache_dir_, name_, disk_key, for_cpu, &warning);
     if (!warning.empty()) {
       const std::string message = "cudajit: kernel '" + name_ + "': " + warning;
       if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0)
@@ -164,15 +182,29 @@ runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
   runtime::KernelCode code = stored ? *std::move(stored) : runtime::KernelCode{};
   code.kernel_name = name_;
   code.source_file = compiled.module().file;
-  if (for_cpu) {
-    code.host = compiled.compile_host(arg_types, options).kernel;
+  if (for_cpu && stored) {
+    void* address = target::load_host_object(code.host_object, code.entry_name);
+    if (code.host_per_thread)
+      code.host.thread_entry = reinterpret_cast<target::HostThreadEntry>(address);
+    else
+      code.host.entry = reinterpret_cast<target::HostEntry>(address);
+    code.host_object.clear();  // linked: the bytes are needed no more
   } else if (!stored) {
-    PtxArtifact ptx = compiled.compile_ptx(arg_types, false, options);
-    code.ptx = std::move(ptx.ptx);
-    code.entry_name = std::move(ptx.entry_name);
-    code.cooperative = ptx.cooperative;
+    if (for_cpu) {
+      HostArtifact host = compiled.compile_host(arg_types, options);
+      code.host = host.kernel;
+      code.entry_name = std::move(host.entry_name);
+      code.cooperative = host.kernel.cooperative;
+      code.host_per_thread = host.kernel.thread_entry != nullptr;
+      if (on_disk) code.host_object = std::move(host.object);
+    } else {
+      PtxArtifact ptx = compiled.compile_ptx(arg_types, false, options);
+      code.ptx = std::move(ptx.ptx);
+      code.entry_name = std::move(ptx.entry_name);
+      code.cooperative = ptx.cooperative;
+    }
     if (on_disk) {
-      const std::string failure = disk_cache::store(cache_dir_, name_, disk_key, code);
+      const std::string failure = disk_cache::store(cache_dir_, name_, disk_key, for_cpu, code);
       if (!failure.empty()) {
         const std::string message =
             "cudajit: kernel '" + name_ + "' is not cached on disk: " + failure;
@@ -180,6 +212,7 @@ runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
           throw py::error_already_set();
         }
       }
+      code.host_object.clear();  // on disk now; the linked code is what runs
     }
   }
   cache.insert(key, code);

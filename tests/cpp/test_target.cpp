@@ -116,7 +116,7 @@ void run_host_entry(const std::string& name, const std::string& f32_callee,
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = make_host_entry(*context, name, f32_callee, f64_callee);
   auto entry = reinterpret_cast<target::HostEntry>(
-      target::jit_host(std::move(module), std::move(context), name));
+      target::jit_host(std::move(module), std::move(context), name).address);
   REQUIRE(entry != nullptr);
   double* out_pointer = out;
   void* params[] = {&out_pointer, &x, &y};
@@ -309,6 +309,32 @@ TEST_CASE("the host JIT resolves libm functions and matches <cmath>", "[target][
   CHECK(out[1] == Approx(std::tgamma(4.5)).epsilon(1e-12));
 }
 
+TEST_CASE("a host object loads again under the same entry name, libm resolved", "[target][host]") {
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = make_host_entry(*context, "test_host_object_again", "sinf", "cos");
+  target::HostObject compiled =
+      target::jit_host(std::move(module), std::move(context), "test_host_object_again");
+  REQUIRE(!compiled.object.empty());
+  // As a later process loads it from a disk cache: in a JITDylib of its own, so the name
+  // already taken in this one does not clash.
+  auto entry = reinterpret_cast<target::HostEntry>(
+      target::load_host_object(compiled.object, "test_host_object_again"));
+  REQUIRE(entry != nullptr);
+  CHECK(reinterpret_cast<void*>(entry) != compiled.address);
+  double out[2] = {0, 0};
+  double* out_pointer = out;
+  float x = 0.5f;
+  double y = 0.25;
+  void* params[] = {&out_pointer, &x, &y};
+  const target::LaunchDims dims{{1, 1, 1}, {1, 1, 1}};
+  entry(params, &dims, 0, 1, nullptr);
+  CHECK(out[0] == static_cast<double>(std::sin(0.5f)));
+  CHECK(out[1] == std::cos(0.25));
+  CHECK_THROWS_WITH(target::load_host_object("not an object file", "x"),
+                    Contains("cannot add host object"));
+  CHECK(target::host_cpu_identity().find(target::host_triple()) == 0);
+}
+
 TEST_CASE("helpers of two host modules with the same name do not clash", "[target][host]") {
   // Each module defines its own external `helper`; the JIT must keep them apart.
   auto jit_with_helper = [](const std::string& entry_name, double factor) {
@@ -330,7 +356,7 @@ TEST_CASE("helpers of two host modules with the same name do not clash", "[targe
     b.CreateStore(b.CreateCall(helper), out);
     b.CreateRetVoid();
     return reinterpret_cast<target::HostEntry>(
-        target::jit_host(std::move(module), std::move(context), entry_name));
+        target::jit_host(std::move(module), std::move(context), entry_name).address);
   };
   target::HostEntry first = jit_with_helper("test_host_helper_1", 1.0);
   target::HostEntry second = jit_with_helper("test_host_helper_2", 2.0);

@@ -187,3 +187,74 @@ def test_cache_true_on_the_cpu_device_runs_and_writes_nothing(module_dir, on_cpu
     np.testing.assert_array_equal(out, 2 * x)
     assert not (module_dir / "__pycache__").exists() or not cached_files(
         module_dir / "__pycache__")
+
+
+# --- the cpu device's object code (issue 14 §4) ----------------------------------------------
+
+
+def host_files(directory):
+    return sorted(p.name for p in directory.glob("*.hostcache"))
+
+
+def launch_on_cpu(kernel):
+    import numpy as np
+
+    a = np.arange(8, dtype=np.float32)
+    b = np.zeros_like(a)
+    previous = _core.current_device()
+    _core.set_current_device(_core.cpu_device())
+    try:
+        kernel[1, 8](a, b)
+        _core.cpu_device().synchronize()
+    finally:
+        _core.set_current_device(previous)
+    return b
+
+
+def test_the_cpu_devices_object_code_is_stored_and_linked_again(module_dir):
+    import numpy as np
+
+    np.testing.assert_array_equal(launch_on_cpu(fresh_kernel()), 2 * np.arange(8))
+    assert disk_counts() == (0, 1)
+    (name,) = host_files(module_dir / "__pycache__")
+    assert name.startswith("double-")
+    np.testing.assert_array_equal(launch_on_cpu(fresh_kernel()), 2 * np.arange(8))
+    assert disk_counts() == (1, 0)  # linked from the file, not compiled
+
+
+def test_a_later_process_runs_the_cpu_devices_object_code_without_compiling(module_dir):
+    script = textwrap.dedent('''
+        import json, numpy as np, cudajit as cuda
+        from cudajit import _core
+        import kernels
+        a = np.arange(8, dtype=np.float32); b = np.zeros_like(a)
+        kernels.double[1, 8](a, b)
+        cuda.synchronize()
+        print(json.dumps([_core.code_cache_info()["disk_hits"], b.tolist()]))
+    ''')
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(module_dir)] + sys.path),
+               CUDAJIT_DEVICE="cpu")
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, timeout=120) for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    (hits_first, first), (hits_second, second) = (
+        json.loads(run.stdout.strip().splitlines()[-1]) for run in runs)
+    assert (hits_first, hits_second) == (0, 1)
+    assert first == second == [2.0 * i for i in range(8)]
+
+
+def test_a_damaged_object_file_is_a_miss_with_a_warning(module_dir):
+    import numpy as np
+
+    launch_on_cpu(fresh_kernel())
+    (path,) = (module_dir / "__pycache__").glob("*.hostcache")
+    text = path.read_bytes()
+    damaged = bytearray(text)
+    damaged[len(text) // 2] ^= 0x01  # inside the object file
+    path.write_bytes(bytes(damaged))
+    with pytest.warns(RuntimeWarning, match="is damaged"):
+        np.testing.assert_array_equal(launch_on_cpu(fresh_kernel()), 2 * np.arange(8))
+    assert disk_counts() == (0, 1)
+    np.testing.assert_array_equal(launch_on_cpu(fresh_kernel()), 2 * np.arange(8))
+    assert disk_counts() == (1, 0)  # written again, whole

@@ -5,14 +5,20 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/compiler/float16.hpp"
@@ -41,24 +47,40 @@ class HostJit {
   const llvm::Triple& triple() const { return jit_->getTargetTriple(); }
   const llvm::DataLayout& data_layout() const { return jit_->getDataLayout(); }
 
-  void* compile(llvm::orc::ThreadSafeModule module, const std::string& entry_name) {
+  // Optimises and compiles `module` to an object file, which it loads; the object's
+  // bytes are returned too (for a disk cache: load_object takes them back).
+  HostObject compile(llvm::orc::ThreadSafeModule module, const std::string& entry_name) {
     // One compile at a time: the optimiser's TargetMachine and the JIT's
     // compiler are not thread-safe, and errors_ belongs to this compile.
     std::lock_guard lock(mutex_);
     errors_.clear();
-    module.withModuleDo([&](llvm::Module& m) { prepare(m, entry_name); });
-    if (llvm::Error error = jit_->addIRModule(std::move(module))) {
-      throw LlvmError("cannot add host module for " + entry_name + ": " +
-                      detail::error_message(std::move(error)));
-    }
-    // Code generation happens in this lookup, on this thread.
-    auto address = jit_->lookup(entry_name);
-    if (!address) {
-      std::string message = detail::error_message(address.takeError());
-      if (!errors_.empty()) message += "; " + errors_;
-      throw LlvmError("cannot compile host entry " + entry_name + ": " + message);
-    }
-    return address->toPtr<void*>();
+    HostObject out;
+    module.withModuleDo([&](llvm::Module& m) {
+      prepare(m, entry_name);
+      llvm::SmallVector<char, 0> buffer;
+      llvm::raw_svector_ostream stream(buffer);
+      llvm::legacy::PassManager passes;
+      if (optimizer_machine_->addPassesToEmitFile(passes, stream, nullptr,
+                                                  llvm::CodeGenFileType::ObjectFile))
+        throw LlvmError("the host target cannot emit object files");
+      passes.run(m);
+      out.object.assign(buffer.begin(), buffer.end());
+    });
+    out.address = load_locked(jit_->getMainJITDylib(), out.object, entry_name);
+    return out;
+  }
+
+  // An object file compile() made, in this process or another: in a JITDylib of its own,
+  // so that its entry's name never clashes with one compiled here.
+  void* load_object(const std::string& object, const std::string& entry_name) {
+    std::lock_guard lock(mutex_);
+    errors_.clear();
+    auto created = jit_->createJITDylib("cached." + std::to_string(++cached_objects_));
+    if (!created)
+      throw LlvmError("cannot create a JITDylib: " + detail::error_message(created.takeError()));
+    llvm::orc::JITDylib& dylib = *created;
+    dylib.addToLinkOrder(jit_->getMainJITDylib());  // the runtime's and the process's symbols
+    return load_locked(dylib, object, entry_name);
   }
 
   HostJit() {
@@ -116,7 +138,25 @@ class HostJit {
     }
   }
 
+  void* load_locked(llvm::orc::JITDylib& dylib, const std::string& object,
+                    const std::string& entry_name) {
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, entry_name);
+    if (llvm::Error error = jit_->addObjectFile(dylib, std::move(buffer))) {
+      throw LlvmError("cannot add host object for " + entry_name + ": " +
+                      detail::error_message(std::move(error)));
+    }
+    // Linking happens in this lookup, on this thread.
+    auto address = jit_->lookup(dylib, entry_name);
+    if (!address) {
+      std::string message = detail::error_message(address.takeError());
+      if (!errors_.empty()) message += "; " + errors_;
+      throw LlvmError("cannot link host entry " + entry_name + ": " + message);
+    }
+    return address->toPtr<void*>();
+  }
+
   std::mutex mutex_;
+  int cached_objects_ = 0;
   std::unique_ptr<llvm::TargetMachine> optimizer_machine_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::string errors_;
@@ -124,8 +164,8 @@ class HostJit {
 
 }  // namespace
 
-void* jit_host(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-               const std::string& entry_name) {
+HostObject jit_host(std::unique_ptr<llvm::Module> module,
+                    std::unique_ptr<llvm::LLVMContext> context, const std::string& entry_name) {
   if (!module || !context) throw std::invalid_argument("jit_host: module or context is null");
   if (&module->getContext() != context.get()) {
     throw std::invalid_argument("jit_host: the module does not belong to the given context");
@@ -135,7 +175,22 @@ void* jit_host(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMC
   return HostJit::instance().compile(std::move(owned), entry_name);
 }
 
+void* load_host_object(const std::string& object, const std::string& entry_name) {
+  return HostJit::instance().load_object(object, entry_name);
+}
+
 std::string host_triple() { return HostJit::instance().triple().str(); }
+
+std::string host_cpu_identity() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  std::vector<std::string> enabled;
+  for (const auto& feature : features)
+    if (feature.getValue()) enabled.push_back(feature.getKey().str());
+  std::sort(enabled.begin(), enabled.end());
+  std::string text = host_triple() + " " + llvm::sys::getHostCPUName().str();
+  for (const std::string& f : enabled) text += " +" + f;
+  return text;
+}
 
 std::string host_data_layout() {
   return HostJit::instance().data_layout().getStringRepresentation();

@@ -56,6 +56,7 @@ struct HostArtifact {
   std::string llvm_ir;       // if keep_llvm_ir
   std::string entry_name;
   std::vector<ParamLayout> params;
+  std::string object;  // the object file kernel's code came from (target::load_host_object)
 };
 
 // A parsed kernel IR module, compiled for as many signatures as asked.

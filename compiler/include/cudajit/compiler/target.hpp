@@ -147,10 +147,24 @@ struct HostKernel {
   explicit operator bool() const { return entry != nullptr || thread_entry != nullptr; }
 };
 
-// Compiles `module` at O3 for this machine and returns the address of
-// `entry_name`. The code lives as long as the process (as Numba's does).
-void* jit_host(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-               const std::string& entry_name);
+// Compiled host code: the address of the entry, and the object file it came from.
+struct HostObject {
+  void* address = nullptr;
+  std::string object;
+};
+
+// Compiles `module` at O3 for this machine (an object file, linked into the process-wide
+// JIT) and returns the address of `entry_name`. The code lives as long as the process (as
+// Numba's does).
+HostObject jit_host(std::unique_ptr<llvm::Module> module,
+                    std::unique_ptr<llvm::LLVMContext> context, const std::string& entry_name);
+
+// Links an object file jit_host made (in any process on a machine of the same
+// host_cpu_identity()) and returns the address of `entry_name`.
+void* load_host_object(const std::string& object, const std::string& entry_name);
+
+// The host's triple, CPU and its features: host objects run where these are the same.
+std::string host_cpu_identity();
 
 // Triple and data layout of the host JIT, for lowering before jit_host.
 std::string host_triple();

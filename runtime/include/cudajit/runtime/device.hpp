@@ -126,6 +126,10 @@ struct KernelCode {
   // entry takes the grid workspace as a last parameter the device supplies.
   bool cooperative = false;
   target::HostKernel host;  // the cpu device's code
+  // For a disk cache: the object file `host` was linked from (entry_name its entry), and
+  // whether that entry runs a thread (HostThreadEntry) or a range of blocks (HostEntry).
+  std::string host_object;
+  bool host_per_thread = false;
   // For messages about the kernel (the cpu device's index errors).
   std::string kernel_name;
   std::string source_file;
