@@ -963,6 +963,11 @@ class _ModuleBuilder:
             self.keep_alive.append(static)
         return self.names[key]
 
+    def specialisations(self, pyfunc: FunctionType) -> int:
+        """How many specialisations of `pyfunc` are named so far."""
+        pyfunc = _unwrap(pyfunc)
+        return sum(1 for function, _ in self.names if function is pyfunc)
+
     def build(self) -> str:
         functions = []
         while self.pending:  # grows while translating: calls queue their callees

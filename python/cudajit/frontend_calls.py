@@ -19,6 +19,8 @@ from .source import read_function
 
 # The hidden last argument of debug kernels (a name no Python code can spell).
 EXCEPTION_RECORD = "exception.record"
+# Specialisations of one device function on constant arguments, at most.
+MAX_SPECIALISATIONS = 32
 
 
 class DeviceCalls:
@@ -32,6 +34,10 @@ class DeviceCalls:
         # Compile-time arguments specialise the callee and are passed no more (a declared
         # signature takes values only).
         static = {} if callee.signatures else self._static_arguments(callee.pyfunc, node)
+        if static and self.module.specialisations(callee.pyfunc) >= MAX_SPECIALISATIONS:
+            # A recursion over constants (f(n - 1) from f(n)) would specialise without end:
+            # from here on its numbers are passed as values.
+            static = {p: v for p, v in static.items() if not is_number(v)}
         name = self.module.device_function_name(callee.pyfunc, static)
         if not callee.signatures:
             args = [self._expr(a) for a, p in zip(node.args, _parameter_names(callee.pyfunc))

@@ -592,11 +592,17 @@ std::unique_ptr<Program> decode(const ptx::Module& module) {
     program->functions.push_back(std::move(function));
   }
   // Kernels: static shared (the module's layout) and the deepest chain of locals over calls.
+  // A recursive chain has no deepest: its frames take a stack of kRecursionStackBytes per
+  // thread beyond the rest, as CUDA's default stack size (cuCtxSetLimit's STACK_SIZE), and
+  // a thread that needs more faults as hardware does.
+  bool recursive = false;
   std::function<uint64_t(uint32_t, std::vector<char>&)> depth = [&](uint32_t index,
                                                                     std::vector<char>& on_path) {
     const Function& f = *program->functions[index];
-    if (on_path[index])
-      throw PtxError(f.ptx_line, "recursive call of '" + f.name + "' is not supported");
+    if (on_path[index]) {
+      recursive = true;
+      return uint64_t{0};
+    }
     on_path[index] = 1;
     uint64_t deepest = 0;
     for (const auto& call : f.calls) deepest = std::max(deepest, depth(call.callee, on_path));
@@ -607,7 +613,8 @@ std::unique_ptr<Program> decode(const ptx::Module& module) {
     Function& f = *program->functions[i];
     if (!f.is_entry) continue;
     std::vector<char> on_path(program->functions.size(), 0);
-    f.max_local_bytes = depth(i, on_path);
+    recursive = false;
+    f.max_local_bytes = depth(i, on_path) + (recursive ? kRecursionStackBytes : 0);
     f.static_shared_bytes = layout.static_shared;
     f.dynamic_shared_offset = layout.dynamic_shared_offset;
   }

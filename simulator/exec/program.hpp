@@ -15,6 +15,10 @@
 
 namespace cudajit::sim {
 
+// Local memory per thread for the frames of recursive calls, beyond the deepest chain of the
+// rest: CUDA's default stack size (cuCtxSetLimit, CU_LIMIT_STACK_SIZE).
+inline constexpr uint64_t kRecursionStackBytes = 1024;
+
 struct Warp;
 struct Inst;
 

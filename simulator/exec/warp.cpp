@@ -84,6 +84,10 @@ void Warp::push_frame(const Function& callee, uint32_t mask, const Inst* call) {
     fault(Fault::HardwareStack, *call, __builtin_ctz(mask), "more than 1024 nested calls");
   uint64_t local_base = 0;
   if (!frames.empty()) local_base = frames.back().local_base + frames.back().function->local_bytes;
+  if (call != nullptr && local_base + callee.local_bytes > local_stride)  // only recursion
+    fault(Fault::HardwareStack, *call, __builtin_ctz(mask),
+          "stack overflow: the calls need more than " + std::to_string(local_stride) +
+              " bytes of local memory per thread");
   frames.emplace_back();
   Frame& frame = frames.back();
   frame.function = &callee;

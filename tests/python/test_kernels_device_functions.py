@@ -484,3 +484,83 @@ def test_a_lambda_is_a_device_function_where_its_line_tells_which():
     with pytest.raises(cuda.CompileError, match="2 lambdas with these parameters are on that "
                                                 "line; define the function with def"):
         ambiguous[1, 1](np.zeros(1))
+
+
+# --- recursion: a device function calling itself with the same argument types ----------------
+
+
+@cuda.jit("int64(int64)", device=True)
+def _fib_declared(n):
+    if n < 2:
+        return n
+    return _fib_declared(n - 1) + _fib_declared(n - 2)
+
+
+@cuda.jit(device=True)
+def _fib_inferred(n):
+    if n < 2:
+        return n
+    return _fib_inferred(n - 1) + _fib_inferred(n - 2)
+
+
+def _fib(n):
+    return n if n < 2 else _fib(n - 1) + _fib(n - 2)
+
+
+def test_recursive_device_functions_with_and_without_a_signature():
+    @cuda.jit
+    def fibs(out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = _fib_declared(i) * 1000 + _fib_inferred(i)
+
+    out = np.zeros(16, np.int64)
+    fibs[1, 16](out)
+    np.testing.assert_array_equal(out, [_fib(i) * 1000 + _fib(i) for i in range(16)])
+
+
+def test_recursion_over_constant_arguments_stops_specialising():
+    # poly(3, 1) -> poly(2, 1.5) -> poly(0.5, 1.5): each call's arguments are constants,
+    # which would specialise a new function at every level without a limit.
+    @cuda.jit(device=True)
+    def poly(x, y):
+        if x > 1:
+            return x + poly(x - y, 1.5)
+        return y
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = poly(3, 1)
+
+    out = np.zeros(1)
+    kernel[1, 1](out)
+    assert out[0] == 6.5
+
+
+def test_runaway_recursion_is_a_compile_error_naming_the_function():
+    @cuda.jit(device=True)
+    def runaway(x):
+        return runaway(x)
+
+    def kernel(out):
+        out[0] = runaway(1.0)
+
+    with pytest.raises(cuda.CompileError, match="cannot infer what device function 'runaway' "
+                                                r"returns: every return of it calls itself"):
+        cuda.jit(kernel)[1, 1](np.zeros(1))
+
+
+def test_a_recursive_function_that_returns_nothing():
+    @cuda.jit(device=True)
+    def fill_from(a, i):
+        if i < a.size:
+            a[i] = i * 2
+            fill_from(a, i + 1)
+
+    @cuda.jit
+    def kernel(a):
+        fill_from(a, 0)
+
+    a = np.zeros(20, np.int64)
+    kernel[1, 1](a)
+    np.testing.assert_array_equal(a, np.arange(20) * 2)

@@ -376,3 +376,43 @@ def test_falling_back_to_the_cpu_device_is_said_once_and_choosing_it_is_quiet():
                             text=True, env=dict(env, PYTHONPATH=PYTHON_DIR, CUDAJIT_DEVICE="cpu"),
                             timeout=120)
     assert chosen.stdout.startswith("0 "), chosen.stdout + chosen.stderr
+
+
+def test_recursion_deeper_than_the_stack_faults_as_on_hardware(tmp_path):
+    # Recursive frames share CUDA's default stack of 1 KiB per thread beyond the rest: a
+    # recursion whose local arrays need more is a hardware stack error, sticky (a process
+    # of its own).
+    source = tmp_path / "deep_recursion.py"
+    source.write_text(textwrap.dedent("""\
+        import numpy as np
+        import cudajit as cuda
+
+
+        @cuda.jit(device=True)
+        def deep(n):
+            scratch = cuda.local.array(16, np.float64)
+            scratch[n % 16] = n
+            if n == 0:
+                return scratch[0]
+            return deep(n - 1) + scratch[n % 16]
+
+
+        @cuda.jit
+        def kernel(out, n):
+            out[0] = deep(n)
+
+
+        out = cuda.device_array(1)
+        kernel[1, 1](out, 4)
+        print("shallow", out.copy_to_host()[0])
+        try:
+            kernel[1, 1](out, 100)
+            cuda.synchronize()
+        except Exception as error:
+            print(type(error).__name__, error)
+        """))
+    result = run_python(f"import runpy; runpy.run_path({str(source)!r})", CUDAJIT_DEVICE="sim")
+    assert "shallow 10.0" in result.stdout, result.stdout + result.stderr
+    assert "CudaDriverError" in result.stdout and "CUDA_ERROR_HARDWARE_STACK_ERROR" in \
+        result.stdout, result.stdout
+    assert "stack overflow" in result.stdout

@@ -2,6 +2,7 @@
 // every value assigned to them (iterated to a fixpoint, so types merge where
 // control flow merges), then a final pass types every expression.
 #include <algorithm>
+#include <functional>
 
 #include "typer.hpp"
 
@@ -69,6 +70,29 @@ bool always_returns(const std::vector<ir::NodePtr>& stmts) {
                      [](const ir::NodePtr& s) { return stmt_always_returns(*s); });
 }
 
+// A function's name as its Python source spells it: the IR's name less the front end's
+// numbering and enclosing functions ("scale_3" is "scale", "test__locals__inner_4" "inner").
+std::string python_name(const std::string& ir_name) {
+  std::string name = ir_name;
+  const size_t cut = name.find_last_of('_');
+  if (cut != std::string::npos && cut + 1 < name.size() &&
+      name.find_first_not_of("0123456789", cut + 1) == std::string::npos)
+    name.resize(cut);
+  const std::string locals = "__locals__";
+  if (const size_t at = name.rfind(locals); at != std::string::npos)
+    name = name.substr(at + locals.size());
+  return name;
+}
+
+bool returns_a_value(const std::vector<ir::NodePtr>& stmts) {
+  std::function<bool(const Node&)> has = [&](const Node& n) {
+    if (n.kind == NodeKind::Return && n.size() == 1) return true;
+    return std::any_of(n.children.begin(), n.children.end(),
+                       [&](const ir::NodePtr& c) { return c && has(*c); });
+  };
+  return std::any_of(stmts.begin(), stmts.end(), [&](const ir::NodePtr& s) { return has(*s); });
+}
+
 class FunctionTyper {
  public:
   FunctionTyper(ProgramTyper& program, const ir::Module& module, TypedFunction& out)
@@ -77,6 +101,9 @@ class FunctionTyper {
   void run() {
     const ir::Function& fn = *out_.function;
     for (size_t i = 0; i < fn.params.size(); ++i) out_.locals[fn.params[i]] = out_.arg_types[i];
+    // A function that returns no value returns None: known before any round, for its own
+    // recursive calls (walk(a, i + 1) as a statement).
+    if (!returns_a_value(fn.body)) partial_return_ = Type::none();
     // Types only widen in a finite lattice, so this settles quickly.
     for (int round = 0; round < 32; ++round) {
       changed_ = false;
@@ -87,7 +114,7 @@ class FunctionTyper {
     block(fn.body);
     if (!return_type_) return_type_ = Type::none();
     if (!return_type_->is_none() && !always_returns(fn.body))
-      throw CompileError("function '" + fn.name +
+      throw CompileError("function '" + python_name(fn.name) +
                              "' returns a value on some paths and falls off "
                              "the end (returning None) on others; add a final return",
                          fn.loc);
@@ -159,7 +186,16 @@ class FunctionTyper {
           if (!v) return;
           t = *v;
         }
-        if (!final_) return;
+        if (!final_) {
+          // What the returns show so far, for recursive calls of this function while it
+          // is typed; conflicts are reported by the final pass below.
+          auto widened = partial_return_ ? unify(*partial_return_, t) : std::optional<Type>(t);
+          if (widened && (!partial_return_ || !(*widened == *partial_return_))) {
+            partial_return_ = widened;
+            changed_ = true;
+          }
+          return;
+        }
         if (is_kernel() && !t.is_none())
           type_error(s,
                      "a kernel cannot return a value (kernels return None; write results "
@@ -170,7 +206,7 @@ class FunctionTyper {
         } else {
           auto u = unify(*return_type_, t);
           if (!u)
-            type_error(s, "function '" + out_.function->name + "' returns " +
+            type_error(s, "function '" + python_name(out_.function->name) + "' returns " +
                               describe(*return_type_) + " and " + describe(t) +
                               ", which do not unify");
           return_type_ = *u;
@@ -468,15 +504,20 @@ class FunctionTyper {
       args.push_back(*t);
     }
     if (args.size() != fn->params.size())
-      type_error(n, "device function '" + fn->name + "' takes " +
+      type_error(n, "device function '" + python_name(fn->name) + "' takes " +
                         std::to_string(fn->params.size()) + " arguments, got " +
                         std::to_string(args.size()));
     for (size_t i = 0; i < args.size(); ++i)
       if (args[i].is_none())
-        type_error(n.child(i), "cannot pass None to device function '" + fn->name + "'");
+        type_error(n.child(i),
+                   "cannot pass None to device function '" + python_name(fn->name) + "'");
     const TypedFunction& callee = program_.specialize(*fn, args, &n);
     if (final_) out_.callees[&n] = &callee;
-    return callee.return_type;
+    std::optional<Type> returned = program_.return_type_of(callee);
+    if (!returned && final_)
+      type_error(n, "cannot infer what device function '" + python_name(fn->name) +
+                        "' returns: every return of it calls itself (runaway recursion)");
+    return returned;
   }
 
   Type binop_type(const Node& n, const std::string& op, const Type& a, const Type& b) {
@@ -641,6 +682,7 @@ class FunctionTyper {
   bool final_ = false;
   int loop_depth_ = 0;
   std::optional<Type> return_type_;
+  std::optional<Type> partial_return_;  // the rounds' unified return type (recursion)
 
   friend class cudajit::typing::ProgramTyper;
 };
@@ -653,24 +695,30 @@ const TypedFunction& ProgramTyper::specialize(const ir::Function& fn, const std:
   for (const Type& t : args) key.push_back(t.str());
   auto found = done_.find({fn.name, key});
   if (found != done_.end()) return *found->second;
-  if (in_progress_.count(fn.name))
-    throw CompileError(
-        "recursive call of device function '" + fn.name + "' is not supported in kernels",
-        call_site ? call_site->loc : fn.loc);
+  if (auto typing = in_progress_.find(fn.name); typing != in_progress_.end()) {
+    // A function calling itself with the same argument types is one specialisation; with
+    // others, each would call another without end.
+    if (typing->second.key == key) return *typing->second.function;
+    throw CompileError("recursive call of device function '" + python_name(fn.name) +
+                           "' with other argument types than its own is not supported in "
+                           "kernels (each would need a specialisation of its own)",
+                       call_site ? call_site->loc : fn.loc);
+  }
   if (fn.params.size() != args.size())
-    throw CompileError("'" + fn.name + "' takes " + std::to_string(fn.params.size()) +
+    throw CompileError("'" + python_name(fn.name) + "' takes " + std::to_string(fn.params.size()) +
                            " arguments, got " + std::to_string(args.size()),
                        call_site ? call_site->loc : fn.loc);
-  in_progress_.insert(fn.name);
   TypedFunction& out = functions_.emplace_back();
   out.function = &fn;
   out.arg_types = args;
   out.symbol = fn.name + "__" + std::to_string(functions_.size());
   FunctionTyper typer(*this, module_, out);
   if (is_kernel) typer.kernel_ = &out;
+  in_progress_[fn.name] = InProgress{key, &out, &typer.partial_return_};
   try {
     typer.run();
   } catch (CompileError& e) {
+    in_progress_.erase(fn.name);
     // The innermost function's file: a device function may live in another file.
     if (e.file().empty()) e.set_file(fn.file.empty() ? module_.file : fn.file);
     throw;
@@ -678,6 +726,13 @@ const TypedFunction& ProgramTyper::specialize(const ir::Function& fn, const std:
   in_progress_.erase(fn.name);
   done_[{fn.name, key}] = &out;
   return out;
+}
+
+std::optional<Type> ProgramTyper::return_type_of(const TypedFunction& fn) const {
+  auto typing = in_progress_.find(fn.function->name);
+  if (typing != in_progress_.end() && typing->second.function == &fn)
+    return *typing->second.return_type;
+  return fn.return_type;
 }
 
 TypedProgram ProgramTyper::take(const TypedFunction* entry) {

@@ -42,12 +42,21 @@ class ProgramTyper {
   const TypedFunction& specialize(const ir::Function& fn, const std::vector<Type>& args,
                                   const ir::Node* call_site, bool is_kernel = false);
   TypedProgram take(const TypedFunction* entry);
+  // A function's return type; for one still being typed (a recursive call), what its
+  // returns have shown so far (nothing yet: unknown, and typing goes round again).
+  std::optional<Type> return_type_of(const TypedFunction& fn) const;
 
  private:
   const ir::Module& module_;
   std::deque<TypedFunction> functions_;
   std::map<std::pair<std::string, std::vector<std::string>>, const TypedFunction*> done_;
-  std::set<std::string> in_progress_;
+  // Functions being typed, by name: their argument types, and their return type so far.
+  struct InProgress {
+    std::vector<std::string> key;
+    const TypedFunction* function;
+    const std::optional<Type>* return_type;
+  };
+  std::map<std::string, InProgress> in_progress_;
 };
 
 }  // namespace cudajit::typing
