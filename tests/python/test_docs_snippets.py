@@ -30,6 +30,7 @@ import pytest
 
 GUIDE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "guide"
 OPTIONAL_LIBRARIES = ("cupy", "torch")
+HOST_LIBRARIES = ("dask",)  # a block importing one is skipped where it is not installed
 
 _FENCE = re.compile(r"^```(\S*)\s*$")
 
@@ -65,6 +66,13 @@ def _cases():
     for page in _pages():
         for index, (line, _) in enumerate(python_blocks(page)):
             yield pytest.param(page.name, index, id=f"{page.stem}:{line}")
+
+
+def _missing_host_libraries(source: str) -> list[str]:
+    """Libraries a block imports that run without a GPU (Dask) but are not installed."""
+    return [name for name in HOST_LIBRARIES
+            if re.search(rf"^\s*(import|from)\s+{name}\b", source, re.MULTILINE)
+            and importlib.util.find_spec(name) is None]
 
 
 def _optional_imports(source: str) -> list[str]:
@@ -122,6 +130,11 @@ def cpu_device_current():
 def test_snippet(page_name, index, tmp_path_factory, cpu_device_current):
     from cudajit import _core
 
+    blocks = python_blocks(GUIDE / page_name)
+    missing = sorted({n for _, code in blocks[:index + 1] for n in _missing_host_libraries(code)})
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)}, not installed (scripts/install-deps.sh "
+                    "installs it)")
     page = _pages_run.get(page_name)
     if page is None or page.done > index:  # first time here, or run again (pytest -k, reruns)
         page = _Page(page_name, tmp_path_factory.mktemp(pathlib.Path(page_name).stem))

@@ -2,6 +2,7 @@
 NumPy and exits non-zero on a mismatch), on the cpu device and on the cuda
 device (the simulated GPU where there is no GPU), each in a process of its own."""
 
+import importlib.util
 import os
 import pathlib
 import subprocess
@@ -19,6 +20,8 @@ PYTHON_DIR = os.path.dirname(os.path.dirname(cudajit.__file__))
 @pytest.mark.parametrize("device", ["cpu", "cuda"])
 @pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.stem)
 def test_example_runs_and_matches_numpy(script, device):
+    if script.stem.startswith("dask_") and importlib.util.find_spec("dask") is None:
+        pytest.skip("needs dask, not installed (scripts/install-deps.sh installs it)")
     # cudajit first; what PYTHONPATH held stays (packages carried onto a GPU machine).
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [PYTHON_DIR] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
