@@ -56,6 +56,18 @@ def disk_counts():
     return info["disk_hits"], info["disk_misses"]
 
 
+def run_twice(module_dir, script, **env):
+    """The JSON that `script` prints last, from two fresh processes one after the other."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(module_dir)] + sys.path), **env)
+    results = []
+    for _ in range(2):
+        run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                             text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        results.append(json.loads(run.stdout.strip().splitlines()[-1]))
+    return results
+
+
 def test_the_ptx_is_stored_beside_the_source_and_loaded_again(module_dir):
     first = fresh_kernel().inspect_asm(SIG)
     assert disk_counts() == (0, 1)
@@ -74,13 +86,7 @@ def test_a_later_process_loads_the_ptx_instead_of_compiling(module_dir):
         ptx = kernels.double.inspect_asm(void(float32[::1], float32[::1]))
         print(json.dumps([_core.code_cache_info()["disk_hits"], len(ptx)]))
     ''')
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(module_dir)] + sys.path))
-    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                           text=True, timeout=120) for _ in range(2)]
-    for run in runs:
-        assert run.returncode == 0, run.stderr
-    (hits_first, size_first), (hits_second, size_second) = (
-        json.loads(run.stdout.strip().splitlines()[-1]) for run in runs)
+    (hits_first, size_first), (hits_second, size_second) = run_twice(module_dir, script)
     assert (hits_first, hits_second) == (0, 1)
     assert size_first == size_second > 0
 
@@ -232,14 +238,8 @@ def test_a_later_process_runs_the_cpu_devices_object_code_without_compiling(modu
         cuda.synchronize()
         print(json.dumps([_core.code_cache_info()["disk_hits"], b.tolist()]))
     ''')
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(module_dir)] + sys.path),
-               CUDAJIT_DEVICE="cpu")
-    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                           text=True, timeout=120) for _ in range(2)]
-    for run in runs:
-        assert run.returncode == 0, run.stderr
-    (hits_first, first), (hits_second, second) = (
-        json.loads(run.stdout.strip().splitlines()[-1]) for run in runs)
+    (hits_first, first), (hits_second, second) = run_twice(module_dir, script,
+                                                            CUDAJIT_DEVICE="cpu")
     assert (hits_first, hits_second) == (0, 1)
     assert first == second == [2.0 * i for i in range(8)]
 
