@@ -1,6 +1,8 @@
 // The one place C++ exceptions become Python exceptions.
 #include "errors.hpp"
 
+#include <utility>
+
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/runtime/device.hpp"
 #include "cudajit/runtime/interop.hpp"
