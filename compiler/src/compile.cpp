@@ -139,8 +139,6 @@ PtxArtifact Program::compile_ptx(const std::vector<Type>& arg_types, bool device
   return out;
 }
 
-namespace {
-
 bool boundscheck_allowed() {
   static const bool allowed = [] {
     const char* v = std::getenv("CUDAJIT_BOUNDSCHECK");
@@ -148,8 +146,6 @@ bool boundscheck_allowed() {
   }();
   return allowed;
 }
-
-}  // namespace
 
 HostArtifact Program::compile_host(const std::vector<Type>& arg_types,
                                    const CompileOptions& options) const {

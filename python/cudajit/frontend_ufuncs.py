@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .errors import CompileError
 from .frontend_calls import EXCEPTION_RECORD
 from .kernel_ir import IRNode
 
@@ -176,11 +177,11 @@ class NumpyUfuncs:
     def _ufunc_with_output(self, node: ast.expr) -> tuple[Any, list[ast.expr]] | None:
         """(the ufunc, its inputs and output) when `node` calls a ufunc with an output
         array, positional or ``out=``; else None."""
-        if not isinstance(node, ast.Call) or isinstance(node.func, ast.Lambda):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
             return None
         try:
             callee = self._resolve(node.func)
-        except Exception:  # not a name the ufunc test can read; the call reports it
+        except CompileError:  # translating the call reports it
             return None
         nin = self._ufunc_arity(callee)
         if not nin:

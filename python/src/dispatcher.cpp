@@ -139,13 +139,10 @@ namespace {
 // What host code on disk also depends on: the CPU it was compiled for, and whether
 // CUDAJIT_BOUNDSCHECK=0 compiled the checks out.
 std::string host_code_identity() {
-  static const std::string identity = [] {
-    const char* bounds = std::getenv("CUDAJIT_BOUNDSCHECK");
-    return "\x1f" + target::host_cpu_identity() +
-           "\x1f"
-           "CUDAJIT_BOUNDSCHECK=" +
-           (bounds ? bounds : "");
-  }();
+  static const std::string identity = "\x1f" + target::host_cpu_identity() +
+                                      (boundscheck_allowed() ? ""
+                                                             : "\x1f"
+                                                               "no bounds checks");
   return identity;
 }
 

@@ -257,10 +257,6 @@ void check_producer_pointer(PyObject* producer, uintptr_t data, runtime::Device&
   checked.remember(producer, data, device);
 }
 
-}  // namespace
-
-namespace {
-
 // Takes the capsule's tensor: renames it "used_..." (so nobody else consumes
 // it) and returns its owner, which calls the producer's deleter once.
 runtime::DlpackOwner consume_capsule(py::handle capsule) {

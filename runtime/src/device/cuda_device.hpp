@@ -73,7 +73,12 @@ class CudaStream final : public Stream {
   uintptr_t handle() const override { return reinterpret_cast<uintptr_t>(stream_); }
   void synchronize() override;
   bool query() override;
-  bool blocking() const override { return blocking_; }
+  // Created streams (default flags) and the default streams; not borrowed ones (their flags
+  // are not known).
+  bool blocking() const override {
+    return owned_ || stream_ == nullptr || stream_ == CU_STREAM_LEGACY ||
+           stream_ == CU_STREAM_PER_THREAD;
+  }
   void wait(Event& event) override;
   // Runs `fn` at a later sweep once the stream has reached this point: on the
   // host thread that next launches, copies, queries or synchronizes on the
@@ -86,7 +91,6 @@ class CudaStream final : public Stream {
   CudaDevice& device_;
   CUstream stream_ = nullptr;
   bool owned_;
-  bool blocking_;
 };
 
 class CudaEvent final : public Event {

@@ -30,17 +30,13 @@ void driver_wait(const DriverApi& api, Query query, const char* query_name, Bloc
 
 // --- streams --------------------------------------------------------------------
 
-CudaStream::CudaStream(CudaDevice& device) : device_(device), owned_(true), blocking_(true) {
+CudaStream::CudaStream(CudaDevice& device) : device_(device), owned_(true) {
   device_.bind();
   check(device_.api(), device_.api().cuStreamCreate(&stream_, CU_STREAM_DEFAULT), "cuStreamCreate");
 }
 
 CudaStream::CudaStream(CudaDevice& device, CUstream borrowed)
-    : device_(device),
-      stream_(borrowed),
-      owned_(false),
-      blocking_(borrowed == nullptr || borrowed == CU_STREAM_LEGACY ||
-                borrowed == CU_STREAM_PER_THREAD) {}
+    : device_(device), stream_(borrowed), owned_(false) {}
 
 CudaStream::~CudaStream() {
   // cuStreamDestroy returns at once; work still queued completes, and the

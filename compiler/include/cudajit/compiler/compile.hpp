@@ -85,6 +85,10 @@ class Program {
 // cudajit or toolkit compiles anew.
 std::string compiler_identity();
 
+// False where CUDAJIT_BOUNDSCHECK=0 compiles host code's bounds checks out (whatever
+// CompileOptions::boundscheck says).
+bool boundscheck_allowed();
+
 // The flattened parameter layout of a kernel taking `arg_types`.
 std::vector<ParamLayout> param_layout(const std::vector<Type>& arg_types);
 
