@@ -270,6 +270,9 @@ def _as_strides(strides: Any, ndim: int) -> list[int]:
 
 def _supported_dtype(dtype: Any) -> np.dtype:
     dt = np.dtype(dtype)
+    if dt.names is not None:  # records: fields of numbers, checked by the compiler's reader
+        _core.record_type(dt)
+        return dt
     if dt.kind not in "biufc" or dt.byteorder == ">":
         raise TypeError(f"unsupported dtype {dt}: expected bool, int8..int64, uint8..uint64, "
                         "float32, float64, complex64 or complex128 in native byte order")
@@ -284,7 +287,8 @@ def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
     if strides is None:
         strides = contiguous_strides(dims, dt.itemsize, order)
     core = _core.allocate_array(_core.current_device(), list(dims), _as_strides(strides, len(dims)),
-                                dt.name, None if is_default_stream(stream) else stream)
+                                dt if dt.names is not None else dt.name,
+                                None if is_default_stream(stream) else stream)
     return DeviceNDArray(core)
 
 

@@ -72,7 +72,8 @@ class DeviceNDArray(_core.DeviceArray):
 
     @property
     def dtype(self) -> np.dtype:
-        return np.dtype(self.dtype_name)
+        record = self.record_dtype
+        return np.dtype(self.dtype_name) if record is None else record
 
     @property
     def itemsize(self) -> int:
@@ -118,7 +119,7 @@ class DeviceNDArray(_core.DeviceArray):
             # Zero-size arrays export 0, as the interface asks.
             "data": (self.device_pointer if self.size else 0, self.readonly),
             "typestr": self.dtype.str,
-            "descr": [("", self.dtype.str)],
+            "descr": self.dtype.descr if self.dtype.names else [("", self.dtype.str)],
             "version": 3,
             # The legacy default stream is 1 in the interface (0 is forbidden).
             "stream": 1 if handle == 0 else handle,

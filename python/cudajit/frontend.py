@@ -32,7 +32,7 @@ from .frontend_static import NotConstant as _NotConstant
 from .frontend_static import is_number as _is_number
 from .source import read_function
 from .frontend_names import (  # what names refer to
-    VALUE_ATTRIBUTES, METHODS, MATH_CONSTANTS, DIM3_NAMES, ARRAY_ALLOCATORS, BINARY_OPERATORS,
+    METHODS, MATH_CONSTANTS, DIM3_NAMES, ARRAY_ALLOCATORS, BINARY_OPERATORS,
     UNARY_OPERATORS, COMPARE_OPERATORS, UNSUPPORTED_SYNTAX, _Ref, _ModuleRef, _Constant,
     _ConstArray, _BuiltinFunction, _Dim3, _GridIntrinsic, _ValueIntrinsic, _KernelIntrinsic,
     _DeviceFunction, _OperatorFunction, _EnumClass, _GridGroup, Resolved, _KNOWN_OBJECTS,
@@ -185,8 +185,9 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
         return isinstance(node, (ast.Name, ast.Constant))
 
     def _stmt_AugAssign(self, node: ast.AugAssign) -> list[IRNode]:
-        if not isinstance(node.target, (ast.Name, ast.Subscript)):
-            raise self._error("augmented assignment needs a variable or an array element",
+        if not isinstance(node.target, (ast.Name, ast.Subscript, ast.Attribute)):
+            raise self._error("augmented assignment needs a variable, an array element or a "
+                              "record's field",
                               node.target)
         if isinstance(node.target, ast.Subscript) and any(
                 isinstance(e, ast.Slice) for e in ast.walk(node.target.slice)):
@@ -208,8 +209,8 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
             return self._expr_Subscript(node)
         if isinstance(node, (ast.Tuple, ast.List)):
             return IRNode("tuple", self._loc(node), *(self._target(e) for e in node.elts))
-        if isinstance(node, ast.Attribute):
-            raise self._error("assigning to attributes is not supported in kernels", node)
+        if isinstance(node, ast.Attribute):  # a record's field: r.x = v
+            return self._as_value(self._resolve(node), node)
         if isinstance(node, ast.Starred):
             raise self._unsupported(node)
         raise self._error("cannot assign to this expression in a kernel", node)
@@ -404,11 +405,20 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
                 isinstance(self._resolve(node.value), _EnumClass):  # Color["red"]
             return self._as_value(self._classify(self._static_value(node), node), node)
         index = node.slice
+        if isinstance(index, ast.Constant) and isinstance(index.value, str):
+            return self._record_field(node, index.value)
         if isinstance(index, ast.Tuple) and any(isinstance(e, ast.Slice) for e in index.elts):
             parts = IRNode("tuple", self._loc(index), *(self._index_part(e) for e in index.elts))
         else:
             parts = self._index_part(index)
         return IRNode("subscript", self._loc(node), self._expr(node.value), parts)
+
+    def _record_field(self, node: ast.Subscript, name: str) -> IRNode:
+        """r["x"]: the field x of a record (or of every record of a record array), as r.x."""
+        if not name.isidentifier():
+            raise self._error(f"record field {name!r} cannot be used in kernels: field names "
+                              "in kernels must be Python identifiers", node.slice)
+        return IRNode("attr", self._loc(node), self._expr(node.value), name)
 
     def _index_part(self, element: ast.expr) -> IRNode:
         """An index, or a slice: the IR call slice.PPP with the parts given (1) or left out (0),
@@ -486,12 +496,8 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
                 return self._attribute_of_namespace(base, node)
             if isinstance(base, _EnumClass):
                 return self._classify(self._static_value(node), node)
-            value = self._as_value(base, node.value)
-            if node.attr not in VALUE_ATTRIBUTES:
-                supported = " ".join("." + a for a in VALUE_ATTRIBUTES)
-                raise self._error(f"attribute '.{node.attr}' is not supported in kernels; "
-                                  f"supported: {supported}", node)
-            return IRNode("attr", self._loc(node), value, node.attr)
+            # .shape, .real, a record's field ...: the compiler knows the value's type.
+            return IRNode("attr", self._loc(node), self._as_value(base, node.value), node.attr)
         return self._expr(node)
 
     def _classify(self, value: Any, node: ast.expr) -> _Ref:

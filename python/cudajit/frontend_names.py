@@ -20,7 +20,6 @@ from .frontend_static import is_number as _is_number
 from .frontend_ufuncs import UFUNCS
 from .kernel_ir import IRNode
 
-VALUE_ATTRIBUTES = ("shape", "strides", "ndim", "size", "real", "imag")
 METHODS = ("conjugate", "bit_count")
 PYTHON_BUILTINS = ("range", "len", "min", "max", "abs", "int", "float", "bool", "complex", "round")
 MATH_CONSTANTS = ("pi", "e", "inf", "nan", "tau")

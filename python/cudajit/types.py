@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 __all__ = [
-    "Type", "NoneType", "ScalarType", "Array", "Tuple", "Signature",
+    "Type", "NoneType", "ScalarType", "Array", "Record", "Tuple", "Signature",
     "typeof", "from_dtype", "from_numba", "parse_signature",
     "none", "void",
     "boolean", "bool_", "b1",
@@ -121,13 +121,45 @@ class ScalarType(Type):
             f"(to convert); got {args!r}")
 
 
-class Array(Type):
-    """An array of ``dtype`` with ``ndim`` dimensions (1 to 4) and a layout:
-    "C" (C-contiguous), "F" (Fortran-contiguous) or "A" (any strides)."""
+class Record(Type):
+    """A record: one element of a NumPy structured dtype (Numba's ``Record``), whose fields
+    are numbers or nested arrays of numbers. In a kernel a record is a reference to its
+    bytes: ``r.x = 1`` writes into the array (or the record argument) it came from.
+    ``Record(dtype)[:]`` is an array of them."""
 
-    def __init__(self, dtype: ScalarType, ndim: int, layout: str, readonly: bool = False):
-        if not isinstance(dtype, ScalarType):
-            raise TypeError(f"array dtype must be a scalar type such as float32; got {dtype!r}")
+    def __init__(self, dtype: Any):
+        self.dtype = np.dtype(dtype)
+        # The compiler's spelling (Numba's), checked there: fields must be numbers or arrays.
+        from . import _core  # noqa: PLC0415 (types is imported by _core's users first)
+        self._spelling = _core.record_type(self.dtype)
+
+    def __getitem__(self, key: Any) -> "Array":
+        """``rec[:]``: a 1-d array of these records, as Numba spells array types."""
+        slices = _as_tuple(key)
+        return Array(self, len(slices), _layout_from_slices(slices))
+
+    @property
+    def fields(self) -> dict[str, tuple[np.dtype, int]]:
+        """Each field's dtype and byte offset, as NumPy's ``dtype.fields`` gives them."""
+        return {name: (f[0], f[1]) for name, f in self.dtype.fields.items()}
+
+    @property
+    def size(self) -> int:
+        return self.dtype.itemsize
+
+    def __str__(self) -> str:
+        return self._spelling
+
+
+class Array(Type):
+    """An array of ``dtype`` (a number type or a Record) with ``ndim`` dimensions (1 to 4)
+    and a layout: "C" (C-contiguous), "F" (Fortran-contiguous) or "A" (any strides)."""
+
+    def __init__(self, dtype: "ScalarType | Record", ndim: int, layout: str,
+                 readonly: bool = False):
+        if not isinstance(dtype, (ScalarType, Record)):
+            raise TypeError(f"array dtype must be a scalar type such as float32 or a Record; "
+                            f"got {dtype!r}")
         if not isinstance(ndim, int) or not 1 <= ndim <= MAX_ARRAY_NDIM:
             raise TypeError(f"arrays have 1 to {MAX_ARRAY_NDIM} dimensions; got ndim={ndim!r}")
         if layout not in LAYOUTS:
@@ -141,7 +173,7 @@ class Array(Type):
     def mutable(self) -> bool:
         return not self.readonly
 
-    def copy(self, dtype: ScalarType | None = None, ndim: int | None = None,
+    def copy(self, dtype: "ScalarType | Record | None" = None, ndim: int | None = None,
              layout: str | None = None, readonly: bool | None = None) -> "Array":
         """This array type with some of its properties replaced (Numba's ``Array.copy``)."""
         return Array(
@@ -297,9 +329,11 @@ def from_numba(value: Any) -> Any:
     if hasattr(value, "args") and hasattr(value, "return_type"):  # a Numba Signature
         args = [from_numba(a) for a in value.args]
         return Signature(from_numba(value.return_type), args)
+    if type(value).__name__ == "Record" and isinstance(getattr(value, "dtype", None), np.dtype):
+        return Record(value.dtype)
     if hasattr(value, "dtype") and hasattr(value, "ndim") and hasattr(value, "layout"):
         dtype = from_numba(value.dtype)
-        if isinstance(dtype, ScalarType):
+        if isinstance(dtype, (ScalarType, Record)):
             return Array(dtype, int(value.ndim), str(value.layout),
                          readonly=not getattr(value, "mutable", True))
     if hasattr(value, "types") and isinstance(getattr(value, "types"), tuple):
@@ -330,6 +364,8 @@ def typeof(value: Any) -> Type:
         return _typeof_array(value)
     if isinstance(value, (bool, np.bool_)):
         return bool_
+    if isinstance(value, np.void) and value.dtype.names is not None:
+        return Record(value.dtype)
     if isinstance(value, np.generic):  # before float/complex: np.float64 subclasses float
         return from_dtype(value.dtype)
     if isinstance(value, int):
@@ -352,7 +388,8 @@ def typeof(value: Any) -> Type:
 def _typeof_array(array: np.ndarray) -> Array:
     if not 1 <= array.ndim <= MAX_ARRAY_NDIM:
         raise TypeError(f"arrays must have 1 to {MAX_ARRAY_NDIM} dimensions; got {array.ndim}")
-    dtype = from_dtype(array.dtype, what="array dtype")
+    dtype: ScalarType | Record = (Record(array.dtype) if array.dtype.names is not None
+                                  else from_dtype(array.dtype, what="array dtype"))
     if array.flags.c_contiguous:
         layout = "C"
     elif array.flags.f_contiguous:

@@ -55,6 +55,79 @@ Scalar dtype_scalar(const py::dtype& dtype, size_t position) {
   }
 }
 
+bool is_structured(const py::dtype& dtype) {
+  return dtype.kind() == 'V' && !dtype.attr("names").is_none();
+}
+
+// The record layout of a NumPy structured dtype: its fields (scalars or nested arrays of
+// them) at their offsets. Built once per dtype object: arrays of one dtype share it.
+std::shared_ptr<const RecordLayout> record_layout(const py::dtype& dtype, size_t position) {
+  struct Cached {
+    PyObject* dtype;  // a strong reference, never released (at most kCached of them)
+    std::shared_ptr<const RecordLayout> layout;
+  };
+  static constexpr size_t kCached = 64;
+  static std::vector<Cached> cache;
+  for (const Cached& c : cache)
+    if (c.dtype == dtype.ptr()) return c.layout;
+  auto bad = [&](const std::string& why) {
+    std::string where = position > 0 ? "argument " + std::to_string(position) + ": " : "";
+    return py::type_error(where + "record dtype " + std::string(py::str(dtype)) +
+                          " cannot be used in kernels: " + why);
+  };
+  auto layout = std::make_shared<RecordLayout>();
+  layout->size = static_cast<int64_t>(dtype.itemsize());
+  layout->aligned = dtype.attr("isalignedstruct").cast<bool>();
+  py::dict fields = dtype.attr("fields");
+  for (py::handle name_obj : py::tuple(dtype.attr("names"))) {
+    auto name = name_obj.cast<std::string>();
+    if (!py::str(name_obj).attr("isidentifier")().cast<bool>())
+      throw bad("field name '" + name + "' is not a Python identifier");
+    py::tuple field = fields[name_obj];
+    py::dtype field_dtype = field[0];
+    RecordField f;
+    f.name = name;
+    f.offset = field[1].cast<int64_t>();
+    py::object sub = field_dtype.attr("subdtype");
+    if (!sub.is_none()) {
+      field_dtype = py::tuple(sub)[0];
+      for (py::handle extent : py::tuple(py::tuple(sub)[1]))
+        f.shape.push_back(extent.cast<int64_t>());
+    }
+    if (is_structured(field_dtype)) throw bad("field '" + name + "' is itself a record");
+    try {
+      f.dtype = dtype_scalar(field_dtype, position);
+    } catch (py::type_error&) {
+      throw bad("field '" + name + "' has dtype " + std::string(py::str(field_dtype)) +
+                "; fields must be bool, int8..int64, uint8..uint64, float16, float32, float64, "
+                "complex64 or complex128, or arrays of them");
+    }
+    if (f.dtype == Scalar::BFloat16) throw bad("field '" + name + "' is bfloat16");
+    layout->fields.push_back(std::move(f));
+  }
+  if (layout->fields.empty()) throw bad("it has no fields");
+  if (cache.size() < kCached) {
+    Py_INCREF(dtype.ptr());
+    cache.push_back({dtype.ptr(), layout});
+  }
+  return layout;
+}
+
+}  // namespace
+
+std::shared_ptr<const RecordLayout> record_layout_of(const py::dtype& dtype) {
+  if (!is_structured(dtype))
+    throw py::type_error("expected a structured dtype (with fields), got " +
+                         std::string(py::str(dtype)));
+  return record_layout(dtype, 0);
+}
+
+std::string record_type_name(const py::dtype& dtype) {
+  return Type::record(record_layout_of(dtype)).str();
+}
+
+namespace {
+
 void read_scalar(ArgValue& v, const void* p) {
   switch (v.type.scalar()) {
 #define CUDAJIT_READ(S, T, FIELD) \
@@ -140,7 +213,7 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
     const DeviceArray& a = *array;
     set_array_dims(v, a.shape.data(), a.strides.data(), a.ndim, position, "a device array");
     v.kind = ArgValue::Kind::DeviceArray;
-    v.type = Type::array(a.dtype, a.ndim, a.layout(), a.readonly);
+    v.type = a.type();
     v.data = a.data;
     v.device = a.device;
     v.memory = a.memory;
@@ -152,7 +225,6 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
     auto array = py::reinterpret_borrow<py::array>(obj);
     v.kind = ArgValue::Kind::HostArray;
     v.object = obj;
-    Scalar dtype = dtype_scalar(array.dtype(), position);
     auto ndim = static_cast<int>(array.ndim());
     if (ndim < 1 || ndim > 4)
       throw py::type_error("argument " + std::to_string(position) +
@@ -162,7 +234,11 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
     Layout layout = (flags & py::array::c_style)   ? Layout::C
                     : (flags & py::array::f_style) ? Layout::F
                                                    : Layout::A;
-    v.type = Type::array(dtype, ndim, layout, !array.writeable());
+    if (is_structured(array.dtype()))
+      v.type = Type::record_array(record_layout(array.dtype(), position), ndim, layout,
+                                  !array.writeable());
+    else
+      v.type = Type::array(dtype_scalar(array.dtype(), position), ndim, layout, !array.writeable());
     v.data = const_cast<void*>(array.data());
     v.host_base = array.base();
     for (int d = 0; d < ndim; ++d) {
@@ -176,6 +252,20 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
   static auto* const numpy_generic = reinterpret_cast<PyTypeObject*>(
       py::object(py::module_::import("numpy").attr("generic")).release().ptr());
   if (PyObject_TypeCheck(obj.ptr(), numpy_generic)) {
+    auto record = obj.attr("dtype").cast<py::dtype>();
+    if (is_structured(record)) {
+      // A record (np.void, np.record): passed by reference to its bytes, which are those of
+      // the array it was taken from; staged like a host array (copied back after the launch),
+      // as Numba does.
+      Py_buffer view;
+      if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_SIMPLE) != 0) throw py::error_already_set();
+      v.data = view.buf;
+      PyBuffer_Release(&view);
+      v.kind = ArgValue::Kind::HostArray;
+      v.type = Type::record(record_layout(record, position));
+      v.object = obj;
+      return v;
+    }
     auto array = py::array::ensure(obj);
     v.type = Type::scalar(dtype_scalar(array.dtype(), position));
     read_scalar(v, array.data());
@@ -207,7 +297,7 @@ std::pair<int64_t, int64_t> array_extent(const ArgValue& v) {
     int64_t span = (v.shape[d] - 1) * v.strides[d];
     (span < 0 ? lo : hi) += span;
   }
-  return {lo, hi + byte_size(v.type.dtype())};
+  return {lo, hi + v.type.itemsize()};
 }
 
 void append_type_key(const Type& t, std::string& key) {
@@ -220,6 +310,7 @@ void append_type_key(const Type& t, std::string& key) {
     const char entry[] = {static_cast<char>(t.kind()), static_cast<char>(t.scalar())};
     key.append(entry, sizeof entry);
   }
+  if (t.record_layout()) key += "{" + t.str() + "}";  // a record's fields, all of them
   if (t.is_tuple()) {  // the items, bracketed: (int64, f8[:]) is not (float64, f8[:])
     key += static_cast<char>(t.elements().size());
     for (const Type& item : t.elements()) append_type_key(item, key);
@@ -293,8 +384,14 @@ bool argument_matches(const Type& given, const Type& wanted) {
     if (is_float(g)) return is_float(w) || is_complex(w);
     return true;
   }
+  if (given.is_record() && wanted.is_record())
+    return given.with_readonly(false) == wanted.with_readonly(false) &&
+           (!given.readonly() || wanted.readonly());
   if (!given.is_array() || !wanted.is_array()) return false;
   if (given.dtype() != wanted.dtype() || given.ndim() != wanted.ndim()) return false;
+  if (given.with_dims(1, Layout::A).with_readonly(false) !=
+      wanted.with_dims(1, Layout::A).with_readonly(false))
+    return false;  // records of other fields
   if (given.readonly() && !wanted.readonly()) return false;
   return wanted.layout() == Layout::A || given.layout() == wanted.layout();
 }
@@ -308,6 +405,10 @@ runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
     const ParamLayout& p = layout[a];
     size_t at = p.first_param;
     auto put = [&](size_t i, auto value) { params.set(i, value); };
+    if (p.type.is_record()) {  // its address
+      put(at, v.data);
+      continue;
+    }
     if (p.type.is_array()) {
       put(at, v.data);
       for (int d = 0; d < p.type.ndim(); ++d) {

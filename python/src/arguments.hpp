@@ -3,6 +3,7 @@
 // and packed into the flattened parameters of the kernel entry.
 #pragma once
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <array>
@@ -48,6 +49,11 @@ struct ArgValue {
 // producers for `stream`.
 ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& device,
                            const runtime::Stream& stream);
+
+// The compiler's spelling of a NumPy structured dtype ("Record(a[type=float64;offset=0];8;False)");
+// py::type_error for a dtype kernels cannot take.
+std::string record_type_name(const py::dtype& dtype);
+std::shared_ptr<const RecordLayout> record_layout_of(const py::dtype& dtype);
 
 // Byte range [lo, hi) of an array argument's elements relative to `data`.
 std::pair<int64_t, int64_t> array_extent(const ArgValue& v);

@@ -3,6 +3,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "arguments.hpp"
 #include "cudajit/runtime/interop.hpp"
 #include "devices.hpp"
 
@@ -16,7 +17,7 @@ int64_t DeviceArray::size() const {
 
 Layout DeviceArray::layout() const {
   // NumPy's rule: dimensions of extent 1 do not constrain the strides.
-  int64_t item = byte_size(dtype);
+  int64_t item = itemsize();
   auto contiguous = [&](bool c_order) {
     int64_t expected = item;
     for (int i = 0; i < ndim; ++i) {
@@ -37,7 +38,12 @@ std::pair<int64_t, int64_t> DeviceArray::extent() const {
     int64_t span = (shape[d] - 1) * strides[d];
     (span < 0 ? lo : hi) += span;
   }
-  return {lo, hi + byte_size(dtype)};
+  return {lo, hi + itemsize()};
+}
+
+Type DeviceArray::type() const {
+  if (record) return Type::record_array(record, ndim, layout(), readonly);
+  return Type::array(dtype, ndim, layout(), readonly);
 }
 
 namespace {
@@ -63,8 +69,8 @@ void set_dims(DeviceArray& a, const std::vector<int64_t>& shape,
   }
   // Element count and byte extent must fit int64: an overflowed size would allocate
   // nothing and let kernels write anywhere.
-  runtime::detail::check_shape(shape, byte_size(a.dtype), "device array");
-  runtime::byte_extent(shape, strides, byte_size(a.dtype));
+  runtime::detail::check_shape(shape, a.itemsize(), "device array");
+  runtime::byte_extent(shape, strides, a.itemsize());
 }
 
 // Read-only memory (a read-only CAI, DLPack or NumPy producer) is read-only for host-side
@@ -187,6 +193,10 @@ void bind_device_array(py::module_& m) {
       .def_property_readonly("nbytes", &DeviceArray::nbytes)
       .def_property_readonly("dtype_name",
                              [](const DeviceArray& a) { return std::string(scalar_name(a.dtype)); })
+      .def_property_readonly(
+          "record_dtype",
+          [](const DeviceArray& a) -> py::object { return a.record ? a.record_dtype : py::none(); },
+          "The NumPy dtype of an array of records; None for numbers.")
       .def_property_readonly("readonly", [](const DeviceArray& a) { return a.readonly; })
       .def_property_readonly(
           "device_pointer",
@@ -215,7 +225,11 @@ void bind_device_array(py::module_& m) {
           [](const DeviceArray& a, int64_t offset, const std::vector<int64_t>& shape,
              const std::vector<int64_t>& strides, std::optional<std::string> dtype) {
             DeviceArray b = a;
-            if (dtype) b.dtype = dtype_from_name(*dtype);
+            if (dtype) {
+              b.dtype = dtype_from_name(*dtype);
+              b.record = nullptr;
+              b.record_dtype = py::object();
+            }
             set_dims(b, shape, strides);
             b.data = static_cast<char*>(a.data) + offset;
             return b;
@@ -278,10 +292,17 @@ void bind_device_array(py::module_& m) {
   m.def(
       "allocate_array",
       [](DeviceHandle device, const std::vector<int64_t>& shape,
-         const std::vector<int64_t>& strides, const std::string& dtype, py::handle stream) {
+         const std::vector<int64_t>& strides, py::handle dtype, py::handle stream) {
         DeviceArray a;
         a.device = device.device;
-        a.dtype = dtype_from_name(dtype);
+        if (py::isinstance<py::str>(dtype)) {
+          a.dtype = dtype_from_name(dtype.cast<std::string>());
+        } else {  // a structured NumPy dtype: an array of records
+          auto numpy_dtype = py::reinterpret_borrow<py::dtype>(dtype);
+          a.dtype = Scalar::UInt8;
+          a.record = record_layout_of(numpy_dtype);
+          a.record_dtype = numpy_dtype;
+        }
         set_dims(a, shape, strides);
         auto [lo, hi] = a.extent();
         if (lo != 0) throw py::value_error("allocate_array: strides must be non-negative");

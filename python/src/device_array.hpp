@@ -22,6 +22,10 @@ struct DeviceArray {
   std::shared_ptr<const void> memory;
   void* data = nullptr;  // address of element [0, ..., 0]
   Scalar dtype = Scalar::Float64;
+  // An array of records (a NumPy structured dtype): their fields, and the NumPy dtype;
+  // null for numbers.
+  std::shared_ptr<const RecordLayout> record;
+  py::object record_dtype;
   static constexpr int kMaxDims = 8;  // kernels take 1 to 4; the array API allows more
   int ndim = 1;
   std::array<int64_t, kMaxDims> shape{};
@@ -34,7 +38,10 @@ struct DeviceArray {
   bool producer_stream = false;
 
   int64_t size() const;
-  int64_t nbytes() const { return size() * byte_size(dtype); }
+  int64_t itemsize() const { return record ? record->size : byte_size(dtype); }
+  int64_t nbytes() const { return size() * itemsize(); }
+  // The kernel-language type of the array.
+  Type type() const;
   Layout layout() const;  // C, F or A from the strides
   // [lowest, highest) byte offsets from `data` that the elements touch.
   std::pair<int64_t, int64_t> extent() const;

@@ -427,6 +427,9 @@ void fill_tensor(DLTensor& t, ExportContext& ctx, const DeviceArray& a) {
   t.data = a.data;
   t.device = {cuda ? kDLCUDA : kDLCPU, cuda ? a.device->ordinal() : 0};
   t.ndim = a.ndim;
+  if (a.record)
+    throw py::buffer_error("DLPack has no record dtypes: an array of " +
+                           std::string(py::str(a.record_dtype)) + " cannot be exported");
   t.dtype = runtime::dlpack_dtype(a.dtype);
   int64_t item = byte_size(a.dtype);
   for (int d = 0; d < a.ndim; ++d) {

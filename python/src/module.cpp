@@ -2,6 +2,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "arguments.hpp"
 #include "conversions.hpp"
 #include "cudajit/compiler/compile.hpp"
 #include "cudajit/runtime/host_launch.hpp"
@@ -63,6 +64,8 @@ PYBIND11_MODULE(_core, m) {
   m.def(
       "parse_type", [](const std::string& s) { return parse_type(s).str(); },
       "Normalises a type spelling; raises ValueError for an unknown one.");
+  m.def("record_type", &python::record_type_name, py::arg("dtype"),
+        "The compiler's spelling of a structured dtype; TypeError for one kernels cannot take.");
   m.def("host_worker_count", &runtime::host_worker_count, "Threads the cpu device runs blocks on.");
   m.def("set_host_worker_count", &runtime::set_host_worker_count, py::arg("workers"),
         "Sets the threads the cpu device runs blocks on (at least 1).");

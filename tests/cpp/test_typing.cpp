@@ -1057,3 +1057,85 @@ TEST_CASE("print_typed lists each specialisation with its arguments, return and 
   CHECK_THAT(text, Contains("(a: int32) -> none"));
   CHECK_THAT(text, Contains("  x: int64"));
 }
+
+// --- records ---------------------------------------------------------------------------
+
+namespace {
+
+// Numba's spelling of np.dtype([("a", f8), ("b", i4), ("d", u1, 5)], align=True) and of a
+// packed one with a nested 2-d array.
+const char* const kRecord =
+    "Record(a[type=float64;offset=0],b[type=int32;offset=8],d[type=nestedarray(uint8, (5,));"
+    "offset=12];24;True)";
+const char* const kPacked =
+    "Record(x[type=int8;offset=0],z[type=nestedarray(float32, (3, 2));offset=1];25;False)";
+
+std::string array_of(const char* record, const char* rest = "1d, C") {
+  return std::string("array(") + record + ", " + rest + ")";
+}
+
+}  // namespace
+
+TEST_CASE("record types parse from Numba's spelling and print it back", "[typing]") {
+  for (std::string spelling :
+       {std::string(kRecord), std::string(kPacked), array_of(kRecord),
+        "readonly " + array_of(kRecord, "2d, A"), std::string("unaligned array(float32, 2d, A)")})
+    CHECK(T(spelling.c_str()).str() == spelling);
+  Type r = T(kRecord);
+  REQUIRE(r.is_record());
+  CHECK(r.itemsize() == 24);
+  CHECK(r.record_layout()->find("d")->shape == std::vector<int64_t>{5});
+  CHECK(T(array_of(kRecord).c_str()).is_record_array());
+  CHECK(T(array_of(kRecord).c_str()).itemsize() == 24);
+  CHECK(T(kRecord) != T(kPacked));
+}
+
+TEST_CASE("malformed record spellings are refused with the reason", "[typing]") {
+  auto refused = [](const std::string& text, const std::string& why) {
+    try {
+      cudajit::parse_type(text);
+      FAIL("parsed: " << text);
+    } catch (const std::invalid_argument& e) {
+      CHECK_THAT(e.what(), Contains(why));
+    }
+  };
+  refused("Record(a[type=float64;offset=4];8;False)", "lies outside the record's 8 bytes");
+  refused("Record(a[type=float64;offset=0],a[type=int8;offset=0];8;False)", "appears twice");
+  refused("Record(a[type=bfloat16;offset=0];2;False)", "unknown field dtype");
+  refused("Record(a[type=int8;offset=0];1;Maybe)", "expected True or False");
+  refused("unaligned int32", "expected an array after 'unaligned'");
+}
+
+TEST_CASE("indexing a record array gives a record; fields give numbers and views", "[typing]") {
+  std::vector<Type> args{T(array_of(kRecord).c_str())};
+  CHECK(assigned_type("(subscript@2:8 (name@2:8 a) (int@2:10 0))", args) == T(kRecord));
+  CHECK(assigned_type("(attr@2:8 (subscript@2:8 (name@2:8 a) (int@2:10 0)) b)", args) == i32);
+  CHECK(assigned_type("(attr@2:8 (subscript@2:8 (name@2:8 a) (int@2:10 0)) d)", args) ==
+        T("array(uint8, 1d, C)"));
+  CHECK(assigned_type("(attr@2:8 (name@2:8 a) a)", args) == T("array(float64, 1d, A)"));
+  CHECK(assigned_type("(attr@2:8 (name@2:8 a) d)", args) == T("array(uint8, 2d, A)"));
+  // r[1]: the second field, as Numba indexes records by position
+  CHECK(assigned_type("(subscript@2:8 (subscript@2:8 (name@2:8 a) (int@2:10 0)) (int@2:13 1))",
+                      args) == i32);
+}
+
+TEST_CASE("a packed record's nested array is an unaligned view", "[typing]") {
+  std::vector<Type> args{T(array_of(kPacked).c_str())};
+  CHECK(assigned_type("(attr@2:8 (subscript@2:8 (name@2:8 a) (int@2:10 0)) z)", args) ==
+        T("unaligned array(float32, 2d, C)"));
+  CompileError e = compile_error(
+      module("a",
+             "(expr@2:4 (call@2:4 cuda.atomic.add (attr@2:23 (subscript@2:23 (name@2:23 a) "
+             "(int@2:25 0)) z) (tuple@2:30 (int@2:30 0) (int@2:33 0)) (float@2:36 1.0)))"),
+      args);
+  CHECK_THAT(e.what(), Contains("needs aligned elements"));
+}
+
+TEST_CASE("records unify only with records of the same fields", "[typing]") {
+  CHECK(unify(T(kRecord), T(("readonly " + std::string(kRecord)).c_str())) ==
+        T(("readonly " + std::string(kRecord)).c_str()));
+  CHECK_FALSE(unify(T(kRecord), T(kPacked)).has_value());
+  CHECK_FALSE(unify(T(array_of(kRecord).c_str()), T(array_of(kPacked).c_str())).has_value());
+  CHECK(unify(T("unaligned array(float32, 1d, C)"), T("array(float32, 1d, C)")) ==
+        T("unaligned array(float32, 1d, C)"));
+}

@@ -104,8 +104,8 @@ llvm::Value* FunctionLowering::element_pointer(llvm::Value* array, const Type& t
   if (t.layout() == Layout::C) unit_dim = t.ndim() - 1;
   if (t.layout() == Layout::F) unit_dim = 0;
   IndexCheck check;
-  llvm::Value* offset =
-      byte_offset(array, idx, unit_dim, byte_size(t.dtype()), checks_bounds() ? &check : nullptr);
+  llvm::Value* offset = byte_offset(array, idx, unit_dim, static_cast<int>(t.itemsize()),
+                                    checks_bounds() ? &check : nullptr);
   llvm::Value* data = extract(array, {0});
   llvm::Value* ptr = b_.CreateInBoundsGEP(b_.getInt8Ty(), data, offset);
   return checks_bounds() ? guard(ptr, check, loc) : ptr;
@@ -116,8 +116,8 @@ llvm::Value* FunctionLowering::view(llvm::Value* array, const Type& t,
                                     SourceLoc loc) {
   int unit_dim = t.layout() == Layout::F ? 0 : -1;
   IndexCheck check;
-  llvm::Value* offset =
-      byte_offset(array, idx, unit_dim, byte_size(t.dtype()), checks_bounds() ? &check : nullptr);
+  llvm::Value* offset = byte_offset(array, idx, unit_dim, static_cast<int>(t.itemsize()),
+                                    checks_bounds() ? &check : nullptr);
   llvm::Value* data = b_.CreateInBoundsGEP(b_.getInt8Ty(), extract(array, {0}), offset);
   if (checks_bounds()) data = guard(data, check, loc);
   llvm::Value* out = llvm::UndefValue::get(m_.array_struct(result.ndim()));
@@ -133,23 +133,27 @@ llvm::Value* FunctionLowering::view(llvm::Value* array, const Type& t,
   return out;
 }
 
-llvm::Value* FunctionLowering::load_element(llvm::Value* ptr, Scalar dtype) {
+llvm::Value* FunctionLowering::load_element(llvm::Value* ptr, Scalar dtype, uint64_t align) {
   Scalar part = is_complex(dtype) ? complex_part(dtype) : dtype;
-  auto* load = b_.CreateAlignedLoad(m_.memory_type(dtype), ptr, llvm::Align(byte_size(part)));
+  if (align == 0) align = byte_size(part);
+  auto* load = b_.CreateAlignedLoad(m_.memory_type(dtype), ptr, llvm::Align(align));
   if (dtype == Scalar::Bool) return b_.CreateICmpNE(load, b_.getInt8(0));
   if (dtype == Scalar::BFloat16) return bfloat16_to_float(load);
   return load;
 }
 
-void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, Scalar dtype) {
+void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, Scalar dtype,
+                                     uint64_t align) {
   Scalar part = is_complex(dtype) ? complex_part(dtype) : dtype;
+  if (align == 0) align = byte_size(part);
   if (dtype == Scalar::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
   if (dtype == Scalar::BFloat16) v = float_to_bfloat16(v);
-  b_.CreateAlignedStore(v, ptr, llvm::Align(byte_size(part)));
+  b_.CreateAlignedStore(v, ptr, llvm::Align(align));
 }
 
 llvm::Value* FunctionLowering::subscript(const Node& n) {
   const Type& t = type_of(n.child(0));
+  if (t.is_record()) return record_field(n);  // r[k]: a field by position
   llvm::Value* v = expr(n.child(0));
   if (t.is_tuple()) {
     auto constant = f_.constants.find(&n);
@@ -161,7 +165,8 @@ llvm::Value* FunctionLowering::subscript(const Node& n) {
   std::vector<ArrayIndex> idx = indices(n.child(1));
   const Type& result = type_of(n);
   if (result.is_array()) return view(v, t, idx, result, n.loc);
-  return load_element(element_pointer(v, t, idx, n.loc), t.dtype());
+  if (result.is_record()) return element_pointer(v, t, idx, n.loc);  // a record is its address
+  return load_element(element_pointer(v, t, idx, n.loc), t.dtype(), element_align(t));
 }
 
 // a[i, start:stop:step, ...]: integers fix a dimension (from the end when negative), slices
@@ -254,7 +259,8 @@ void FunctionLowering::fill_view(llvm::Value* view, const Type& t, llvm::Value* 
     offset = b_.CreateAdd(offset, b_.CreateMul(b_.CreateURem(rest, extent), extract(view, {2, d})));
     rest = b_.CreateUDiv(rest, extent);
   }
-  store_element(b_.CreateGEP(b_.getInt8Ty(), extract(view, {0}), offset), value, t.dtype());
+  store_element(b_.CreateGEP(b_.getInt8Ty(), extract(view, {0}), offset), value, t.dtype(),
+                element_align(t));
   llvm::Value* next = b_.CreateAdd(i, int64(1));
   i->addIncoming(next, b_.GetInsertBlock());
   b_.CreateCondBr(b_.CreateICmpSLT(next, total), body, done);
@@ -290,7 +296,7 @@ llvm::Value* FunctionLowering::ufunc_item(const Node& n) {
     llvm::Value* single = b_.CreateICmpEQ(extract(value, {1, d}), int64(1));
     idx.push_back({b_.CreateSelect(single, int64(0), at[d + skip].v), true});
   }
-  return load_element(element_pointer(value, x, idx, n.loc), x.dtype());
+  return load_element(element_pointer(value, x, idx, n.loc), x.dtype(), element_align(x));
 }
 
 void FunctionLowering::ufunc_store(const Node& n) {
@@ -298,7 +304,8 @@ void FunctionLowering::ufunc_store(const Node& n) {
   llvm::Value* array = expr(n.child(0));
   llvm::Value* flat = expr_as(n.child(1), Type::scalar(Scalar::Int64));
   llvm::Value* v = expr_as(n.child(2), Type::scalar(out.dtype()));
-  store_element(element_pointer(array, out, unravel(array, out, flat), n.loc), v, out.dtype());
+  store_element(element_pointer(array, out, unravel(array, out, flat), n.loc), v, out.dtype(),
+                element_align(out));
 }
 
 // A uniform tuple indexed at run time: spill it to an array and load.
@@ -324,6 +331,8 @@ llvm::Value* FunctionLowering::attribute(const Node& n) {
   const Type& t = type_of(n.child(0));
   llvm::Value* v = expr(n.child(0));
   const std::string& name = n.text;
+  if (t.is_record() || (t.is_record_array() && t.record_layout()->find(name)))
+    return record_field(n);
   if (t.is_array()) {
     unsigned ndim = static_cast<unsigned>(t.ndim());
     if (name == "ndim") return int64(ndim);

@@ -71,7 +71,8 @@ llvm::Value* FunctionLowering::float_to_bfloat16(llvm::Value* v) {
 
 llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type& to) {
   if (from == to) return v;
-  if (from.is_array() && to.is_array()) return v;  // layout or readonly widened: same struct
+  if (from.is_array() && to.is_array()) return v;    // layout or readonly widened: same struct
+  if (from.is_record() && to.is_record()) return v;  // readonly widened: the same address
   if (from.is_tuple() && to.is_tuple()) {
     llvm::Value* out = llvm::UndefValue::get(m_.value_type(to));
     for (unsigned i = 0; i < to.elements().size(); ++i) {

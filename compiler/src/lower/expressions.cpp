@@ -316,7 +316,8 @@ bool FunctionLowering::speculatable(const Node& n) const {
     case NodeKind::Complex:
     case NodeKind::Name:
       return true;
-    case NodeKind::Attr:  // shape, size, .real, ...: fields of a value
+    case NodeKind::Attr:  // shape, size, .real, ...: fields of a value (not a record's: a load)
+      return !type_of(n.child(0)).is_record() && all_children();
     case NodeKind::Unary:
     case NodeKind::Not:
     case NodeKind::Compare:

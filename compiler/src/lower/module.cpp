@@ -50,6 +50,8 @@ llvm::Type* ModuleLowering::value_type(const Type& t) {
       return scalar_type(t.scalar());
     case Type::Kind::Array:
       return array_struct(t.ndim());
+    case Type::Kind::Record:  // the address of the record
+      return llvm::PointerType::get(context, 0);
     case Type::Kind::Tuple: {
       std::vector<llvm::Type*> elements;
       for (const Type& e : t.elements()) elements.push_back(value_type(e));
@@ -148,6 +150,8 @@ std::vector<llvm::Value*> unflatten_args(
         a = b.CreateInsertValue(a, param(p.first_param + 1 + t.ndim() + d, i64), {2, unsigned(d)});
       }
       leaves.push_back(a);
+    } else if (t.is_record()) {
+      leaves.push_back(param(p.first_param, b.getPtrTy()));
     } else {
       llvm::Value* v = param(p.first_param, m.memory_type(t.scalar()));
       if (t.scalar() == Scalar::Bool) v = b.CreateICmpNE(v, b.getInt8(0));
@@ -175,6 +179,8 @@ std::vector<llvm::Type*> flat_param_types(ModuleLowering& m, const std::vector<T
     if (t.is_array()) {
       types.push_back(llvm::PointerType::get(m.context, 0));
       for (int i = 0; i < 2 * t.ndim(); ++i) types.push_back(llvm::Type::getInt64Ty(m.context));
+    } else if (t.is_record()) {
+      types.push_back(llvm::PointerType::get(m.context, 0));
     } else {
       types.push_back(m.memory_type(t.scalar()));
     }

@@ -89,9 +89,23 @@ void FunctionLowering::stmt(const Node& s) {
         llvm::Value* ptr = element_pointer(expr(target.child(0)), array_type,
                                            indices(target.child(1)), target.loc);
         Type element = Type::scalar(element_value(array_type.dtype()));
-        llvm::Value* current = load_element(ptr, array_type.dtype());
+        llvm::Value* current = load_element(ptr, array_type.dtype(), element_align(array_type));
         llvm::Value* v = binop(s, s.text, current, element, expr(value), type_of(value), op_type);
-        store_element(ptr, cast(v, op_type, element), array_type.dtype());
+        store_element(ptr, cast(v, op_type, element), array_type.dtype(),
+                      element_align(array_type));
+        return;
+      }
+      if (target.kind == NodeKind::Attr && type_of(target.child(0)).is_record()) {
+        // r.f op= v: the record's address once (its expression may have effects).
+        const Type& record_type = type_of(target.child(0));
+        const RecordLayout& layout = *record_type.record_layout();
+        const RecordField& f = *layout.find(target.text);
+        llvm::Value* ptr = field_pointer(expr(target.child(0)), record_type, f);
+        auto align = static_cast<uint64_t>(layout.field_alignment(f));
+        Type element = Type::scalar(element_value(f.dtype));
+        llvm::Value* current = load_element(ptr, f.dtype, align);
+        llvm::Value* v = binop(s, s.text, current, element, expr(value), type_of(value), op_type);
+        store_element(ptr, cast(v, op_type, element), f.dtype, align);
         return;
       }
       llvm::Value* current = expr(target);
@@ -154,13 +168,21 @@ void FunctionLowering::assign(const Node& target, llvm::Value* value, const Type
         return;
       }
       llvm::Value* ptr = element_pointer(array, array_type, indices(target.child(1)), target.loc);
+      if (array_type.is_record_array()) {
+        copy_record(ptr, value, array_type);
+        return;
+      }
       Type element = Type::scalar(element_value(array_type.dtype()));
-      store_element(ptr, cast(value, value_type, element), array_type.dtype());
+      store_element(ptr, cast(value, value_type, element), array_type.dtype(),
+                    element_align(array_type));
       return;
     }
     case NodeKind::Tuple:
       for (unsigned i = 0; i < target.size(); ++i)
         assign(target.child(i), extract(value, {i}), value_type.elements()[i]);
+      return;
+    case NodeKind::Attr:  // r.f = v: a record's field
+      store_field(target, value, value_type);
       return;
     default:
       throw CompileError("internal: bad assignment target", target.loc);

@@ -149,6 +149,9 @@ Type type_atomic(const Node& call, std::string_view op, const std::vector<Type>&
     type_error(call, what + " needs an array as its first argument, got " + array.str());
   if (array.readonly())
     type_error(call, what + " cannot modify a read-only array (" + array.str() + ")");
+  if (!array.aligned())
+    type_error(call, what + " needs aligned elements; " + array.str() +
+                         " is a view of a packed record's field (make the dtype with align=True)");
   Scalar s = array.dtype();
   bool ok;
   std::string wanted;

@@ -270,6 +270,17 @@ class FunctionTyper {
       }
       case NodeKind::Subscript: {
         auto element = subscript(target, /*store=*/true);
+        if (element && element->is_record()) {  // a[i] = a[j]: the record's bytes are copied
+          if (final_) out_.expr_types[&target] = *element;
+          if (value &&
+              (!value->is_record() || value->with_readonly(false) != element->with_readonly(false)))
+            type_error(stmt, "cannot store " + describe(*value) + " into an array of " +
+                                 describe(element->with_readonly(false)));
+          return;
+        }
+        if (element && element->is_record_array())
+          type_error(stmt, "cannot assign to a view of records " + describe(*element) +
+                               "; assign one record at a time");
         if (element && element->is_array()) {  // a[1:3] = x: x is stored in every element
           if (final_) out_.expr_types[&target] = *element;
           if (value && !value->is_scalar())
@@ -304,7 +315,8 @@ class FunctionTyper {
         return;
       }
       case NodeKind::Attr:
-        type_error(target, "cannot assign to attribute '" + target.text + "'");
+        field_store(target, value, stmt);
+        return;
       default:
         type_error(target, "cannot assign to this expression");
     }
@@ -435,6 +447,10 @@ class FunctionTyper {
           known = known && t.has_value();
         }
         if (!known) return std::nullopt;
+        for (size_t i = 0; i < args.size(); ++i)
+          if ((args[i].is_record() || args[i].is_record_array()) && n.text != "len")
+            type_error(n.child(i), "records are not supported by '" + n.text + "' (got " +
+                                       describe(args[i]) + "); pass one of their fields");
         return type_builtin_call(n, args, out_);
       }
       case NodeKind::CallFn:
@@ -569,6 +585,8 @@ class FunctionTyper {
     auto v = expr(n.child(0));
     if (!v) return std::nullopt;
     const std::string& name = n.text;
+    if (v->is_record() || (v->is_record_array() && v->record_layout()->find(name)))
+      return field_type(n, *v);
     if (v->is_array()) {
       if (name == "shape" || name == "strides")
         return Type::tuple(std::vector<Type>(v->ndim(), Type::scalar(Scalar::Int64)));
@@ -586,7 +604,71 @@ class FunctionTyper {
       if (name == "real" || name == "imag")
         return is_complex(v->scalar()) ? Type::scalar(complex_part(v->scalar())) : *v;
     }
-    type_error(n, describe(*v) + " has no attribute '" + name + "' in a kernel");
+    std::string has = v->is_array()    ? "; arrays have .shape .strides .ndim .size .real .imag"
+                      : v->is_scalar() ? "; numbers have .real .imag"
+                                       : "";
+    if (v->is_record_array()) has += field_list(*v);
+    type_error(n, describe(*v) + " has no attribute '" + name + "' in a kernel" + has);
+  }
+
+  // r.f (or r['f']) of a record: a number, or a view of a nested array; a.f of an array of
+  // records: a strided view of that field in every record.
+  Type field_type(const Node& n, const Type& v) {
+    const RecordField* f = v.record_layout()->find(n.text);
+    if (!f) type_error(n, describe(v) + " has no field '" + n.text + "'" + field_list(v));
+    return field_type(n, v, f);
+  }
+
+  Type field_type(const Node& n, const Type& v, const RecordField* f) {
+    const int outer = v.is_record() ? 0 : v.ndim();
+    const int ndim = outer + static_cast<int>(f->shape.size());
+    if (ndim == 0) return Type::scalar(element_value(f->dtype));
+    if (ndim > 4)
+      type_error(n, "the field '" + f->name + "' of " + describe(v) + " would be a view of " +
+                        std::to_string(ndim) + " dimensions; kernels take at most 4");
+    const bool aligned = v.record_layout()->field_aligned(*f) && (v.is_record() || v.aligned());
+    return Type::array(f->dtype, ndim, outer == 0 ? Layout::C : Layout::A, v.readonly())
+        .with_aligned(aligned);
+  }
+
+  static std::string field_list(const Type& v) {
+    std::string s = "; its fields:";
+    for (const RecordField& f : v.record_layout()->fields) s += " ." + f.name;
+    return s;
+  }
+
+  // r.f = x: a number into a scalar field, or into every element of a nested array field
+  // (x a number, or an array of the field's shape).
+  void field_store(const Node& target, const std::optional<Type>& value, const Node& stmt) {
+    auto v = expr(target.child(0));
+    if (!v) return;
+    if (!v->is_record())
+      type_error(target, "cannot assign to attribute '" + target.text + "' of " + describe(*v) +
+                             (v->is_record_array() ? " (assign to the field of one record: a[i]." +
+                                                         target.text + " = ...)"
+                                                   : ""));
+    Type field = field_type(target, *v);
+    if (v->readonly())
+      type_error(target, "cannot write to field '" + target.text + "' of a read-only record");
+    if (final_) out_.expr_types[&target] = field;
+    if (!value) return;
+    const Scalar element = field.is_array() ? field.dtype() : field.scalar();
+    if (value->is_array()) {
+      if (!field.is_array() || value->is_record_array() || value->ndim() != field.ndim())
+        type_error(stmt, "cannot store " + describe(*value) + " into the field '" + target.text +
+                             "' (" + describe(field) + ")");
+      if (is_complex(value->dtype()) && !is_complex(element))
+        type_error(stmt, "cannot store " + describe(*value) + " into the field '" + target.text +
+                             "' of " + std::string(scalar_name(element)));
+      return;
+    }
+    if (!value->is_scalar())
+      type_error(stmt,
+                 "cannot store " + describe(*value) + " into the field '" + target.text + "'");
+    if (is_complex(value->scalar()) && !is_complex(element))
+      type_error(stmt, "cannot store " + describe(*value) + " into the field '" + target.text +
+                           "' of " + std::string(scalar_name(element)) +
+                           " (take .real or abs() first)");
   }
 
   std::optional<Type> subscript(const Node& n, bool store) {
@@ -611,6 +693,19 @@ class FunctionTyper {
         return v->elements()[0];
       type_error(n, "a tuple of mixed types can only be indexed by a constant, in " + describe(*v));
     }
+    if (v->is_record()) {  // r[k]: the record's k-th field, as in Numba
+      if (store) type_error(n, "assign to a record's field by name (r.x = ... or r['x'] = ...)");
+      auto k = literal_int(n.child(1));
+      auto count = static_cast<int64_t>(v->record_layout()->fields.size());
+      if (!k || *k < -count || *k >= count)
+        type_error(n.child(1),
+                   "a record is indexed by a field name or a constant position "
+                   "0.." +
+                       std::to_string(count - 1));
+      int64_t i = *k < 0 ? *k + count : *k;
+      out_.constants[&n] = i;
+      return field_type(n, *v, &v->record_layout()->fields[i]);
+    }
     if (!v->is_array()) type_error(n, describe(*v) + " cannot be indexed");
     std::vector<Type> indices = index->is_tuple() ? index->elements() : std::vector<Type>{*index};
     for (const Type& i : indices)
@@ -630,10 +725,13 @@ class FunctionTyper {
         type_error(n, "cannot assign to a " + std::to_string(v->ndim() - count) + "-d view of " +
                           describe(*v) + "; index every dimension");
     }
-    if (count == v->ndim()) return Type::scalar(element_value(v->dtype()));
+    if (count == v->ndim()) {
+      if (v->is_record_array()) return Type::record(v->record_layout(), v->readonly());
+      return Type::scalar(element_value(v->dtype()));
+    }
     // Fewer indices than dimensions: a view of the remaining dimensions.
     Layout layout = v->layout() == Layout::C ? Layout::C : Layout::A;
-    return Type::array(v->dtype(), v->ndim() - count, layout, v->readonly());
+    return v->with_dims(v->ndim() - count, layout);
   }
 
   // a[1:3], a[i, ::2], a[:, j]: a view. Integers fix a dimension; slices keep one. The
@@ -671,7 +769,7 @@ class FunctionTyper {
     if (store && v->readonly())
       type_error(n, "cannot write to read-only array (" + describe(*v) + ")");
     int ndim = kept + v->ndim() - static_cast<int>(parts.size());
-    return Type::array(v->dtype(), ndim, contiguous ? Layout::C : Layout::A, v->readonly());
+    return v->with_dims(ndim, contiguous ? Layout::C : Layout::A);
   }
 
   ProgramTyper& program_;

@@ -56,9 +56,18 @@ std::optional<Type> unify(const Type& a, const Type& b) {
   if (a == b) return a;
   if (a.is_scalar() && b.is_scalar()) return Type::scalar(promote(a.scalar(), b.scalar()));
   if (a.is_array() && b.is_array()) {
-    if (a.dtype() != b.dtype() || a.ndim() != b.ndim()) return std::nullopt;
+    // Same elements (dtype or record fields) and dimensions; the layouts may differ.
+    if (a.with_dims(a.ndim(), Layout::A).with_readonly(false).with_aligned(true) !=
+        b.with_dims(b.ndim(), Layout::A).with_readonly(false).with_aligned(true))
+      return std::nullopt;
     Layout layout = a.layout() == b.layout() ? a.layout() : Layout::A;
-    return Type::array(a.dtype(), a.ndim(), layout, a.readonly() || b.readonly());
+    return a.with_dims(a.ndim(), layout)
+        .with_readonly(a.readonly() || b.readonly())
+        .with_aligned(a.aligned() && b.aligned());
+  }
+  if (a.is_record() && b.is_record()) {
+    if (a.with_readonly(false) != b.with_readonly(false)) return std::nullopt;
+    return a.with_readonly(a.readonly() || b.readonly());
   }
   if (a.is_tuple() && b.is_tuple() && a.elements().size() == b.elements().size()) {
     std::vector<Type> elements;

@@ -1,6 +1,8 @@
 #include "cudajit/compiler/types.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <stdexcept>
 
 namespace cudajit {
@@ -100,13 +102,92 @@ Type Type::tuple(std::vector<Type> elements) {
   return t;
 }
 
+Type Type::record(std::shared_ptr<const RecordLayout> layout, bool readonly) {
+  Type t;
+  t.kind_ = Kind::Record;
+  t.scalar_ = Scalar::UInt8;
+  t.readonly_ = readonly;
+  t.record_ = std::move(layout);
+  return t;
+}
+
+Type Type::record_array(std::shared_ptr<const RecordLayout> layout, int ndim, Layout layout_kind,
+                        bool readonly) {
+  Type t = array(Scalar::UInt8, ndim, layout_kind, readonly);
+  t.record_ = std::move(layout);
+  return t;
+}
+
+int64_t Type::itemsize() const { return record_ ? record_->size : byte_size(scalar_); }
+
 Type Type::with_readonly(bool readonly) const {
   Type t = *this;
   t.readonly_ = readonly;
   return t;
 }
 
-Type Type::with_layout(Layout layout) const { return array(scalar_, ndim_, layout, readonly_); }
+Type Type::with_layout(Layout layout) const { return with_dims(ndim_, layout); }
+
+Type Type::with_dims(int ndim, Layout layout) const {
+  Type t = array(scalar_, ndim, layout, readonly_);
+  t.record_ = record_;
+  t.aligned_ = aligned_;
+  return t;
+}
+
+Type Type::with_aligned(bool aligned) const {
+  Type t = *this;
+  t.aligned_ = aligned;
+  return t;
+}
+
+const RecordField* RecordLayout::find(std::string_view name) const {
+  for (const RecordField& f : fields)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+int64_t RecordLayout::alignment() const {
+  int64_t most = 1;
+  if (aligned)
+    for (const RecordField& f : fields)
+      most = std::max<int64_t>(most,
+                               is_complex(f.dtype) ? byte_size(f.dtype) / 2 : byte_size(f.dtype));
+  return most;
+}
+
+int64_t RecordLayout::field_alignment(const RecordField& f) const {
+  auto lowest_bit = [](int64_t v) { return v & -v; };
+  int64_t known = byte_size(is_complex(f.dtype) ? complex_part(f.dtype) : f.dtype);
+  if (size > 0) known = std::min(known, lowest_bit(size));
+  if (f.offset > 0) known = std::min(known, lowest_bit(f.offset));
+  return known;
+}
+
+bool RecordLayout::field_aligned(const RecordField& f) const {
+  return field_alignment(f) == byte_size(is_complex(f.dtype) ? complex_part(f.dtype) : f.dtype);
+}
+
+namespace {
+
+std::string record_str(const RecordLayout& r) {
+  std::string s = "Record(";
+  for (size_t i = 0; i < r.fields.size(); ++i) {
+    const RecordField& f = r.fields[i];
+    s += (i ? "," : "") + f.name + "[type=";
+    if (f.shape.empty()) {
+      s += scalar_name(f.dtype);
+    } else {
+      s += "nestedarray(" + std::string(scalar_name(f.dtype)) + ", (";
+      for (size_t d = 0; d < f.shape.size(); ++d) s += (d ? ", " : "") + std::to_string(f.shape[d]);
+      s += f.shape.size() == 1 ? ",))" : "))";
+    }
+    s += ";offset=" + std::to_string(f.offset) + "]";
+  }
+  return s + ";" + std::to_string(r.size) + ";" + (r.aligned ? "True" : "False") + ")";
+}
+
+}  // namespace
 
 std::string Type::str() const {
   switch (kind_) {
@@ -116,8 +197,10 @@ std::string Type::str() const {
       return std::string(scalar_name(scalar_));
     case Kind::Array: {
       static constexpr char kLayouts[] = {'C', 'F', 'A'};
-      std::string s = readonly_ ? "readonly array(" : "array(";
-      s += scalar_name(scalar_);
+      std::string s = readonly_ ? "readonly " : "";
+      if (!aligned_) s += "unaligned ";
+      s += "array(";
+      s += record_ ? record_str(*record_) : std::string(scalar_name(scalar_));
       s += ", " + std::to_string(ndim_) + "d, ";
       s += kLayouts[static_cast<int>(layout_)];
       return s + ")";
@@ -131,12 +214,17 @@ std::string Type::str() const {
       for (size_t i = 0; i < elements_.size(); ++i) s += (i ? ", " : "") + elements_[i].str();
       return s + ")";
     }
+    case Kind::Record:
+      return (readonly_ ? "readonly " : "") + record_str(*record_);
   }
   return "?";
 }
 
 bool Type::operator==(const Type& o) const {
   if (kind_ != o.kind_) return false;
+  auto same_record = [&] {
+    return record_ == o.record_ || (record_ && o.record_ && *record_ == *o.record_);
+  };
   switch (kind_) {
     case Kind::None:
       return true;
@@ -144,59 +232,186 @@ bool Type::operator==(const Type& o) const {
       return scalar_ == o.scalar_;
     case Kind::Array:
       return scalar_ == o.scalar_ && ndim_ == o.ndim_ && layout_ == o.layout_ &&
-             readonly_ == o.readonly_;
+             readonly_ == o.readonly_ && aligned_ == o.aligned_ && same_record();
     case Kind::Tuple:
       return elements_ == o.elements_;
+    case Kind::Record:
+      return readonly_ == o.readonly_ && same_record();
   }
   return false;
 }
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
+// A cursor over a type's spelling; each read skips the spaces before it.
+class TypeReader {
+ public:
+  explicit TypeReader(std::string_view text) : text_(text) {}
 
-[[noreturn]] void bad_type(std::string_view text, std::string_view why) {
-  throw std::invalid_argument("cannot parse type '" + std::string(text) + "': " + std::string(why));
-}
+  Type type() {
+    bool readonly = accept("readonly ");
+    bool unaligned = accept("unaligned ");
+    if (accept("array(")) {
+      Type element = element_type();
+      expect(",");
+      skip_spaces();
+      int ndim = digit();
+      expect_raw("d");
+      expect(",");
+      skip_spaces();
+      Layout layout;
+      if (accept("C"))
+        layout = Layout::C;
+      else if (accept("F"))
+        layout = Layout::F;
+      else if (accept("A"))
+        layout = Layout::A;
+      else
+        fail("layout must be C, F or A");
+      expect(")");
+      Type array = element.is_record()
+                       ? Type::record_array(element.record_layout(), ndim, layout, readonly)
+                       : Type::array(element.scalar(), ndim, layout, readonly);
+      return array.with_aligned(!unaligned);
+    }
+    if (peek("Record(")) {
+      Type r = element_type();
+      return readonly ? r.with_readonly(true) : r;
+    }
+    if (unaligned) fail("expected an array after 'unaligned'");
+    if (readonly) fail("expected an array or a record after 'readonly'");
+    std::string_view name = word();
+    if (name == "none" || name == "void") return Type::none();
+    auto scalar = scalar_from_name(name);
+    if (!scalar) fail("expected a scalar name, 'none', 'array(dtype, Nd, C|F|A)' or 'Record(...)'");
+    return Type::scalar(*scalar);
+  }
+
+  void end() {
+    skip_spaces();
+    if (pos_ != text_.size()) fail("unexpected text after the type");
+  }
+
+ private:
+  Type element_type() {
+    if (!accept("Record(")) {
+      auto scalar = scalar_from_name(word());
+      if (!scalar) fail("unknown dtype");
+      return Type::scalar(*scalar);
+    }
+    auto layout = std::make_shared<RecordLayout>();
+    do {
+      RecordField f;
+      f.name = std::string(field_name());
+      if (layout->find(f.name)) fail("field '" + f.name + "' appears twice");
+      expect_raw("[type=");
+      if (accept("nestedarray(")) {
+        f.dtype = scalar_word();
+        expect(",");
+        expect("(");
+        do {
+          skip_spaces();
+          if (peek(")")) break;
+          f.shape.push_back(number());
+        } while (accept(","));
+        expect(")");
+        expect(")");
+        if (f.shape.empty()) fail("a nested array needs a shape");
+      } else {
+        f.dtype = scalar_word();
+      }
+      expect_raw(";offset=");
+      f.offset = number();
+      if (accept(";title=")) word();
+      expect_raw("]");
+      layout->fields.push_back(std::move(f));
+    } while (accept(","));
+    expect(";");
+    layout->size = number();
+    expect(";");
+    std::string_view aligned = word();
+    if (aligned != "True" && aligned != "False") fail("expected True or False for aligned");
+    layout->aligned = aligned == "True";
+    expect(")");
+    for (const RecordField& f : layout->fields) {
+      int64_t bytes = byte_size(f.dtype);
+      for (int64_t d : f.shape) bytes *= d;
+      if (f.offset < 0 || f.offset + bytes > layout->size)
+        fail("field '" + f.name + "' lies outside the record's " + std::to_string(layout->size) +
+             " bytes");
+    }
+    return Type::record(std::move(layout));
+  }
+
+  Scalar scalar_word() {
+    auto scalar = scalar_from_name(word());
+    if (!scalar || *scalar == Scalar::BFloat16) fail("unknown field dtype");
+    return *scalar;
+  }
+
+  void skip_spaces() {
+    while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
+  }
+  bool peek(std::string_view s) {
+    skip_spaces();
+    return text_.substr(pos_).starts_with(s);
+  }
+  bool accept(std::string_view s) {
+    if (!peek(s)) return false;
+    pos_ += s.size();
+    return true;
+  }
+  void expect(std::string_view s) {
+    if (!accept(s)) fail("expected '" + std::string(s) + "'");
+  }
+  void expect_raw(std::string_view s) {
+    if (!text_.substr(pos_).starts_with(s)) fail("expected '" + std::string(s) + "'");
+    pos_ += s.size();
+  }
+  std::string_view word() {
+    skip_spaces();
+    size_t start = pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+  std::string_view field_name() {
+    skip_spaces();
+    size_t start = pos_;
+    while (pos_ < text_.size() && text_[pos_] != '[' && text_[pos_] != ',' && text_[pos_] != ';')
+      ++pos_;
+    if (pos_ == start) fail("expected a field name");
+    return text_.substr(start, pos_ - start);
+  }
+  int64_t number() {
+    std::string_view digits = word();
+    if (digits.empty() ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      fail("expected a number");
+    return std::stoll(std::string(digits));
+  }
+  int digit() {
+    if (pos_ >= text_.size() || text_[pos_] < '1' || text_[pos_] > '4')
+      fail("ndim must be 1d to 4d");
+    return text_[pos_++] - '0';
+  }
+  [[noreturn]] void fail(const std::string& why) {
+    throw std::invalid_argument("cannot parse type '" + std::string(text_) + "' at offset " +
+                                std::to_string(pos_) + ": " + why);
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+};
 
 }  // namespace
 
 Type parse_type(std::string_view text) {
-  std::string_view s = trim(text);
-  if (s == "none" || s == "void") return Type::none();
-  if (auto scalar = scalar_from_name(s)) return Type::scalar(*scalar);
-  bool readonly = false;
-  if (s.starts_with("readonly ")) {
-    readonly = true;
-    s = trim(s.substr(9));
-  }
-  if (!s.starts_with("array(") || !s.ends_with(")"))
-    bad_type(text, "expected a scalar name, 'none' or 'array(dtype, Nd, C|F|A)'");
-  std::string_view body = s.substr(6, s.size() - 7);
-  size_t c1 = body.find(',');
-  size_t c2 = body.find(',', c1 == std::string_view::npos ? c1 : c1 + 1);
-  if (c1 == std::string_view::npos || c2 == std::string_view::npos)
-    bad_type(text, "expected 'array(dtype, Nd, layout)'");
-  auto dtype = scalar_from_name(trim(body.substr(0, c1)));
-  std::string_view dims = trim(body.substr(c1 + 1, c2 - c1 - 1));
-  std::string_view layout = trim(body.substr(c2 + 1));
-  if (!dtype) bad_type(text, "unknown dtype");
-  if (dims.size() != 2 || dims[1] != 'd' || dims[0] < '1' || dims[0] > '4')
-    bad_type(text, "ndim must be 1d to 4d");
-  Layout l;
-  if (layout == "C")
-    l = Layout::C;
-  else if (layout == "F")
-    l = Layout::F;
-  else if (layout == "A")
-    l = Layout::A;
-  else
-    bad_type(text, "layout must be C, F or A");
-  return Type::array(*dtype, dims[0] - '0', l, readonly);
+  TypeReader reader(text);
+  Type t = reader.type();
+  reader.end();
+  return t;
 }
 
 }  // namespace cudajit

@@ -1,8 +1,10 @@
-// The types of the kernel language: scalars, arrays and tuples, spelled as
-// Numba spells them ("float32", "array(float32, 2d, C)").
+// The types of the kernel language: scalars, arrays, tuples and records,
+// spelled as Numba spells them ("float32", "array(float32, 2d, C)",
+// "Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True)").
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,35 +51,80 @@ Scalar make_float(int bits);
 // (read as float32).
 Scalar element_value(Scalar dtype);
 
+// A NumPy structured dtype: named fields at byte offsets, each a scalar or a
+// C-contiguous nested array of scalars (`shape` non-empty), as Numba's Record.
+struct RecordField {
+  std::string name;
+  Scalar dtype = Scalar::Bool;
+  std::vector<int64_t> shape;  // empty: a scalar field
+  int64_t offset = 0;
+  bool operator==(const RecordField&) const = default;
+};
+
+struct RecordLayout {
+  std::vector<RecordField> fields;
+  int64_t size = 0;      // the itemsize, padding included
+  bool aligned = false;  // made with align=True (C struct rules); part of the type, as in Numba
+  bool operator==(const RecordLayout&) const = default;
+  const RecordField* find(std::string_view name) const;
+  int64_t alignment() const;  // the largest alignment of a field's scalar: 1 when not aligned
+  // What the address of `f` (and of a nested array's elements) is known to be aligned to:
+  // its scalar's natural alignment, unless the record's size or the field's offset breaks it
+  // (a packed record). Arrays of records, and records passed alone, start aligned.
+  int64_t field_alignment(const RecordField& f) const;
+  bool field_aligned(const RecordField& f) const;
+};
+
 class Type {
  public:
-  enum class Kind : uint8_t { None, Scalar, Array, Tuple };
+  // Record: a reference to one record in memory (an element of a record
+  // array, or a record argument), as Numba's records are: its fields are read
+  // and written in place.
+  enum class Kind : uint8_t { None, Scalar, Array, Tuple, Record };
 
   Type() = default;  // none (void)
   static Type none() { return Type(); }
   static Type scalar(Scalar s);
   static Type array(Scalar dtype, int ndim, Layout layout, bool readonly = false);
   static Type tuple(std::vector<Type> elements);
+  static Type record(std::shared_ptr<const RecordLayout> layout, bool readonly = false);
+  static Type record_array(std::shared_ptr<const RecordLayout> layout, int ndim, Layout layout_kind,
+                           bool readonly = false);
 
   Kind kind() const { return kind_; }
   bool is_none() const { return kind_ == Kind::None; }
   bool is_scalar() const { return kind_ == Kind::Scalar; }
   bool is_array() const { return kind_ == Kind::Array; }
   bool is_tuple() const { return kind_ == Kind::Tuple; }
+  bool is_record() const { return kind_ == Kind::Record; }
+  bool is_record_array() const { return kind_ == Kind::Array && record_ != nullptr; }
   bool is_scalar(Scalar s) const { return is_scalar() && scalar_ == s; }
 
-  // The scalar of a scalar type, or the element type of an array.
+  // The scalar of a scalar type, or the element type of an array (uint8 for a
+  // record array: ask is_record_array() first).
   Scalar scalar() const { return scalar_; }
   Scalar dtype() const { return scalar_; }
+  // The fields of a record or of a record array's elements; null otherwise.
+  const std::shared_ptr<const RecordLayout>& record_layout() const { return record_; }
+  // Bytes of one array element (or of a record).
+  int64_t itemsize() const;
   int ndim() const { return ndim_; }
   Layout layout() const { return layout_; }
   bool readonly() const { return readonly_; }
+  // Whether every element of an array sits at its dtype's natural alignment: false for a
+  // nested array or a field view of a packed record (Numba's "unaligned array"), whose
+  // elements are then read and written a byte at a time.
+  bool aligned() const { return aligned_; }
   const std::vector<Type>& elements() const { return elements_; }
 
   Type with_readonly(bool readonly) const;
   Type with_layout(Layout layout) const;
+  Type with_aligned(bool aligned) const;
+  // An array of the same elements (and read-only-ness) with `ndim` dimensions and `layout`.
+  Type with_dims(int ndim, Layout layout) const;
 
   // "int64", "array(float32, 2d, C)", "readonly array(int8, 1d, A)",
+  // "unaligned array(float64, 1d, A)",
   // "Tuple(int64, float32)", "UniTuple(int64 x 2)", "none".
   std::string str() const;
   bool operator==(const Type& other) const;
@@ -89,7 +136,9 @@ class Type {
   int ndim_ = 0;
   Layout layout_ = Layout::A;
   bool readonly_ = false;
+  bool aligned_ = true;
   std::vector<Type> elements_;
+  std::shared_ptr<const RecordLayout> record_;
 };
 
 // Parses the spelling produced by Type::str() (and by cudajit.types in Python).

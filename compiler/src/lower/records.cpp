@@ -1,0 +1,109 @@
+// Records (NumPy structured dtypes), as Numba has them: a record is the
+// address of its bytes (an element of a record array, or a record argument),
+// so its fields are read and written in place; a nested array field is a
+// C-contiguous view of those bytes, and a field of a record array is a strided
+// view of that field in every record.
+#include "lowering.hpp"
+
+namespace cudajit::lower {
+
+using ir::Node;
+
+namespace {
+
+int64_t lowest_bit(int64_t v) { return v & -v; }
+
+uint64_t field_alignment(const RecordLayout& r, const RecordField& f) {
+  return static_cast<uint64_t>(r.field_alignment(f));  // packed records: maybe less than natural
+}
+
+}  // namespace
+
+llvm::Value* FunctionLowering::field_pointer(llvm::Value* record, const Type&,
+                                             const RecordField& field) {
+  return b_.CreateInBoundsGEP(b_.getInt8Ty(), record, int64(field.offset));
+}
+
+// r.f: the field's value, or a view of a nested array field; a.f of a record
+// array: the field of every record, a view with the array's dimensions (its
+// strides) followed by the nested array's.
+llvm::Value* FunctionLowering::record_field(const Node& n) {
+  const Type& t = type_of(n.child(0));
+  const Type& result = type_of(n);
+  llvm::Value* v = expr(n.child(0));
+  const RecordLayout& layout = *t.record_layout();
+  auto position = f_.constants.find(&n);  // r[k]: the k-th field
+  const RecordField& f = n.kind == ir::NodeKind::Subscript
+                             ? layout.fields.at(static_cast<size_t>(position->second))
+                             : *layout.find(n.text);
+  if (t.is_record() && f.shape.empty())
+    return load_element(field_pointer(v, t, f), f.dtype, field_alignment(layout, f));
+  llvm::Value* data = t.is_record() ? field_pointer(v, t, f) : field_pointer(extract(v, {0}), t, f);
+  llvm::Value* out = llvm::UndefValue::get(m_.array_struct(result.ndim()));
+  out = b_.CreateInsertValue(out, data, {0});
+  unsigned d = 0;
+  if (t.is_array()) {
+    for (; d < static_cast<unsigned>(t.ndim()); ++d) {
+      out = b_.CreateInsertValue(out, extract(v, {1, d}), {1, d});
+      out = b_.CreateInsertValue(out, extract(v, {2, d}), {2, d});
+    }
+  }
+  int64_t stride = byte_size(f.dtype);
+  for (size_t k = f.shape.size(); k-- > 0;) {  // C order: the last dimension is contiguous
+    out = b_.CreateInsertValue(out, int64(f.shape[k]), {1, d + static_cast<unsigned>(k)});
+    out = b_.CreateInsertValue(out, int64(stride), {2, d + static_cast<unsigned>(k)});
+    stride *= f.shape[k];
+  }
+  return out;
+}
+
+// r.f = v: a number into a scalar field; into a nested array field, a number
+// fills it and an array of its shape is copied into it, element by element.
+void FunctionLowering::store_field(const Node& target, llvm::Value* value, const Type& value_type) {
+  const Type& t = type_of(target.child(0));
+  const RecordLayout& layout = *t.record_layout();
+  const RecordField& f = *layout.find(target.text);
+  Type element = Type::scalar(element_value(f.dtype));
+  if (f.shape.empty()) {
+    llvm::Value* ptr = field_pointer(expr(target.child(0)), t, f);
+    store_element(ptr, cast(value, value_type, element), f.dtype, field_alignment(layout, f));
+    return;
+  }
+  const Type& field_type = type_of(target);
+  llvm::Value* view = record_field(target);
+  if (value_type.is_scalar()) {
+    fill_view(view, field_type, cast(value, value_type, element));
+    return;
+  }
+  // One flat loop over the field's elements, each read from the same position of `value`
+  // (bounds-checked there when checks are on: a smaller array is an IndexError).
+  int64_t total = 1;
+  for (int64_t extent : f.shape) total *= extent;
+  llvm::BasicBlock* before = b_.GetInsertBlock();
+  auto* body = llvm::BasicBlock::Create(m_.context, "field.copy", fn_);
+  auto* done = llvm::BasicBlock::Create(m_.context, "field.copied", fn_);
+  b_.CreateBr(body);
+  b_.SetInsertPoint(body);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "field.i");
+  i->addIncoming(int64(0), before);
+  std::vector<ArrayIndex> at = unravel(view, field_type, i);
+  llvm::Value* item = load_element(element_pointer(value, value_type, at, target.loc),
+                                   value_type.dtype(), element_align(value_type));
+  Type item_type = Type::scalar(element_value(value_type.dtype()));
+  store_element(element_pointer(view, field_type, at, target.loc), cast(item, item_type, element),
+                f.dtype, element_align(field_type));
+  llvm::Value* next = b_.CreateAdd(i, int64(1));
+  i->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateCondBr(b_.CreateICmpSLT(next, int64(total)), body, done);
+  b_.SetInsertPoint(done);
+}
+
+// a[i] = r: the record's bytes (the same record, or another: never a partial overlap).
+void FunctionLowering::copy_record(llvm::Value* to, llvm::Value* from, const Type& t) {
+  const RecordLayout& layout = *t.record_layout();
+  llvm::MaybeAlign align(static_cast<uint64_t>(
+      std::min<int64_t>(layout.alignment(), layout.size > 0 ? lowest_bit(layout.size) : 1)));
+  b_.CreateMemCpy(to, align, from, align, int64(layout.size));
+}
+
+}  // namespace cudajit::lower

@@ -1,0 +1,258 @@
+"""Records (NumPy structured dtypes) in kernels, as Numba has them: arrays of records and
+record arguments, fields read and written by attribute, by name and by position, nested
+array fields, whole-record copies, field views of record arrays, device arrays of records;
+checked against NumPy on the cpu device and the cuda device."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+from cudajit import types
+
+pytestmark = [pytest.mark.usefixtures("device"),
+              pytest.mark.filterwarnings("ignore::cudajit.PerformanceWarning")]
+
+ALIGNED = np.dtype([("a", np.float64), ("b", np.int32), ("c", np.complex64),
+                    ("d", np.uint8, 5), ("e", np.bool_)], align=True)
+PACKED = np.dtype([("x", np.int8), ("y", np.float64), ("z", np.float32, (3, 2))])
+
+
+def sample(dtype, n=4):
+    """Records with distinct values in every field."""
+    a = np.zeros(n, dtype)
+    for name in dtype.names:
+        field = a[name]
+        values = np.arange(field.size).reshape(field.shape) + 1
+        a[name] = (values % 2 == 0) if field.dtype == np.bool_ else values
+    return a
+
+
+def assert_records_equal(got, expected):
+    """Field by field (padding bytes between fields are not data)."""
+    assert got.dtype == expected.dtype
+    for name in expected.dtype.names:
+        np.testing.assert_array_equal(got[name], expected[name], err_msg=f"field {name!r}")
+
+
+def test_fields_are_read_and_written_in_place_by_attribute_name_and_position():
+    @cuda.jit
+    def kernel(ary, out):
+        i = cuda.grid(1)
+        if i < ary.shape[0]:
+            r = ary[i]
+            out[i] = r.a + r["b"] + r[1] + r.c.imag + r.d[4] + r.e
+            r.a = r.b * 2.5  # through the local: the array's record changes
+            ary[i]["b"] += 10
+            ary[i].c = complex(r.a, -1)
+            r.d[0] = 200
+            r["e"] = not r.e
+
+    got = sample(ALIGNED)
+    expected = got.copy()
+    out = np.zeros(len(got))
+    kernel[1, 8](got, out)
+    np.testing.assert_array_equal(out, expected["a"] + 2 * expected["b"] +
+                                  expected["c"].imag + expected["d"][:, 4] + expected["e"])
+    expected["a"] = expected["b"] * 2.5
+    expected["b"] += 10
+    expected["c"] = expected["a"] - 1j
+    expected["d"][:, 0] = 200
+    expected["e"] = ~expected["e"]
+    assert_records_equal(got, expected)
+
+
+def test_packed_records_keep_their_unaligned_offsets():
+    @cuda.jit
+    def kernel(ary):
+        i = cuda.grid(1)
+        if i < ary.shape[0]:
+            ary[i].y = ary[i].x * 0.5 + ary[i].z[2, 1]
+            ary[i].z[0, 0] = ary[i].y
+
+    got = sample(PACKED, 5)
+    expected = got.copy()
+    kernel[1, 8](got)
+    expected["y"] = expected["x"] * 0.5 + expected["z"][:, 2, 1]
+    expected["z"][:, 0, 0] = expected["y"]
+    assert_records_equal(got, expected)
+
+
+def test_a_record_array_element_is_assigned_whole():
+    @cuda.jit
+    def kernel(ary, i, j):
+        ary[i] = ary[j]
+
+    got = sample(ALIGNED)
+    expected = got.copy()
+    kernel[1, 1](got, 0, 3)
+    expected[0] = expected[3]
+    assert_records_equal(got, expected)
+
+
+def test_a_record_argument_is_written_back_like_numba():
+    @cuda.jit
+    def kernel(rec, value, out):
+        rec.a = value
+        rec.d[1] = 9
+        out[0] = rec.b
+
+    array = sample(ALIGNED)
+    rec = array[2]  # a view into `array`
+    out = np.zeros(1, np.int32)
+    kernel[1, 1](rec, 7.5, out)
+    assert out[0] == 3
+    assert rec["a"] == 7.5 and array[2]["a"] == 7.5 and array[2]["d"][1] == 9
+
+
+def test_nested_array_fields_are_filled_and_copied():
+    @cuda.jit
+    def kernel(ary, src):
+        ary[0].z = 4.0  # a number fills the field
+        ary[1]["z"] = src  # an array of its shape is copied into it
+        ary[2].z[1, :] = -1.0
+
+    got = sample(PACKED, 3)
+    src = np.arange(6, dtype=np.float64).reshape(3, 2)
+    expected = got.copy()
+    kernel[1, 1](got, src)
+    expected["z"][0] = 4.0
+    expected["z"][1] = src
+    expected["z"][2, 1, :] = -1.0
+    assert_records_equal(got, expected)
+
+
+def test_a_field_of_a_record_array_is_a_strided_view():
+    @cuda.jit
+    def kernel(ary, out, grid):
+        b = ary.b
+        for i in range(b.shape[0]):
+            out[i] = b[i] + ary["d"][i, 2]
+        d = ary.d  # a 2-d view: records x nested elements
+        grid[0] = d.shape[0] * 10 + d.shape[1]
+        ary.a[1] = 0.25
+
+    got = sample(ALIGNED)
+    out = np.zeros(len(got), np.int64)
+    grid = np.zeros(1, np.int64)
+    expected = got.copy()
+    kernel[1, 1](got, out, grid)
+    np.testing.assert_array_equal(out, expected["b"] + expected["d"][:, 2])
+    assert grid[0] == len(got) * 10 + 5
+    expected["a"][1] = 0.25
+    assert_records_equal(got, expected)
+
+
+def test_records_go_through_device_functions_and_come_back_as_references():
+    @cuda.jit(device=True)
+    def first(ary):
+        return ary[0]
+
+    @cuda.jit(device=True)
+    def bump(rec):
+        rec.b += 1
+        return rec.a
+
+    @cuda.jit
+    def kernel(ary, out):
+        out[0] = bump(ary[1])
+        ary[2] = first(ary)
+
+    got = sample(ALIGNED)
+    out = np.zeros(1)
+    expected = got.copy()
+    kernel[1, 1](got, out)
+    assert out[0] == expected["a"][1]
+    expected["b"][1] += 1
+    expected[2] = expected[0]
+    assert_records_equal(got, expected)
+
+
+def test_device_arrays_of_records_round_trip_and_launch():
+    @cuda.jit
+    def kernel(ary):
+        i = cuda.grid(1)
+        if i < ary.shape[0]:
+            ary[i].a = -ary[i].a
+
+    host = sample(ALIGNED)
+    d = cuda.to_device(host)
+    assert d.dtype == ALIGNED and d.shape == host.shape
+    kernel[1, 8](d)
+    back = d.copy_to_host()
+    expected = host.copy()
+    expected["a"] = -expected["a"]
+    assert_records_equal(back, expected)
+    empty = cuda.device_array(3, dtype=PACKED)
+    assert empty.dtype == PACKED and empty.nbytes == 3 * PACKED.itemsize
+
+
+def test_explicit_record_signatures():
+    record = types.Record(ALIGNED)
+    assert str(record).startswith("Record(a[type=float64;offset=0],b[type=int32;offset=8],")
+    assert str(record).endswith(f";{ALIGNED.itemsize};True)")
+    assert types.typeof(sample(ALIGNED)) == record[::1]
+    assert types.typeof(sample(ALIGNED)[0]) == record
+
+    @cuda.jit((record[:], types.int64, types.float64))
+    def kernel(ary, i, v):
+        ary[i].a = v
+
+    got = sample(ALIGNED)
+    kernel[1, 1](got, 1, 0.5)
+    assert got["a"][1] == 0.5
+    with pytest.raises(TypeError, match="no matching definition"):
+        kernel[1, 1](sample(PACKED), 1, 0.5)
+
+
+@pytest.mark.parametrize("body, pattern", [
+    ("ary[0].nope = 1", r"has no field 'nope'; its fields: \.a \.b \.c \.d \.e"),
+    ("x = ary[0]['nope']", r"has no field 'nope'"),
+    ("ary[0].a = 1j", r"cannot store complex128 into the field 'a'"),
+    ("ary[0] = 1.0", r"cannot store float64 into an array of Record\("),
+    ("ary.a = 1.0", r"assign to the field of one record"),
+    ("ary[1:3] = ary[0]", r"cannot assign to a view of records"),
+    ("x = ary[0] + 1", r"unsupported operand types for \+"),
+    ("x = ary[0][7]", r"constant position 0\.\.4"),
+    ("cuda.atomic.add(ary, 0, 1)", r"records are not supported by"),
+    ("ary[0]['my field'] = 1", r"field names in kernels must be Python identifiers"),
+])
+def test_record_misuse_is_a_compile_error(body, pattern):
+    scope = {"cuda": cuda}
+    exec(f"def kernel(ary):\n    {body}\n", scope)  # noqa: S102
+    with pytest.raises(cuda.CompileError, match=pattern):
+        cuda.jit(scope["kernel"])[1, 1](sample(ALIGNED))
+
+
+@pytest.mark.parametrize("dtype, pattern", [
+    (np.dtype([("s", "U3")]), r"field 's' has dtype <U3"),
+    (np.dtype([("inner", [("p", np.int32)])]), r"field 'inner' is itself a record"),
+    (np.dtype([("a b", np.int32)]), r"field name 'a b' is not a Python identifier"),
+])
+def test_record_dtypes_kernels_cannot_take_are_type_errors(dtype, pattern):
+    @cuda.jit
+    def kernel(ary):
+        pass
+
+    with pytest.raises(TypeError, match=pattern):
+        kernel[1, 1](np.zeros(2, dtype))
+
+
+def test_a_read_only_record_array_refuses_writes():
+    @cuda.jit
+    def kernel(ary):
+        ary[0].a = 1.0
+
+    readonly = sample(ALIGNED)
+    readonly.flags.writeable = False
+    with pytest.raises(cuda.CompileError, match="read-only record"):
+        kernel[1, 1](readonly)
+
+
+def test_dlpack_refuses_record_device_arrays():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        d = cuda.to_device(sample(ALIGNED))
+    with pytest.raises(BufferError, match="DLPack has no record dtypes"):
+        d.__dlpack__()
