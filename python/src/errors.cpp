@@ -5,6 +5,7 @@
 
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/runtime/device.hpp"
+#include "cudajit/runtime/host_launch.hpp"
 #include "cudajit/runtime/interop.hpp"
 #include "cudajit/runtime/interrupt.hpp"
 
@@ -74,6 +75,8 @@ void register_exception_translators() {
       PyErr_SetString(PyExc_MemoryError, e.what());
     } catch (const runtime::CudaUnavailable& e) {
       raise_from_errors_module("CudaSupportError", e.what());
+    } catch (const runtime::StackOverflowError& e) {
+      PyErr_SetString(PyExc_RecursionError, e.what());
     }
   });
 }

@@ -1,6 +1,6 @@
 """The cpu device's worker threads: CUDAJIT_CPU_WORKERS and cudajit.config.CPU_WORKERS size
 them, so that a process that is one of many workers (a Dask worker per core) does not
-oversubscribe the machine."""
+oversubscribe the machine; their stacks bound recursion in kernels."""
 
 import os
 import subprocess
@@ -74,3 +74,31 @@ def test_the_environment_variable_sizes_the_pool_and_a_bad_value_is_a_value_erro
     assert "CUDAJIT_CPU_WORKERS must be a whole number from 1 to 4096" in result.stdout, \
         result.stdout + result.stderr
     assert "got 'many'" in result.stdout
+
+
+@cuda.jit(device=True)
+def _depth(n):
+    if n <= 0:
+        return 0
+    return 1 + _depth(n - 1)
+
+
+@pytest.mark.parametrize("synchronising", [False, True], ids=["thread-loop", "fibers"])
+def test_recursion_deeper_than_the_cpu_stack_is_a_recursion_error(synchronising):
+    # Before the guard, the worker thread's guard page ended the process. The thread stops at
+    # its stack's limit; the launch fails, as a GPU's does (CUDA_ERROR_HARDWARE_STACK_ERROR);
+    # the device goes on.
+    @cuda.jit
+    def kernel(n, out):
+        if synchronising:
+            cuda.syncthreads()
+        out[cuda.grid(1)] = _depth(n)
+
+    out = np.zeros(4, np.int64)
+    with pytest.raises(RecursionError, match="kernel 'kernel': a thread's recursion outgrew its "
+                                             "stack on the cpu device"):
+        kernel[2, 2](10**8, out)
+        cuda.synchronize()
+    kernel[2, 2](500, out)
+    cuda.synchronize()
+    np.testing.assert_array_equal(out, 500)

@@ -564,3 +564,4 @@ def test_a_recursive_function_that_returns_nothing():
     a = np.zeros(20, np.int64)
     kernel[1, 1](a)
     np.testing.assert_array_equal(a, np.arange(20) * 2)
+

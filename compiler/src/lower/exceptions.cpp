@@ -4,6 +4,9 @@
 // array "exception.record": the first thread to raise claims it with a
 // compare-and-swap and writes the exception's code, its threadIdx and its
 // blockIdx, which the host reads after the launch (dispatcher.py).
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
+
 #include "lowering.hpp"
 
 namespace cudajit::lower {
@@ -55,6 +58,30 @@ void FunctionLowering::leave_raising() {
     b_.CreateRet(llvm::UndefValue::get(fn_->getReturnType()));
   }
   start_dead_block();
+}
+
+// A recursive function on the host, on entry: a thread whose stack has grown below the
+// runtime's limit stops, as a raise does, and flags the launch (a GPU faults with
+// CUDA_ERROR_HARDWARE_STACK_ERROR instead; the host's guard page would end the process).
+void FunctionLowering::stack_guard() {
+  llvm::StructType* ctx_type = m_.thread_ctx_type();
+  llvm::Value* limit =
+      b_.CreateLoad(b_.getInt64Ty(), b_.CreateStructGEP(ctx_type, thread_ctx_, kStackLimit));
+  llvm::Value* frame = b_.CreatePtrToInt(
+      b_.CreateIntrinsic(llvm::Intrinsic::frameaddress, {b_.getPtrTy()}, {b_.getInt32(0)}),
+      b_.getInt64Ty());
+  auto* overflow = llvm::BasicBlock::Create(m_.context, "stack.overflow", fn_);
+  auto* fine = llvm::BasicBlock::Create(m_.context, "stack.fine", fn_);
+  b_.CreateCondBr(b_.CreateICmpULT(frame, limit), overflow, fine,
+                  llvm::MDBuilder(m_.context).createBranchWeights(1, 1 << 20));
+  b_.SetInsertPoint(overflow);
+  llvm::Value* flag =
+      b_.CreateLoad(b_.getPtrTy(), b_.CreateStructGEP(ctx_type, thread_ctx_, kStackOverflow));
+  b_.CreateAlignedStore(b_.getInt32(1), flag, llvm::Align(4))
+      ->setAtomic(llvm::AtomicOrdering::Monotonic);
+  leave_raising();  // ends in a new dead block
+  b_.CreateBr(fine);
+  b_.SetInsertPoint(fine);
 }
 
 void FunctionLowering::assert_stmt(const Node& s) {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cudajit/compiler/compile.hpp"
@@ -36,6 +37,8 @@ enum HostContextField : unsigned {
   kWarp = 6,
   kRuntime = 7,
   kRaised = 8,
+  kStackLimit = 9,
+  kStackOverflow = 10,
 };
 
 // What differs between the GPU and the cpu device inside a function body.
@@ -110,6 +113,8 @@ struct ModuleLowering {
   uint64_t static_shared_bytes = 0;
   bool synchronises = false;
   bool may_raise = false;  // a function of the program raises or asserts
+  // Host functions that can call themselves: each checks the thread's stack on entry.
+  std::unordered_set<const typing::TypedFunction*> stack_guarded{};
   // GPU: the program syncs the grid, so every function takes the grid
   // workspace pointer first (the kernel gets it as a last, hidden parameter).
   bool grid_workspace = false;
@@ -251,6 +256,7 @@ class FunctionLowering {
   void raise(int64_t code);
   void assert_stmt(const ir::Node& s);
   void leave_raising();
+  void stack_guard();
   void return_if_raised();
   llvm::Value* min_max(const ir::Node& n, bool is_min, std::vector<Value> args);
 

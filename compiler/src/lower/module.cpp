@@ -65,11 +65,13 @@ llvm::StructType* ModuleLowering::thread_ctx_type() {
   // target::HostThreadContext: threadIdx, blockDim, blockIdx, gridDim (3 x i32
   // each, in that order); the launch's IndexErrorRecord*; the block's shared
   // memory, its dynamic part and that part's size (i64); the barrier and warp
-  // functions, the runtime's state of the thread, and whether it raised (i32).
+  // functions, the runtime's state of the thread, whether it raised (i32); the
+  // stack limit of recursion (i64) and the launch's stack-overflow flag.
   auto* ptr = llvm::PointerType::get(context, 0);
   auto* i32 = llvm::Type::getInt32Ty(context);
-  return llvm::StructType::get(context, {llvm::ArrayType::get(i32, 12), ptr, ptr, ptr,
-                                         llvm::Type::getInt64Ty(context), ptr, ptr, ptr, i32});
+  auto* i64 = llvm::Type::getInt64Ty(context);
+  return llvm::StructType::get(
+      context, {llvm::ArrayType::get(i32, 12), ptr, ptr, ptr, i64, ptr, ptr, ptr, i32, i64, ptr});
 }
 
 llvm::StructType* ModuleLowering::error_record_type() {
@@ -250,6 +252,11 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
                 b.CreateStructGEP(ctx_type, ctx, kDynamicShared));
   b.CreateStore(b.CreateLoad(i64, b.CreateConstGEP1_32(b.getInt8Ty(), dims, 32)),
                 b.CreateStructGEP(ctx_type, ctx, kDynamicSharedBytes));
+  // LaunchDims::stack_limit and ::stack_overflow: this worker's, for recursive functions.
+  b.CreateStore(b.CreateLoad(i64, b.CreateConstGEP1_32(b.getInt8Ty(), dims, 40)),
+                b.CreateStructGEP(ctx_type, ctx, kStackLimit));
+  b.CreateStore(b.CreateLoad(ptr, b.CreateConstGEP1_32(b.getInt8Ty(), dims, 48)),
+                b.CreateStructGEP(ctx_type, ctx, kStackOverflow));
   for (unsigned field : {kBarrier, kWarp, kRuntime})  // no fibers here
     b.CreateStore(llvm::ConstantPointerNull::get(ptr), b.CreateStructGEP(ctx_type, ctx, field));
   // LaunchDims is {grid[3], block[3]}; the context holds blockDim at 3..5, gridDim at 9..11.
@@ -324,6 +331,13 @@ void collect(const TypedFunction& f, std::vector<const TypedFunction*>& out) {
   for (const auto& [node, callee] : f.callees) collect(*callee, out);
 }
 
+// Whether `f` can call itself, directly or through other functions.
+bool recursive(const TypedFunction& f) {
+  std::vector<const TypedFunction*> reached;
+  for (const auto& [node, callee] : f.callees) collect(*callee, reached);
+  return std::find(reached.begin(), reached.end(), &f) != reached.end();
+}
+
 }  // namespace
 
 LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& module,
@@ -350,6 +364,10 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
   if (entry_is_kernel) reachable.erase(reachable.begin());  // lowered into the .entry
   for (const TypedFunction* f : reachable) m.declare(*f);
   for (const TypedFunction* f : reachable) m.may_raise |= contains_raise(f->function->body);
+  if (target == TargetKind::Host)  // a recursion too deep stops its thread (stack_guard)
+    for (const TypedFunction* f : reachable)
+      if (recursive(*f)) m.stack_guarded.insert(f);
+  m.may_raise |= !m.stack_guarded.empty();
   m.may_raise |= contains_raise(program.entry->function->body);
   for (const TypedFunction* f : reachable) FunctionLowering(m, *f).lower();
 

@@ -20,6 +20,7 @@ void FunctionLowering::lower() {
   if (m_.grid_workspace) grid_workspace_ = fn_->getArg(arg++);
   std::vector<llvm::Value*> arguments;
   for (; arg < fn_->arg_size(); ++arg) arguments.push_back(fn_->getArg(arg));
+  if (m_.stack_guarded.contains(&f_)) stack_guard();
   body(arguments);
 }
 

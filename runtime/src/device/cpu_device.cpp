@@ -162,6 +162,8 @@ void CpuDevice::launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned sha
               launch_host(code, grid, block, shared_bytes, params.pointers(), &errors, epoch);
             } catch (const BarrierError& e) {
               throw BarrierError("kernel '" + info->name + "': " + e.what());
+            } catch (const StackOverflowError& e) {
+              throw StackOverflowError("kernel '" + info->name + "': " + e.what());
             }
             // Surfaces at the stream's next synchronisation, as a CUDA launch error does.
             if (errors.flag) throw KernelIndexError(info->index_error_message(errors));

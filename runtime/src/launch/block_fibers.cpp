@@ -23,7 +23,7 @@ namespace {
 // corrupting the next one.
 class FiberStacks {
  public:
-  static constexpr size_t kBytes = 256 * 1024;  // room for local arrays and libm
+  static constexpr size_t kBytes = BlockFibers::kStackBytes;  // room for local arrays and libm
 
   ~FiberStacks() {
     for (void* base : bases_) munmap(base, kBytes + page());
@@ -241,6 +241,8 @@ void BlockFibers::run(int64_t linear_block) {
     t.warp = fiber_warp;
     t.runtime = &f;
     t.raised = 0;
+    t.stack_limit = reinterpret_cast<uintptr_t>(stacks.top(i)) - BlockFibers::kRecursionBytes;
+    t.stack_overflow = dims_.stack_overflow;
     f.state = State::Ready;
     f.block = this;
     f.context = fctx::make_fcontext(stacks.top(i), FiberStacks::kBytes, fiber_main);

@@ -25,6 +25,11 @@ using GridBarrier = std::barrier<>;
 
 class BlockFibers {
  public:
+  // Bytes of each fiber's stack that recursive device functions may use; the
+  // rest is kept for the calls between their checks.
+  static constexpr uint64_t kStackBytes = 256 * 1024;
+  static constexpr uint64_t kRecursionBytes = 192 * 1024;
+
   // `grid`: the launch's grid barrier when the kernel syncs its grid, else null.
   BlockFibers(target::HostThreadEntry entry, void** params, const target::LaunchDims& dims,
               unsigned char* shared, unsigned char* dynamic_shared, GridBarrier* grid = nullptr);

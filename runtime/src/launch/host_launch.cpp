@@ -1,6 +1,9 @@
 #include "cudajit/runtime/host_launch.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -8,6 +11,7 @@
 #include <functional>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -207,18 +211,54 @@ void launch_cooperative(const target::HostKernel& kernel, const target::LaunchDi
   }
 }
 
+// What recursion leaves of an OS thread's stack: enough for the non-recursive calls
+// between two checks (libm, local arrays) and for the runtime below the kernel.
+constexpr uint64_t kOsStackReserve = 256 * 1024;
+
+// The lowest address this OS thread's recursive device functions may reach (0: unknown).
+uint64_t os_thread_stack_limit() {
+  thread_local const uint64_t limit = [] {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return uint64_t(0);
+    void* lowest = nullptr;
+    size_t bytes = 0;
+    uint64_t result = 0;
+    if (pthread_attr_getstack(&attr, &lowest, &bytes) == 0 && bytes > 2 * kOsStackReserve)
+      result = reinterpret_cast<uintptr_t>(lowest) + kOsStackReserve;
+    pthread_attr_destroy(&attr);
+    return result;
+  }();
+  return limit;
+}
+
+void throw_if_overflowed(const int32_t& overflow) {
+  if (std::atomic_ref<const int32_t>(overflow).load() != 0)
+    throw StackOverflowError(
+        "a thread's recursion outgrew its stack on the cpu device (a kernel that synchronises "
+        "its threads has " +
+        std::to_string(BlockFibers::kRecursionBytes / 1024) +
+        " KiB per thread for it; other kernels use their worker thread's stack); the thread "
+        "stopped there, as a GPU's launch fails with CUDA_ERROR_HARDWARE_STACK_ERROR");
+}
+
 }  // namespace
 
 void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
                  uint64_t dynamic_shared_bytes, void** params, target::IndexErrorRecord* errors,
                  std::optional<uint64_t> epoch) {
   if (!kernel) throw std::invalid_argument("launch_host: the kernel has no host entry");
-  target::LaunchDims dims{
-      {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, errors, dynamic_shared_bytes};
+  alignas(4) int32_t overflow = 0;  // set (atomically) by a thread that recursed too deep
+  target::LaunchDims dims{{grid.x, grid.y, grid.z},
+                          {block.x, block.y, block.z},
+                          errors,
+                          dynamic_shared_bytes,
+                          0,
+                          &overflow};
   const uint64_t dynamic_offset = target::shared_offset(kernel.static_shared_bytes);
   const uint64_t shared_bytes = dynamic_offset + dynamic_shared_bytes;
   if (kernel.cooperative) {  // CpuDevice::launch checked the grid against the limit
     launch_cooperative(kernel, dims, params, shared_bytes, dynamic_offset);
+    throw_if_overflowed(overflow);
     return;
   }
   // Blocks [begin, end) on this OS thread, one after the other, reusing its shared memory;
@@ -228,8 +268,10 @@ void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
   auto run_blocks = [&](int64_t begin, int64_t end) {
     unsigned char* shared = shared_bytes != 0 ? thread_shared_buffer(shared_bytes) : nullptr;
     if (kernel.entry != nullptr) {
+      target::LaunchDims own = dims;  // this OS thread's stack limit
+      own.stack_limit = os_thread_stack_limit();
       for (int64_t b = begin; b < end && !cancelled(); b += kCancelCheck)
-        kernel.entry(params, &dims, b, std::min(end, b + kCancelCheck), shared);
+        kernel.entry(params, &own, b, std::min(end, b + kCancelCheck), shared);
       return;
     }
     BlockFibers fibers(kernel.thread_entry, params, dims, shared,
@@ -241,6 +283,7 @@ void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
   int64_t chunks = std::min<int64_t>(blocks, int64_t(pool().size()) * 4);
   if (chunks <= 1) {
     run_blocks(0, blocks);
+    throw_if_overflowed(overflow);
     return;
   }
   // Chunk c gets blocks/chunks blocks, one more for the first blocks%chunks chunks
@@ -250,6 +293,7 @@ void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
     int64_t begin = per_chunk * c + std::min(c, remainder);
     run_blocks(begin, begin + per_chunk + (c < remainder ? 1 : 0));
   });
+  throw_if_overflowed(overflow);
 }
 
 }  // namespace cudajit::runtime

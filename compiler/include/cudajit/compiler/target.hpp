@@ -66,6 +66,10 @@ struct LaunchDims {
   uint32_t block[3];
   IndexErrorRecord* errors = nullptr;  // null: the kernel was compiled without bounds checks
   uint64_t dynamic_shared_bytes = 0;   // the launch's `sharedmem`
+  // Recursive device functions stop a thread whose stack has grown below `stack_limit`
+  // (this OS thread's, set per worker; 0: unchecked) and set *stack_overflow.
+  uint64_t stack_limit = 0;
+  int32_t* stack_overflow = nullptr;
 };
 
 // The entry point the host target generates for a kernel that never
@@ -127,6 +131,8 @@ struct HostThreadContext {
   HostWarpOp warp = nullptr;      // likewise
   void* runtime = nullptr;        // the runtime's state of this thread (its fiber)
   int32_t raised = 0;             // set by a raise in the kernel: its callers return
+  uint64_t stack_limit = 0;       // as LaunchDims: the lowest stack address recursion may use
+  int32_t* stack_overflow = nullptr;
 };
 
 // The entry point for a kernel that synchronises: runs one thread, `ctx`

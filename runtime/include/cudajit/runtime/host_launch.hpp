@@ -18,7 +18,8 @@ struct Dim3 {
 // Blocks until every block has run. `params` is cuLaunchKernel's kernelParams;
 // `dynamic_shared_bytes` the launch's sharedmem. `errors` receives the first
 // index out of bounds (kernels compiled with bounds checks). Throws
-// BarrierError when the threads of a block cannot meet at a barrier. A
+// BarrierError when the threads of a block cannot meet at a barrier,
+// StackOverflowError when a thread's recursion outgrew its stack. A
 // cooperative kernel's grid must fit host_cooperative_blocks (the caller checks).
 // With an `epoch` (host_grid_epoch() when the launch was queued), the grid stops at its next
 // few blocks once a Ctrl-C has moved the epoch on (interrupt.hpp); a cooperative grid runs
@@ -32,6 +33,14 @@ void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
 // another kind (a warp function), or a lane is outside its own mask. Undefined
 // on a GPU; the cpu device stops the launch and says which threads.
 class BarrierError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A thread of a kernel recursed deeper than its stack allows: it stopped (a
+// recursive function checks the stack on entry) and the launch fails, as a
+// GPU's does with CUDA_ERROR_HARDWARE_STACK_ERROR.
+class StackOverflowError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
