@@ -220,9 +220,11 @@ class Dispatcher(_core.Dispatcher):
                              signature, cc)
 
     @property
-    def overloads(self) -> dict[tuple[str, ...], "CompiledOverload"]:
-        """Each compiled signature's kernel, by its argument types (Numba's ``overloads``)."""
-        return {sig: CompiledOverload(self, sig) for sig in self.signatures}
+    def overloads(self) -> "Overloads":
+        """Each compiled signature's kernel, by its argument types (Numba's ``overloads``):
+        looked up by a tuple of type spellings, or of types as Numba programs write them
+        (``overloads[(int32[:, ::1],)]``)."""
+        return Overloads({sig: CompiledOverload(self, sig) for sig in self.signatures})
 
     def specialize(self, *args: Any) -> "Dispatcher":
         """A kernel compiled for the types of ``args`` and for no others (Numba's
@@ -243,6 +245,26 @@ class Dispatcher(_core.Dispatcher):
             print("-" * 80, file=out)
             print(text, file=out)
             print("=" * 80, file=out)
+
+
+class Overloads(dict):
+    """A dispatcher's compiled kernels keyed by their argument types' spellings; a key of
+    types (cudajit's, Numba's) is spelled first."""
+
+    @staticmethod
+    def _key(key: Any) -> Any:
+        if isinstance(key, tuple) and not all(isinstance(t, str) for t in key):
+            return tuple(str(t) for t in parse_signature(key).args)
+        return key
+
+    def __getitem__(self, key: Any) -> "CompiledOverload":
+        return super().__getitem__(self._key(key))
+
+    def __contains__(self, key: Any) -> bool:
+        return super().__contains__(self._key(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return super().get(self._key(key), default)
 
 
 class CompiledOverload:

@@ -338,7 +338,8 @@ def from_numba(value: Any) -> Any:
                          readonly=not getattr(value, "mutable", True))
     if hasattr(value, "types") and isinstance(getattr(value, "types"), tuple):
         return Tuple([from_numba(t) for t in value.types])
-    named = SIGNATURE_NAMESPACE.get(str(value))
+    # Numba prints its boolean type "bool", a name signatures cannot use (Python's bool).
+    named = bool_ if str(value) == "bool" else SIGNATURE_NAMESPACE.get(str(value))
     if isinstance(named, (ScalarType, NoneType)):
         return named
     return value  # not a type cudajit has: the caller's message names it

@@ -30,8 +30,12 @@ import types
 from typing import Any, Callable
 
 # Kept from numba.cuda although cudajit defines or lacks them: the tests' skip decorators and
-# helpers read them (numba's settings module; whether the numba package is installed).
-FROM_NUMBA = ("config", "HAS_NUMBA")
+# helpers read them (numba's settings module; whether the numba package is installed), and
+# `types`: the tests import it as `from numba.cuda import types`, a line that a program moved to
+# cudajit by replacing `from numba import cuda` keeps (so it gets numba-cuda's types, which
+# cudajit takes wherever it takes a type), and hand its objects to numba-cuda's own helpers
+# (numpy_support.as_dtype, its typing tests), which know no other types.
+FROM_NUMBA = ("config", "HAS_NUMBA", "types")
 
 # numba-cuda modules that are helpers of the tests, not tests: they see the real numba.cuda.
 # extensions_usecases defines types with Numba's extension API (not a kernel in it); bound to

@@ -868,6 +868,20 @@ def test_numba_type_objects_make_cudajit_types_and_signatures():
     assert str(cjtypes.void(NumbaArray(f32, 1, "A"))) == "(array(float32, 1d, A)) -> none"
     with pytest.raises(TypeError, match="is not a type"):
         cjtypes.parse_signature((NumbaScalar("float128"),))
+    # Numba prints its boolean "bool"
+    assert cjtypes.from_numba(NumbaArray(NumbaScalar("bool"), 1, "C")) == cjtypes.bool_[::1]
+    assert cjtypes.parse_signature(NumbaSignature(NumbaScalar("bool"), (i64,))).return_type == \
+        cjtypes.bool_
+
+
+NumbaRecord = _numba_class("Record", __init__=lambda self, dtype: setattr(self, "dtype", dtype))
+
+
+def test_numba_record_types_make_cudajit_records():
+    dtype = np.dtype([("a", np.float64), ("b", np.int32, 2)], align=True)
+    record = cjtypes.from_numba(NumbaRecord(dtype))
+    assert record == cjtypes.Record(dtype)
+    assert cjtypes.from_numba(NumbaArray(NumbaRecord(dtype), 1, "C")) == record[::1]
 
 
 def test_parse_signature_accepts_strings_signatures_and_tuples():

@@ -181,6 +181,10 @@ def test_specialize_and_overloads_as_in_numba():
     sig = ("array(float64, 1d, C)", "int64")
     assert list(only.overloads) == [sig]
     overload = only.overloads[sig]
+    # keyed by types too, as Numba programs look kernels up
+    assert only.overloads[(cuda.float64[::1], cuda.int64)] is not None
+    assert (cuda.float64[::1], cuda.int64) in only.overloads
+    assert only.overloads.get((cuda.float32[::1], cuda.int64)) is None
     assert ".entry" in overload.inspect_asm()
     assert overload.shared_mem_per_block == 0 and overload.regs_per_thread >= 0
     assert repr(overload) == "<cudajit kernel fill(array(float64, 1d, C), int64)>"
