@@ -48,6 +48,16 @@ UINT64_MAX = 2**64 - 1
 # ---------------------------------------------------------------------------
 # One function -> (func@ ...)
 
+
+def _ends_block(stmt: ast.stmt) -> bool:
+    """Whether nothing after `stmt` in its block can run: a return, raise, break or
+    continue, or an if whose branches all end so."""
+    if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+        return True
+    if isinstance(stmt, ast.If) and stmt.orelse:
+        return any(map(_ends_block, stmt.body)) and any(map(_ends_block, stmt.orelse))
+    return False
+
 class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs):
     def __init__(self, pyfunc: FunctionType, ir_name: str, module: "_ModuleBuilder",
                  static: dict[str, Any] | None = None):
@@ -123,6 +133,8 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
             if handler is None:
                 raise self._unsupported(stmt)
             result.extend(handler(stmt))
+            if _ends_block(stmt):
+                break  # what follows in the block never runs: not compiled, as in Numba
         return result
 
     def _block(self, stmts: list[ast.stmt], fallback: ast.AST) -> IRNode:
@@ -367,17 +379,36 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
 
     def _expr_Compare(self, node: ast.Compare) -> IRNode:
         folded = self._enum_comparison(node)
+        if folded is None:
+            folded = self._none_comparison(node)
         if folded is not None:
             return self._literal(folded, node)
         children: list[IRNode | str] = [self._expr(node.left)]
         for op, right in zip(node.ops, node.comparators):
             symbol = COMPARE_OPERATORS.get(type(op))
             if symbol is None:
-                spelled = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in",
-                           ast.NotIn: "not in"}[type(op)]
+                spelled = {ast.In: "in", ast.NotIn: "not in"}[type(op)]
                 raise self._error(f"'{spelled}' comparisons are not supported in kernels", node)
             children += [symbol, self._expr(right)]
         return IRNode("compare", self._loc(node), *children)
+
+    def _none_comparison(self, node: ast.Compare) -> bool | None:
+        """`x is None` (`is not`): no value in a kernel is None, so it is known here, for a
+        variable or a constant (an expression with effects is not skipped silently)."""
+        if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return None
+        sides = [node.left, node.comparators[0]]
+        if not any(isinstance(s, ast.Constant) and s.value is None for s in sides):
+            return None
+        try:
+            same = self._static_value(sides[0]) is self._static_value(sides[1])
+        except (_NotConstant, CompileError):
+            other = sides[1] if isinstance(sides[0], ast.Constant) else sides[0]
+            if not isinstance(other, (ast.Name, ast.Attribute, ast.Subscript)):
+                raise self._error("'is None' of an expression is not supported in kernels "
+                                  "(no value there is None); compare a variable", node)
+            same = False
+        return same if isinstance(node.ops[0], ast.Is) else not same
 
     def _enum_comparison(self, node: ast.Compare) -> bool | None:
         """A comparison of enum members known here (Color.red == Color["green"]), as Python

@@ -122,7 +122,8 @@ class CompileTimeValues:
         as Numba freezes global arrays: later changes to it are not seen."""
         spelled = ast.unparse(node)
         try:
-            dtype = cjtypes.from_dtype(array.dtype)
+            record = array.dtype.names is not None
+            dtype = cjtypes.Record(array.dtype) if record else cjtypes.from_dtype(array.dtype)
         except TypeError as exc:
             raise self._error(f"array '{spelled}' cannot be frozen into the kernel: {exc}",
                               node) from None
@@ -136,8 +137,11 @@ class CompileTimeValues:
         loc = self._loc(node)
         data = np.ascontiguousarray(array).tobytes()
         shape = IRNode("tuple", loc, *(IRNode("int", loc, str(n)) for n in array.shape))
-        return IRNode("call", loc, f"cuda.const.array.{dtype}", shape,
-                      IRNode("bytes", loc, '"' + data.hex() + '"'))
+        data_node = IRNode("bytes", loc, '"' + data.hex() + '"')
+        if record:  # the record type's spelling travels as bytes too (it is no IR symbol)
+            return IRNode("call", loc, "cuda.const.array.record", shape, data_node,
+                          IRNode("bytes", loc, '"' + str(dtype).encode().hex() + '"'))
+        return IRNode("call", loc, f"cuda.const.array.{dtype}", shape, data_node)
 
     def _constant_locals(self) -> dict[str, ast.expr]:
         """Local names bound once, by a plain assignment (``N = 100``), with what they are

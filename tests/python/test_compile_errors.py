@@ -101,8 +101,8 @@ def uses_matmul(a, out):
     out[0] = a @ a
 
 
-def uses_is(out):
-    if out is None:
+def uses_in(out):
+    if 1 in out:
         out[0] = 1
 
 
@@ -144,7 +144,7 @@ UNSUPPORTED = [
     (uses_import, "import os", [r"\bimport\b"]),
     (uses_range_outside_for, "range(3)", [r"range"]),
     (uses_matmul, "a @ a", [r"@|matmul"]),
-    (uses_is, "out is None", [r"\bis\b|None"]),
+    (uses_in, "1 in out", [r"'in' comparisons"]),
     (uses_none, "None", [r"None"]),
     (uses_starred_call, "max(*args)", [r"\*|starred|unpack"]),
     (uses_keyword_argument, "round(1.25, ndigits=1)", [r"keyword|ndigits"]),

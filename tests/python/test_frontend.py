@@ -615,7 +615,7 @@ ERROR_CASES = [
     ("c = None", "None is not supported", 2, 8),
     ("c = max(a, key=b)", "keyword arguments are not supported", 2, 15),
     ("c = max(*a)", "starred expressions (*x) are not supported", 2, 12),
-    ("c = a is b", "'is' comparisons are not supported", 2, 8),
+    ("c = (a + 1) is None", "'is None' of an expression is not supported", 2, 8),
     ("c = a not in b", "'not in' comparisons are not supported", 2, 8),
     ("c = a @ b", "the '@' operator is not supported", 2, 8),
     ("c = undefined_name", "name 'undefined_name' is not defined", 2, 8),

@@ -722,3 +722,47 @@ def test_zip_of_enumerate_and_an_array_as_in_python():
     zipped[1, 1](x, y, out)
     np.testing.assert_array_equal(out, [xv * 100 + yv + i
                                         for (i, xv), yv in zip(enumerate(x, 10), y)])
+
+
+def test_is_compares_type_and_value_and_nothing_is_none():
+    # Numba's `is` of values: the same type and the same value; no kernel value is None.
+    @cuda.jit
+    def kernel(pred, n, out):
+        out[0] = pred is True
+        out[1] = pred is not False
+        out[2] = n is n
+        out[3] = n is pred  # int64 and bool: never the same
+        out[4] = n is None
+        out[5] = n is not None
+        out[6] = 1.5 is 1.5
+
+    out = np.zeros(7, np.bool_)
+    kernel[1, 1](True, 3, out)
+    np.testing.assert_array_equal(out, [True, True, True, False, False, True, True])
+    kernel[1, 1](False, 0, out)
+    np.testing.assert_array_equal(out, [False, False, True, False, False, True, True])
+
+
+def test_statements_after_a_return_are_not_compiled():
+    # Numba drops unreachable code: here it would make the function return two types.
+    @cuda.jit(device=True)
+    def first_positive(a):
+        for i in range(a.size):
+            if a[i] > 0:
+                return a[i]
+                return None  # noqa: unreachable
+            elif a[i] == 0:
+                continue
+            else:
+                continue
+            return None  # after an if whose branches all end
+        return 0.0
+        raise ValueError("unreachable")
+
+    @cuda.jit
+    def kernel(a, out):
+        out[0] = first_positive(a)
+
+    out = np.zeros(1)
+    kernel[1, 1](np.array([-1.0, 2.5, 3.0]), out)
+    assert out[0] == 2.5

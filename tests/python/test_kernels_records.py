@@ -256,3 +256,28 @@ def test_dlpack_refuses_record_device_arrays():
         d = cuda.to_device(sample(ALIGNED))
     with pytest.raises(BufferError, match="DLPack has no record dtypes"):
         d.__dlpack__()
+
+
+FROZEN = np.array([(1.5, 2, 3), (4.5, 5, 6)],
+                  dtype=np.dtype([("x", np.float64), ("y", np.int32), ("z", np.uint8)], align=True))
+
+
+def test_a_global_record_array_is_frozen_into_the_kernel():
+    @cuda.jit
+    def kernel(out):
+        c = cuda.const.array_like(FROZEN)
+        i = cuda.grid(1)
+        if i < c.shape[0]:
+            out[i] = c[i].x + c[i]["y"] + FROZEN[i].z
+
+    out = np.zeros(2)
+    kernel[1, 2](out)
+    np.testing.assert_array_equal(out, FROZEN["x"] + FROZEN["y"] + FROZEN["z"])
+
+
+def test_a_frozen_record_array_is_read_only():
+    def kernel():
+        FROZEN[0].x = 1.0
+
+    with pytest.raises(cuda.CompileError, match="read-only record"):
+        cuda.jit(kernel)[1, 1]()

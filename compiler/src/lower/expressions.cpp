@@ -273,6 +273,10 @@ llvm::Value* FunctionLowering::complex_binop(const std::string& op, llvm::Value*
 
 llvm::Value* FunctionLowering::compare(const std::string& op, llvm::Value* a, const Type& ta,
                                        llvm::Value* b, const Type& tb) {
+  if (op == "is" || op == "isnot") {  // values of the same type and value (True is True)
+    if (ta != tb) return b_.getInt1(op == "isnot");
+    return compare(op == "is" ? "==" : "!=", a, ta, b, tb);
+  }
   Type t = Type::scalar(typing::arithmetic_result(ta.scalar(), tb.scalar()));
   if (ta.scalar() == Scalar::Bool && tb.scalar() == Scalar::Bool) t = Type::scalar(Scalar::Int64);
   llvm::Value* x = cast(a, ta, t);

@@ -29,7 +29,7 @@ llvm::Value* FunctionLowering::constant_shape_array(llvm::Value* data, const Typ
                                                     const std::vector<int64_t>& shape) {
   llvm::Value* a = llvm::UndefValue::get(m_.array_struct(t.ndim()));
   a = b_.CreateInsertValue(a, data, {0});
-  int64_t stride = byte_size(t.dtype());
+  int64_t stride = t.itemsize();
   for (int d = t.ndim() - 1; d >= 0; --d) {
     a = b_.CreateInsertValue(a, int64(shape[d]), {1, unsigned(d)});
     a = b_.CreateInsertValue(a, int64(stride), {2, unsigned(d)});

@@ -317,24 +317,37 @@ std::optional<Type> type_libdevice_support(const Node& call, std::string_view na
 
 // cuda.const.array.<dtype>: a NumPy array frozen into the kernel (a global, a
 // closure variable or cuda.const.array_like): a shape tuple and its bytes.
+// cuda.const.array.record: the same, then the record type's spelling as bytes.
 Type type_const_array(const Node& call, std::string_view name) {
   std::string_view dtype_name = name.substr(name.rfind('.') + 1);
-  auto dtype = scalar_from_name(dtype_name);
+  const bool record = dtype_name == "record";
+  auto dtype = record ? std::optional<Scalar>(Scalar::UInt8) : scalar_from_name(dtype_name);
   if (!dtype) type_error(call, "constant array: unknown dtype '" + std::string(dtype_name) + "'");
-  if (call.size() != 2 || call.child(0).kind != ir::NodeKind::Tuple ||
+  if (call.size() != (record ? 3u : 2u) || call.child(0).kind != ir::NodeKind::Tuple ||
       call.child(1).kind != ir::NodeKind::Bytes || call.child(0).size() == 0 ||
-      call.child(0).size() > 4)
+      call.child(0).size() > 4 || (record && call.child(2).kind != ir::NodeKind::Bytes))
     type_error(call, "constant array: expects a shape of 1 to 4 integers and its bytes");
+  Type element = Type::scalar(*dtype);
+  if (record) {
+    try {
+      element = parse_type(call.child(2).text);
+    } catch (const std::invalid_argument& e) {
+      type_error(call, std::string("constant array: ") + e.what());
+    }
+    if (!element.is_record()) type_error(call, "constant array: expects a record type");
+  }
   uint64_t count = 1;
   for (const auto& extent : call.child(0).children) {
     if (extent->kind != ir::NodeKind::Int || extent->int_value < 0)
       type_error(*extent, "constant array: the shape holds non-negative integers");
     count *= uint64_t(extent->int_value);
   }
-  if (call.child(1).text.size() != count * byte_size(*dtype))
+  if (call.child(1).text.size() != count * element.itemsize())
     type_error(call, "constant array: " + std::to_string(call.child(1).text.size()) +
                          " bytes do not make its shape of " + std::string(dtype_name));
-  return Type::array(*dtype, static_cast<int>(call.child(0).size()), Layout::C, true);
+  const int ndim = static_cast<int>(call.child(0).size());
+  if (record) return Type::record_array(element.record_layout(), ndim, Layout::C, true);
+  return Type::array(*dtype, ndim, Layout::C, true);
 }
 
 // A NumPy ufunc called with an output array in a kernel (np.sin(x, out)): the front end

@@ -395,7 +395,8 @@ class FunctionTyper {
           if (!a.is_scalar() || !b.is_scalar())
             type_error(n, "cannot compare " + describe(a) + " and " + describe(b));
           const std::string& op = n.ops[i];
-          if ((is_complex(a.scalar()) || is_complex(b.scalar())) && op != "==" && op != "!=")
+          if ((is_complex(a.scalar()) || is_complex(b.scalar())) && op != "==" && op != "!=" &&
+              op != "is" && op != "isnot")
             type_error(n, "complex numbers support only == and !=, not '" + op + "'");
         }
         return Type::scalar(Scalar::Bool);
