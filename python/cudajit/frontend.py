@@ -15,7 +15,7 @@ import builtins
 import enum
 import inspect
 import math
-from types import FunctionType, ModuleType
+from types import CellType, CodeType, FunctionType, ModuleType
 from typing import Any, Callable
 
 import numpy as np
@@ -24,7 +24,7 @@ from . import types as cjtypes
 from .errors import CompileError
 from .kernel_ir import IRNode, ir_identifier, mangle, render, string_atom
 from .frontend_static import MISSING as _MISSING
-from .frontend_calls import EXCEPTION_RECORD, DeviceCalls, static_key
+from .frontend_calls import EXCEPTION_RECORD, VARARG_COUNT, DeviceCalls, static_key
 from .frontend_loops import ForLoops
 from .frontend_ufuncs import NumpyUfunc, NumpyUfuncs
 from .frontend_static import STATIC_COMPARISONS, CompileTimeValues
@@ -47,6 +47,21 @@ UINT64_MAX = 2**64 - 1
 
 # ---------------------------------------------------------------------------
 # One function -> (func@ ...)
+
+
+class CapturedVariable:
+    """The closure cell of a function defined in a kernel, for a variable of the enclosing
+    function: a run-time value, which the inner function takes as a parameter."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def _cell_value(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
 
 
 def _ends_block(stmt: ast.stmt) -> bool:
@@ -73,10 +88,15 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
         self.col_shift = source.col_shift
         self.globals = pyfunc.__globals__
         self.closure = dict(zip(pyfunc.__code__.co_freevars, pyfunc.__closure__ or ()))
+        # A nested function's variables of the enclosing function: its last parameters.
+        self.captured = [name for name, cell in self.closure.items()
+                         if isinstance(_cell_value(cell), CapturedVariable)]
+        # Functions defined in this one (def inner(): ...), by name: device functions.
+        self.nested: dict[str, FunctionType] = {}
         module_builtins = self.globals.get("__builtins__", builtins)
         self.builtins = vars(module_builtins) if isinstance(module_builtins, ModuleType) \
             else module_builtins
-        self.params = [p for p in self._parameters() if p not in self.static]
+        self.params = [p for p in self._parameters() if p not in self.static] + self.captured
         if module.debug:  # the hidden record of the first exception (exceptions.cpp)
             self.params.append(EXCEPTION_RECORD)
         self.locals = set(self.params) | source.bound_names
@@ -100,9 +120,17 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
 
     def _parameters(self) -> list[str]:
         args = self.funcdef.args
-        if args.vararg or args.kwarg:
-            raise self._error("*args and **kwargs parameters are not supported in kernels",
-                              args.vararg or args.kwarg)
+        if args.kwarg:
+            raise self._error("**kwargs parameters are not supported in kernels", args.kwarg)
+        if args.vararg:  # *args of a device function: a tuple, its length known at each call
+            if VARARG_COUNT not in self.static:
+                raise self._error("*args parameters are supported in device functions, not "
+                                  "in kernels", args.vararg)
+            names = [a.arg for a in args.posonlyargs + args.args] + [args.vararg.arg]
+            if args.kwonlyargs:
+                raise self._error("keyword-only parameters are not supported in kernels",
+                                  args.kwonlyargs[0])
+            return names
         if args.kwonlyargs:
             raise self._error("keyword-only parameters are not supported in kernels",
                               args.kwonlyargs[0])
@@ -207,6 +235,50 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
                               "loop over its elements", node.target)
         return [IRNode("augassign", self._loc(node), self._binary_operator(node.op, node),
                        self._target(node.target), self._expr(node.value))]
+
+    def _stmt_FunctionDef(self, node: ast.FunctionDef) -> list[IRNode]:
+        """def inner(...): a device function of its own. The variables of this function
+        that it reads become its last parameters, passed at each call (their values then,
+        as Python's closures see them)."""
+        if node.decorator_list:
+            raise self._error("decorators on functions defined in kernels are not supported",
+                              node.decorator_list[0])
+        if node.name in self.nested:
+            raise self._error(f"function '{node.name}' is defined twice in "
+                              f"'{self.pyfunc.__name__}'", node)
+        code = next((c for c in self.pyfunc.__code__.co_consts
+                     if isinstance(c, CodeType) and c.co_name == node.name
+                     and c.co_firstlineno == node.lineno), None)
+        if code is None:
+            raise self._error(f"the code of function '{node.name}' was not found "
+                              "(a function defined in a kernel needs its source)", node)
+        cells = []
+        for name in code.co_freevars:
+            if name in self.closure:  # the enclosing function's own closure
+                cells.append(self.closure[name])
+            elif name in self.nested:
+                cells.append(CellType(self.nested[name]))
+            elif (constant := self._constant_local(name)) is not _MISSING:
+                cells.append(CellType(constant))  # y = 10, assigned once: a constant
+            else:  # a variable of this function: passed at each call
+                cells.append(CellType(CapturedVariable(name)))
+        inner = FunctionType(code, self.globals, node.name, None, tuple(cells))
+        inner.__qualname__ = f"{self.pyfunc.__qualname__}.<locals>.{node.name}"
+        inner._cudajit_device_pyfunc = inner  # type: ignore[attr-defined]
+        inner._cudajit_captured = tuple(  # type: ignore[attr-defined]
+            name for name, cell in zip(code.co_freevars, cells)
+            if isinstance(cell.cell_contents, CapturedVariable))
+        self.nested[node.name] = inner
+        return []
+
+    def _constant_local(self, name: str) -> Any:
+        """The value of a local assigned a constant once (as shapes read it), else _MISSING."""
+        if name not in self._constant_locals():
+            return _MISSING
+        try:
+            return self._static_value(ast.Name(name, ast.Load()))
+        except (_NotConstant, CompileError):
+            return _MISSING
 
     def _stmt_AnnAssign(self, node: ast.AnnAssign) -> list[IRNode]:
         if node.value is None:
@@ -512,6 +584,8 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
         if isinstance(node, ast.Name):
             if node.id in self.grid_groups:
                 return _GridGroup()
+            if node.id in self.nested:
+                return _DeviceFunction(self.nested[node.id])
             if node.id in self.locals:
                 return IRNode("name", self._loc(node), ir_identifier(node.id))
             value = self._lookup(node.id, _MISSING)
@@ -647,9 +721,27 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
         if node.keywords:
             raise self._error("keyword arguments are not supported in kernels",
                               node.keywords[0])
+        node.args = self._expand_starred(node.args)
         for arg in node.args:
             if isinstance(arg, ast.Starred):
                 raise self._unsupported(arg)
+
+    def _expand_starred(self, args: list[ast.expr]) -> list[ast.expr]:
+        """f(*args) of this function's *args (a tuple of a length known here), or of a tuple
+        written out: its items as arguments."""
+        vararg = self.funcdef.args.vararg
+        expanded: list[ast.expr] = []
+        for arg in args:
+            if isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Tuple):
+                expanded += arg.value.elts
+            elif isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name) \
+                    and vararg is not None and arg.value.id == vararg.arg:
+                expanded += [ast.copy_location(ast.Subscript(arg.value, ast.copy_location(
+                    ast.Constant(k), arg), ast.Load()), arg)
+                    for k in range(self.static[VARARG_COUNT])]
+            else:
+                expanded.append(arg)
+        return expanded
 
     def _expr_Call(self, node: ast.Call) -> IRNode:
         func = node.func

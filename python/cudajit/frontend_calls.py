@@ -6,6 +6,7 @@ _expr, _args, _static_value, _error and module."""
 from __future__ import annotations
 
 import ast
+import inspect
 from types import FunctionType
 from typing import Any
 
@@ -14,13 +15,16 @@ import numpy as np
 from . import types as cjtypes
 from .errors import CompileError
 from .frontend_static import NotConstant, is_number
-from .kernel_ir import IRNode
+from .kernel_ir import IRNode, ir_identifier
 from .source import read_function
 
 # The hidden last argument of debug kernels (a name no Python code can spell).
 EXCEPTION_RECORD = "exception.record"
 # Specialisations of one device function on constant arguments, at most.
 MAX_SPECIALISATIONS = 32
+# The static key of a device function's *args: how many values it gets (a name no
+# parameter can have).
+VARARG_COUNT = "*args"
 
 
 class DeviceCalls:
@@ -34,14 +38,33 @@ class DeviceCalls:
         # Compile-time arguments specialise the callee and are passed no more (a declared
         # signature takes values only).
         static = {} if callee.signatures else self._static_arguments(callee.pyfunc, node)
+        named = _parameter_names(callee.pyfunc)
+        extra = len(node.args) - len(named)
+        if callee.pyfunc.__code__.co_flags & inspect.CO_VARARGS and not callee.signatures:
+            if extra < 0:
+                raise self._error(f"device function '{callee.pyfunc.__name__}' takes at least "
+                                  f"{len(named)} arguments, got {len(node.args)}", node)
+            static[VARARG_COUNT] = extra  # specialised on how many: f(*args) is expanded
         if static and self.module.specialisations(callee.pyfunc) >= MAX_SPECIALISATIONS:
             # A recursion over constants (f(n - 1) from f(n)) would specialise without end:
             # from here on its numbers are passed as values.
             static = {p: v for p, v in static.items() if not is_number(v)}
         name = self.module.device_function_name(callee.pyfunc, static)
         if not callee.signatures:
-            args = [self._expr(a) for a, p in zip(node.args, _parameter_names(callee.pyfunc))
-                    if p not in static] if static else self._args(node)
+            args = [self._expr(a) for a, p in zip(node.args, named) if p not in static]
+            rest = [self._expr(a) for a in node.args[len(named):]]
+            if VARARG_COUNT in static:  # the rest, as one tuple
+                args.append(IRNode("tuple", loc, *rest))
+            else:  # too many: the compiler's error counts them
+                args += rest
+            # A function defined in this one: the variables of ours it reads, as they are now.
+            captured = getattr(callee.pyfunc, "_cudajit_captured", ())
+            if captured and callee.pyfunc is not self.nested.get(callee.pyfunc.__name__):
+                raise self._error(
+                    f"function '{callee.pyfunc.__name__}' reads variables of the function "
+                    f"that defines it ({', '.join(captured)}), so it can be called only there "
+                    "in kernels, not passed to another function", node)
+            args += [IRNode("name", loc, ir_identifier(n)) for n in captured]
             if self.module.debug:
                 args.append(IRNode("name", loc, EXCEPTION_RECORD))
             return IRNode("callfn", loc, name, *args)
@@ -72,7 +95,8 @@ class DeviceCalls:
         functions and literals, so a dtype or a shape may be passed down. A parameter the
         callee assigns stays a variable."""
         params = _parameter_names(pyfunc)
-        if len(node.args) != len(params):
+        varargs = bool(pyfunc.__code__.co_flags & inspect.CO_VARARGS)
+        if len(node.args) != len(params) and not (varargs and len(node.args) > len(params)):
             return {}  # the call's arity error is reported with the function's own counts
         assigned = read_function(pyfunc).bound_names
         static: dict[str, Any] = {}

@@ -59,7 +59,7 @@ UNSUPPORTED_SYNTAX = {
     "Delete": "del statements",
     "Import": "import statements", "ImportFrom": "import statements",
     "Global": "global declarations", "Nonlocal": "nonlocal declarations",
-    "FunctionDef": "nested functions", "AsyncFunctionDef": "nested functions",
+    "AsyncFunctionDef": "async functions",
     "ClassDef": "class definitions", "Match": "match statements",
     "Lambda": "lambda expressions", "ListComp": "list comprehensions",
     "SetComp": "set comprehensions", "DictComp": "dict comprehensions",

@@ -172,6 +172,8 @@ class CompileTimeValues:
         if isinstance(node, ast.Constant):
             return node.value
         if isinstance(node, ast.Name):
+            if node.id in self.nested:  # a function defined here: passed on as a function
+                return self.nested[node.id]
             if node.id in self.locals:
                 value_node = self._constant_locals().pop(node.id, None)  # no cycles
                 if value_node is None:

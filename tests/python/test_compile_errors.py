@@ -79,11 +79,11 @@ def uses_global_statement(out):
     out[0] = 1
 
 
-def uses_nested_def(out):
-    def inner(v):
+def uses_nested_async_def(out):
+    async def inner(v):
         return v
 
-    out[0] = inner(1)
+    out[0] = 1
 
 
 def uses_import(out):
@@ -140,7 +140,7 @@ UNSUPPORTED = [
     (uses_set, "{1, 2}", [r"\bset\b"]),
     (uses_del, "del x", [r"\bdel\b"]),
     (uses_global_statement, "global SOME_GLOBAL", [r"\bglobal\b"]),
-    (uses_nested_def, "def inner(v):", [r"def|function"]),
+    (uses_nested_async_def, "async def inner(v):", [r"async"]),
     (uses_import, "import os", [r"\bimport\b"]),
     (uses_range_outside_for, "range(3)", [r"range"]),
     (uses_matmul, "a @ a", [r"@|matmul"]),

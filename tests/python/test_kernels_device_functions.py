@@ -565,3 +565,74 @@ def test_a_recursive_function_that_returns_nothing():
     kernel[1, 1](a)
     np.testing.assert_array_equal(a, np.arange(20) * 2)
 
+
+
+@cuda.jit(device=True)
+def _apply(f, x):
+    return f(x)
+
+
+@cuda.jit(device=True)
+def _call_with(f, *args):
+    return f(*args) + len(args)
+
+
+def test_functions_defined_in_a_kernel():
+    # Python's closures: the enclosing variables' values at each call; passed on as a
+    # function argument when they read none of them (a constant assigned once is a constant).
+    @cuda.jit
+    def kernel(a, out, scale):
+        i = cuda.grid(1)
+        offset = 10.0
+        bias = 0.5
+
+        def shifted(x):
+            return x * scale + offset
+
+        def double(x):
+            return 2 * x + bias
+
+        def twice(x):
+            return double(double(x))
+
+        if i < a.size:
+            out[i, 0] = shifted(a[i])
+            offset = 100.0
+            out[i, 1] = shifted(a[i])
+            out[i, 2] = _apply(double, a[i])
+            out[i, 3] = twice(a[i])
+
+    a = np.arange(4.0)
+    out = np.zeros((4, 4))
+    kernel[1, 4](a, out, 2.0)
+    np.testing.assert_array_equal(out[:, 0], a * 2 + 10)
+    np.testing.assert_array_equal(out[:, 1], a * 2 + 100)
+    np.testing.assert_array_equal(out[:, 2], 2 * a + 0.5)
+    np.testing.assert_array_equal(out[:, 3], 2 * (2 * a + 0.5) + 0.5)
+
+
+def test_device_functions_take_star_args():
+    @cuda.jit(device=True)
+    def add3(x, y, z):
+        return x + y + z
+
+    @cuda.jit
+    def kernel(out, v):
+        out[0] = _call_with(add3, 1, v, 3)
+        out[1] = _call_with(add3, *(v, v, v))
+
+    out = np.zeros(2)
+    kernel[1, 1](out, 2.5)
+    np.testing.assert_array_equal(out, [1 + 2.5 + 3 + 3, 3 * 2.5 + 3])
+
+
+def test_a_function_reading_kernel_variables_cannot_leave_it():
+    def kernel(out, v):
+        def plus_v(x):
+            return x + v
+
+        out[0] = _apply(plus_v, 1.0)
+
+    with pytest.raises(cuda.CompileError, match=r"function 'plus_v' reads variables of the "
+                                                r"function that defines it \(v\)"):
+        cuda.jit(kernel)[1, 1](np.zeros(1), 1.0)
