@@ -134,9 +134,9 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
         if args.kwonlyargs:
             raise self._error("keyword-only parameters are not supported in kernels",
                               args.kwonlyargs[0])
-        if args.defaults:
-            raise self._error("default parameter values are not supported in kernels",
-                              args.defaults[0])
+        if args.defaults and self.pyfunc is self.module.entry:
+            raise self._error("default parameter values are supported in device functions, "
+                              "not in kernels", args.defaults[0])
         return [a.arg for a in args.posonlyargs + args.args]
 
     def translate(self) -> IRNode:
@@ -262,7 +262,15 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
                 cells.append(CellType(constant))  # y = 10, assigned once: a constant
             else:  # a variable of this function: passed at each call
                 cells.append(CellType(CapturedVariable(name)))
-        inner = FunctionType(code, self.globals, node.name, None, tuple(cells))
+        defaults = []
+        for default in node.args.defaults:  # evaluated where the def runs: constants here
+            try:
+                defaults.append(self._static_value(default))
+            except (_NotConstant, CompileError):
+                raise self._error("defaults of functions defined in kernels must be "
+                                  "constants", default) from None
+        inner = FunctionType(code, self.globals, node.name, tuple(defaults) or None,
+                             tuple(cells))
         inner.__qualname__ = f"{self.pyfunc.__qualname__}.<locals>.{node.name}"
         inner._cudajit_device_pyfunc = inner  # type: ignore[attr-defined]
         inner._cudajit_captured = tuple(  # type: ignore[attr-defined]
@@ -717,14 +725,21 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
         raise self._error(f"'{spelled}' can only be called, not used as a value, in kernels",
                           node)
 
-    def _check_call_syntax(self, node: ast.Call) -> None:
+    def _check_call_syntax(self, node: ast.Call, callee: Any = None) -> ast.Call:
+        """The call with its arguments positional: *args expanded, and a device function's
+        keywords and defaults bound. A new node: the parsed source is shared (cached), and
+        each specialisation of this function expands it anew."""
+        node = ast.copy_location(ast.Call(node.func, self._expand_starred(node.args),
+                                          node.keywords), node)
+        if isinstance(callee, _DeviceFunction) and not callee.signatures:
+            self._bind_keywords(callee.pyfunc, node)  # f(x, scale=2), f(x) with a default
         if node.keywords:
             raise self._error("keyword arguments are not supported in kernels",
                               node.keywords[0])
-        node.args = self._expand_starred(node.args)
         for arg in node.args:
             if isinstance(arg, ast.Starred):
                 raise self._unsupported(arg)
+        return node
 
     def _expand_starred(self, args: list[ast.expr]) -> list[ast.expr]:
         """f(*args) of this function's *args (a tuple of a length known here), or of a tuple
@@ -752,7 +767,7 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
             if isinstance(base, (_ModuleRef, _Dim3)):
                 callee = self._attribute_of_namespace(base, func)
             else:
-                self._check_call_syntax(node)
+                node = self._check_call_syntax(node)
                 return self._method_call(node, self._as_value(base, func.value), func.attr)
         else:
             callee = self._resolve(func)
@@ -760,8 +775,44 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
             return self._array_allocation(callee, node)
         if isinstance(callee, _KernelIntrinsic) and callee.ir_name == "cuda.const.array_like":
             return self._array_like(node)
-        self._check_call_syntax(node)
-        return self._call(callee, node)
+        return self._call(callee, self._check_call_syntax(node, callee))
+
+    def _bind_keywords(self, pyfunc: FunctionType, node: ast.Call) -> None:
+        """A device function's keyword arguments and default values, as positional arguments
+        in its parameters' order (defaults are constants: literals in the call)."""
+        code = pyfunc.__code__
+        params = list(code.co_varnames[:code.co_posonlyargcount + code.co_argcount])
+        defaults = pyfunc.__defaults__ or ()
+        if not node.keywords and (not defaults or len(node.args) >= len(params)):
+            return
+        name = pyfunc.__name__
+        given: dict[str, ast.expr] = dict(zip(params, node.args))
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise self._error("**kwargs in calls is not supported in kernels", keyword)
+            if keyword.arg not in params or params.index(keyword.arg) < code.co_posonlyargcount:
+                raise self._error(f"device function '{name}' got an unexpected keyword "
+                                  f"argument '{keyword.arg}'", keyword)
+            if keyword.arg in given:
+                raise self._error(f"device function '{name}' got multiple values for argument "
+                                  f"'{keyword.arg}'", keyword)
+            given[keyword.arg] = keyword.value
+        first_default = len(params) - len(defaults)
+        args = []
+        for k, param in enumerate(params):
+            if param in given:
+                args.append(given[param])
+            elif k >= first_default:
+                default = defaults[k - first_default]
+                if not _is_number(default):
+                    raise self._error(f"the default of parameter '{param}' of '{name}' is "
+                                      f"{default!r}; defaults in kernels must be numbers", node)
+                args.append(ast.copy_location(ast.Constant(default), node))
+            else:
+                raise self._error(f"device function '{name}' is missing argument '{param}'",
+                                  node)
+        node.args = args + node.args[len(params):]
+        node.keywords = []
 
     def _grid_group_call(self, node: ast.Call, func: ast.Attribute) -> IRNode:
         if func.attr != "sync":

@@ -27,7 +27,7 @@ class ForLoops:
         if not isinstance(node.target, ast.Name):
             raise self._error("a for loop's target must be a single variable in kernels",
                               node.target)
-        self._check_call_syntax(call)
+        call = self._check_call_syntax(call)
         if not 1 <= len(call.args) <= 3:
             raise self._error(f"range() takes 1 to 3 arguments; got {len(call.args)}", call)
         bounds = [self._expr(a) for a in call.args]

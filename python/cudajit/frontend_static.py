@@ -102,7 +102,7 @@ class CompileTimeValues:
     def _array_like(self, node: ast.Call) -> IRNode:
         """cuda.const.array_like(ary): ``ary`` (a global or closure NumPy array) frozen."""
         spelled = ast.unparse(node.func)
-        self._check_call_syntax(node)
+        node = self._check_call_syntax(node)
         if len(node.args) != 1:
             raise self._error(f"{spelled}() takes one NumPy array; got {len(node.args)} "
                               "arguments", node)

@@ -636,3 +636,36 @@ def test_a_function_reading_kernel_variables_cannot_leave_it():
     with pytest.raises(cuda.CompileError, match=r"function 'plus_v' reads variables of the "
                                                 r"function that defines it \(v\)"):
         cuda.jit(kernel)[1, 1](np.zeros(1), 1.0)
+
+
+@cuda.jit(device=True)
+def _lerp(a, b, t=0.5):
+    return a + (b - a) * t
+
+
+def test_keyword_arguments_and_defaults_of_device_functions():
+    @cuda.jit
+    def kernel(out, x):
+        def inner(a, b=10, c=20):
+            return a + b + c + x
+
+        out[0] = _lerp(0.0, 10.0)
+        out[1] = _lerp(0.0, 10.0, t=0.25)
+        out[2] = _lerp(b=4.0, a=2.0)
+        out[3] = inner(1) + inner(1, c=2)
+
+    out = np.zeros(4)
+    kernel[1, 1](out, 2.0)
+    np.testing.assert_array_equal(out, [5.0, 2.5, 3.0, (1 + 10 + 20 + 2) + (1 + 10 + 2 + 2)])
+
+
+@pytest.mark.parametrize("call, message", [
+    ("_lerp(1.0, 2.0, s=1)", "device function '_lerp' got an unexpected keyword argument 's'"),
+    ("_lerp(1.0, 2.0, a=1)", "got multiple values for argument 'a'"),
+    ("_lerp(1.0, t=1)", "device function '_lerp' is missing argument 'b'"),
+])
+def test_bad_keyword_arguments_are_compile_errors(call, message):
+    scope = {"_lerp": _lerp}
+    exec(f"def kernel(out):\n    out[0] = {call}\n", scope)  # noqa: S102
+    with pytest.raises(cuda.CompileError, match=message):
+        cuda.jit(scope["kernel"])[1, 1](np.zeros(1))
