@@ -15,7 +15,7 @@ import builtins
 import enum
 import inspect
 import math
-from types import CellType, CodeType, FunctionType, ModuleType
+from types import FunctionType, ModuleType
 from typing import Any, Callable
 
 import numpy as np
@@ -25,9 +25,10 @@ from .errors import CompileError
 from .kernel_ir import IRNode, ir_identifier, mangle, render, string_atom
 from .frontend_static import MISSING as _MISSING
 from .frontend_calls import EXCEPTION_RECORD, VARARG_COUNT, DeviceCalls, static_key
+from .frontend_functions import CapturedVariable, InnerFunctions, cell_value
 from .frontend_loops import ForLoops
 from .frontend_ufuncs import NumpyUfunc, NumpyUfuncs
-from .frontend_static import STATIC_COMPARISONS, CompileTimeValues
+from .frontend_static import CompileTimeValues
 from .frontend_static import NotConstant as _NotConstant
 from .frontend_static import is_number as _is_number
 from .source import read_function
@@ -49,21 +50,6 @@ UINT64_MAX = 2**64 - 1
 # One function -> (func@ ...)
 
 
-class CapturedVariable:
-    """The closure cell of a function defined in a kernel, for a variable of the enclosing
-    function: a run-time value, which the inner function takes as a parameter."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-
-def _cell_value(cell: Any) -> Any:
-    try:
-        return cell.cell_contents
-    except ValueError:  # an empty cell
-        return None
-
-
 def _ends_block(stmt: ast.stmt) -> bool:
     """Whether nothing after `stmt` in its block can run: a return, raise, break or
     continue, or an if whose branches all end so."""
@@ -73,7 +59,7 @@ def _ends_block(stmt: ast.stmt) -> bool:
         return any(map(_ends_block, stmt.body)) and any(map(_ends_block, stmt.orelse))
     return False
 
-class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs):
+class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctions, NumpyUfuncs):
     def __init__(self, pyfunc: FunctionType, ir_name: str, module: "_ModuleBuilder",
                  static: dict[str, Any] | None = None):
         self.pyfunc = pyfunc
@@ -90,7 +76,7 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
         self.closure = dict(zip(pyfunc.__code__.co_freevars, pyfunc.__closure__ or ()))
         # A nested function's variables of the enclosing function: its last parameters.
         self.captured = [name for name, cell in self.closure.items()
-                         if isinstance(_cell_value(cell), CapturedVariable)]
+                         if isinstance(cell_value(cell), CapturedVariable)]
         # Functions defined in this one (def inner(): ...), by name: device functions.
         self.nested: dict[str, FunctionType] = {}
         module_builtins = self.globals.get("__builtins__", builtins)
@@ -235,58 +221,6 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
                               "loop over its elements", node.target)
         return [IRNode("augassign", self._loc(node), self._binary_operator(node.op, node),
                        self._target(node.target), self._expr(node.value))]
-
-    def _stmt_FunctionDef(self, node: ast.FunctionDef) -> list[IRNode]:
-        """def inner(...): a device function of its own. The variables of this function
-        that it reads become its last parameters, passed at each call (their values then,
-        as Python's closures see them)."""
-        if node.decorator_list:
-            raise self._error("decorators on functions defined in kernels are not supported",
-                              node.decorator_list[0])
-        if node.name in self.nested:
-            raise self._error(f"function '{node.name}' is defined twice in "
-                              f"'{self.pyfunc.__name__}'", node)
-        code = next((c for c in self.pyfunc.__code__.co_consts
-                     if isinstance(c, CodeType) and c.co_name == node.name
-                     and c.co_firstlineno == node.lineno), None)
-        if code is None:
-            raise self._error(f"the code of function '{node.name}' was not found "
-                              "(a function defined in a kernel needs its source)", node)
-        cells = []
-        for name in code.co_freevars:
-            if name in self.closure:  # the enclosing function's own closure
-                cells.append(self.closure[name])
-            elif name in self.nested:
-                cells.append(CellType(self.nested[name]))
-            elif (constant := self._constant_local(name)) is not _MISSING:
-                cells.append(CellType(constant))  # y = 10, assigned once: a constant
-            else:  # a variable of this function: passed at each call
-                cells.append(CellType(CapturedVariable(name)))
-        defaults = []
-        for default in node.args.defaults:  # evaluated where the def runs: constants here
-            try:
-                defaults.append(self._static_value(default))
-            except (_NotConstant, CompileError):
-                raise self._error("defaults of functions defined in kernels must be "
-                                  "constants", default) from None
-        inner = FunctionType(code, self.globals, node.name, tuple(defaults) or None,
-                             tuple(cells))
-        inner.__qualname__ = f"{self.pyfunc.__qualname__}.<locals>.{node.name}"
-        inner._cudajit_device_pyfunc = inner  # type: ignore[attr-defined]
-        inner._cudajit_captured = tuple(  # type: ignore[attr-defined]
-            name for name, cell in zip(code.co_freevars, cells)
-            if isinstance(cell.cell_contents, CapturedVariable))
-        self.nested[node.name] = inner
-        return []
-
-    def _constant_local(self, name: str) -> Any:
-        """The value of a local assigned a constant once (as shapes read it), else _MISSING."""
-        if name not in self._constant_locals():
-            return _MISSING
-        try:
-            return self._static_value(ast.Name(name, ast.Load()))
-        except (_NotConstant, CompileError):
-            return _MISSING
 
     def _stmt_AnnAssign(self, node: ast.AnnAssign) -> list[IRNode]:
         if node.value is None:
@@ -471,38 +405,6 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
                 raise self._error(f"'{spelled}' comparisons are not supported in kernels", node)
             children += [symbol, self._expr(right)]
         return IRNode("compare", self._loc(node), *children)
-
-    def _none_comparison(self, node: ast.Compare) -> bool | None:
-        """`x is None` (`is not`): no value in a kernel is None, so it is known here, for a
-        variable or a constant (an expression with effects is not skipped silently)."""
-        if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Is, ast.IsNot)):
-            return None
-        sides = [node.left, node.comparators[0]]
-        if not any(isinstance(s, ast.Constant) and s.value is None for s in sides):
-            return None
-        try:
-            same = self._static_value(sides[0]) is self._static_value(sides[1])
-        except (_NotConstant, CompileError):
-            other = sides[1] if isinstance(sides[0], ast.Constant) else sides[0]
-            if not isinstance(other, (ast.Name, ast.Attribute, ast.Subscript)):
-                raise self._error("'is None' of an expression is not supported in kernels "
-                                  "(no value there is None); compare a variable", node)
-            same = False
-        return same if isinstance(node.ops[0], ast.Is) else not same
-
-    def _enum_comparison(self, node: ast.Compare) -> bool | None:
-        """A comparison of enum members known here (Color.red == Color["green"]), as Python
-        computes it: members of different enums never compare equal by value alone."""
-        try:
-            operands = [self._static_value(n) for n in [node.left, *node.comparators]]
-        except (_NotConstant, CompileError):
-            return None
-        if not any(isinstance(v, enum.Enum) for v in operands):
-            return None
-        result = True
-        for left, op, right in zip(operands, node.ops, operands[1:]):
-            result = result and STATIC_COMPARISONS[type(op)](left, right)
-        return bool(result)
 
     def _expr_IfExp(self, node: ast.IfExp) -> IRNode:
         return IRNode("ifexp", self._loc(node), self._expr(node.test),
@@ -741,23 +643,6 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
                 raise self._unsupported(arg)
         return node
 
-    def _expand_starred(self, args: list[ast.expr]) -> list[ast.expr]:
-        """f(*args) of this function's *args (a tuple of a length known here), or of a tuple
-        written out: its items as arguments."""
-        vararg = self.funcdef.args.vararg
-        expanded: list[ast.expr] = []
-        for arg in args:
-            if isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Tuple):
-                expanded += arg.value.elts
-            elif isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name) \
-                    and vararg is not None and arg.value.id == vararg.arg:
-                expanded += [ast.copy_location(ast.Subscript(arg.value, ast.copy_location(
-                    ast.Constant(k), arg), ast.Load()), arg)
-                    for k in range(self.static[VARARG_COUNT])]
-            else:
-                expanded.append(arg)
-        return expanded
-
     def _expr_Call(self, node: ast.Call) -> IRNode:
         func = node.func
         if isinstance(func, ast.Attribute):
@@ -776,43 +661,6 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, NumpyUfuncs)
         if isinstance(callee, _KernelIntrinsic) and callee.ir_name == "cuda.const.array_like":
             return self._array_like(node)
         return self._call(callee, self._check_call_syntax(node, callee))
-
-    def _bind_keywords(self, pyfunc: FunctionType, node: ast.Call) -> None:
-        """A device function's keyword arguments and default values, as positional arguments
-        in its parameters' order (defaults are constants: literals in the call)."""
-        code = pyfunc.__code__
-        params = list(code.co_varnames[:code.co_posonlyargcount + code.co_argcount])
-        defaults = pyfunc.__defaults__ or ()
-        if not node.keywords and (not defaults or len(node.args) >= len(params)):
-            return
-        name = pyfunc.__name__
-        given: dict[str, ast.expr] = dict(zip(params, node.args))
-        for keyword in node.keywords:
-            if keyword.arg is None:
-                raise self._error("**kwargs in calls is not supported in kernels", keyword)
-            if keyword.arg not in params or params.index(keyword.arg) < code.co_posonlyargcount:
-                raise self._error(f"device function '{name}' got an unexpected keyword "
-                                  f"argument '{keyword.arg}'", keyword)
-            if keyword.arg in given:
-                raise self._error(f"device function '{name}' got multiple values for argument "
-                                  f"'{keyword.arg}'", keyword)
-            given[keyword.arg] = keyword.value
-        first_default = len(params) - len(defaults)
-        args = []
-        for k, param in enumerate(params):
-            if param in given:
-                args.append(given[param])
-            elif k >= first_default:
-                default = defaults[k - first_default]
-                if not _is_number(default):
-                    raise self._error(f"the default of parameter '{param}' of '{name}' is "
-                                      f"{default!r}; defaults in kernels must be numbers", node)
-                args.append(ast.copy_location(ast.Constant(default), node))
-            else:
-                raise self._error(f"device function '{name}' is missing argument '{param}'",
-                                  node)
-        node.args = args + node.args[len(params):]
-        node.keywords = []
 
     def _grid_group_call(self, node: ast.Call, func: ast.Attribute) -> IRNode:
         if func.attr != "sync":

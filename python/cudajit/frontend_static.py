@@ -1,6 +1,7 @@
 """The front end's compile-time values: what must be known when a kernel
 compiles (array shapes and dtypes, frozen NumPy arrays), evaluated from the
-function's globals and closure. A mixin of the function translator
+function's globals and closure, and comparisons known then (enum members,
+`x is None`). A mixin of the function translator
 (frontend.py), which provides _error, _loc, _lookup, _check_call_syntax,
 _unsupported and locals."""
 
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import types as cjtypes
+from .errors import CompileError
 from .kernel_ir import IRNode
 
 MISSING = object()  # a name that resolves to nothing
@@ -265,3 +267,35 @@ class CompileTimeValues:
             return str(dtype_of(value))
         except TypeError as exc:
             raise self._error(f"{spelled}(): {exc}", node) from None
+
+    def _none_comparison(self, node: ast.Compare) -> bool | None:
+        """`x is None` (`is not`): no value in a kernel is None, so it is known here, for a
+        variable or a constant (an expression with effects is not skipped silently)."""
+        if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return None
+        sides = [node.left, node.comparators[0]]
+        if not any(isinstance(s, ast.Constant) and s.value is None for s in sides):
+            return None
+        try:
+            same = self._static_value(sides[0]) is self._static_value(sides[1])
+        except (NotConstant, CompileError):
+            other = sides[1] if isinstance(sides[0], ast.Constant) else sides[0]
+            if not isinstance(other, (ast.Name, ast.Attribute, ast.Subscript)):
+                raise self._error("'is None' of an expression is not supported in kernels "
+                                  "(no value there is None); compare a variable", node)
+            same = False
+        return same if isinstance(node.ops[0], ast.Is) else not same
+
+    def _enum_comparison(self, node: ast.Compare) -> bool | None:
+        """A comparison of enum members known here (Color.red == Color["green"]), as Python
+        computes it: members of different enums never compare equal by value alone."""
+        try:
+            operands = [self._static_value(n) for n in [node.left, *node.comparators]]
+        except (NotConstant, CompileError):
+            return None
+        if not any(isinstance(v, enum.Enum) for v in operands):
+            return None
+        result = True
+        for left, op, right in zip(operands, node.ops, operands[1:]):
+            result = result and STATIC_COMPARISONS[type(op)](left, right)
+        return bool(result)
