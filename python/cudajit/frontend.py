@@ -355,7 +355,18 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
         handler = getattr(self, "_expr_" + type(node).__name__, None)
         if handler is None:
             raise self._unsupported(node)
-        return handler(node)
+        value = handler(node)
+        if self.module.debug and isinstance(node, ast.Subscript) and value.head == "subscript" \
+                and not isinstance(node.slice, (ast.Constant, ast.Slice, ast.Tuple)):
+            # debug=True: a tuple indexed out of range raises IndexError, as in Numba
+            return self._checked("index", IndexError("tuple index out of range"), node, value)
+        return value
+
+    def _checked(self, check: str, error: BaseException, node: ast.AST, value: IRNode) -> IRNode:
+        """`value` with debug=True's check (lower/exceptions.cpp) raising `error` there."""
+        code = self.module.add_exception(type(error), error.args, self.filename, node.lineno,
+                                         self.pyfunc.__name__)
+        return IRNode("call", self._loc(node), f"debug.{check}.{code}", value)
 
     def _expr_Constant(self, node: ast.Constant) -> IRNode:
         value = node.value
@@ -384,8 +395,12 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
         return symbol
 
     def _expr_BinOp(self, node: ast.BinOp) -> IRNode:
-        return IRNode("binop", self._loc(node), self._binary_operator(node.op, node),
-                      self._expr(node.left), self._expr(node.right))
+        value = IRNode("binop", self._loc(node), self._binary_operator(node.op, node),
+                       self._expr(node.left), self._expr(node.right))
+        if self.module.debug and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)):
+            # debug=True: a zero divisor raises ZeroDivisionError, as Numba's debug mode does
+            return self._checked("zerodiv", ZeroDivisionError("division by zero"), node, value)
+        return value
 
     def _expr_BoolOp(self, node: ast.BoolOp) -> IRNode:
         head = "and" if isinstance(node.op, ast.And) else "or"

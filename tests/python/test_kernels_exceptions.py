@@ -151,3 +151,38 @@ def test_unsupported_raises_are_compile_errors(tmp_path, body, message):
     with pytest.raises(cuda.CompileError) as info:
         cuda.jit(module.kernel, debug=True)[1, 1](np.zeros(1))
     assert message in str(info.value)
+
+
+def test_debug_mode_raises_zero_division_error_as_numba_does():
+    @cuda.jit(debug=True)
+    def divide(r, x, y, k):
+        r[0] = y[0] / x[k]
+        r[1] = y[0] // x[k]
+        r[2] = y[0] % x[k]
+
+    r = np.zeros(3)
+    divide[1, 1](r, np.array([0.0, 4.0]), np.array([10.0]), 1)
+    np.testing.assert_array_equal(r, [2.5, 2.0, 2.0])
+    with pytest.raises(ZeroDivisionError, match=r"In function 'divide', .* tid=\[0, 0, 0\] "
+                                                r"ctaid=\[0, 0, 0\]: division by zero"):
+        divide[1, 1](r, np.array([0.0, 4.0]), np.array([10.0]), 0)
+
+    @cuda.jit
+    def unchecked(r, x):
+        r[0] = 1.0 / x[0]
+
+    unchecked[1, 1](r, np.zeros(1))  # without debug: IEEE's inf, as in Numba
+    assert r[0] == np.inf
+
+
+def test_debug_mode_raises_index_error_for_a_tuple_index_out_of_range():
+    @cuda.jit(debug=True)
+    def pick(a, out):
+        x = cuda.threadIdx.x
+        out[x] = a.shape[-x]
+
+    out = np.zeros(3, np.int64)
+    pick[1, 2](np.zeros(7), out)  # shape[0], shape[-1]
+    np.testing.assert_array_equal(out[:2], [7, 7])
+    with pytest.raises(IndexError, match=r"tid=\[0, 0, 2\] .*: tuple index out of range"):
+        pick[1, 3](np.zeros(7), out)  # shape[-2] of a 1-tuple

@@ -16,6 +16,7 @@ llvm::Value* FunctionLowering::call_builtin(const Node& n) {
   if (name.starts_with("overload.") || name.starts_with("choose."))
     return expr(n.child(f_.constants.at(&n)));
   if (name.starts_with("cuda.")) return call_cuda_builtin(n, name.substr(5));
+  if (name.starts_with("debug.")) return checked(n);
   if (name == "print") {
     print(n);
     return nullptr;

@@ -84,6 +84,51 @@ void FunctionLowering::stack_guard() {
   b_.SetInsertPoint(fine);
 }
 
+// Raises exception `code` (of the kernel's table) where `condition` holds; goes on after.
+void FunctionLowering::raise_if(llvm::Value* condition, int64_t code) {
+  auto* fails = llvm::BasicBlock::Create(m_.context, "check.fails", fn_);
+  auto* next = llvm::BasicBlock::Create(m_.context, "check.holds", fn_);
+  b_.CreateCondBr(condition, fails, next);
+  b_.SetInsertPoint(fails);
+  raise(code);
+  if (!terminated()) b_.CreateBr(next);
+  b_.SetInsertPoint(next);
+}
+
+// debug=True's checks, which the front end wraps around an expression with the code of the
+// exception to raise: debug.zerodiv.N (a / b, a // b, a % b: ZeroDivisionError for a zero b,
+// as Numba's debug mode raises it) and debug.index.N (a tuple indexed at run time: IndexError
+// out of range). Any other expression inside is evaluated as it is.
+llvm::Value* FunctionLowering::checked(const Node& n) {
+  const Node& inner = n.child(0);
+  std::string_view name = n.text;
+  const int64_t code = std::stoll(std::string(name.substr(name.rfind('.') + 1)));
+  if (name.starts_with("debug.zerodiv.") && inner.kind == ir::NodeKind::BinOp) {
+    llvm::Value* a = expr(inner.child(0));
+    llvm::Value* b = expr(inner.child(1));
+    const Type& tb = type_of(inner.child(1));
+    llvm::Value* zero =
+        is_complex(tb.scalar())
+            ? b_.CreateAnd(b_.CreateFCmpOEQ(re(b), float_const(complex_part(tb.scalar()), 0.0)),
+                           b_.CreateFCmpOEQ(im(b), float_const(complex_part(tb.scalar()), 0.0)))
+            : b_.CreateNot(to_bool(b, tb));
+    raise_if(zero, code);
+    return binop(inner, inner.text, a, type_of(inner.child(0)), b, tb, type_of(inner));
+  }
+  if (name.starts_with("debug.index.") && inner.kind == ir::NodeKind::Subscript &&
+      type_of(inner.child(0)).is_tuple() && !f_.constants.contains(&inner)) {
+    const Type& t = type_of(inner.child(0));
+    llvm::Value* tuple = expr(inner.child(0));
+    llvm::Value* index = expr_as(inner.child(1), Type::scalar(Scalar::Int64));
+    auto size = static_cast<int64_t>(t.elements().size());
+    llvm::Value* outside =
+        b_.CreateOr(b_.CreateICmpSLT(index, int64(-size)), b_.CreateICmpSGE(index, int64(size)));
+    raise_if(outside, code);
+    return tuple_item(tuple, t, inner, index);
+  }
+  return expr(inner);
+}
+
 void FunctionLowering::assert_stmt(const Node& s) {
   llvm::Value* holds = to_bool(expr(s.child(0)), type_of(s.child(0)));
   auto* fails = llvm::BasicBlock::Create(m_.context, "assert.fails", fn_);

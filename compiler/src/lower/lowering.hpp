@@ -257,6 +257,8 @@ class FunctionLowering {
   void assert_stmt(const ir::Node& s);
   void leave_raising();
   void stack_guard();
+  llvm::Value* checked(const ir::Node& n);
+  void raise_if(llvm::Value* condition, int64_t code);
   void return_if_raised();
   llvm::Value* min_max(const ir::Node& n, bool is_min, std::vector<Value> args);
 
