@@ -258,7 +258,10 @@ class DeviceNDArray(_core.DeviceArray):
         target = self[key]
         if not isinstance(target, DeviceNDArray):  # one element
             target = self[(key if isinstance(key, tuple) else (key,)) + (Ellipsis,)]
-        target.copy_to_device(np.asarray(value, dtype=self.dtype))
+        value = np.asarray(value, dtype=self.dtype)
+        if value.ndim > target.ndim:  # Numba's words
+            raise ValueError(f"Can't assign {value.ndim}-D array to {target.ndim}-D self")
+        target.copy_to_device(value)
 
     def reshape(self, *newshape: Any, order: str = "C") -> "DeviceNDArray":
         """A view with a new shape; the array must be contiguous in ``order``."""

@@ -7,9 +7,9 @@ Each thread owns one generator state: create an array of them on the host with
 ``xoroshiro128p_uniform_float32(states, i)`` and friends, ``i`` the thread's own
 index. States are consecutive subsequences of one sequence, 2**64 draws apart.
 
-A state array here is a ``(n, 2)`` uint64 device array (Numba uses a record
-dtype with fields ``s0`` and ``s1``); kernels and host code written against
-Numba's functions run unchanged.
+A state array is a 1-d device array of records of ``xoroshiro128p_dtype``
+(fields ``s0`` and ``s1``, uint64), as Numba's; kernels and host code written
+against Numba's functions run unchanged.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ __all__ = ["create_xoroshiro128p_states", "init_xoroshiro128p_states",
            "xoroshiro128p_normal_float32", "xoroshiro128p_normal_float64",
            "xoroshiro128p_next", "xoroshiro128p_jump", "xoroshiro128p_dtype"]
 
-# The layout of one state: s0, s1 (Numba's record, here the two columns).
+# The layout of one state (Numba's record).
 xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
 
 # splitmix64's constants, and the jump polynomial of xoroshiro128+ (2**64 draws).
@@ -48,12 +48,12 @@ def _rotl(x, k):
 def xoroshiro128p_next(states, index):
     """The next raw uint64 of generator ``index``; advances it by one step."""
     index = int64(index)
-    s0 = states[index, 0]
-    s1 = states[index, 1]
+    s0 = states[index].s0
+    s1 = states[index].s1
     result = s0 + s1
     s1 ^= s0
-    states[index, 0] = _rotl(s0, uint32(55)) ^ s1 ^ (s1 << uint32(14))
-    states[index, 1] = _rotl(s1, uint32(36))
+    states[index].s0 = _rotl(s0, uint32(55)) ^ s1 ^ (s1 << uint32(14))
+    states[index].s1 = _rotl(s1, uint32(36))
     return result
 
 
@@ -66,11 +66,11 @@ def xoroshiro128p_jump(states, index):
     for i in range(2):
         for b in range(64):
             if _JUMP[i] & (uint64(1) << uint32(b)):
-                s0 ^= states[index, 0]
-                s1 ^= states[index, 1]
+                s0 ^= states[index].s0
+                s1 ^= states[index].s1
             xoroshiro128p_next(states, index)
-    states[index, 0] = s0
-    states[index, 1] = s1
+    states[index].s0 = s0
+    states[index].s1 = s1
 
 
 @jit(device=True)
@@ -116,13 +116,12 @@ def _init_states(states, seed, subsequence_start):
         z = (z ^ (z >> uint32(30))) * _MIX_1
         z = (z ^ (z >> uint32(27))) * _MIX_2
         z = z ^ (z >> uint32(31))
-        states[0, 0] = z
-        states[0, 1] = z
+        states[0].s0 = z
+        states[0].s1 = z
         for _ in range(subsequence_start):
             xoroshiro128p_jump(states, 0)
         for i in range(1, n):
-            states[i, 0] = states[i - 1, 0]
-            states[i, 1] = states[i - 1, 1]
+            states[i] = states[i - 1]
             xoroshiro128p_jump(states, i)
 
 
@@ -140,7 +139,7 @@ def _seeded(n: int, seed: int, subsequence_start: int) -> np.ndarray:
     from . import _core
 
     _check(n, seed, subsequence_start)
-    host = np.zeros((int(n), 2), np.uint64)
+    host = np.zeros(int(n), xoroshiro128p_dtype)
     previous = _core.current_device()
     _core.set_current_device(_core.cpu_device())
     try:
@@ -152,14 +151,13 @@ def _seeded(n: int, seed: int, subsequence_start: int) -> np.ndarray:
 
 def init_xoroshiro128p_states(states: Any, seed: int, subsequence_start: int = 0,
                               stream: Any = 0) -> None:
-    """Seeds the generators of ``states`` (a ``(n, 2)`` uint64 device array) as
+    """Seeds the generators of ``states`` (a device array of ``xoroshiro128p_dtype``) as
     ``numba.cuda.random.init_xoroshiro128p_states`` does: state 0 from ``seed``
     (through splitmix64), advanced by ``subsequence_start`` jumps of 2**64 draws,
     and each next state one jump further."""
     shape = getattr(states, "shape", None)
-    if shape is None or len(shape) != 2 or shape[1] != 2 \
-            or np.dtype(getattr(states, "dtype", None)) != np.uint64:
-        raise TypeError("states must be a (n, 2) uint64 array from "
+    if shape is None or len(shape) != 1 or getattr(states, "dtype", None) != xoroshiro128p_dtype:
+        raise TypeError("states must be a 1-d array of xoroshiro128p_dtype records from "
                         f"create_xoroshiro128p_states; got {states!r}")
     states.copy_to_device(_seeded(shape[0], seed, subsequence_start), stream=stream)
 
@@ -171,6 +169,6 @@ def create_xoroshiro128p_states(n: int, seed: int, subsequence_start: int = 0,
     from .api import device_array
 
     _check(n, seed, subsequence_start)
-    states = device_array((int(n), 2), np.uint64, stream=stream)
+    states = device_array(int(n), xoroshiro128p_dtype, stream=stream)
     init_xoroshiro128p_states(states, seed, subsequence_start, stream)
     return states
