@@ -18,6 +18,22 @@ namespace cudajit::python {
 
 namespace {
 
+// A named tuple's field names (collections.namedtuple, typing.NamedTuple: a tuple subclass
+// whose class has a _fields tuple of strs, one per item); nullopt for other tuples.
+std::optional<std::vector<std::string>> namedtuple_fields(py::handle tuple) {
+  if (PyTuple_CheckExact(tuple.ptr())) return std::nullopt;
+  py::object fields = py::getattr(py::type::handle_of(tuple), "_fields", py::none());
+  if (!PyTuple_Check(fields.ptr()) ||
+      PyTuple_GET_SIZE(fields.ptr()) != PyTuple_GET_SIZE(tuple.ptr()))
+    return std::nullopt;
+  std::vector<std::string> names;
+  for (py::handle field : fields) {
+    if (!PyUnicode_Check(field.ptr())) return std::nullopt;
+    names.push_back(field.cast<std::string>());
+  }
+  return names;
+}
+
 std::string types_text(const std::vector<Type>& types) {
   std::string s = "(";
   for (size_t i = 0; i < types.size(); ++i) {
@@ -381,6 +397,9 @@ Dispatcher::Prepared Dispatcher::prepare(runtime::Device& device, runtime::Strea
       if (!PyTuple_Check(arg.ptr())) return p.values[next++].type;
       std::vector<Type> items;
       for (py::handle item : arg) items.push_back(type_of(item));
+      if (auto fields = namedtuple_fields(arg))  // p.x reads an item by name
+        return Type::named_tuple(py::str(py::type::handle_of(arg).attr("__name__")),
+                                 std::move(items), std::move(*fields));
       return Type::tuple(std::move(items));
     };
     std::vector<Type> given;
@@ -400,6 +419,11 @@ void Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::D
     // A tuple (of arrays, scalars, tuples): its items are arguments of their own.
     key += 'T';
     key += static_cast<char>(PyTuple_GET_SIZE(arg.ptr()));
+    if (!PyTuple_CheckExact(arg.ptr()))  // a named tuple: its class and fields are its type
+      if (auto fields = namedtuple_fields(arg)) {
+        key += py::str(py::type::handle_of(arg).attr("__name__")).cast<std::string>();
+        for (const std::string& f : *fields) key += "," + f;
+      }
     for (py::handle item : arg) classify_into(p, item, i, device, stream, key);
     key += 't';
     return;

@@ -1139,3 +1139,14 @@ TEST_CASE("records unify only with records of the same fields", "[typing]") {
   CHECK(unify(T("unaligned array(float32, 1d, C)"), T("array(float32, 1d, C)")) ==
         T("unaligned array(float32, 1d, C)"));
 }
+
+TEST_CASE("a named tuple's items are read by name, and its names are part of its type",
+          "[typing]") {
+  Type point = Type::named_tuple("Point", {i64, f64}, {"x", "y"});
+  CHECK(point.str() == "Point(x=int64, y=float64)");
+  CHECK(point != Type::tuple({i64, f64}));
+  CHECK(assigned_type("(attr@2:8 (name@2:8 a) y)", {point}) == f64);
+  CompileError e =
+      compile_error(module("a", "(assign@2:4 (name@2:4 r) (attr@2:8 (name@2:8 a) z))"), {point});
+  CHECK_THAT(e.what(), Contains("has no attribute 'z'"));
+}

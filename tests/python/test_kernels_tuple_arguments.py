@@ -76,3 +76,29 @@ def test_a_tuple_with_something_that_is_not_an_argument_names_its_position():
 
     with pytest.raises(TypeError, match=r"argument 0: expected a device array.*got str"):
         use[1, 1]((1.0, "text"), np.zeros(1))
+
+
+def test_named_tuples_read_their_items_by_name():
+    from collections import namedtuple
+    from typing import NamedTuple
+
+    Point = namedtuple("Point", ("x", "y", "r"))
+
+    class Scale(NamedTuple):
+        factor: float
+        times: int
+
+    @cuda.jit
+    def kernel(out, p, s):
+        out[0] = p.x + p.y + p.r
+        out[1] = s.factor * s.times
+        out[2] = p[2]
+
+    out = np.zeros(3)
+    kernel[1, 1](out, Point(1, 2, 2.5), Scale(1.5, 4))
+    np.testing.assert_array_equal(out, [5.5, 6.0, 2.5])
+    # a plain tuple of the same items is another type: no names to read
+    with pytest.raises(cuda.CompileError, match=r"Tuple\(int64, int64, float64\) has no "
+                                                r"attribute 'x'"):
+        kernel[1, 1](out, (1, 2, 2.5), Scale(1.5, 4))
+    assert "Point(x=int64, y=int64, r=float64)" in str(kernel.signatures)

@@ -329,10 +329,11 @@ llvm::Value* FunctionLowering::tuple_item(llvm::Value* tuple, const Type& t, con
 
 llvm::Value* FunctionLowering::attribute(const Node& n) {
   const Type& t = type_of(n.child(0));
-  llvm::Value* v = expr(n.child(0));
   const std::string& name = n.text;
   if (t.is_record() || (t.is_record_array() && t.record_layout()->find(name)))
-    return record_field(n);
+    return record_field(n);  // evaluates the record itself
+  llvm::Value* v = expr(n.child(0));
+  if (t.is_tuple()) return extract(v, {static_cast<unsigned>(f_.constants.at(&n))});  // p.x
   if (t.is_array()) {
     unsigned ndim = static_cast<unsigned>(t.ndim());
     if (name == "ndim") return int64(ndim);

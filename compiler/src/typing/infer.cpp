@@ -589,6 +589,14 @@ class FunctionTyper {
     const std::string& name = n.text;
     if (v->is_record() || (v->is_record_array() && v->record_layout()->find(name)))
       return field_type(n, *v);
+    if (v->is_tuple() && !v->fields().empty()) {  // a named tuple's item
+      const auto& fields = v->fields();
+      auto at = std::find(fields.begin(), fields.end(), name);
+      if (at != fields.end()) {
+        out_.constants[&n] = at - fields.begin();
+        return v->elements()[static_cast<size_t>(at - fields.begin())];
+      }
+    }
     if (v->is_array()) {
       if (name == "shape" || name == "strides")
         return Type::tuple(std::vector<Type>(v->ndim(), Type::scalar(Scalar::Int64)));

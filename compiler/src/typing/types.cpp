@@ -102,6 +102,14 @@ Type Type::tuple(std::vector<Type> elements) {
   return t;
 }
 
+Type Type::named_tuple(std::string name, std::vector<Type> elements,
+                       std::vector<std::string> fields) {
+  Type t = tuple(std::move(elements));
+  t.tuple_name_ = std::move(name);
+  t.fields_ = std::move(fields);
+  return t;
+}
+
 Type Type::record(std::shared_ptr<const RecordLayout> layout, bool readonly) {
   Type t;
   t.kind_ = Kind::Record;
@@ -206,6 +214,12 @@ std::string Type::str() const {
       return s + ")";
     }
     case Kind::Tuple: {
+      if (!fields_.empty()) {  // Point(x=int64, y=float64)
+        std::string s = tuple_name_ + "(";
+        for (size_t i = 0; i < elements_.size(); ++i)
+          s += (i ? ", " : "") + fields_[i] + "=" + elements_[i].str();
+        return s + ")";
+      }
       bool uniform = !elements_.empty();
       for (const Type& e : elements_) uniform = uniform && e == elements_[0];
       if (uniform)
@@ -234,7 +248,7 @@ bool Type::operator==(const Type& o) const {
       return scalar_ == o.scalar_ && ndim_ == o.ndim_ && layout_ == o.layout_ &&
              readonly_ == o.readonly_ && aligned_ == o.aligned_ && same_record();
     case Kind::Tuple:
-      return elements_ == o.elements_;
+      return elements_ == o.elements_ && fields_ == o.fields_ && tuple_name_ == o.tuple_name_;
     case Kind::Record:
       return readonly_ == o.readonly_ && same_record();
   }

@@ -87,6 +87,9 @@ class Type {
   static Type scalar(Scalar s);
   static Type array(Scalar dtype, int ndim, Layout layout, bool readonly = false);
   static Type tuple(std::vector<Type> elements);
+  // A named tuple (collections.namedtuple): its items are also read as attributes.
+  static Type named_tuple(std::string name, std::vector<Type> elements,
+                          std::vector<std::string> fields);
   static Type record(std::shared_ptr<const RecordLayout> layout, bool readonly = false);
   static Type record_array(std::shared_ptr<const RecordLayout> layout, int ndim, Layout layout_kind,
                            bool readonly = false);
@@ -116,6 +119,9 @@ class Type {
   // elements are then read and written a byte at a time.
   bool aligned() const { return aligned_; }
   const std::vector<Type>& elements() const { return elements_; }
+  // A named tuple's field names (empty for a plain tuple) and class name.
+  const std::vector<std::string>& fields() const { return fields_; }
+  const std::string& tuple_name() const { return tuple_name_; }
 
   Type with_readonly(bool readonly) const;
   Type with_layout(Layout layout) const;
@@ -138,6 +144,8 @@ class Type {
   bool readonly_ = false;
   bool aligned_ = true;
   std::vector<Type> elements_;
+  std::vector<std::string> fields_;  // named tuples only
+  std::string tuple_name_;
   std::shared_ptr<const RecordLayout> record_;
 };
 
