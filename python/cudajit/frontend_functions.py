@@ -57,7 +57,7 @@ class InnerFunctions:
                 cells.append(self.closure[name])
             elif name in self.nested:
                 cells.append(CellType(self.nested[name]))
-            elif (constant := self._constant_local(name)) is not MISSING:
+            elif (constant := self._constant_local(name, node)) is not MISSING:
                 cells.append(CellType(constant))  # y = 10, assigned once: a constant
             else:  # a variable of this function: passed at each call
                 cells.append(CellType(CapturedVariable(name)))
@@ -78,12 +78,12 @@ class InnerFunctions:
         self.nested[node.name] = inner
         return []
 
-    def _constant_local(self, name: str) -> Any:
+    def _constant_local(self, name: str, where: ast.AST) -> Any:
         """The value of a local assigned a constant once (as shapes read it), else MISSING."""
         if name not in self._constant_locals():
             return MISSING
         try:
-            return self._static_value(ast.Name(name, ast.Load()))
+            return self._static_value(ast.copy_location(ast.Name(name, ast.Load()), where))
         except (NotConstant, CompileError):
             return MISSING
 
