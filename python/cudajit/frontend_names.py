@@ -15,7 +15,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from . import intrinsics
+from . import intrinsics, vector_types
 from .frontend_static import is_number as _is_number
 from .frontend_ufuncs import UFUNCS
 from .kernel_ir import IRNode
@@ -172,6 +172,8 @@ _register(operator.abs, _BuiltinFunction("abs"))
 _register(builtins.pow, _OperatorFunction("binop", "**"))  # pow(a, b): a ** b
 for _name in PYTHON_BUILTINS + ("print",):
     _register(getattr(builtins, _name), _BuiltinFunction(_name))
+for _vector in vector_types.vector_types.values():  # cuda.float32x4(...): a vector
+    _register(_vector, _KernelIntrinsic(f"cuda.vector.{_vector.name}"))
 # Any public function of math passes through; the compiler owns the list it supports.
 for _name, _obj in vars(math).items():
     if callable(_obj) and not _name.startswith("_"):

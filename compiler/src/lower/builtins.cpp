@@ -234,6 +234,24 @@ llvm::Value* FunctionLowering::call_math_pair(const Node& n, std::string_view na
 
 llvm::Value* FunctionLowering::call_cuda_builtin(const Node& n, std::string_view name) {
   if (name == "ufunc.item") return ufunc_item(n);
+  if (name.starts_with("vector.")) {  // a vector: its components, smaller vectors' spread out
+    const Type& result = type_of(n);
+    const Type& component = result.elements()[0];
+    llvm::Value* vector = llvm::UndefValue::get(m_.value_type(result));
+    unsigned next = 0;
+    for (const auto& c : n.children) {
+      const Type& t = type_of(*c);
+      llvm::Value* v = expr(*c);
+      if (!t.is_tuple()) {
+        vector = b_.CreateInsertValue(vector, cast(v, t, component), {next++});
+        continue;
+      }
+      for (unsigned k = 0; k < t.elements().size(); ++k)
+        vector = b_.CreateInsertValue(vector, cast(extract(v, {k}), t.elements()[k], component),
+                                      {next++});
+    }
+    return vector;
+  }
   if (name == "ufunc.size") {
     llvm::Value* out = expr(n.child(0));
     llvm::Value* size = int64(1);

@@ -390,8 +390,38 @@ std::optional<Type> type_ufunc_loop(const Node& call, std::string_view name,
   return x;
 }
 
+// cuda.vector.<base>x<n>(...): CUDA's vector type, from numbers and smaller vectors of the same
+// base type, n components in all; a named tuple with fields x, y, z, w (as Numba's).
+Type type_vector(const Node& call, std::string_view name, const std::vector<Type>& args) {
+  const size_t x = name.rfind('x');
+  auto base = scalar_from_name(name.substr(0, x));
+  const size_t count =
+      x == std::string_view::npos ? 0 : std::stoul(std::string(name.substr(x + 1)));
+  if (!base || count < 1 || count > 4)
+    type_error(call, "unknown vector type '" + std::string(name) + "'");
+  size_t given = 0;
+  for (const Type& a : args) {
+    if (a.is_scalar() && !is_complex(a.scalar())) {
+      ++given;
+    } else if (a.is_tuple() && a.tuple_name().starts_with(std::string(name.substr(0, x)) + "x") &&
+               a.fields().size() == a.elements().size()) {
+      given += a.elements().size();  // a smaller vector of the same type
+    } else {
+      type_error(call, "cuda." + std::string(name) + "() takes numbers and vectors of " +
+                           std::string(scalar_name(*base)) + "; got " + a.str());
+    }
+  }
+  if (given != count)
+    type_error(call, "cuda." + std::string(name) + "() needs " + std::to_string(count) +
+                         " components; got " + std::to_string(given));
+  static const char* const kFields[] = {"x", "y", "z", "w"};
+  return Type::named_tuple(std::string(name), std::vector<Type>(count, Type::scalar(*base)),
+                           std::vector<std::string>(kFields, kFields + count));
+}
+
 Type type_cuda(const Node& call, std::string_view name, const std::vector<Type>& args,
                TypedFunction& out) {
+  if (name.starts_with("vector.")) return type_vector(call, name.substr(7), args);
   if (auto ufunc = type_ufunc_loop(call, name, args)) return *ufunc;
   if (name.starts_with("const.array.")) return type_const_array(call, name);
   if (auto bits = type_bit_math(call, name, args)) return *bits;
