@@ -390,6 +390,18 @@ def module_from_source(tmp_path, name, source):
     return module
 
 
+def kernel_from_body(params, body, **names):
+    """The Python function `def kernel(params): body` (one line, or lines joined by
+    newlines and indented as a body), its globals `names` (cuda by default): a kernel
+    written out per test case, compiled from the text exec saw."""
+    import cudajit
+
+    scope = {"cuda": cudajit, **names}
+    lines = "\n".join("    " + line for line in body.split("\n"))
+    exec(f"def kernel({params}):\n{lines}\n", scope)  # noqa: S102
+    return scope["kernel"]
+
+
 def assert_bits_equal_any_nan(actual, expected, as_float):
     """Bit patterns equal, except that where `expected` is a NaN any NaN will do: the PTX ISA
     leaves the NaN an arithmetic instruction or conversion makes unspecified (the H200 gives

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import cudajit as cuda
-from conftest import launch_1d
+from conftest import kernel_from_body, launch_1d
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -665,7 +665,5 @@ def test_keyword_arguments_and_defaults_of_device_functions():
     ("_lerp(1.0, t=1)", "device function '_lerp' is missing argument 'b'"),
 ])
 def test_bad_keyword_arguments_are_compile_errors(call, message):
-    scope = {"_lerp": _lerp}
-    exec(f"def kernel(out):\n    out[0] = {call}\n", scope)  # noqa: S102
     with pytest.raises(cuda.CompileError, match=message):
-        cuda.jit(scope["kernel"])[1, 1](np.zeros(1))
+        cuda.jit(kernel_from_body("out", f"out[0] = {call}", _lerp=_lerp))[1, 1](np.zeros(1))

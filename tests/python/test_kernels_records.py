@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import cudajit as cuda
+from conftest import kernel_from_body
 from cudajit import types
 
 pytestmark = [pytest.mark.usefixtures("device"),
@@ -219,10 +220,8 @@ def test_explicit_record_signatures():
     ("ary[0]['my field'] = 1", r"field names in kernels must be Python identifiers"),
 ])
 def test_record_misuse_is_a_compile_error(body, pattern):
-    scope = {"cuda": cuda}
-    exec(f"def kernel(ary):\n    {body}\n", scope)  # noqa: S102
     with pytest.raises(cuda.CompileError, match=pattern):
-        cuda.jit(scope["kernel"])[1, 1](sample(ALIGNED))
+        cuda.jit(kernel_from_body("ary", body))[1, 1](sample(ALIGNED))
 
 
 @pytest.mark.parametrize("dtype, pattern", [

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import cudajit as cuda
+from conftest import kernel_from_body
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -169,8 +170,7 @@ def test_operator_ufuncs_on_numbers_are_expressions():
      r"'np.sin\(x\[0\]\)' to a variable first"),
 ])
 def test_ufunc_misuse_is_a_compile_error_saying_what_is_wrong(body, message):
-    scope = {"np": np}
-    exec(f"def kernel(x, out, n):\n    {body}\n", scope)  # noqa: S102
+    kernel = kernel_from_body("x, out, n", body, np=np)
     x, out = np.ones(3), np.ones((3, 3)) if "np.sin(out, x)" in body else np.ones(3)
     with pytest.raises(cuda.CompileError, match=message):
-        cuda.jit(scope["kernel"])[1, 1](x, out, np.ones(3, np.int64))
+        cuda.jit(kernel)[1, 1](x, out, np.ones(3, np.int64))

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import cudajit as cuda
+from conftest import kernel_from_body
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -42,7 +43,6 @@ def test_every_vector_type_has_numbas_names():
     ("cuda.float32x2(1j, 2)", r"takes numbers and vectors of float32; got complex128"),
 ])
 def test_a_vector_of_the_wrong_parts_is_a_compile_error(make, message):
-    scope = {"cuda": cuda}
-    exec(f"def kernel(out):\n    v = {make}\n    out[0] = v.x\n", scope)  # noqa: S102
+    kernel = kernel_from_body("out", f"v = {make}\nout[0] = v.x")
     with pytest.raises(cuda.CompileError, match=message):
-        cuda.jit(scope["kernel"])[1, 1](np.zeros(1))
+        cuda.jit(kernel)[1, 1](np.zeros(1))
