@@ -219,8 +219,12 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
                 isinstance(e, ast.Slice) for e in ast.walk(node.target.slice)):
             raise self._error("augmented assignment to a slice is not supported in kernels; "
                               "loop over its elements", node.target)
+        value = self._expr(node.value)
+        if self.module.debug and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)):
+            # debug=True: x /= 0 raises ZeroDivisionError too (the divisor checked as it is read)
+            value = self._checked("nonzero", ZeroDivisionError("division by zero"), node, value)
         return [IRNode("augassign", self._loc(node), self._binary_operator(node.op, node),
-                       self._target(node.target), self._expr(node.value))]
+                       self._target(node.target), value)]
 
     def _stmt_AnnAssign(self, node: ast.AnnAssign) -> list[IRNode]:
         if node.value is None:

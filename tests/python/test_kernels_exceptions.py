@@ -167,6 +167,16 @@ def test_debug_mode_raises_zero_division_error_as_numba_does():
                                                 r"ctaid=\[0, 0, 0\]: division by zero"):
         divide[1, 1](r, np.array([0.0, 4.0]), np.array([10.0]), 0)
 
+    @cuda.jit(debug=True)
+    def divide_in_place(r, x):
+        r[0] /= x[0]
+
+    with pytest.raises(ZeroDivisionError, match="division by zero"):
+        divide_in_place[1, 1](r, np.zeros(1))
+    r[0] = 5.0
+    divide_in_place[1, 1](r, np.array([2.0]))
+    assert r[0] == 2.5
+
     @cuda.jit
     def unchecked(r, x):
         r[0] = 1.0 / x[0]

@@ -98,7 +98,8 @@ void FunctionLowering::raise_if(llvm::Value* condition, int64_t code) {
 // debug=True's checks, which the front end wraps around an expression with the code of the
 // exception to raise: debug.zerodiv.N (a / b, a // b, a % b: ZeroDivisionError for a zero b,
 // as Numba's debug mode raises it) and debug.index.N (a tuple indexed at run time: IndexError
-// out of range). Any other expression inside is evaluated as it is.
+// out of range), and debug.nonzero.N (the divisor of x /= y: ZeroDivisionError when zero).
+// Any other expression inside is evaluated as it is.
 llvm::Value* FunctionLowering::checked(const Node& n) {
   const Node& inner = n.child(0);
   std::string_view name = n.text;
@@ -107,13 +108,14 @@ llvm::Value* FunctionLowering::checked(const Node& n) {
     llvm::Value* a = expr(inner.child(0));
     llvm::Value* b = expr(inner.child(1));
     const Type& tb = type_of(inner.child(1));
-    llvm::Value* zero =
-        is_complex(tb.scalar())
-            ? b_.CreateAnd(b_.CreateFCmpOEQ(re(b), float_const(complex_part(tb.scalar()), 0.0)),
-                           b_.CreateFCmpOEQ(im(b), float_const(complex_part(tb.scalar()), 0.0)))
-            : b_.CreateNot(to_bool(b, tb));
-    raise_if(zero, code);
+    raise_if(b_.CreateNot(to_bool(b, tb)), code);
     return binop(inner, inner.text, a, type_of(inner.child(0)), b, tb, type_of(inner));
+  }
+  if (name.starts_with("debug.nonzero.")) {
+    llvm::Value* v = expr(inner);
+    const Type& t = type_of(inner);
+    if (t.is_scalar()) raise_if(b_.CreateNot(to_bool(v, t)), code);  // zero, 0j included
+    return v;
   }
   if (name.starts_with("debug.index.") && inner.kind == ir::NodeKind::Subscript &&
       type_of(inner.child(0)).is_tuple() && !f_.constants.contains(&inner)) {
