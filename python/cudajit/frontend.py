@@ -108,22 +108,18 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
         args = self.funcdef.args
         if args.kwarg:
             raise self._error("**kwargs parameters are not supported in kernels", args.kwarg)
-        if args.vararg:  # *args of a device function: a tuple, its length known at each call
-            if VARARG_COUNT not in self.static:
-                raise self._error("*args parameters are supported in device functions, not "
-                                  "in kernels", args.vararg)
-            names = [a.arg for a in args.posonlyargs + args.args] + [args.vararg.arg]
-            if args.kwonlyargs:
-                raise self._error("keyword-only parameters are not supported in kernels",
-                                  args.kwonlyargs[0])
-            return names
+        # *args of a device function: a tuple, its length known at each call (static).
+        if args.vararg and VARARG_COUNT not in self.static:
+            raise self._error("*args parameters are supported in device functions, not "
+                              "in kernels", args.vararg)
         if args.kwonlyargs:
             raise self._error("keyword-only parameters are not supported in kernels",
                               args.kwonlyargs[0])
         if args.defaults and self.pyfunc is self.module.entry:
             raise self._error("default parameter values are supported in device functions, "
                               "not in kernels", args.defaults[0])
-        return [a.arg for a in args.posonlyargs + args.args]
+        vararg = [args.vararg.arg] if args.vararg else []
+        return [a.arg for a in args.posonlyargs + args.args] + vararg
 
     def translate(self) -> IRNode:
         body = self.funcdef.body

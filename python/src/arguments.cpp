@@ -247,16 +247,17 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
     }
     return v;
   }
-  // NumPy scalars (np.float32(1), ...) keep their dtype.
   // Leaked on purpose: a static py::object would be released after the interpreter is gone.
   static auto* const numpy_generic = reinterpret_cast<PyTypeObject*>(
       py::object(py::module_::import("numpy").attr("generic")).release().ptr());
-  if (PyObject_TypeCheck(obj.ptr(), numpy_generic)) {
+  static auto* const numpy_void = reinterpret_cast<PyTypeObject*>(
+      py::object(py::module_::import("numpy").attr("void")).release().ptr());
+  // A record (np.void, np.record: only these NumPy scalars can be one): passed by reference
+  // to its bytes, which are those of the array it was taken from; staged like a host array
+  // (copied back after the launch), as Numba does.
+  if (PyObject_TypeCheck(obj.ptr(), numpy_void)) {
     auto record = obj.attr("dtype").cast<py::dtype>();
     if (is_structured(record)) {
-      // A record (np.void, np.record): passed by reference to its bytes, which are those of
-      // the array it was taken from; staged like a host array (copied back after the launch),
-      // as Numba does.
       Py_buffer view;
       if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_SIMPLE) != 0) throw py::error_already_set();
       v.data = view.buf;
@@ -266,6 +267,8 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
       v.object = obj;
       return v;
     }
+  }
+  if (PyObject_TypeCheck(obj.ptr(), numpy_generic)) {  // np.float32(1) ...: keeps its dtype
     auto array = py::array::ensure(obj);
     v.type = Type::scalar(dtype_scalar(array.dtype(), position));
     read_scalar(v, array.data());

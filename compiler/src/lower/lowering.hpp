@@ -227,12 +227,16 @@ class FunctionLowering {
   // `align`: what the address is known to be aligned to; 0: dtype's natural alignment.
   // element_align(array) is that of the array's elements: 1 for an unaligned array.
   static uint64_t element_align(const Type& array) { return array.aligned() ? 0 : 1; }
+  // That of a record's field: less than natural in a packed record (RecordLayout).
+  static uint64_t field_align(const RecordLayout& r, const RecordField& f) {
+    return static_cast<uint64_t>(r.field_alignment(f));
+  }
   llvm::Value* load_element(llvm::Value* ptr, Scalar dtype, uint64_t align = 0);
   llvm::Value* bfloat16_to_float(llvm::Value* bits);
   llvm::Value* float_to_bfloat16(llvm::Value* v);
   void store_element(llvm::Value* ptr, llvm::Value* v, Scalar dtype, uint64_t align = 0);
   // records.cpp
-  llvm::Value* field_pointer(llvm::Value* record, const Type& t, const RecordField& field);
+  llvm::Value* field_pointer(llvm::Value* record, const RecordField& field);
   llvm::Value* record_field(const ir::Node& n);
   void store_field(const ir::Node& target, llvm::Value* value, const Type& value_type);
   void copy_record(llvm::Value* to, llvm::Value* from, const Type& t);

@@ -13,14 +13,9 @@ namespace {
 
 int64_t lowest_bit(int64_t v) { return v & -v; }
 
-uint64_t field_alignment(const RecordLayout& r, const RecordField& f) {
-  return static_cast<uint64_t>(r.field_alignment(f));  // packed records: maybe less than natural
-}
-
 }  // namespace
 
-llvm::Value* FunctionLowering::field_pointer(llvm::Value* record, const Type&,
-                                             const RecordField& field) {
+llvm::Value* FunctionLowering::field_pointer(llvm::Value* record, const RecordField& field) {
   return b_.CreateInBoundsGEP(b_.getInt8Ty(), record, int64(field.offset));
 }
 
@@ -37,8 +32,8 @@ llvm::Value* FunctionLowering::record_field(const Node& n) {
                              ? layout.fields.at(static_cast<size_t>(position->second))
                              : *layout.find(n.text);
   if (t.is_record() && f.shape.empty())
-    return load_element(field_pointer(v, t, f), f.dtype, field_alignment(layout, f));
-  llvm::Value* data = t.is_record() ? field_pointer(v, t, f) : field_pointer(extract(v, {0}), t, f);
+    return load_element(field_pointer(v, f), f.dtype, field_align(layout, f));
+  llvm::Value* data = t.is_record() ? field_pointer(v, f) : field_pointer(extract(v, {0}), f);
   llvm::Value* out = llvm::UndefValue::get(m_.array_struct(result.ndim()));
   out = b_.CreateInsertValue(out, data, {0});
   unsigned d = 0;
@@ -65,8 +60,8 @@ void FunctionLowering::store_field(const Node& target, llvm::Value* value, const
   const RecordField& f = *layout.find(target.text);
   Type element = Type::scalar(element_value(f.dtype));
   if (f.shape.empty()) {
-    llvm::Value* ptr = field_pointer(expr(target.child(0)), t, f);
-    store_element(ptr, cast(value, value_type, element), f.dtype, field_alignment(layout, f));
+    llvm::Value* ptr = field_pointer(expr(target.child(0)), f);
+    store_element(ptr, cast(value, value_type, element), f.dtype, field_align(layout, f));
     return;
   }
   const Type& field_type = type_of(target);

@@ -101,8 +101,8 @@ void FunctionLowering::stmt(const Node& s) {
         const Type& record_type = type_of(target.child(0));
         const RecordLayout& layout = *record_type.record_layout();
         const RecordField& f = *layout.find(target.text);
-        llvm::Value* ptr = field_pointer(expr(target.child(0)), record_type, f);
-        auto align = static_cast<uint64_t>(layout.field_alignment(f));
+        llvm::Value* ptr = field_pointer(expr(target.child(0)), f);
+        const uint64_t align = field_align(layout, f);
         Type element = Type::scalar(element_value(f.dtype));
         llvm::Value* current = load_element(ptr, f.dtype, align);
         llvm::Value* v = binop(s, s.text, current, element, expr(value), type_of(value), op_type);

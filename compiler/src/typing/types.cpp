@@ -45,6 +45,7 @@ bool is_float(Scalar s) {
 bool is_complex(Scalar s) { return s == Scalar::Complex64 || s == Scalar::Complex128; }
 int bit_width(Scalar s) { return info(s).bits; }
 int byte_size(Scalar s) { return info(s).bytes; }
+int alignment(Scalar s) { return byte_size(is_complex(s) ? complex_part(s) : s); }
 std::string_view scalar_name(Scalar s) { return info(s).name; }
 
 Scalar complex_part(Scalar s) { return s == Scalar::Complex64 ? Scalar::Float32 : Scalar::Float64; }
@@ -158,22 +159,20 @@ const RecordField* RecordLayout::find(std::string_view name) const {
 int64_t RecordLayout::alignment() const {
   int64_t most = 1;
   if (aligned)
-    for (const RecordField& f : fields)
-      most = std::max<int64_t>(most,
-                               is_complex(f.dtype) ? byte_size(f.dtype) / 2 : byte_size(f.dtype));
+    for (const RecordField& f : fields) most = std::max<int64_t>(most, cudajit::alignment(f.dtype));
   return most;
 }
 
 int64_t RecordLayout::field_alignment(const RecordField& f) const {
   auto lowest_bit = [](int64_t v) { return v & -v; };
-  int64_t known = byte_size(is_complex(f.dtype) ? complex_part(f.dtype) : f.dtype);
+  int64_t known = cudajit::alignment(f.dtype);
   if (size > 0) known = std::min(known, lowest_bit(size));
   if (f.offset > 0) known = std::min(known, lowest_bit(f.offset));
   return known;
 }
 
 bool RecordLayout::field_aligned(const RecordField& f) const {
-  return field_alignment(f) == byte_size(is_complex(f.dtype) ? complex_part(f.dtype) : f.dtype);
+  return field_alignment(f) == cudajit::alignment(f.dtype);
 }
 
 namespace {

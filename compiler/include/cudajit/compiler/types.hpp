@@ -42,6 +42,7 @@ bool is_float(Scalar s);  // float16, float32, float64 (not bfloat16: see above)
 bool is_complex(Scalar s);
 int bit_width(Scalar s);        // bool: 1; complex64: 64
 int byte_size(Scalar s);        // storage size: bool 1, complex64 8
+int alignment(Scalar s);        // natural alignment (a complex number's: its parts')
 Scalar complex_part(Scalar s);  // complex64 -> float32, complex128 -> float64
 std::string_view scalar_name(Scalar s);
 std::optional<Scalar> scalar_from_name(std::string_view name);
