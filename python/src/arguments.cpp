@@ -252,37 +252,39 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
       py::object(py::module_::import("numpy").attr("generic")).release().ptr());
   static auto* const numpy_void = reinterpret_cast<PyTypeObject*>(
       py::object(py::module_::import("numpy").attr("void")).release().ptr());
-  // A record (np.void, np.record: only these NumPy scalars can be one): passed by reference
-  // to its bytes, which are those of the array it was taken from; staged like a host array
-  // (copied back after the launch), as Numba does.
-  if (PyObject_TypeCheck(obj.ptr(), numpy_void)) {
-    auto record = obj.attr("dtype").cast<py::dtype>();
-    if (is_structured(record)) {
-      Py_buffer view;
-      if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_SIMPLE) != 0) throw py::error_already_set();
-      v.data = view.buf;
-      PyBuffer_Release(&view);
-      v.kind = ArgValue::Kind::HostArray;
-      v.type = Type::record(record_layout(record, position));
-      v.object = obj;
-      return v;
+  // NumPy scalars (np.void is one of them: tested inside, the type checks walk the MRO).
+  if (PyObject_TypeCheck(obj.ptr(), numpy_generic)) {
+    // A record (np.void, np.record: only these NumPy scalars can be one): passed by
+    // reference to its bytes, which are those of the array it was taken from; staged like
+    // a host array (copied back after the launch), as Numba does.
+    if (PyObject_TypeCheck(obj.ptr(), numpy_void)) {
+      auto record = obj.attr("dtype").cast<py::dtype>();
+      if (is_structured(record)) {
+        Py_buffer view;
+        if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_SIMPLE) != 0) throw py::error_already_set();
+        v.data = view.buf;
+        PyBuffer_Release(&view);
+        v.kind = ArgValue::Kind::HostArray;
+        v.type = Type::record(record_layout(record, position));
+        v.object = obj;
+        return v;
+      }
     }
-  }
-  if (PyObject_TypeCheck(obj.ptr(), numpy_generic)) {  // np.float32(1) ...: keeps its dtype
+    // np.float32(1) ...: keeps its dtype
     auto array = py::array::ensure(obj);
     v.type = Type::scalar(dtype_scalar(array.dtype(), position));
     read_scalar(v, array.data());
     return v;
   }
-  if (auto f = import_foreign(obj, device, stream)) {
-    const runtime::ArrayImport& a = f->array;
+  if (ForeignArray f; import_foreign(obj, device, stream, f)) {
+    const runtime::ArrayImport& a = f.array;
     set_array_dims(v, a.shape.data(), a.strides.data(), a.ndim(), position, "a foreign array");
     v.kind = ArgValue::Kind::ForeignArray;
     v.type = Type::array(a.dtype, a.ndim(), a.layout, a.readonly);
     v.data = reinterpret_cast<void*>(a.data);
     v.device = &device;
-    v.memory = std::move(f->owner);
-    v.hold_object = f->owner_is_object;
+    v.memory = std::move(f.owner);
+    v.hold_object = f.owner_is_object;
     v.producer_stream = a.stream;
     v.object = obj;
     return v;

@@ -428,9 +428,9 @@ void Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::D
     key += 't';
     return;
   }
-  ArgValue classified;
+  ArgValue* classified;  // made in place: an ArgValue is costly to move
   try {
-    classified = classify_argument(arg, i, device, stream);
+    classified = &p.values.emplace_back(classify_argument(arg, i, device, stream));
   } catch (py::type_error&) {
     // Numba's argument hints (cuda.In, Out, InOut, numba.cuda.args' own): to_device(retr,
     // stream) gives the array to pass and appends the copies back to retr. Looked for
@@ -438,9 +438,9 @@ void Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::D
     if (!py::hasattr(arg, "to_device") || !py::hasattr(arg, "value")) throw;
     py::object given = arg.attr("to_device")(p.writeback_list(), py::int_(stream.handle()));
     p.hinted.push_back(given);
-    classified = classify_argument(given, i, device, stream);
+    classified = &p.values.emplace_back(classify_argument(given, i, device, stream));
   }
-  ArgValue& v = p.values.emplace_back(std::move(classified));
+  ArgValue& v = *classified;
   append_type_key(v.type, key);
   if (v.kind == ArgValue::Kind::HostArray && device.kind() == runtime::DeviceKind::Cuda) {
     // Mapped and managed memory is used in place, like a device array.

@@ -5,13 +5,11 @@
 #include <cstdlib>
 #include <string>
 
+#include "cai_dict.hpp"
 #include "device_array.hpp"
 #include "devices.hpp"
 
 namespace cudajit::python {
-
-using runtime::CaiDescription;
-using runtime::throw_cai_bad_entry;
 
 InteropConfig& interop_config() {
   static InteropConfig config = [] {
@@ -32,230 +30,11 @@ InteropConfig& interop_config() {
   return config;
 }
 
-namespace {
-
-std::string repr_text(py::handle h) { return py::repr(h); }
-
-constexpr std::string_view kCaiSource = "__cuda_array_interface__";
-
-// An int of the dict as int64: a ValueError naming the entry (`where()`, such as
-// "['shape'][0]", made only for the message) when it does not fit.
-template <typename Where>
-int64_t int64_entry(py::handle value, Where where) {
-  int overflow = 0;
-  long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
-  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
-  if (overflow != 0)
-    throw py::value_error("__cuda_array_interface__" + std::string(where()) + " = " +
-                          repr_text(value) + " does not fit in 64 bits");
-  return v;
-}
-
-runtime::Dims int_tuple(py::handle value, const char* key) {
-  PyObject* t = value.ptr();
-  if (!PyTuple_Check(t)) throw_cai_bad_entry(key, "a tuple of ints", repr_text(value));
-  auto n = static_cast<size_t>(PyTuple_GET_SIZE(t));
-  if (n > runtime::Dims::kCapacity) runtime::detail::throw_too_many_dims(n, kCaiSource);
-  runtime::Dims out;
-  for (size_t i = 0; i < n; ++i) {
-    py::handle item = PyTuple_GET_ITEM(t, static_cast<Py_ssize_t>(i));
-    if (!PyLong_Check(item.ptr())) throw_cai_bad_entry(key, "a tuple of ints", repr_text(value));
-    out.push_back(int64_entry(
-        item, [&] { return "['" + std::string(key) + "'][" + std::to_string(i) + "]"; }));
-  }
-  return out;
-}
-
-// The dict's entries, found in one pass over it (this runs at every launch): the keys
-// producers write are interned strs (identifier literals), matched by identity; any
-// other str key is compared by value. Borrowed from the dict.
-struct CaiEntries {
-  PyObject *version = nullptr, *shape = nullptr, *typestr = nullptr, *data = nullptr,
-           *strides = nullptr, *descr = nullptr, *mask = nullptr, *stream = nullptr;
-};
-
-struct CaiKey {
-  const char* name;
-  PyObject* str;  // interned, kept for the process
-  PyObject* CaiEntries::*entry;
-};
-
-CaiEntries cai_entries(PyObject* dict) {
-  static const std::array<CaiKey, 8> keys = [] {
-    std::array<CaiKey, 8> k = {{{"version", nullptr, &CaiEntries::version},
-                                {"shape", nullptr, &CaiEntries::shape},
-                                {"typestr", nullptr, &CaiEntries::typestr},
-                                {"data", nullptr, &CaiEntries::data},
-                                {"strides", nullptr, &CaiEntries::strides},
-                                {"descr", nullptr, &CaiEntries::descr},
-                                {"mask", nullptr, &CaiEntries::mask},
-                                {"stream", nullptr, &CaiEntries::stream}}};
-    for (CaiKey& key : k) key.str = PyUnicode_InternFromString(key.name);
-    return k;
-  }();
-  CaiEntries e;
-  Py_ssize_t pos = 0;
-  PyObject *key, *value;
-  while (PyDict_Next(dict, &pos, &key, &value)) {
-    auto match =
-        std::find_if(keys.begin(), keys.end(), [&](const CaiKey& k) { return key == k.str; });
-    if (match == keys.end() && PyUnicode_Check(key))
-      match = std::find_if(keys.begin(), keys.end(),
-                           [&](const CaiKey& k) { return PyUnicode_Compare(key, k.str) == 0; });
-    if (match != keys.end()) e.*(match->entry) = value;
-  }
-  return e;
-}
-
-py::handle required(PyObject* value, const char* key) {
-  if (!value) runtime::throw_cai_missing_key(key);
-  return value;
-}
-
-// Absent and None are alike.
-py::handle optional_entry(PyObject* value) { return value && value != Py_None ? value : nullptr; }
-
-// [('', typestr)] with the dict's own typestr: what every plain array exports,
-// recognised without building the description (this runs at every launch).
-bool is_plain_descr(py::handle descr, py::handle typestr) {
-  if (!PyList_CheckExact(descr.ptr()) || PyList_GET_SIZE(descr.ptr()) != 1) return false;
-  PyObject* field = PyList_GET_ITEM(descr.ptr(), 0);
-  if (!PyTuple_CheckExact(field) || PyTuple_GET_SIZE(field) != 2) return false;
-  PyObject* name = PyTuple_GET_ITEM(field, 0);
-  PyObject* type = PyTuple_GET_ITEM(field, 1);
-  return PyUnicode_Check(name) && PyUnicode_GET_LENGTH(name) == 0 && PyUnicode_Check(type) &&
-         PyUnicode_Compare(type, typestr.ptr()) == 0;
-}
-
-}  // namespace
-
-CaiDescription read_cai(py::handle dict) {
-  if (!PyDict_Check(dict.ptr()))
-    throw py::type_error("__cuda_array_interface__ must be a dict, got " + repr_text(dict));
-  const CaiEntries e = cai_entries(dict.ptr());
-  CaiDescription c;
-  py::handle version = required(e.version, "version");
-  if (!PyLong_Check(version.ptr())) throw_cai_bad_entry("version", "an int", repr_text(version));
-  c.version = int64_entry(version, [] { return "['version']"; });
-  c.shape = int_tuple(required(e.shape, "shape"), "shape");
-  py::handle typestr = required(e.typestr, "typestr");
-  if (!PyUnicode_Check(typestr.ptr())) throw_cai_bad_entry("typestr", "a str", repr_text(typestr));
-  Py_ssize_t typestr_size = 0;
-  const char* typestr_text = PyUnicode_AsUTF8AndSize(typestr.ptr(), &typestr_size);
-  if (!typestr_text) throw py::error_already_set();
-  c.typestr.assign(typestr_text, static_cast<size_t>(typestr_size));
-  if (c.typestr.find('\0') != std::string::npos)  // it would cut every message short
-    throw_cai_bad_entry("typestr", "a type string such as '<f8'", repr_text(typestr));
-  py::handle data = required(e.data, "data");
-  PyObject* pair = data.ptr();
-  if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 ||
-      !PyLong_Check(PyTuple_GET_ITEM(pair, 0)))
-    throw_cai_bad_entry("data", "a 2-tuple (int, bool)", repr_text(data));
-  PyObject* address_int = PyTuple_GET_ITEM(pair, 0);
-  PyObject* readonly = PyTuple_GET_ITEM(pair, 1);
-  unsigned long long address = PyLong_AsUnsignedLongLong(address_int);
-  if (address == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-    PyErr_Clear();
-    throw py::value_error("__cuda_array_interface__['data'][0] = " + repr_text(address_int) +
-                          " is not an address (0 to 2**64 - 1)");
-  }
-  c.data = static_cast<uintptr_t>(address);
-  // The spec's type is bool: a string such as "False" is true to Python, a trap.
-  if (!PyBool_Check(readonly))
-    throw_cai_bad_entry("data", "a 2-tuple (int, bool) whose read-only flag is a bool",
-                        repr_text(data));
-  c.readonly = readonly == Py_True;
-  if (py::handle strides = optional_entry(e.strides)) c.strides = int_tuple(strides, "strides");
-  py::handle descr = optional_entry(e.descr);
-  if (descr && is_plain_descr(descr, typestr)) descr = py::handle();  // nothing more to check
-  if (descr) {
-    if (!py::isinstance<py::list>(descr))
-      throw_cai_bad_entry("descr", "a list of tuples", repr_text(descr));
-    std::vector<runtime::CaiDescrField> fields;
-    for (py::handle entry : descr) {
-      if (!py::isinstance<py::tuple>(entry) || py::len(entry) < 2)
-        throw_cai_bad_entry("descr", "a list of (name, typestr) tuples", repr_text(descr));
-      auto t = py::reinterpret_borrow<py::tuple>(entry);
-      runtime::CaiDescrField f;
-      f.name = py::str(t[0]);
-      if (PyUnicode_Check(t[1].ptr())) f.typestr = t[1].cast<std::string>();
-      f.has_shape = t.size() > 2;
-      fields.push_back(std::move(f));
-    }
-    c.descr = std::move(fields);
-  }
-  c.mask_present = static_cast<bool>(optional_entry(e.mask));
-  if (py::handle stream = optional_entry(e.stream)) {
-    if (!PyLong_Check(stream.ptr()))
-      throw_cai_bad_entry("stream", "an int or None", repr_text(stream));
-    c.stream = int64_entry(stream, [] { return "['stream']"; });
-  }
-  return c;
-}
-
 void check_pointer_device(uintptr_t data, runtime::Device& device) {
   device.check_accessible(reinterpret_cast<const void*>(data));
 }
 
 namespace {
-
-// The memory that live producers exported and was found on a device. A producer keeps the
-// memory it exports alive while it lives (CAI's lifetime rule), so the same object exporting
-// the same pointer again needs no second driver query: on a GPU, cuPointerGetAttribute costs
-// about as much as the rest of an argument's import. Each entry holds a weak reference, so
-// an object that died (and an address that came back for another one) is asked again.
-// Touched under the GIL only. The weak references are released on replacement, never at
-// exit (the interpreter may be gone by then: the destructor does nothing).
-class CheckedProducers {
- public:
-  bool known(PyObject* object, uintptr_t data, const runtime::Device& device) const {
-    for (const Entry& e : entries_)
-      if (e.object == object && e.data == data && e.device == &device && alive(e)) return true;
-    return false;
-  }
-
-  void remember(PyObject* object, uintptr_t data, const runtime::Device& device) {
-    PyObject* ref = PyWeakref_NewRef(object, nullptr);
-    if (!ref) {  // objects that take no weak references are checked every time
-      PyErr_Clear();
-      return;
-    }
-    Entry& e = entries_[next_];
-    next_ = (next_ + 1) % entries_.size();
-    Py_XDECREF(e.weakref);
-    e = Entry{object, ref, data, &device};
-  }
-
- private:
-  struct Entry {
-    PyObject* object = nullptr;  // compared only, never used: the weak reference says alive
-    PyObject* weakref = nullptr;
-    uintptr_t data = 0;
-    const runtime::Device* device = nullptr;
-  };
-
-  static bool alive(const Entry& e) {
-#if PY_VERSION_HEX >= 0x030D0000
-    PyObject* target = nullptr;
-    if (PyWeakref_GetRef(e.weakref, &target) <= 0) return false;
-    Py_DECREF(target);
-    return target == e.object;
-#else
-    return PyWeakref_GetObject(e.weakref) == e.object;
-#endif
-  }
-
-  std::array<Entry, 16> entries_{};  // the arguments of a few kernels launched in turn
-  size_t next_ = 0;
-};
-
-// check_pointer_device for memory a live `producer` exported.
-void check_producer_pointer(PyObject* producer, uintptr_t data, runtime::Device& device) {
-  static CheckedProducers checked;
-  if (checked.known(producer, data, device)) return;
-  check_pointer_device(data, device);
-  checked.remember(producer, data, device);
-}
 
 // Takes the capsule's tensor: renames it "used_..." (so nobody else consumes
 // it) and returns its owner, which calls the producer's deleter once.
@@ -296,8 +75,8 @@ py::object call_dlpack(py::handle obj, std::optional<int64_t> stream) {
   }
 }
 
-std::optional<ForeignArray> import_dlpack(py::handle obj, runtime::Device& device,
-                                          const runtime::Stream& launch_stream) {
+ForeignArray import_dlpack(py::handle obj, runtime::Device& device,
+                           const runtime::Stream& launch_stream) {
   py::object where = obj.attr("__dlpack_device__")();
   if (!py::isinstance<py::tuple>(where) || py::len(where) != 2)
     throw py::type_error("__dlpack_device__() must return (device_type, device_id), got " +
@@ -329,16 +108,27 @@ std::optional<ForeignArray> import_dlpack(py::handle obj, runtime::Device& devic
 
 }  // namespace
 
-std::optional<ForeignArray> import_foreign(py::handle obj, runtime::Device& device,
-                                           const runtime::Stream& launch_stream) {
+bool import_foreign(py::handle obj, runtime::Device& device, const runtime::Stream& launch_stream,
+                    ForeignArray& out) {
   static PyObject* const kCaiName = PyUnicode_InternFromString("__cuda_array_interface__");
   PyObject* cai = PyObject_GetAttr(obj.ptr(), kCaiName);
   if (cai) {
     py::object dict = py::reinterpret_steal<py::object>(cai);
-    ForeignArray f{runtime::validate_cai(read_cai(dict)), nullptr, true};
-    if (!interop_config().sync) f.array.stream.reset();
-    if (f.array.size > 0) check_producer_pointer(obj.ptr(), f.array.data, device);
-    return f;
+    static RecentCaiImports recent;
+    RecentCaiImports::Found found = recent.find(obj.ptr(), dict.ptr(), device);
+    out.owner_is_object = true;
+    if (found.import) {
+      out.array = *found.import;
+    } else {
+      out.array = runtime::validate_cai(read_cai(dict));
+      // A producer keeps the memory it exports alive while it lives (CAI's lifetime rule):
+      // the same pointer needs no second driver query (about 1 us on a GPU).
+      if (out.array.size > 0 && !found.exported(out.array.data))
+        check_pointer_device(out.array.data, device);
+      recent.remember(obj.ptr(), dict.ptr(), device, out.array);
+    }
+    if (!interop_config().sync) out.array.stream.reset();
+    return true;
   }
   if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
     // The producer's property raised: its exception becomes the cause of ours.
@@ -351,9 +141,9 @@ std::optional<ForeignArray> import_foreign(py::handle obj, runtime::Device& devi
     throw py::error_already_set();
   }
   PyErr_Clear();
-  if (py::hasattr(obj, "__dlpack__") && py::hasattr(obj, "__dlpack_device__"))
-    return import_dlpack(obj, device, launch_stream);
-  return std::nullopt;
+  if (!py::hasattr(obj, "__dlpack__") || !py::hasattr(obj, "__dlpack_device__")) return false;
+  out = import_dlpack(obj, device, launch_stream);
+  return true;
 }
 
 void ProducerSync::before(runtime::Device& device, std::optional<int64_t> stream,
@@ -527,14 +317,14 @@ void bind_foreign_arrays(py::module_& m) {
       [](py::handle obj, bool sync) {
         runtime::Device& device = current_device();
         auto stream = device.legacy_default_stream();
-        auto f = import_foreign(obj, device, *stream);
-        if (!f)
+        ForeignArray f;
+        if (!import_foreign(obj, device, *stream, f))
           throw py::type_error(
               "expected an object exporting __cuda_array_interface__ or DLPack "
               "(__dlpack__ and __dlpack_device__), got " +
               repr_text(py::type::handle_of(obj)));
-        if (f->owner_is_object) f->owner = hold_python_object(obj);
-        return device_array_from(std::move(*f), device, sync);
+        if (f.owner_is_object) f.owner = hold_python_object(obj);
+        return device_array_from(std::move(f), device, sync);
       },
       py::arg("obj"), py::arg("sync") = true,
       "A DeviceArray viewing a foreign array's memory; holds the object (or its DLPack capsule).");

@@ -40,15 +40,11 @@ struct ForeignArray {
   bool owner_is_object = false;
 };
 
-// Reads a CAI dict; Python type errors are reported through the interop
-// layer's helpers so messages look alike.
-runtime::CaiDescription read_cai(py::handle dict);
-
-// Imports `obj` for `device`: through __cuda_array_interface__ if it has one,
-// else DLPack (__dlpack__ + __dlpack_device__), asked for `launch_stream`.
-// std::nullopt when `obj` exports neither.
-std::optional<ForeignArray> import_foreign(py::handle obj, runtime::Device& device,
-                                           const runtime::Stream& launch_stream);
+// Imports `obj` for `device` into `out`: through __cuda_array_interface__ if it has
+// one, else DLPack (__dlpack__ + __dlpack_device__), asked for `launch_stream`. False
+// when `obj` exports neither. (An out-parameter: an import is a kilobyte, copied once.)
+bool import_foreign(py::handle obj, runtime::Device& device, const runtime::Stream& launch_stream,
+                    ForeignArray& out);
 
 // Checks that memory at `data` can be used on `device` (cuda: the pointer's
 // device; the cpu device takes any host pointer).
