@@ -54,16 +54,35 @@ def spin(out, iterations):
         out[0] = acc * 0.0 + 1.0
 
 
+def cai_dict(array, stream=None) -> dict:
+    return {"shape": array.shape, "strides": None if array.is_c_contiguous() else array.strides,
+            "typestr": array.dtype.str, "data": (array.device_pointer, False), "version": 3,
+            "stream": stream}
+
+
 class CaiExporter:
     """The smallest __cuda_array_interface__ producer, over cudajit memory."""
 
     def __init__(self, array, stream=None):
         self._array = array
         # Built here: arrays of the cpu device are host memory and export no interface.
-        self.__cuda_array_interface__ = {
-            "shape": array.shape, "strides": None if array.is_c_contiguous() else array.strides,
-            "typestr": array.dtype.str, "data": (array.device_pointer, False), "version": 3,
-            "stream": stream}
+        self.__cuda_array_interface__ = cai_dict(array, stream)
+
+
+class FreshCaiExporter:
+    """Builds a new dict of new objects (tuples, pointer int, typestr) at every access, as
+    CuPy, PyTorch and Numba do: cudajit compares them by value with the last dict."""
+
+    def __init__(self, array, stream=None):
+        self._array = array
+        self._interface = cai_dict(array, stream)
+
+    @property
+    def __cuda_array_interface__(self):
+        d = self._interface
+        return {"shape": tuple(d["shape"]), "strides": d["strides"],
+                "typestr": d["typestr"].encode().decode(), "data": (d["data"][0] + 0, False),
+                "version": 3, "stream": d["stream"]}
 
 
 class DlpackOnly:
@@ -111,7 +130,9 @@ def export_us(args, stream, repeats: int, loops: int = 2000) -> float:
 
 def foreign_cases(device_kind: str):
     """(label, args factory) for the foreign arrays this machine can make."""
-    cases = [("CAI exporter", lambda: [CaiExporter(cuda.device_array(16)) for _ in range(3)])]
+    cases = [("CAI exporter", lambda: [CaiExporter(cuda.device_array(16)) for _ in range(3)]),
+             ("CAI, new dicts", lambda: [FreshCaiExporter(cuda.device_array(16))
+                                         for _ in range(3)])]
     # A producer that says its stream, another than the launch's: ordered each launch.
     producer = cuda.stream()
     cases.append(("CAI, other stream", lambda: [CaiExporter(cuda.device_array(16),

@@ -178,17 +178,60 @@ void set_array_dims(ArgValue& v, const int64_t* shape, const int64_t* strides, i
   std::copy_n(strides, ndim, v.strides.begin());
 }
 
+// An array exporting CAI or DLPack, imported into v; false if obj exports neither.
+bool foreign_argument(ArgValue& v, py::handle obj, size_t position, runtime::Device& device,
+                      const runtime::Stream& stream) {
+  ForeignArray f;
+  if (!import_foreign(obj, device, stream, f)) return false;
+  const runtime::ArrayImport& a = f.array;
+  set_array_dims(v, a.shape.data(), a.strides.data(), a.ndim(), position, "a foreign array");
+  v.kind = ArgValue::Kind::ForeignArray;
+  v.type = Type::array(a.dtype, a.ndim(), a.layout, a.readonly);
+  v.data = reinterpret_cast<void*>(a.data);
+  v.device = &device;
+  v.memory = std::move(f.owner);
+  v.hold_object = f.owner_is_object;
+  v.producer_stream = a.stream;
+  v.object = obj;
+  return true;
+}
+
+// The types whose objects were foreign arrays lately. Every other kind of argument is
+// decided by the type alone (five subtype checks that walk the MRO), so their objects go
+// to the import first. The types are held: a new type at a freed one's address must not
+// be taken for it. Touched under the GIL; never released at exit.
+class ForeignTypes {
+ public:
+  bool contains(PyTypeObject* type) const {
+    return std::find(types_.begin(), types_.end(), type) != types_.end();
+  }
+  void add(PyTypeObject* type) {
+    if (contains(type)) return;
+    Py_INCREF(type);
+    Py_XDECREF(types_[next_]);
+    types_[next_] = type;
+    next_ = (next_ + 1) % types_.size();
+  }
+
+ private:
+  std::array<PyTypeObject*, 4> types_{};
+  size_t next_ = 0;
+};
+
 }  // namespace
 
-ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& device,
-                           const runtime::Stream& stream) {
-  ArgValue v;
+void classify_argument(py::handle obj, size_t position, runtime::Device& device,
+                       const runtime::Stream& stream, ArgValue& v) {
   PyObject* o = obj.ptr();
+  static ForeignTypes foreign_types;
+  // (An object of such a type that exports nothing after all goes the whole way below.)
+  if (foreign_types.contains(Py_TYPE(o)) && foreign_argument(v, obj, position, device, stream))
+    return;
   // bool before int: bool is a subclass of int.
   if (PyBool_Check(o)) {
     v.type = Type::scalar(Scalar::Bool);
     v.i = o == Py_True;
-    return v;
+    return;
   }
   if (PyLong_Check(o)) {
     int overflow = 0;
@@ -197,17 +240,17 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
       throw py::type_error("argument " + std::to_string(position) + ": the int " +
                            std::string(py::str(obj)) + " does not fit in int64");
     v.type = Type::scalar(Scalar::Int64);
-    return v;
+    return;
   }
   if (PyFloat_Check(o)) {
     v.type = Type::scalar(Scalar::Float64);
     v.f = PyFloat_AS_DOUBLE(o);
-    return v;
+    return;
   }
   if (PyComplex_Check(o)) {
     v.type = Type::scalar(Scalar::Complex128);
     v.c = {PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)};
-    return v;
+    return;
   }
   if (const DeviceArray* array = as_device_array(obj)) {
     const DeviceArray& a = *array;
@@ -219,7 +262,7 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
     v.memory = a.memory;
     v.object = obj;
     if (a.producer_stream) v.producer_stream = runtime::cai_stream_value(a.stream->handle());
-    return v;
+    return;
   }
   if (py::isinstance<py::array>(obj)) {
     auto array = py::reinterpret_borrow<py::array>(obj);
@@ -245,7 +288,7 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
       v.shape[d] = array.shape(d);
       v.strides[d] = array.strides(d);
     }
-    return v;
+    return;
   }
   // Leaked on purpose: a static py::object would be released after the interpreter is gone.
   static auto* const numpy_generic = reinterpret_cast<PyTypeObject*>(
@@ -267,27 +310,18 @@ ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& dev
         v.kind = ArgValue::Kind::HostArray;
         v.type = Type::record(record_layout(record, position));
         v.object = obj;
-        return v;
+        return;
       }
     }
     // np.float32(1) ...: keeps its dtype
     auto array = py::array::ensure(obj);
     v.type = Type::scalar(dtype_scalar(array.dtype(), position));
     read_scalar(v, array.data());
-    return v;
+    return;
   }
-  if (ForeignArray f; import_foreign(obj, device, stream, f)) {
-    const runtime::ArrayImport& a = f.array;
-    set_array_dims(v, a.shape.data(), a.strides.data(), a.ndim(), position, "a foreign array");
-    v.kind = ArgValue::Kind::ForeignArray;
-    v.type = Type::array(a.dtype, a.ndim(), a.layout, a.readonly);
-    v.data = reinterpret_cast<void*>(a.data);
-    v.device = &device;
-    v.memory = std::move(f.owner);
-    v.hold_object = f.owner_is_object;
-    v.producer_stream = a.stream;
-    v.object = obj;
-    return v;
+  if (foreign_argument(v, obj, position, device, stream)) {
+    foreign_types.add(Py_TYPE(o));
+    return;
   }
   throw py::type_error("argument " + std::to_string(position) +
                        ": expected a device array, an array exporting __cuda_array_interface__ "

@@ -47,8 +47,9 @@ struct ArgValue {
 // for the message.
 // Foreign arrays (CAI, then DLPack) are imported for `device`, asking DLPack
 // producers for `stream`.
-ArgValue classify_argument(py::handle obj, size_t position, runtime::Device& device,
-                           const runtime::Stream& stream);
+// Written into `v`, a new ArgValue (made in place: an ArgValue is costly to move).
+void classify_argument(py::handle obj, size_t position, runtime::Device& device,
+                       const runtime::Stream& stream, ArgValue& v);
 
 // The compiler's spelling of a NumPy structured dtype ("Record(a[type=float64;offset=0];8;False)");
 // py::type_error for a dtype kernels cannot take.

@@ -428,17 +428,19 @@ void Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::D
     key += 't';
     return;
   }
-  ArgValue* classified;  // made in place: an ArgValue is costly to move
+  ArgValue* classified = &p.values.emplace_back();
   try {
-    classified = &p.values.emplace_back(classify_argument(arg, i, device, stream));
+    classify_argument(arg, i, device, stream, *classified);
   } catch (py::type_error&) {
     // Numba's argument hints (cuda.In, Out, InOut, numba.cuda.args' own): to_device(retr,
     // stream) gives the array to pass and appends the copies back to retr. Looked for
     // only here, where every other kind of argument has failed.
+    p.values.pop_back();
     if (!py::hasattr(arg, "to_device") || !py::hasattr(arg, "value")) throw;
     py::object given = arg.attr("to_device")(p.writeback_list(), py::int_(stream.handle()));
     p.hinted.push_back(given);
-    classified = &p.values.emplace_back(classify_argument(given, i, device, stream));
+    classified = &p.values.emplace_back();
+    classify_argument(given, i, device, stream, *classified);
   }
   ArgValue& v = *classified;
   append_type_key(v.type, key);
