@@ -26,6 +26,8 @@ from .kernel_ir import IRNode, ir_identifier, mangle, render, string_atom
 from .frontend_static import MISSING as _MISSING
 from .frontend_calls import EXCEPTION_RECORD, VARARG_COUNT, DeviceCalls, static_key
 from .frontend_functions import CapturedVariable, InnerFunctions, cell_value
+from .frontend_exceptions import Exceptions
+from .frontend_grid import GridIntrinsics
 from .frontend_loops import ForLoops
 from .frontend_ufuncs import NumpyUfunc, NumpyUfuncs
 from .frontend_static import CompileTimeValues
@@ -59,7 +61,8 @@ def _ends_block(stmt: ast.stmt) -> bool:
         return any(map(_ends_block, stmt.body)) and any(map(_ends_block, stmt.orelse))
     return False
 
-class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctions, NumpyUfuncs):
+class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctions, NumpyUfuncs,
+                          Exceptions, GridIntrinsics):
     def __init__(self, pyfunc: FunctionType, ir_name: str, module: "_ModuleBuilder",
                  static: dict[str, Any] | None = None):
         self.pyfunc = pyfunc
@@ -151,38 +154,6 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
         # A block sits at its first statement; an empty one at its owner.
         return IRNode("block", self._loc(stmts[0] if stmts else fallback),
                       *self._statements(stmts))
-
-    def _is_this_grid(self, node: ast.expr) -> bool:
-        """Whether `node` is a call of cuda.cg.this_grid()."""
-        if not isinstance(node, ast.Call) or node.args or node.keywords:
-            return False
-        try:
-            callee = self._resolve(node.func)
-        except CompileError:
-            return False
-        return isinstance(callee, _KernelIntrinsic) and callee.ir_name == "cuda.cg.this_grid"
-
-    def _grid_group_names(self) -> set[str]:
-        """Local names assigned cuda.cg.this_grid(); each must be assigned nothing else."""
-        groups: dict[str, ast.AST] = {}
-        others: dict[str, ast.AST] = {}
-        for node in ast.walk(self.funcdef):
-            if isinstance(node, ast.Assign):
-                grid = self._is_this_grid(node.value)
-                for target in node.targets:
-                    for name in ast.walk(target):
-                        if isinstance(name, ast.Name):
-                            (groups if grid and name is target else others)[name.id] = node
-            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
-                target = node.target
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        others[name.id] = node
-        for name, node in groups.items():
-            if name in others or name in self.params:
-                raise self._error(f"'{name}' holds cuda.cg.this_grid() and cannot also hold "
-                                  "another value", others.get(name, node))
-        return set(groups)
 
     def _stmt_Assign(self, node: ast.Assign) -> list[IRNode]:
         if all(isinstance(t, ast.Name) and t.id in self.grid_groups for t in node.targets):
@@ -277,47 +248,6 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
                 return [self._literal(v, node) for v in resolved.value]
         return None
 
-    def _stmt_Raise(self, node: ast.Raise) -> list[IRNode]:
-        """``raise E`` / ``raise E(constants)``: the thread stops; with debug=True the
-        host raises E after the launch (Numba's meaning), else nothing is reported."""
-        if node.exc is None:
-            raise self._error("a bare raise (re-raising) is not supported in kernels", node)
-        if node.cause is not None:
-            raise self._error("'raise ... from ...' is not supported in kernels", node)
-        exc, arguments = node.exc, []
-        if isinstance(exc, ast.Call):
-            if exc.keywords:
-                raise self._error("an exception raised in a kernel takes positional arguments "
-                                  "only", exc.keywords[0])
-            exc, arguments = exc.func, exc.args
-        try:
-            cls = self._static_value(exc)
-            values = tuple(self._static_value(a) for a in arguments)
-        except _NotConstant as error:
-            raise self._error("an exception raised in a kernel must be a class known when "
-                              "compiling, with constant arguments; "
-                              f"'{ast.unparse(error.node)}' is not one", error.node) from None
-        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
-            raise self._error(f"'{ast.unparse(exc)}' is not an exception class", exc)
-        code = self.module.add_exception(cls, values, self.filename, node.lineno,
-                                         self.pyfunc.__name__)
-        return [IRNode("raise", self._loc(node), str(code))]
-
-    def _stmt_Assert(self, node: ast.Assert) -> list[IRNode]:
-        """Checked only with debug=True, as in Numba; an AssertionError after the launch."""
-        if not self.module.debug:
-            return []
-        message: tuple = ()
-        if node.msg is not None:
-            try:
-                message = (self._static_value(node.msg),)
-            except _NotConstant as error:
-                raise self._error("an assert's message in a kernel must be a constant",
-                                  error.node) from None
-        code = self.module.add_exception(AssertionError, message, self.filename, node.lineno,
-                                         self.pyfunc.__name__)
-        return [IRNode("assert", self._loc(node), str(code), self._expr(node.test))]
-
     def _stmt_Break(self, node: ast.stmt) -> list[IRNode]:
         return [IRNode("break", self._loc(node))]
 
@@ -361,12 +291,6 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
             # debug=True: a tuple indexed out of range raises IndexError, as in Numba
             return self._checked("index", IndexError("tuple index out of range"), node, value)
         return value
-
-    def _checked(self, check: str, error: BaseException, node: ast.AST, value: IRNode) -> IRNode:
-        """`value` with debug=True's check (lower/exceptions.cpp) raising `error` there."""
-        code = self.module.add_exception(type(error), error.args, self.filename, node.lineno,
-                                         self.pyfunc.__name__)
-        return IRNode("call", self._loc(node), f"debug.{check}.{code}", value)
 
     def _expr_Constant(self, node: ast.Constant) -> IRNode:
         value = node.value
@@ -677,14 +601,6 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
             return self._array_like(node)
         return self._call(callee, self._check_call_syntax(node, callee))
 
-    def _grid_group_call(self, node: ast.Call, func: ast.Attribute) -> IRNode:
-        if func.attr != "sync":
-            raise self._error(f"'.{func.attr}()' of a grid group is not supported in kernels; "
-                              "supported: .sync()", func)
-        if node.args or node.keywords:
-            raise self._error("grid group .sync() takes no arguments", node)
-        return IRNode("call", self._loc(node), "cuda.cg.grid_sync")
-
     def _method_call(self, node: ast.Call, receiver: IRNode, method: str) -> IRNode:
         if method not in METHODS:
             supported = " ".join(f".{m}()" for m in METHODS)
@@ -760,23 +676,6 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
 
     def _args(self, node: ast.Call) -> list[IRNode]:
         return [self._expr(a) for a in node.args]
-
-    def _grid_ndim(self, node: ast.Call, spelled: str) -> IRNode:
-        """cuda.grid(N) needs N known here: a literal (or frozen constant) 1, 2 or 3."""
-        expected = f"{spelled}() takes one literal argument 1, 2 or 3"
-        if len(node.args) != 1:
-            raise self._error(f"{expected}; got {len(node.args)} arguments", node)
-        arg = node.args[0]
-        value: Any = None
-        if isinstance(arg, ast.Constant):
-            value = arg.value
-        elif isinstance(arg, (ast.Name, ast.Attribute)):
-            resolved = self._resolve(arg)
-            value = resolved.value if isinstance(resolved, _Constant) else None
-        is_int = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-        if not is_int or not 1 <= int(value) <= 3:
-            raise self._error(f"{expected}; got '{ast.unparse(arg)}'", arg)
-        return IRNode("int", self._loc(arg), str(int(value)))
 
 
 # ---------------------------------------------------------------------------
