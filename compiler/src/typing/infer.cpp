@@ -293,12 +293,10 @@ class FunctionTyper {
                                  describe(Type::scalar(element->dtype())));
           return;
         }
-        if (value && element && value->is_scalar() && is_complex(value->scalar()) &&
-            !is_complex(element->scalar()))
-          type_error(stmt, "cannot store " + describe(*value) + " into an array of " +
-                               describe(*element) + " (take .real or abs() first)");
-        if (value && !value->is_scalar())
-          type_error(stmt, "cannot store " + describe(*value) + " into an array element");
+        if (value)
+          check_number_store(
+              stmt, *value, element ? std::optional(element->scalar()) : std::nullopt,
+              "an array element", [&] { return "an array of " + describe(*element); });
         return;
       }
       case NodeKind::Tuple: {
@@ -672,12 +670,20 @@ class FunctionTyper {
                              "' of " + std::string(scalar_name(element)));
       return;
     }
-    if (!value->is_scalar())
-      type_error(stmt,
-                 "cannot store " + describe(*value) + " into the field '" + target.text + "'");
-    if (is_complex(value->scalar()) && !is_complex(element))
-      type_error(stmt, "cannot store " + describe(*value) + " into the field '" + target.text +
-                           "' of " + std::string(scalar_name(element)) +
+    check_number_store(stmt, *value, element, "the field '" + target.text + "'", [&] {
+      return "the field '" + target.text + "' of " + std::string(scalar_name(element));
+    });
+  }
+
+  // x stored as a number into `into` (an array element, a field), whose numbers are
+  // `element` (when known): a number, and not a complex one into a real one. `typed` names
+  // the place with its type, for the message.
+  template <typename Typed>
+  void check_number_store(const Node& stmt, const Type& value, std::optional<Scalar> element,
+                          const std::string& into, Typed typed) {
+    if (!value.is_scalar()) type_error(stmt, "cannot store " + describe(value) + " into " + into);
+    if (element && is_complex(value.scalar()) && !is_complex(*element))
+      type_error(stmt, "cannot store " + describe(value) + " into " + typed() +
                            " (take .real or abs() first)");
   }
 
