@@ -16,7 +16,7 @@ import pytest
 
 import cudajit
 import cudajit as cuda
-from conftest import parse_compile_error, source_line_of
+from conftest import kernel_from_body, parse_compile_error, source_line_of
 
 # --- unsupported Python -------------------------------------------------------
 
@@ -245,6 +245,19 @@ def test_names_that_cannot_be_resolved_are_compile_errors(
     with pytest.raises(cuda.CompileError) as excinfo:
         kernel[1, 1](np.zeros(1))
     assert_compile_error(excinfo.value, func, marker, *patterns)
+
+
+# --- stores into array elements -------------------------------------------------
+
+
+@pytest.mark.parametrize("body, pattern", [
+    ("out[0] = (1.0, 2.0)", r"cannot store UniTuple\(float64 x 2\) into an array element$"),
+    ("out[0] = 1j", r"cannot store complex128 into an array of float64 \(take \.real or abs\(\) "
+                    r"first\)$"),
+])
+def test_an_array_element_takes_a_number_of_its_kind(body, pattern):
+    with pytest.raises(cuda.CompileError, match=pattern):
+        cuda.jit(kernel_from_body("out", body))[1, 1](np.zeros(1))
 
 
 # --- read-only arrays ------------------------------------------------------------

@@ -210,7 +210,8 @@ def test_explicit_record_signatures():
 @pytest.mark.parametrize("body, pattern", [
     ("ary[0].nope = 1", r"has no field 'nope'; its fields: \.a \.b \.c \.d \.e"),
     ("x = ary[0]['nope']", r"has no field 'nope'"),
-    ("ary[0].a = 1j", r"cannot store complex128 into the field 'a'"),
+    ("ary[0].a = 1j", r"cannot store complex128 into the field 'a' of float64 \(take \.real"),
+    ("ary[0].a = (1, 2)", r"cannot store UniTuple\(int64 x 2\) into the field 'a'$"),
     ("ary[0] = 1.0", r"cannot store float64 into an array of Record\("),
     ("ary.a = 1.0", r"assign to the field of one record"),
     ("ary[1:3] = ary[0]", r"cannot assign to a view of records"),
