@@ -23,6 +23,7 @@ from interop_producers import (
     copy_1d,
     copy_2d,
     host_view_of,
+    read_sum,
     write_ones,
 )
 
@@ -36,15 +37,6 @@ def add_2d(x, y, out):
     i, j = cuda.grid(2)
     if i < x.shape[0] and j < x.shape[1]:
         out[i, j] = x[i, j] + y[i, j]
-
-
-@cuda.jit
-def read_sum(x, out):
-    if cuda.grid(1) == 0:
-        acc = 0.0
-        for i in range(x.shape[0]):
-            acc += x[i]
-        out[0] = acc
 
 
 def launch_copy(producer, shape, dtype=np.float64):

@@ -8,20 +8,11 @@ import numpy as np
 import pytest
 
 import cudajit as cuda
-from interop_producers import copy_1d, write_ones
+from interop_producers import copy_1d, read_sum, write_ones
 
 pytestmark = pytest.mark.usefixtures("on_cpu_device")
 
 F8 = np.dtype(np.float64).str  # '<f8' on this (little-endian) machine
-
-
-@cuda.jit
-def read_sum(x, out):
-    if cuda.grid(1) == 0:
-        acc = 0.0
-        for i in range(x.shape[0]):
-            acc += x[i]
-        out[0] = acc
 
 
 def launch_copy(producer, n: int) -> np.ndarray:
