@@ -4,6 +4,8 @@ threaded scheduler and on a dask.distributed cluster of worker processes.
     python examples/dask_map_blocks.py            # the threaded scheduler
     python examples/dask_map_blocks.py --workers 2  # a LocalCluster of 2 processes
     python examples/dask_map_blocks.py --cupy     # CuPy chunks, which stay on the GPU
+    python examples/dask_map_blocks.py --cuda-cluster  # CuPy chunks on every GPU: a worker
+                                                       # each (dask-cuda's LocalCUDACluster)
 
 The same program runs on one device or many: Dask hands each task a chunk, and the
 kernel runs on that worker's current device (the cpu device here; on GPU workers, with
@@ -59,7 +61,11 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1_000_000)
     parser.add_argument("--cupy", action="store_true",
                         help="CuPy chunks on the GPU instead of NumPy chunks (needs a GPU)")
+    parser.add_argument("--cuda-cluster", action="store_true",
+                        help="CuPy chunks on a dask-cuda LocalCUDACluster: a worker process per "
+                             "GPU, each seeing its own GPU as device 0")
     options = parser.parse_args()
+    options.cupy |= options.cuda_cluster
 
     x = da.linspace(-5, 5, options.size, chunks=options.size // 8)
     if options.cupy:
@@ -71,7 +77,14 @@ def main() -> None:
         y = y.map_blocks(cupy.asnumpy, meta=np.empty(0, x.dtype))  # the result to the host
     else:
         y = x.map_blocks(gaussian_block, mu=0.5, sigma=1.5, dtype=x.dtype)
-    if options.workers:
+    if options.cuda_cluster:
+        from dask.distributed import Client
+        from dask_cuda import LocalCUDACluster
+
+        with LocalCUDACluster() as cluster, Client(cluster) as client:
+            result = y.compute()
+            options.workers = len(client.scheduler_info()["workers"])
+    elif options.workers:
         from dask.distributed import Client, LocalCluster
 
         with LocalCluster(n_workers=options.workers, threads_per_worker=1,

@@ -110,6 +110,20 @@ def test_cupy_chunks_on_a_distributed_cluster_of_processes(cupy_on_gpu):
     assert_matches_numpy(result, values, 0.5, 3.0)
 
 
+def test_cupy_chunks_on_a_local_cuda_cluster(cupy_on_gpu):
+    # dask-cuda's LocalCUDACluster: a worker process per GPU, each made to see its own GPU
+    # as device 0 (CUDA_VISIBLE_DEVICES), where through_kernel_on_gpu launches.
+    dask_cuda = pytest.importorskip("dask_cuda", reason="dask-cuda is not installed")
+    distributed = pytest.importorskip("dask.distributed")
+    values = np.linspace(-3, 3, 50_000)
+    with dask_cuda.LocalCUDACluster(dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        result = cupy_pipeline(cupy_on_gpu, values, 5_000).compute()
+        workers = len(client.scheduler_info()["workers"])
+    assert workers == len(cuda.gpus)
+    assert_matches_numpy(result, values, 0.5, 3.0)
+
+
 def test_the_example_with_cupy_chunks(cupy_on_gpu):
     import os
     import pathlib
