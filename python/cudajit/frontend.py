@@ -688,7 +688,7 @@ class _ModuleBuilder:
         # Exceptions the kernel may raise: code k is exceptions[k - 1], as
         # (class, arguments, file, line, function name).
         self.exceptions: list[tuple[type, tuple, str, int, str]] = []
-        entry_name = ir_identifier(entry.__name__)
+        entry_name = mangle(entry.__name__)  # a symbol: <lambda> is not one
         # (function, its static arguments' key) -> IR name
         self.names: dict[tuple[FunctionType, Any], str] = {(entry, ()): entry_name}
         self.used_names = {entry_name}

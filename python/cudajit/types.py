@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 __all__ = [
-    "Type", "NoneType", "ScalarType", "Array", "Record", "Tuple", "Signature",
+    "Type", "NoneType", "ScalarType", "Array", "Record", "Tuple", "UniTuple", "Signature",
     "typeof", "from_dtype", "from_numba", "parse_signature",
     "none", "void",
     "boolean", "bool_", "b1",
@@ -206,6 +206,14 @@ class Tuple(Type):
         return "Tuple(" + ", ".join(str(e) for e in self.elements) + ")"
 
 
+def UniTuple(dtype: Type, count: int) -> Tuple:  # noqa: N802 - Numba's name
+    """Numba's ``UniTuple(dtype, count)``: a tuple of ``count`` items of one type, as
+    signatures spell it (``"void(UniTuple(float64, 3), float64[:])"``)."""
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise TypeError(f"UniTuple's count must be a positive int; got {count!r}")
+    return Tuple([dtype] * count)
+
+
 class Signature:
     """A function signature: ``return_type`` (None when not given) and ``args``."""
 
@@ -313,7 +321,7 @@ _SUPPORTED_DTYPES = ", ".join(str(t) for t in SCALAR_TYPES)
 # The names a signature string may use, as in Numba.
 SIGNATURE_NAMESPACE: dict[str, Any] = {
     name: value for name, value in globals().items() if isinstance(value, Type)}
-SIGNATURE_NAMESPACE.update(Array=Array, Tuple=Tuple)
+SIGNATURE_NAMESPACE.update(Array=Array, Tuple=Tuple, UniTuple=UniTuple)
 
 
 def _is_numba_object(value: Any) -> bool:

@@ -412,6 +412,12 @@ Conversion conversion_kind(const Type& given, const Type& wanted) {
   static const ConversionTable table;
   if (!argument_matches(given, wanted)) return kNoConversion;
   if (given.is_scalar()) return table(given.scalar(), wanted.scalar());
+  if (given.is_tuple()) {  // as its worst item
+    Conversion worst = kExact;
+    for (size_t i = 0; i < given.elements().size(); ++i)
+      worst = std::max(worst, conversion_kind(given.elements()[i], wanted.elements()[i]));
+    return worst;
+  }
   return given == wanted ? kExact : kPromote;  // C/F -> A
 }
 
@@ -421,6 +427,15 @@ bool argument_matches(const Type& given, const Type& wanted) {
     Scalar g = given.scalar(), w = wanted.scalar();
     if (is_complex(g)) return is_complex(w);
     if (is_float(g)) return is_float(w) || is_complex(w);
+    return true;
+  }
+  if (given.is_tuple() || wanted.is_tuple()) {  // item by item; a named tuple's class too
+    if (!given.is_tuple() || !wanted.is_tuple() ||
+        given.elements().size() != wanted.elements().size() || given.fields() != wanted.fields() ||
+        given.tuple_name() != wanted.tuple_name())
+      return false;
+    for (size_t i = 0; i < given.elements().size(); ++i)
+      if (!argument_matches(given.elements()[i], wanted.elements()[i])) return false;
     return true;
   }
   if (given.is_record() && wanted.is_record())

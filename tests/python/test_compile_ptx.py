@@ -719,3 +719,11 @@ def test_an_unknown_llvm_option_is_an_error_naming_it(tmp_path):
     assert run.returncode != 0
     assert "CUDAJIT_LLVM_OPTIONS" in run.stderr
     assert "Unknown command line argument '-no-such-llvm-option'" in run.stderr
+
+
+def test_a_lambda_compiles_under_a_valid_symbol():
+    # Its name, <lambda>, is no PTX symbol: LLVM aborted the process on it.
+    ptx, _ = cuda.compile_ptx(lambda out: None, "void(float32[:])")
+    assert ".visible .entry _lambda_(" in ptx
+    ptx, return_type = cuda.compile_ptx(lambda x: x * 3, "float64(float64)", device=True)
+    assert ".visible .func" in ptx and "_lambda_" in ptx and str(return_type) == "float64"

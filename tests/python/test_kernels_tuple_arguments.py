@@ -102,3 +102,47 @@ def test_named_tuples_read_their_items_by_name():
                                                 r"attribute 'x'"):
         kernel[1, 1](out, (1, 2, 2.5), Scale(1.5, 4))
     assert "Point(x=int64, y=int64, r=float64)" in str(kernel.signatures)
+
+
+# --- tuples in declared signatures (Numba's spelling) -------------------------------------------
+
+
+def test_a_signature_string_declares_tuples():
+    @cuda.jit("void(UniTuple(float64, 2), Tuple((int32, float32)), float64[:])")
+    def kernel(t, u, out):
+        out[0] = t[0] + t[1]
+        out[1] = u[0]
+        out[2] = u[1]
+
+    out = cuda.to_device(np.zeros(3))
+    kernel[1, 1]((1.25, 2.5), (-3, 0.5), out)
+    np.testing.assert_array_equal(out.copy_to_host(), [3.75, -3.0, 0.5])
+    kernel[1, 1]((1, 2), (7, 1), out)  # ints converted to the declared items' types
+    np.testing.assert_array_equal(out.copy_to_host(), [3.0, 7.0, 1.0])
+    assert kernel.signatures == [("UniTuple(float64 x 2)", "Tuple(int32, float32)",
+                                  "array(float64, 1d, A)")]
+
+
+@pytest.mark.parametrize("given, shown", [
+    ((1.5, 2.0), r"UniTuple\(float64 x 2\)"),  # a float where an int is declared
+    ((1.5, 2, 3), r"Tuple\(float64, int64, int64\)"),  # another length
+    (1.5, r"float64"),  # not a tuple
+])
+def test_a_tuple_that_does_not_match_the_declared_one_is_a_type_error(given, shown):
+    @cuda.jit("void(Tuple((float64, int64)), float64[:])")
+    def kernel(t, out):
+        out[0] = t[0] * t[1]
+
+    with pytest.raises(TypeError, match=r"no matching definition of kernel 'kernel' for argument "
+                                        rf"types \({shown}, array\(float64, 1d, C\)\); declared: "
+                                        r"\(Tuple\(float64, int64\), array\(float64, 1d, A\)\)"):
+        kernel[1, 1](given, np.zeros(1))
+
+
+def test_tuple_types_are_cudajit_types_too():
+    assert str(cuda.types.UniTuple(cuda.float32, 3)) == "UniTuple(float32 x 3)"
+    assert cuda.types.UniTuple(cuda.int64, 2) == cuda.types.Tuple([cuda.int64, cuda.int64])
+    with pytest.raises(TypeError, match="UniTuple's count must be a positive int; got 0"):
+        cuda.types.UniTuple(cuda.float32, 0)
+    ptx, _ = cuda.compile_ptx(lambda t, out: None, "void(UniTuple(float32, 3), float32[:])")
+    assert ".entry" in ptx

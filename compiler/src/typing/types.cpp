@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <stdexcept>
 
 namespace cudajit {
@@ -293,10 +294,21 @@ class TypeReader {
     }
     if (unaligned) fail("expected an array after 'unaligned'");
     if (readonly) fail("expected an array or a record after 'readonly'");
+    if (accept("UniTuple(")) {  // UniTuple(int64 x 2)
+      Type element = nested_type();
+      expect("x");
+      int64_t count = number();
+      expect(")");
+      if (count < 1 || count > kMaxTupleItems)
+        fail("a UniTuple has 1 to " + std::to_string(kMaxTupleItems) + " items");
+      return Type::tuple(std::vector<Type>(static_cast<size_t>(count), element));
+    }
     std::string_view name = word();
     if (name == "none" || name == "void") return Type::none();
+    if (accept("(")) return tuple_items(name);  // Tuple(int64, float64), Point(x=int64, ...)
     auto scalar = scalar_from_name(name);
-    if (!scalar) fail("expected a scalar name, 'none', 'array(dtype, Nd, C|F|A)' or 'Record(...)'");
+    if (!scalar)
+      fail("expected a scalar name, 'none', 'array(dtype, Nd, C|F|A)', 'Record(...)' or a tuple");
     return Type::scalar(*scalar);
   }
 
@@ -306,6 +318,48 @@ class TypeReader {
   }
 
  private:
+  static constexpr int64_t kMaxTupleItems = 1024;
+  static constexpr int kMaxDepth = 32;  // tuples in tuples: the reader recurses
+
+  Type nested_type() {
+    if (++depth_ > kMaxDepth) fail("tuples nested more than 32 deep");
+    Type t = type();
+    --depth_;
+    return t;
+  }
+
+  // After "Name(": Tuple's items (Tuple() is empty), or a named tuple's fields, field=type.
+  Type tuple_items(std::string_view name) {
+    std::vector<Type> items;
+    std::vector<std::string> fields;
+    const bool named = name != "Tuple" || field_follows();
+    if (!accept(")")) {
+      do {
+        if (named) {
+          std::string_view field = word();
+          if (field.empty()) fail("expected a field name of the named tuple");
+          expect("=");
+          fields.emplace_back(field);
+        }
+        items.push_back(nested_type());
+        if (items.size() > kMaxTupleItems)
+          fail("a tuple has at most " + std::to_string(kMaxTupleItems) + " items");
+      } while (accept(","));
+      expect(")");
+    }
+    if (!named) return Type::tuple(std::move(items));
+    if (items.empty()) fail("a named tuple needs at least one field");
+    return Type::named_tuple(std::string(name), std::move(items), std::move(fields));
+  }
+
+  // Whether a named tuple's "field=" comes next (read without moving on).
+  bool field_follows() {
+    size_t start = pos_;
+    bool field = !word().empty() && peek("=");
+    pos_ = start;
+    return field;
+  }
+
   Type element_type() {
     if (!accept("Record(")) {
       auto scalar = scalar_from_name(word());
@@ -348,8 +402,13 @@ class TypeReader {
     expect(")");
     for (const RecordField& f : layout->fields) {
       int64_t bytes = byte_size(f.dtype);
-      for (int64_t d : f.shape) bytes *= d;
-      if (f.offset < 0 || f.offset + bytes > layout->size)
+      bool fits = true;  // checked before each product, which could overflow
+      if (std::find(f.shape.begin(), f.shape.end(), 0) != f.shape.end()) bytes = 0;
+      for (int64_t d : f.shape) {
+        fits = fits && !(d > 0 && bytes > layout->size / d);
+        if (fits) bytes *= d;
+      }
+      if (!fits || bytes > layout->size || f.offset > layout->size - bytes)
         fail("field '" + f.name + "' lies outside the record's " + std::to_string(layout->size) +
              " bytes");
     }
@@ -399,10 +458,11 @@ class TypeReader {
   }
   int64_t number() {
     std::string_view digits = word();
-    if (digits.empty() ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      fail("expected a number");
-    return std::stoll(std::string(digits));
+    int64_t value = 0;
+    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || error != std::errc() || end != digits.data() + digits.size() || value < 0)
+      fail("expected a number (0 to 2**63 - 1)");
+    return value;
   }
   int digit() {
     if (pos_ >= text_.size() || text_[pos_] < '1' || text_[pos_] > '4')
@@ -416,6 +476,7 @@ class TypeReader {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace
