@@ -1074,6 +1074,16 @@ std::string array_of(const char* record, const char* rest = "1d, C") {
   return std::string("array(") + record + ", " + rest + ")";
 }
 
+// parse_type refuses `text`, saying `why`.
+void refused(const std::string& text, const std::string& why) {
+  try {
+    cudajit::parse_type(text);
+    FAIL("parsed: " << text);
+  } catch (const std::invalid_argument& e) {
+    CHECK_THAT(e.what(), Contains(why));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("record types parse from Numba's spelling and print it back", "[typing]") {
@@ -1091,19 +1101,30 @@ TEST_CASE("record types parse from Numba's spelling and print it back", "[typing
 }
 
 TEST_CASE("malformed record spellings are refused with the reason", "[typing]") {
-  auto refused = [](const std::string& text, const std::string& why) {
-    try {
-      cudajit::parse_type(text);
-      FAIL("parsed: " << text);
-    } catch (const std::invalid_argument& e) {
-      CHECK_THAT(e.what(), Contains(why));
-    }
-  };
   refused("Record(a[type=float64;offset=4];8;False)", "lies outside the record's 8 bytes");
   refused("Record(a[type=float64;offset=0],a[type=int8;offset=0];8;False)", "appears twice");
   refused("Record(a[type=bfloat16;offset=0];2;False)", "unknown field dtype");
   refused("Record(a[type=int8;offset=0];1;Maybe)", "expected True or False");
   refused("unaligned int32", "expected an array after 'unaligned'");
+  refused("Record(a[type=float64;offset=99999999999999999999];8;False)", "expected a number");
+  refused("Record(a[type=nestedarray(int8, (4294967296, 4294967296, 4));offset=0];8;False)",
+          "lies outside the record's 8 bytes");  // the product would overflow
+}
+
+TEST_CASE("tuple types parse from their spelling and print it back", "[typing]") {
+  for (const char* spelling :
+       {"UniTuple(float64 x 3)", "Tuple(int32, float32)", "Tuple()",
+        "Tuple(UniTuple(int8 x 2), readonly array(float64, 1d, A))", "Point(x=int64, y=float64)"})
+    CHECK(T(spelling).str() == spelling);
+  CHECK(T("UniTuple(int64 x 2)") == Type::tuple({i64, i64}));
+  CHECK(T("Point(x=int64)").fields() == std::vector<std::string>{"x"});
+  refused("UniTuple(int64 x 0)", "a UniTuple has 1 to 1024 items");
+  refused("UniTuple(int64 x 99999999999999999999)", "expected a number");
+  refused("Tuple(int64,", "expected a scalar name");
+  refused("Point()", "a named tuple needs at least one field");
+  std::string deep;
+  for (int i = 0; i < 40; ++i) deep += "Tuple(";
+  refused(deep + "int64" + std::string(40, ')'), "nested more than 32 deep");
 }
 
 TEST_CASE("indexing a record array gives a record; fields give numbers and views", "[typing]") {
