@@ -158,6 +158,8 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
     def _stmt_Assign(self, node: ast.Assign) -> list[IRNode]:
         if all(isinstance(t, ast.Name) and t.id in self.grid_groups for t in node.targets):
             return []  # g = cuda.cg.this_grid(), known when compiling: g.sync() is all it does
+        if self._lambda_assigned(node):
+            return []
         loc = self._loc(node)
         value = self._expr(node.value)
         result = []

@@ -59,9 +59,10 @@ class DeviceCalls:
                 args += rest
             # A function defined in this one: the variables of ours it reads, as they are now.
             captured = getattr(callee.pyfunc, "_cudajit_captured", ())
-            if captured and callee.pyfunc is not self.nested.get(callee.pyfunc.__name__):
+            if captured and callee.pyfunc not in self.nested.values():
                 raise self._error(
-                    f"function '{callee.pyfunc.__name__}' reads variables of the function "
+                    f"function '{callee.pyfunc.__qualname__.rpartition('.')[2]}' reads "
+                    "variables of the function "
                     f"that defines it ({', '.join(captured)}), so it can be called only there "
                     "in kernels, not passed to another function", node)
             args += [IRNode("name", loc, ir_identifier(n)) for n in captured]

@@ -1,5 +1,5 @@
-"""Functions inside functions, and calls that are not plain positional ones: a def in a kernel
-or device function becomes a device function of its own (the enclosing variables it reads
+"""Functions inside functions, and calls that are not plain positional ones: a def (or a
+lambda assigned to a name) in a kernel or device function becomes a device function of its own (the enclosing variables it reads
 passed as hidden last parameters, as closures see them at each call), *args of device
 functions and f(*args) calls, keyword arguments and defaults. A mixin of the function
 translator (frontend.py), which provides _static_value, _constant_locals, _error, closure,
@@ -42,41 +42,67 @@ class InnerFunctions:
         if node.decorator_list:
             raise self._error("decorators on functions defined in kernels are not supported",
                               node.decorator_list[0])
-        if node.name in self.nested:
-            raise self._error(f"function '{node.name}' is defined twice in "
+        codes = [c for c in self.pyfunc.__code__.co_consts
+                 if isinstance(c, CodeType) and c.co_name == node.name
+                 and c.co_firstlineno == node.lineno]
+        self._inner_function(node.name, node, node.args, codes)
+        return []
+
+    def _lambda_assigned(self, node: ast.Assign) -> bool:
+        """name = lambda ...: an inner function, as a def of that name would be."""
+        if not isinstance(node.value, ast.Lambda):
+            return False
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            raise self._error("a lambda in a kernel must be assigned to one name "
+                              "(f = lambda x: ...)", node.value)
+        lam = node.value
+        params = [a.arg for a in lam.args.posonlyargs + lam.args.args]
+        codes = [c for c in self.pyfunc.__code__.co_consts
+                 if isinstance(c, CodeType) and c.co_name == "<lambda>"
+                 and c.co_firstlineno == lam.lineno
+                 and list(c.co_varnames[:c.co_posonlyargcount + c.co_argcount]) == params]
+        self._inner_function(node.targets[0].id, lam, lam.args, codes)
+        return True
+
+    def _inner_function(self, name: str, node: ast.AST, args: ast.arguments,
+                        codes: list[CodeType]) -> None:
+        """Makes the inner function `name` (a def or a lambda at `node`) of its code object,
+        the one of `codes`, with this function's variables it reads as its closure."""
+        if name in self.nested:
+            raise self._error(f"function '{name}' is defined twice in "
                               f"'{self.pyfunc.__name__}'", node)
-        code = next((c for c in self.pyfunc.__code__.co_consts
-                     if isinstance(c, CodeType) and c.co_name == node.name
-                     and c.co_firstlineno == node.lineno), None)
-        if code is None:
-            raise self._error(f"the code of function '{node.name}' was not found "
-                              "(a function defined in a kernel needs its source)", node)
+        if len(codes) != 1:
+            raise self._error(f"the code of function '{name}' was not found (a function "
+                              "defined in a kernel needs its source"
+                              + ("; two lambdas alike on one line cannot be told apart)"
+                                 if codes else ")"), node)
+        code = codes[0]
         cells = []
-        for name in code.co_freevars:
-            if name in self.closure:  # the enclosing function's own closure
-                cells.append(self.closure[name])
-            elif name in self.nested:
-                cells.append(CellType(self.nested[name]))
-            elif (constant := self._constant_local(name, node)) is not MISSING:
+        for free in code.co_freevars:
+            if free in self.closure:  # the enclosing function's own closure
+                cells.append(self.closure[free])
+            elif free in self.nested:
+                cells.append(CellType(self.nested[free]))
+            elif (constant := self._constant_local(free, node)) is not MISSING:
                 cells.append(CellType(constant))  # y = 10, assigned once: a constant
             else:  # a variable of this function: passed at each call
-                cells.append(CellType(CapturedVariable(name)))
+                cells.append(CellType(CapturedVariable(free)))
         defaults = []
-        for default in node.args.defaults:  # evaluated where the def runs: constants here
+        for default in args.defaults:  # evaluated where the def runs: constants here
             try:
                 defaults.append(self._static_value(default))
             except (NotConstant, CompileError):
                 raise self._error("defaults of functions defined in kernels must be "
                                   "constants", default) from None
-        inner = FunctionType(code, self.globals, node.name, tuple(defaults) or None,
+        # A lambda keeps its name, <lambda>: its source is found as a lambda's.
+        inner = FunctionType(code, self.globals, code.co_name, tuple(defaults) or None,
                              tuple(cells))
-        inner.__qualname__ = f"{self.pyfunc.__qualname__}.<locals>.{node.name}"
+        inner.__qualname__ = f"{self.pyfunc.__qualname__}.<locals>.{name}"
         inner._cudajit_device_pyfunc = inner  # type: ignore[attr-defined]
         inner._cudajit_captured = tuple(  # type: ignore[attr-defined]
-            name for name, cell in zip(code.co_freevars, cells)
+            free for free, cell in zip(code.co_freevars, cells)
             if isinstance(cell.cell_contents, CapturedVariable))
-        self.nested[node.name] = inner
-        return []
+        self.nested[name] = inner
 
     def _constant_local(self, name: str, where: ast.AST) -> Any:
         """The value of a local assigned a constant once (as shapes read it), else MISSING."""

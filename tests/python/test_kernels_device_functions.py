@@ -667,3 +667,35 @@ def test_keyword_arguments_and_defaults_of_device_functions():
 def test_bad_keyword_arguments_are_compile_errors(call, message):
     with pytest.raises(cuda.CompileError, match=message):
         cuda.jit(kernel_from_body("out", f"out[0] = {call}", _lerp=_lerp))[1, 1](np.zeros(1))
+
+
+def test_lambdas_assigned_in_kernels_are_inner_functions():
+    @cuda.jit
+    def kernel(x, out):
+        i = cuda.grid(1)
+        scale = x[0]
+        square = lambda v: v * v  # noqa: E731 - what the test is about
+        line = lambda v, b=1.0: scale * v + b  # noqa: E731 - reads `scale`, as closures do
+        if i < out.size:
+            out[i] = square(x[i]) + line(x[i]) + line(2.0, b=0.0)
+
+    x = np.arange(1.0, 9.0)
+    out = np.zeros(8)
+    kernel[1, 8](x, out)
+    np.testing.assert_array_equal(out, x * x + x[0] * x + 1.0 + 2.0 * x[0])
+
+
+def test_a_lambda_reading_the_kernels_variables_cannot_be_passed_on():
+    @cuda.jit(device=True)
+    def apply(f, v):
+        return f(v)
+
+    @cuda.jit
+    def kernel(out):
+        k = out[1]
+        shift = lambda v: v + k  # noqa: E731
+        out[0] = apply(shift, 1.0)
+
+    with pytest.raises(cuda.CompileError, match=r"function 'shift' reads variables of the "
+                                                r"function that defines it \(k\)"):
+        kernel[1, 1](np.zeros(2))
