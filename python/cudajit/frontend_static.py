@@ -63,6 +63,17 @@ def dtype_of(value: Any) -> cjtypes.ScalarType:
     return cjtypes.from_dtype(dtype)
 
 
+def record_of(value: Any) -> cjtypes.Record | None:
+    """The record type a dtype argument names (a structured NumPy dtype, a cudajit or Numba
+    Record), else None. TypeError for a structured dtype kernels cannot take."""
+    value = cjtypes.from_numba(value)
+    if isinstance(value, cjtypes.Record):
+        return value
+    if isinstance(value, np.dtype) and value.names is not None:
+        return cjtypes.Record(value)
+    return None
+
+
 def is_number(value: Any) -> bool:
     return isinstance(value, (bool, int, float, complex, np.bool_, np.number))
 
@@ -99,6 +110,9 @@ class CompileTimeValues:
         dtype = self._static_dtype(given["dtype"], spelled)
         shape_node = IRNode("tuple", self._loc(given["shape"]),
                             *(IRNode("int", loc, str(extent)) for extent in shape))
+        if isinstance(dtype, cjtypes.Record):  # its spelling travels as bytes (no IR symbol)
+            return IRNode("call", loc, f"{callee.ir_name}.record", shape_node,
+                          IRNode("bytes", loc, '"' + str(dtype).encode().hex() + '"'))
         return IRNode("call", loc, f"{callee.ir_name}.{dtype}", shape_node)
 
     def _array_like(self, node: ast.Call) -> IRNode:
@@ -256,7 +270,7 @@ class CompileTimeValues:
             raise self._error(f"{spelled}() shape must not be negative; got {value!r}", node)
         return tuple(shape)
 
-    def _static_dtype(self, node: ast.expr, spelled: str) -> str:
+    def _static_dtype(self, node: ast.expr, spelled: str) -> cjtypes.ScalarType | cjtypes.Record:
         try:
             value = self._static_value(node)
         except NotConstant as exc:
@@ -264,7 +278,7 @@ class CompileTimeValues:
                               f"a cudajit or Numba type, or a string); '{ast.unparse(exc.node)}' "
                               "is not a constant", exc.node) from None
         try:
-            return str(dtype_of(value))
+            return record_of(value) or dtype_of(value)
         except TypeError as exc:
             raise self._error(f"{spelled}(): {exc}", node) from None
 

@@ -281,3 +281,74 @@ def test_a_frozen_record_array_is_read_only():
 
     with pytest.raises(cuda.CompileError, match="read-only record"):
         cuda.jit(kernel)[1, 1]()
+
+
+# --- shared and local arrays of records --------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [ALIGNED, PACKED], ids=["aligned", "packed"])
+def test_a_shared_array_of_records_holds_whole_records(dtype):
+    threads = 8
+
+    @cuda.jit
+    def copy_through_shared(x, y):
+        staged = cuda.shared.array(threads, dtype=dtype)
+        t = cuda.threadIdx.x
+        i = cuda.blockIdx.x * threads + t
+        staged[t] = x[i]
+        cuda.syncthreads()
+        y[i] = staged[threads - 1 - t]  # each block's records, reversed
+
+    x = sample(dtype, 16)
+    y = cuda.device_array_like(x)
+    copy_through_shared[2, threads](x, y)
+    expected = np.concatenate([x[:8][::-1], x[8:][::-1]])
+    assert_records_equal(y.copy_to_host(), expected)
+
+
+POINT = np.dtype([("x", np.float64), ("y", np.float64), ("n", np.int8)], align=True)
+POINT_RECORD = types.Record(POINT)  # as Numba's numpy_support.from_dtype(POINT) is passed
+
+
+def test_a_local_array_of_records_by_dtype_or_record_type():
+    @cuda.jit
+    def local_records(out):
+        pts = cuda.local.array(4, POINT)
+        more = cuda.local.array((2, 2), POINT_RECORD)
+        for k in range(4):
+            pts[k].x = k
+            pts[k].y = 2 * k
+            pts[k].n = k
+            more[k // 2, k % 2] = pts[k]
+        acc = 0.0
+        for k in range(4):
+            acc += more[k // 2, k % 2].x * pts[k].y + pts[k].n
+        out[0] = acc
+
+    out = np.zeros(1)
+    local_records[1, 1](out)
+    assert out[0] == sum(k * 2 * k + k for k in range(4))
+
+
+def test_dynamic_shared_memory_as_records():
+    @cuda.jit
+    def rotate(x, out):
+        staged = cuda.shared.array(0, dtype=POINT)
+        t = cuda.threadIdx.x
+        staged[t].x = x[t]
+        staged[t].n = t
+        cuda.syncthreads()
+        out[t] = staged[(t + 1) % len(staged)].x + staged[t].n
+
+    x = np.arange(8.0)
+    out = np.zeros(8)
+    rotate[1, 8, 0, 8 * POINT.itemsize](x, out)
+    np.testing.assert_array_equal(out, np.roll(x, -1) + np.arange(8))
+
+
+def test_a_shared_array_of_a_record_kernels_cannot_take_is_a_compile_error():
+    text = np.dtype([("s", "U3")])
+    with pytest.raises(cuda.CompileError, match=r"cuda.shared.array\(\): .*field 's' has dtype "
+                                                r"<U3"):
+        cuda.jit(kernel_from_body("out", "a = cuda.shared.array(4, text)", text=text))[1, 1](
+            np.zeros(1))

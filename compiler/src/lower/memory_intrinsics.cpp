@@ -23,6 +23,13 @@ int64_t element_count(const std::vector<int64_t>& shape) {
   return count;
 }
 
+// Storage for `count` items of array type t: its numbers, or its records' bytes.
+llvm::ArrayType* item_storage(ModuleLowering& m, const Type& t, int64_t count) {
+  if (t.record_layout())
+    return llvm::ArrayType::get(llvm::Type::getInt8Ty(m.context), uint64_t(count * t.itemsize()));
+  return llvm::ArrayType::get(m.memory_type(t.dtype()), uint64_t(count));
+}
+
 }  // namespace
 
 llvm::Value* FunctionLowering::constant_shape_array(llvm::Value* data, const Type& t,
@@ -41,7 +48,6 @@ llvm::Value* FunctionLowering::constant_shape_array(llvm::Value* data, const Typ
 llvm::Value* FunctionLowering::shared_array(const Node& n) {
   const Type& t = type_of(n);
   std::vector<int64_t> shape = literal_shape(n);
-  llvm::Type* element = m_.memory_type(t.dtype());
   int64_t count = element_count(shape);
   if (count == 0) {
     // Dynamic: every shape-0 array starts at the same byte; its length is
@@ -49,10 +55,10 @@ llvm::Value* FunctionLowering::shared_array(const Node& n) {
     llvm::Value* data = m_.hooks.dynamic_shared(m_, b_, thread_ctx_);
     llvm::Value* bytes = m_.hooks.dynamic_shared_bytes(m_, b_, thread_ctx_);
     llvm::Value* a = constant_shape_array(data, t, {0});
-    return b_.CreateInsertValue(a, b_.CreateUDiv(bytes, int64(byte_size(t.dtype()))), {1, 0});
+    return b_.CreateInsertValue(a, b_.CreateUDiv(bytes, int64(t.itemsize())), {1, 0});
   }
-  llvm::Value* data = m_.hooks.static_shared(m_, b_, llvm::ArrayType::get(element, uint64_t(count)),
-                                             uint64_t(count) * byte_size(t.dtype()), thread_ctx_);
+  llvm::Value* data = m_.hooks.static_shared(m_, b_, item_storage(m_, t, count),
+                                             uint64_t(count * t.itemsize()), thread_ctx_);
   return constant_shape_array(data, t, shape);
 }
 
@@ -65,7 +71,7 @@ llvm::Value* FunctionLowering::const_array(const Node& n) {
 llvm::Value* FunctionLowering::local_array(const Node& n) {
   const Type& t = type_of(n);
   std::vector<int64_t> shape = literal_shape(n);
-  llvm::Type* storage = llvm::ArrayType::get(m_.memory_type(t.dtype()), element_count(shape));
+  llvm::Type* storage = item_storage(m_, t, element_count(shape));
   llvm::AllocaInst* data;
   {
     // In the entry block: one allocation per call, however often it runs.

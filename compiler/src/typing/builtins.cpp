@@ -75,15 +75,31 @@ Type type_math(const Node& call, std::string_view name, const std::vector<Type>&
   return Type::scalar(math_float(args));
 }
 
+// The record type whose spelling `bytes` holds (cuda.*.array.record's last argument).
+Type record_spelled(const Node& call, const Node& bytes, const std::string& what) {
+  if (bytes.kind != ir::NodeKind::Bytes) type_error(call, what + ": expects a record type");
+  Type element;
+  try {
+    element = parse_type(bytes.text);
+  } catch (const std::invalid_argument& e) {
+    type_error(call, what + ": " + e.what());
+  }
+  if (!element.is_record()) type_error(call, what + ": expects a record type");
+  return element;
+}
+
 // cuda.shared.array.<dtype> and cuda.local.array.<dtype>: one tuple of integer
-// literals (the front end folded the shape to constants).
+// literals (the front end folded the shape to constants); .record: then the record
+// type's spelling as bytes.
 Type type_array_allocation(const Node& call, std::string_view name) {
   const bool shared = name.starts_with("shared.");
   std::string_view dtype_name = name.substr(name.rfind('.') + 1);
   std::string what = shared ? "cuda.shared.array()" : "cuda.local.array()";
-  auto dtype = scalar_from_name(dtype_name);
+  const bool record = dtype_name == "record";
+  auto dtype = record ? std::optional(Scalar::UInt8) : scalar_from_name(dtype_name);
   if (!dtype) type_error(call, what + ": unknown dtype '" + std::string(dtype_name) + "'");
-  if (call.size() != 1 || call.child(0).kind != ir::NodeKind::Tuple || call.child(0).size() == 0)
+  if (call.size() != (record ? 2u : 1u) || call.child(0).kind != ir::NodeKind::Tuple ||
+      call.child(0).size() == 0)
     type_error(call, what + " takes a shape: an integer constant or a tuple of them");
   const Node& shape = call.child(0);
   if (shape.size() > 3) type_error(call, what + " arrays have 1 to 3 dimensions");
@@ -102,7 +118,11 @@ Type type_array_allocation(const Node& call, std::string_view name) {
                                   " of zero items: only a 1-D shape 0 makes dynamic shared "
                                   "memory (sized by the launch's sharedmem)"
                             : what + " needs at least one item");
-  return Type::array(*dtype, static_cast<int>(shape.size()), Layout::C);
+  const int ndim = static_cast<int>(shape.size());
+  if (record)
+    return Type::record_array(record_spelled(call, call.child(1), what).record_layout(), ndim,
+                              Layout::C);
+  return Type::array(*dtype, ndim, Layout::C);
 }
 
 void expect_integer_or_bool(const Node& call, std::string_view what, const Type& t) {
@@ -327,15 +347,8 @@ Type type_const_array(const Node& call, std::string_view name) {
       call.child(1).kind != ir::NodeKind::Bytes || call.child(0).size() == 0 ||
       call.child(0).size() > 4 || (record && call.child(2).kind != ir::NodeKind::Bytes))
     type_error(call, "constant array: expects a shape of 1 to 4 integers and its bytes");
-  Type element = Type::scalar(*dtype);
-  if (record) {
-    try {
-      element = parse_type(call.child(2).text);
-    } catch (const std::invalid_argument& e) {
-      type_error(call, std::string("constant array: ") + e.what());
-    }
-    if (!element.is_record()) type_error(call, "constant array: expects a record type");
-  }
+  Type element =
+      record ? record_spelled(call, call.child(2), "constant array") : Type::scalar(*dtype);
   uint64_t count = 1;
   for (const auto& extent : call.child(0).children) {
     if (extent->kind != ir::NodeKind::Int || extent->int_value < 0)
