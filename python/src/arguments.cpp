@@ -94,7 +94,20 @@ std::shared_ptr<const RecordLayout> record_layout(const py::dtype& dtype, size_t
       for (py::handle extent : py::tuple(py::tuple(sub)[1]))
         f.shape.push_back(extent.cast<int64_t>());
     }
-    if (is_structured(field_dtype)) throw bad("field '" + name + "' is itself a record");
+    if (is_structured(field_dtype)) {  // a record inside the record
+      std::shared_ptr<const RecordLayout> inner;
+      try {
+        inner = record_layout(field_dtype, 0);
+      } catch (py::type_error& e) {
+        throw bad("field '" + name + "': " + e.what());
+      }
+      f.record = std::move(inner);
+      f.dtype = Scalar::UInt8;
+      if (std::string problem = nested_record_problem(*layout, f); !problem.empty())
+        throw bad("field '" + name + "': " + problem);
+      layout->fields.push_back(std::move(f));
+      continue;
+    }
     try {
       f.dtype = dtype_scalar(field_dtype, position);
     } catch (py::type_error&) {

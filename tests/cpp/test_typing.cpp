@@ -1098,6 +1098,13 @@ TEST_CASE("record types parse from Numba's spelling and print it back", "[typing
   CHECK(T(array_of(kRecord).c_str()).is_record_array());
   CHECK(T(array_of(kRecord).c_str()).itemsize() == 24);
   CHECK(T(kRecord) != T(kPacked));
+  // A record inside a record (aligned, as NumPy places it with align=True).
+  const char* nested =
+      "Record(n[type=int8;offset=0],inner[type=Record(x[type=float64;offset=0];8;True);offset=8];"
+      "16;True)";
+  CHECK(T(nested).str() == nested);
+  CHECK(T(nested).record_layout()->find("inner")->record->size == 8);
+  CHECK(T(nested).record_layout()->alignment() == 8);
 }
 
 TEST_CASE("malformed record spellings are refused with the reason", "[typing]") {
@@ -1106,6 +1113,11 @@ TEST_CASE("malformed record spellings are refused with the reason", "[typing]") 
   refused("Record(a[type=bfloat16;offset=0];2;False)", "unknown field dtype");
   refused("Record(a[type=int8;offset=0];1;Maybe)", "expected True or False");
   refused("unaligned int32", "expected an array after 'unaligned'");
+  refused("Record(n[type=int8;offset=0],inner[type=Record(x[type=float64;offset=0];8;True);"
+          "offset=1];9;False)",
+          "a record inside a record needs both made with align=True");
+  refused("Record(inner[type=Record(x[type=float64;offset=0];8;True);offset=4];16;True)",
+          "not a multiple of its 8-byte alignment");
   refused("Record(a[type=float64;offset=99999999999999999999];8;False)", "expected a number");
   refused("Record(a[type=nestedarray(int8, (4294967296, 4294967296, 4));offset=0];8;False)",
           "lies outside the record's 8 bytes");  // the product would overflow

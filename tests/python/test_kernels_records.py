@@ -227,7 +227,10 @@ def test_record_misuse_is_a_compile_error(body, pattern):
 
 @pytest.mark.parametrize("dtype, pattern", [
     (np.dtype([("s", "U3")]), r"field 's' has dtype <U3"),
-    (np.dtype([("inner", [("p", np.int32)])]), r"field 'inner' is itself a record"),
+    (np.dtype([("inner", [("p", np.int32)])]), r"field 'inner': a record inside a record "
+                                                r"needs both made with align=True"),
+    (np.dtype([("inner", [("p", np.int32)], (2,))], align=True),
+     r"field 'inner': arrays of records inside records are not supported"),
     (np.dtype([("a b", np.int32)]), r"field name 'a b' is not a Python identifier"),
 ])
 def test_record_dtypes_kernels_cannot_take_are_type_errors(dtype, pattern):
@@ -352,3 +355,60 @@ def test_a_shared_array_of_a_record_kernels_cannot_take_is_a_compile_error():
                                                 r"<U3"):
         cuda.jit(kernel_from_body("out", "a = cuda.shared.array(4, text)", text=text))[1, 1](
             np.zeros(1))
+
+
+# --- records inside records ---------------------------------------------------------------------
+
+BACKYARD = [("statue", np.float64), ("newspaper", np.float64, (6,))]
+GOOSE = np.dtype([("garden", np.float64, (12,)), ("n", np.int8), ("backyard", BACKYARD)],
+                 align=True)
+
+
+def test_a_record_inside_a_record_is_read_and_written_in_place():
+    @cuda.jit
+    def kernel(f):
+        f.garden[0] = 45.0
+        f.backyard.newspaper[3] = 2.0
+        f.backyard.newspaper[3] = f.backyard.newspaper[3] + 3.0
+        inner = f["backyard"]  # a reference: writing through it writes into f
+        inner.statue = inner[1][3] * 2 + f.n
+
+    item = np.recarray(1, dtype=GOOSE)
+    item[0]["n"] = 1
+    kernel[1, 1](item[0])
+    assert item[0]["garden"][0] == 45
+    assert item[0]["backyard"]["newspaper"][3] == 5
+    assert item[0]["backyard"]["statue"] == 11
+
+
+def test_inner_records_are_copied_whole_and_viewed_across_an_array():
+    @cuda.jit
+    def kernel(a, out):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            if i > 0:
+                a[i].backyard = a[0].backyard
+            yards = a.backyard  # the inner record of every element
+            out[i] = yards[i].statue + yards[i].newspaper[5]
+
+    a = np.zeros(4, GOOSE)
+    a[0]["backyard"]["statue"] = 7
+    a[0]["backyard"]["newspaper"] = np.arange(6)
+    a["n"] = np.arange(4)
+    out = np.zeros(4)
+    kernel[1, 4](a, out)
+    np.testing.assert_array_equal(out, [12.0] * 4)
+    np.testing.assert_array_equal(a["backyard"]["newspaper"], np.tile(np.arange(6.0), (4, 1)))
+    np.testing.assert_array_equal(a["n"], np.arange(4))  # the copies touch the inner bytes only
+
+
+def test_storing_another_record_type_into_an_inner_record_is_a_compile_error():
+    other = np.dtype([("statue", np.float32)], align=True)
+
+    @cuda.jit
+    def kernel(a, b):
+        a[0].backyard = b[0]
+
+    with pytest.raises(cuda.CompileError, match=r"cannot store Record\(statue\[type=float32.* "
+                                                r"into the field 'backyard'"):
+        kernel[1, 1](np.zeros(1, GOOSE), np.zeros(1, other))

@@ -1,6 +1,6 @@
 // Records (NumPy structured dtypes), as Numba has them: a record is the
-// address of its bytes (an element of a record array, or a record argument),
-// so its fields are read and written in place; a nested array field is a
+// address of its bytes (an element of a record array, a record argument, or a
+// record inside a record), so its fields are read and written in place; a nested array field is a
 // C-contiguous view of those bytes, and a field of a record array is a strided
 // view of that field in every record.
 #include "lowering.hpp"
@@ -31,6 +31,7 @@ llvm::Value* FunctionLowering::record_field(const Node& n) {
   const RecordField& f = n.kind == ir::NodeKind::Subscript
                              ? layout.fields.at(static_cast<size_t>(position->second))
                              : *layout.find(n.text);
+  if (t.is_record() && f.record) return field_pointer(v, f);  // a record is its address
   if (t.is_record() && f.shape.empty())
     return load_element(field_pointer(v, f), f.dtype, field_align(layout, f));
   llvm::Value* data = t.is_record() ? field_pointer(v, f) : field_pointer(extract(v, {0}), f);
@@ -43,7 +44,7 @@ llvm::Value* FunctionLowering::record_field(const Node& n) {
       out = b_.CreateInsertValue(out, extract(v, {2, d}), {2, d});
     }
   }
-  int64_t stride = byte_size(f.dtype);
+  int64_t stride = f.record ? f.record->size : byte_size(f.dtype);
   for (size_t k = f.shape.size(); k-- > 0;) {  // C order: the last dimension is contiguous
     out = b_.CreateInsertValue(out, int64(f.shape[k]), {1, d + static_cast<unsigned>(k)});
     out = b_.CreateInsertValue(out, int64(stride), {2, d + static_cast<unsigned>(k)});
@@ -58,6 +59,10 @@ void FunctionLowering::store_field(const Node& target, llvm::Value* value, const
   const Type& t = type_of(target.child(0));
   const RecordLayout& layout = *t.record_layout();
   const RecordField& f = *layout.find(target.text);
+  if (f.record) {  // typing checked that `value` is a record of this layout
+    copy_record(field_pointer(expr(target.child(0)), f), value, type_of(target));
+    return;
+  }
   Type element = Type::scalar(element_value(f.dtype));
   if (f.shape.empty()) {
     llvm::Value* ptr = field_pointer(expr(target.child(0)), f);

@@ -629,6 +629,9 @@ class FunctionTyper {
 
   Type field_type(const Node& n, const Type& v, const RecordField* f) {
     const int outer = v.is_record() ? 0 : v.ndim();
+    if (f->record)  // a record inside the record: a reference to it, or a view of them all
+      return outer == 0 ? Type::record(f->record, v.readonly())
+                        : Type::record_array(f->record, outer, Layout::A, v.readonly());
     const int ndim = outer + static_cast<int>(f->shape.size());
     if (ndim == 0) return Type::scalar(element_value(f->dtype));
     if (ndim > 4)
@@ -660,6 +663,12 @@ class FunctionTyper {
       type_error(target, "cannot write to field '" + target.text + "' of a read-only record");
     if (final_) out_.expr_types[&target] = field;
     if (!value) return;
+    if (field.is_record()) {  // r.inner = s: the record's bytes are copied
+      if (!value->is_record() || value->with_readonly(false) != field)
+        type_error(stmt, "cannot store " + describe(*value) + " into the field '" + target.text +
+                             "' (" + describe(field) + ")");
+      return;
+    }
     const Scalar element = field.is_array() ? field.dtype() : field.scalar();
     if (value->is_array()) {
       if (!field.is_array() || value->is_record_array() || value->ndim() != field.ndim())

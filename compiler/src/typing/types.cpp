@@ -157,23 +157,41 @@ const RecordField* RecordLayout::find(std::string_view name) const {
   return nullptr;
 }
 
+bool RecordField::operator==(const RecordField& o) const {
+  return name == o.name && dtype == o.dtype && shape == o.shape && offset == o.offset &&
+         (record == o.record || (record && o.record && *record == *o.record));
+}
+
 int64_t RecordLayout::alignment() const {
   int64_t most = 1;
   if (aligned)
-    for (const RecordField& f : fields) most = std::max<int64_t>(most, cudajit::alignment(f.dtype));
+    for (const RecordField& f : fields)
+      most =
+          std::max<int64_t>(most, f.record ? f.record->alignment() : cudajit::alignment(f.dtype));
   return most;
+}
+
+std::string nested_record_problem(const RecordLayout& outer, const RecordField& f) {
+  if (!f.shape.empty()) return "arrays of records inside records are not supported";
+  if (!outer.aligned || !f.record->aligned)
+    return "a record inside a record needs both made with align=True (NumPy's aligned "
+           "structs), so that its fields are aligned wherever it lies";
+  if (f.offset % f.record->alignment() != 0)
+    return "it lies at offset " + std::to_string(f.offset) + ", not a multiple of its " +
+           std::to_string(f.record->alignment()) + "-byte alignment";
+  return {};
 }
 
 int64_t RecordLayout::field_alignment(const RecordField& f) const {
   auto lowest_bit = [](int64_t v) { return v & -v; };
-  int64_t known = cudajit::alignment(f.dtype);
+  int64_t known = f.record ? f.record->alignment() : cudajit::alignment(f.dtype);
   if (size > 0) known = std::min(known, lowest_bit(size));
   if (f.offset > 0) known = std::min(known, lowest_bit(f.offset));
   return known;
 }
 
 bool RecordLayout::field_aligned(const RecordField& f) const {
-  return field_alignment(f) == cudajit::alignment(f.dtype);
+  return field_alignment(f) == (f.record ? f.record->alignment() : cudajit::alignment(f.dtype));
 }
 
 namespace {
@@ -183,7 +201,9 @@ std::string record_str(const RecordLayout& r) {
   for (size_t i = 0; i < r.fields.size(); ++i) {
     const RecordField& f = r.fields[i];
     s += (i ? "," : "") + f.name + "[type=";
-    if (f.shape.empty()) {
+    if (f.record) {
+      s += record_str(*f.record);
+    } else if (f.shape.empty()) {
       s += scalar_name(f.dtype);
     } else {
       s += "nestedarray(" + std::string(scalar_name(f.dtype)) + ", (";
@@ -372,7 +392,12 @@ class TypeReader {
       f.name = std::string(field_name());
       if (layout->find(f.name)) fail("field '" + f.name + "' appears twice");
       expect_raw("[type=");
-      if (accept("nestedarray(")) {
+      if (peek("Record(")) {  // a record inside the record
+        if (++depth_ > kMaxDepth) fail("records nested more than 32 deep");
+        f.record = element_type().record_layout();
+        --depth_;
+        f.dtype = Scalar::UInt8;
+      } else if (accept("nestedarray(")) {
         f.dtype = scalar_word();
         expect(",");
         expect("(");
@@ -401,7 +426,10 @@ class TypeReader {
     layout->aligned = aligned == "True";
     expect(")");
     for (const RecordField& f : layout->fields) {
-      int64_t bytes = byte_size(f.dtype);
+      if (f.record)
+        if (std::string problem = nested_record_problem(*layout, f); !problem.empty())
+          fail("field '" + f.name + "': " + problem);
+      int64_t bytes = f.record ? f.record->size : byte_size(f.dtype);
       bool fits = true;  // checked before each product, which could overflow
       if (std::find(f.shape.begin(), f.shape.end(), 0) != f.shape.end()) bytes = 0;
       for (int64_t d : f.shape) {

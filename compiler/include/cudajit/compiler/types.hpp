@@ -54,12 +54,15 @@ Scalar element_value(Scalar dtype);
 
 // A NumPy structured dtype: named fields at byte offsets, each a scalar or a
 // C-contiguous nested array of scalars (`shape` non-empty), as Numba's Record.
+struct RecordLayout;
+
 struct RecordField {
   std::string name;
-  Scalar dtype = Scalar::Bool;
-  std::vector<int64_t> shape;  // empty: a scalar field
+  Scalar dtype = Scalar::Bool;  // UInt8 for a record field
+  std::vector<int64_t> shape;   // empty: a scalar field (or a record)
   int64_t offset = 0;
-  bool operator==(const RecordField&) const = default;
+  std::shared_ptr<const RecordLayout> record;  // a record inside the record
+  bool operator==(const RecordField& o) const;
 };
 
 struct RecordLayout {
@@ -75,6 +78,11 @@ struct RecordLayout {
   int64_t field_alignment(const RecordField& f) const;
   bool field_aligned(const RecordField& f) const;
 };
+
+// Why a record field `f` of `outer` cannot be used (empty when it can): a record inside a
+// record must start as aligned as its own fields need, which only records made with
+// align=True promise (NumPy places such a record at a multiple of its alignment).
+std::string nested_record_problem(const RecordLayout& outer, const RecordField& f);
 
 class Type {
  public:
