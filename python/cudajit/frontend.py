@@ -340,11 +340,7 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
             return self._literal(folded, node)
         children: list[IRNode | str] = [self._expr(node.left)]
         for op, right in zip(node.ops, node.comparators):
-            symbol = COMPARE_OPERATORS.get(type(op))
-            if symbol is None:
-                spelled = {ast.In: "in", ast.NotIn: "not in"}[type(op)]
-                raise self._error(f"'{spelled}' comparisons are not supported in kernels", node)
-            children += [symbol, self._expr(right)]
+            children += [COMPARE_OPERATORS[type(op)], self._expr(right)]
         return IRNode("compare", self._loc(node), *children)
 
     def _expr_IfExp(self, node: ast.IfExp) -> IRNode:

@@ -36,6 +36,7 @@ UNARY_OPERATORS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
 COMPARE_OPERATORS = {
     ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
     ast.Is: "is", ast.IsNot: "isnot",  # of numbers: the same type and value, as in Numba
+    ast.In: "in", ast.NotIn: "notin",  # a number in a tuple: == with one of its items
 }
 
 # The operator module's functions: the IR node each call becomes, and its operator.

@@ -26,6 +26,7 @@ CONSTANT_MEMORY_BYTES = 64 * 1024
 STATIC_COMPARISONS = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }
 STATIC_BINARY = {
     ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
@@ -307,7 +308,9 @@ class CompileTimeValues:
             operands = [self._static_value(n) for n in [node.left, *node.comparators]]
         except (NotConstant, CompileError):
             return None
-        if not any(isinstance(v, enum.Enum) for v in operands):
+        if not any(isinstance(v, enum.Enum) or
+                   (isinstance(v, tuple) and any(isinstance(i, enum.Enum) for i in v))
+                   for v in operands):
             return None
         result = True
         for left, op, right in zip(operands, node.ops, operands[1:]):

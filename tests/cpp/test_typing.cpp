@@ -1113,9 +1113,10 @@ TEST_CASE("malformed record spellings are refused with the reason", "[typing]") 
   refused("Record(a[type=bfloat16;offset=0];2;False)", "unknown field dtype");
   refused("Record(a[type=int8;offset=0];1;Maybe)", "expected True or False");
   refused("unaligned int32", "expected an array after 'unaligned'");
-  refused("Record(n[type=int8;offset=0],inner[type=Record(x[type=float64;offset=0];8;True);"
-          "offset=1];9;False)",
-          "a record inside a record needs both made with align=True");
+  refused(
+      "Record(n[type=int8;offset=0],inner[type=Record(x[type=float64;offset=0];8;True);"
+      "offset=1];9;False)",
+      "a record inside a record needs both made with align=True");
   refused("Record(inner[type=Record(x[type=float64;offset=0];8;True);offset=4];16;True)",
           "not a multiple of its 8-byte alignment");
   refused("Record(a[type=float64;offset=99999999999999999999];8;False)", "expected a number");

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import cudajit as cuda
-from conftest import launch_1d
+from conftest import kernel_from_body, launch_1d
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -504,6 +504,41 @@ def test_chained_comparison_short_circuits_after_the_first_false_link():
     log = np.zeros(3, np.int64)
     probe[1, 1](log)
     np.testing.assert_array_equal(log, [1, 0, 0])
+
+
+PRIMES = (2, 3, 5, 7, 11, 13)
+
+
+def test_in_and_not_in_a_tuple_compare_with_its_items():
+    @cuda.jit
+    def membership(x, t, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            v = x[i]
+            out[i, 0] = v in PRIMES  # a global tuple
+            out[i, 1] = v not in (1, 4.0, 9)  # written out, of mixed types
+            out[i, 2] = v in t  # an argument
+            out[i, 3] = 0 < v in (3, 4)  # a link of a chain
+            out[i, 4] = v in ()
+
+    x = np.arange(12)
+    out = np.zeros((12, 5), np.int64)
+    given = (4, 5.0, 11j)
+    membership[1, 12](x, given, out)
+    expected = [[v in PRIMES, v not in (1, 4.0, 9), v in given, 0 < v in (3, 4), v in ()]
+                for v in range(12)]
+    np.testing.assert_array_equal(out, np.array(expected, np.int64))
+
+
+@pytest.mark.parametrize("body, message", [
+    ("out[0] = out[0] in out", r"'in' needs a tuple on its right in kernels; got "
+                               r"array\(float64, 1d, C\)"),
+    ("out[0] = out[0] in (1, out)", r"cannot compare float64 and array\(float64, 1d, C\) "
+                                    r"\(an item of the tuple\)"),
+])
+def test_in_of_something_else_than_a_tuple_of_numbers_is_a_compile_error(body, message):
+    with pytest.raises(cuda.CompileError, match=message):
+        cuda.jit(kernel_from_body("out", body))[1, 1](np.zeros(1))
 
 
 # --- conditional expressions -------------------------------------------------

@@ -277,6 +277,13 @@ llvm::Value* FunctionLowering::compare(const std::string& op, llvm::Value* a, co
     if (ta != tb) return b_.getInt1(op == "isnot");
     return compare(op == "is" ? "==" : "!=", a, ta, b, tb);
   }
+  if (op == "in" || op == "notin") {  // == with any item of the tuple (none: false)
+    llvm::Value* found = b_.getFalse();
+    for (size_t k = 0; k < tb.elements().size(); ++k)
+      found = b_.CreateOr(
+          found, compare("==", a, ta, extract(b, {static_cast<unsigned>(k)}), tb.elements()[k]));
+    return op == "in" ? found : b_.CreateNot(found);
+  }
   Type t = Type::scalar(typing::arithmetic_result(ta.scalar(), tb.scalar()));
   if (ta.scalar() == Scalar::Bool && tb.scalar() == Scalar::Bool) t = Type::scalar(Scalar::Int64);
   llvm::Value* x = cast(a, ta, t);

@@ -390,9 +390,18 @@ class FunctionTyper {
         if (!known) return Type::scalar(Scalar::Bool);
         for (size_t i = 0; i + 1 < operands.size(); ++i) {
           const Type &a = *operands[i], &b = *operands[i + 1];
+          const std::string& op = n.ops[i];
+          if (op == "in" || op == "notin") {  // a number in a tuple of numbers
+            if (!b.is_tuple())
+              type_error(n, "'in' needs a tuple on its right in kernels; got " + describe(b));
+            for (const Type& item : b.elements())
+              if (!a.is_scalar() || !item.is_scalar())
+                type_error(n, "cannot compare " + describe(a) + " and " + describe(item) +
+                                  " (an item of the tuple)");
+            continue;
+          }
           if (!a.is_scalar() || !b.is_scalar())
             type_error(n, "cannot compare " + describe(a) + " and " + describe(b));
-          const std::string& op = n.ops[i];
           if ((is_complex(a.scalar()) || is_complex(b.scalar())) && op != "==" && op != "!=" &&
               op != "is" && op != "isnot")
             type_error(n, "complex numbers support only == and !=, not '" + op + "'");
