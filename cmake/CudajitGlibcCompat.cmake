@@ -24,6 +24,7 @@ option(CUDAJIT_GLIBC_COMPAT
 # The symbols redirected to support/glibc_compat.cpp, each with the version it replaces.
 set(CUDAJIT_GLIBC_COMPAT_WRAPPED
   arc4random  # GLIBC_2.36
+  _ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE  # GLIBCXX_3.4.30
 )
 
 if(CUDAJIT_GLIBC_COMPAT)

@@ -67,3 +67,16 @@ CUDAJIT_SHIM uint32_t __wrap_arc4random(void) {
   errno = saved_errno;
   return value;
 }
+
+// --- GLIBCXX_3.4.30 (GCC 12) --------------------------------------------------------------------
+
+// std::condition_variable::wait(unique_lock<mutex>&): GCC 12 exports it anew (GLIBCXX_3.4.30)
+// only to drop the old one's noexcept, so that a cancelled thread (pthread_cancel) can unwind out
+// of the wait; cudajit cancels no threads. Both wait on the same pthread condition variable.
+extern "C" void cudajit_condition_variable_wait_3_4_11(void* self, void* lock);
+CUDAJIT_BIND(cudajit_condition_variable_wait_3_4_11,
+             "_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE@GLIBCXX_3.4.11");
+CUDAJIT_SHIM void __wrap__ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE(void* self,
+                                                                                   void* lock) {
+  cudajit_condition_variable_wait_3_4_11(self, lock);
+}
