@@ -25,6 +25,19 @@ option(CUDAJIT_GLIBC_COMPAT
 set(CUDAJIT_GLIBC_COMPAT_WRAPPED
   arc4random  # GLIBC_2.36
   _ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE  # GLIBCXX_3.4.30
+  # GLIBC_2.34: libpthread and libdl merged into libc
+  pthread_once pthread_rwlock_rdlock pthread_rwlock_wrlock pthread_rwlock_unlock
+  pthread_attr_getstack pthread_cond_clockwait dlopen dlsym dlclose dlerror dladdr
+  # GLIBC_2.33
+  stat fstat lstat stat64 fstat64 lstat64 mknod mallinfo2
+  # GLIBC_2.32
+  __libc_single_threaded pthread_getattr_np pthread_sigmask
+  # GLIBCXX_3.4.29: std::__throw_bad_array_new_length, std::stringbuf::str() const&
+  _ZSt28__throw_bad_array_new_lengthv
+  _ZNKRSt7__cxx1115basic_stringbufIcSt11char_traitsIcESaIcEE3strEv
+  # CXXABI_1.3.13: std::exception_ptr::_M_addref, _M_release
+  _ZNSt15__exception_ptr13exception_ptr9_M_addrefEv
+  _ZNSt15__exception_ptr13exception_ptr10_M_releaseEv
 )
 
 if(CUDAJIT_GLIBC_COMPAT)
@@ -40,6 +53,11 @@ function(cudajit_glibc_compat target)
   foreach(symbol IN LISTS CUDAJIT_GLIBC_COMPAT_WRAPPED)
     target_link_options(${target} PRIVATE "LINKER:--wrap=${symbol}")
   endforeach()
+  # Before glibc 2.34 the old versions of pthread_* and dl* that the shims call are defined in
+  # libpthread.so.0 and libdl.so.2 (empty since, and with no libpthread.so to find with
+  # -lpthread): the target names them, --as-needed or not.
+  target_link_options(${target} PRIVATE "SHELL:-Wl,--push-state,--no-as-needed \
+                      -l:libpthread.so.0 -l:libdl.so.2 -Wl,--pop-state")
   # ld.lld 14 (Debian 12's) keeps a wrapped symbol's original reference, with its new version,
   # in .dynsym (unused, but the loader still demands the version): these targets link with
   # ld.bfd (cudajit_use_fast_linker() skips them).
