@@ -26,7 +26,7 @@ set(CUDAJIT_GLIBC_COMPAT_WRAPPED
   arc4random  # GLIBC_2.36
   _ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE  # GLIBCXX_3.4.30
   # GLIBC_2.34: libpthread and libdl merged into libc
-  pthread_once pthread_rwlock_rdlock pthread_rwlock_wrlock pthread_rwlock_unlock
+  pthread_create pthread_join pthread_once pthread_rwlock_rdlock pthread_rwlock_wrlock pthread_rwlock_unlock
   pthread_attr_getstack pthread_cond_clockwait dlopen dlsym dlclose dlerror dladdr
   # GLIBC_2.33
   stat fstat lstat stat64 fstat64 lstat64 mknod mallinfo2

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The wheel as a user gets it (issue 13): builds it (pip wheel, scikit-build-core), repairs it
-# into a manylinux wheel (auditwheel: the libraries outside the manylinux policy, such as
-# libzstd, go inside), installs it into a fresh virtual environment and runs the examples
+# into a manylinux wheel (auditwheel: the libraries outside the manylinux policy go inside;
+# with the glibc shims zstd is linked in statically), checks its tag against the one promised
+# (manylinux_2_31, below), installs it into a fresh virtual environment and runs the examples
 # there on the cpu device and on the simulated GPU, with nothing but the environment on PATH
 # (no LLVM, CMake or CUDA toolkit) and no CUDA_HOME.
 #

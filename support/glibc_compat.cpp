@@ -95,6 +95,19 @@ CUDAJIT_SHIM void __wrap__ZNSt18condition_variable4waitERSt11unique_lockISt5mute
 // libraries also name libpthread.so.0 and libdl.so.2 (DT_NEEDED), where older glibc defines the
 // old versions. dlopen, dlsym (RTLD_NEXT) and dladdr judge by the caller's address, which stays
 // in the same library: the shims are linked into it.
+extern "C" int cudajit_pthread_create(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+CUDAJIT_BIND(cudajit_pthread_create, "pthread_create@GLIBC_2.2.5");
+CUDAJIT_SHIM int __wrap_pthread_create(pthread_t* thread, const pthread_attr_t* attr,
+                                       void* (*start)(void*), void* argument) {
+  return cudajit_pthread_create(thread, attr, start, argument);
+}
+
+extern "C" int cudajit_pthread_join(pthread_t, void**);
+CUDAJIT_BIND(cudajit_pthread_join, "pthread_join@GLIBC_2.2.5");
+CUDAJIT_SHIM int __wrap_pthread_join(pthread_t thread, void** result) {
+  return cudajit_pthread_join(thread, result);
+}
+
 extern "C" int cudajit_pthread_once(pthread_once_t*, void (*)(void));
 CUDAJIT_BIND(cudajit_pthread_once, "pthread_once@GLIBC_2.2.5");
 CUDAJIT_SHIM int __wrap_pthread_once(pthread_once_t* once, void (*init)(void)) {

@@ -29,6 +29,8 @@
 extern "C" {
 uint32_t __wrap_arc4random(void);
 void __wrap__ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE(void*, void*);
+int __wrap_pthread_create(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+int __wrap_pthread_join(pthread_t, void**);
 int __wrap_pthread_once(pthread_once_t*, void (*)(void));
 int __wrap_pthread_rwlock_rdlock(pthread_rwlock_t*);
 int __wrap_pthread_rwlock_wrlock(pthread_rwlock_t*);
@@ -120,7 +122,18 @@ TEST_CASE("condition_variable::wait waits and wakes", "[glibc_compat]") {
 namespace {
 int once_calls = 0;
 void count_once() { ++once_calls; }
+void* add_one(void* value) { return static_cast<char*>(value) + 1; }
 }  // namespace
+
+TEST_CASE("pthread_create and pthread_join", "[glibc_compat]") {
+  static char text[] = "ab";
+  pthread_t thread;
+  REQUIRE(__wrap_pthread_create(&thread, nullptr, add_one, text) == 0);
+  void* result = nullptr;
+  CHECK(__wrap_pthread_join(thread, &result) == 0);
+  CHECK(result == text + 1);
+  CHECK(__wrap_pthread_join(pthread_self(), nullptr) == EDEADLK);
+}
 
 TEST_CASE("pthread_once, rwlocks, attributes and the signal mask", "[glibc_compat]") {
   pthread_once_t once = PTHREAD_ONCE_INIT;
