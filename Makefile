@@ -25,7 +25,7 @@ FUZZ_EXAMPLES ?= 5000
 COMPAT_ARGS ?=
 
 PY_EXE := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/null)
-CXX_DIRS := compiler runtime python/src simulator tests/cpp
+CXX_DIRS := compiler runtime python/src simulator support tests/cpp
 
 .PHONY: all deps configure build test wheel-test demo fuzz compat format clean
 

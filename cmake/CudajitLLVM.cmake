@@ -20,6 +20,16 @@ if(NOT LLVM_ENABLE_RTTI)
   message(WARNING "cudajit: this LLVM was built without RTTI; classes deriving from LLVM's need "
                   "-fno-rtti")
 endif()
+# With the glibc compatibility shims (cmake/CudajitGlibcCompat.cmake), LLVM's zstd is linked in
+# statically (Debian's libzstd.a is position-independent): auditwheel would otherwise copy
+# Debian 12's libzstd.so.1 into the wheel, and it calls pthread_create@GLIBC_2.34. Linked in, its
+# references go through the shims like ours.
+if(CUDAJIT_GLIBC_COMPAT AND TARGET zstd::libzstd_shared AND TARGET zstd::libzstd_static)
+  get_target_property(zstd_static_location zstd::libzstd_static IMPORTED_LOCATION)
+  set_target_properties(zstd::libzstd_shared PROPERTIES IMPORTED_LOCATION
+                                                        "${zstd_static_location}")
+  message(STATUS "cudajit: zstd linked statically: ${zstd_static_location}")
+endif()
 
 # What compiler/src uses (see the top of compiler/src/target/llvm_support.hpp): NVPTX for PTX, the
 # host target (${LLVM_NATIVE_ARCH}: X86 here) and ORC for the cpu device, the optimisation

@@ -67,3 +67,4 @@ target_link_options(libcudajit PRIVATE
   -Wl,--as-needed
   -Wl,-z,defs)             # a missing LLVM component fails the link, not the import
 cudajit_use_fast_linker(libcudajit)
+cudajit_glibc_compat(libcudajit)

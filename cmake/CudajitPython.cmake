@@ -31,6 +31,7 @@ file(CONFIGURE OUTPUT ${CUDAJIT_CORE_VERSION_SCRIPT} CONTENT "{ global: PyInit__
 target_link_options(_core PRIVATE -Wl,--version-script=${CUDAJIT_CORE_VERSION_SCRIPT}
                     -Wl,--exclude-libs,ALL)
 set_property(TARGET _core APPEND PROPERTY LINK_DEPENDS ${CUDAJIT_CORE_VERSION_SCRIPT})
+cudajit_glibc_compat(_core)
 
 # The wheel (scikit-build-core, wheel.packages = python/cudajit) gets both files in cudajit/.
 if(CUDAJIT_PREBUILT_LIB)

@@ -32,6 +32,7 @@ if(CUDAJIT_SIM_DRIVER_SOURCES)
   target_include_directories(cudajit_sim PRIVATE ${PROJECT_SOURCE_DIR}/runtime/include)  # cuda_api.h
   target_link_options(cudajit_sim PRIVATE -Wl,-z,defs
                       -Wl,--version-script=${CUDAJIT_SIM_VERSION_SCRIPT})
+  cudajit_glibc_compat(cudajit_sim)
   install(TARGETS cudajit_sim LIBRARY DESTINATION cudajit)
   if(CUDAJIT_COPY_TO_PACKAGE)
     add_custom_target(cudajit_sim_package ALL
