@@ -38,6 +38,10 @@ set(CUDAJIT_GLIBC_COMPAT_WRAPPED
   # CXXABI_1.3.13: std::exception_ptr::_M_addref, _M_release
   _ZNSt15__exception_ptr13exception_ptr9_M_addrefEv
   _ZNSt15__exception_ptr13exception_ptr10_M_releaseEv
+  # GLIBCXX_3.4.26: std::stringstream's default constructor
+  _ZNSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEEC1Ev
+  # GLIBC_2.29: without SVID error handling
+  exp exp2 log log2 pow
 )
 
 if(CUDAJIT_GLIBC_COMPAT)

@@ -2,7 +2,7 @@
 # The wheel as a user gets it (issue 13): builds it (pip wheel, scikit-build-core), repairs it
 # into a manylinux wheel (auditwheel: the libraries outside the manylinux policy go inside;
 # with the glibc shims zstd is linked in statically), checks its tag against the one promised
-# (manylinux_2_31, below), installs it into a fresh virtual environment and runs the examples
+# (manylinux_2_28 or older, below), installs it into a fresh virtual environment and runs the examples
 # there on the cpu device and on the simulated GPU, with nothing but the environment on PATH
 # (no LLVM, CMake or CUDA toolkit) and no CUDA_HOME.
 #
@@ -33,7 +33,7 @@ repaired=$(ls "$OUT"/repaired/cudajit-*manylinux*.whl)
 echo "wheel-test: $(basename "$repaired")"
 # The glibc the wheel promises (the shims of support/glibc_compat.cpp keep it there): a newer
 # tag means a library took a newer glibc or libstdc++ symbol; see `auditwheel show` for which.
-promised=manylinux_2_31
+promised=manylinux_2_28
 tag=$(basename "$repaired" | grep -oE 'manylinux_[0-9]+_[0-9]+' | sort -t_ -k2,2n -k3,3n | head -1)
 if [ "$(printf '%s\n%s\n' "$tag" "$promised" | sort -t_ -k2,2n -k3,3n | tail -1)" != "$promised" ]; then
   echo "wheel-test: auditwheel tags the wheel $tag, newer than the promised $promised:" >&2

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ios>
+
 #define CUDAJIT_SHIM extern "C" __attribute__((visibility("hidden")))
 
 // Binds LOCAL (declared below) to SYMBOL@VERSION, a version older glibc also has.
@@ -139,22 +141,48 @@ CUDAJIT_SHIM int __wrap_pthread_attr_getstack(const pthread_attr_t* attr, void**
   return cudajit_pthread_attr_getstack(attr, stack, size);
 }
 
+extern "C" void* cudajit_dlsym(void*, const char*);
+CUDAJIT_BIND(cudajit_dlsym, "dlsym@GLIBC_2.2.5");
+
+// pthread_cond_clockwait before glibc 2.30: the same wait, with pthread_cond_timedwait on the
+// condition variable's clock, CLOCK_REALTIME (libstdc++ makes its condition variables with the
+// default attributes). A CLOCK_MONOTONIC deadline becomes the same distance from now on the
+// real-time clock, which the wait then follows (a clock change moves it, as it would have
+// moved a real-time deadline).
+CUDAJIT_SHIM int cudajit_cond_clockwait_fallback(pthread_cond_t* cond, pthread_mutex_t* mutex,
+                                                 clockid_t clock, const struct timespec* deadline) {
+  if ((clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) || deadline->tv_nsec < 0 ||
+      deadline->tv_nsec >= 1'000'000'000)
+    return EINVAL;
+  if (clock == CLOCK_REALTIME) return pthread_cond_timedwait(cond, mutex, deadline);
+  struct timespec monotonic, real;
+  clock_gettime(CLOCK_MONOTONIC, &monotonic);
+  clock_gettime(CLOCK_REALTIME, &real);
+  int64_t left = (int64_t{deadline->tv_sec} - monotonic.tv_sec) * 1'000'000'000 +
+                 (deadline->tv_nsec - monotonic.tv_nsec);
+  if (left < 0) left = 0;
+  int64_t nanoseconds = real.tv_nsec + left % 1'000'000'000;
+  struct timespec until;
+  until.tv_sec =
+      real.tv_sec + static_cast<time_t>(left / 1'000'000'000 + nanoseconds / 1'000'000'000);
+  until.tv_nsec = static_cast<long>(nanoseconds % 1'000'000'000);
+  return pthread_cond_timedwait(cond, mutex, &until);
+}
+
 // pthread_cond_clockwait (libstdc++'s condition_variable::wait_until on steady_clock) came in
-// glibc 2.30, in libpthread; 2.34 moved it. Same code, as above.
-extern "C" int cudajit_pthread_cond_clockwait(pthread_cond_t*, pthread_mutex_t*, clockid_t,
-                                              const struct timespec*);
-CUDAJIT_BIND(cudajit_pthread_cond_clockwait, "pthread_cond_clockwait@GLIBC_2.30");
+// glibc 2.30: glibc's own where the running glibc has it (looked up once), else the fallback.
 CUDAJIT_SHIM int __wrap_pthread_cond_clockwait(pthread_cond_t* cond, pthread_mutex_t* mutex,
                                                clockid_t clock, const struct timespec* deadline) {
-  return cudajit_pthread_cond_clockwait(cond, mutex, clock, deadline);
+  using Clockwait = int (*)(pthread_cond_t*, pthread_mutex_t*, clockid_t, const struct timespec*);
+  static const Clockwait glibc =
+      reinterpret_cast<Clockwait>(cudajit_dlsym(RTLD_DEFAULT, "pthread_cond_clockwait"));
+  return (glibc ? glibc : cudajit_cond_clockwait_fallback)(cond, mutex, clock, deadline);
 }
 
 extern "C" void* cudajit_dlopen(const char*, int);
 CUDAJIT_BIND(cudajit_dlopen, "dlopen@GLIBC_2.2.5");
 CUDAJIT_SHIM void* __wrap_dlopen(const char* file, int mode) { return cudajit_dlopen(file, mode); }
 
-extern "C" void* cudajit_dlsym(void*, const char*);
-CUDAJIT_BIND(cudajit_dlsym, "dlsym@GLIBC_2.2.5");
 CUDAJIT_SHIM void* __wrap_dlsym(void* handle, const char* name) {
   return cudajit_dlsym(handle, name);
 }
@@ -318,3 +346,40 @@ CUDAJIT_SHIM void __wrap__ZNSt15__exception_ptr13exception_ptr9_M_addrefEv(void*
 CUDAJIT_SHIM void __wrap__ZNSt15__exception_ptr13exception_ptr10_M_releaseEv(void* self) {
   cudajit_exception_ptr_destroy(self);
 }
+
+// --- GLIBCXX_3.4.26 (GCC 9) ---------------------------------------------------------------------
+
+// std::stringstream's default constructor: exported from GCC 9 on; before, the header called
+// the constructor that takes the open mode, with in | out, which is what the new one does.
+extern "C" void cudajit_stringstream_with_mode(void* self, int mode);
+CUDAJIT_BIND(cudajit_stringstream_with_mode,
+             "_ZNSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEEC1ESt13_Ios_Openmode@"
+             "GLIBCXX_3.4.21");
+CUDAJIT_SHIM void __wrap__ZNSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEEC1Ev(
+    void* self) {
+  cudajit_stringstream_with_mode(self, std::ios_base::in | std::ios_base::out);
+}
+
+// --- GLIBC_2.29: exp, log, log2, pow, exp2 without SVID error handling --------------------------
+
+// glibc 2.29 gave these new versions that skip the old SVID "matherr" wrapper; the old versions
+// (GLIBC_2.2.5) return the same values and set errno the same way (POSIX), only slower.
+extern "C" double cudajit_exp(double);
+CUDAJIT_BIND(cudajit_exp, "exp@GLIBC_2.2.5");
+CUDAJIT_SHIM double __wrap_exp(double x) { return cudajit_exp(x); }
+
+extern "C" double cudajit_exp2(double);
+CUDAJIT_BIND(cudajit_exp2, "exp2@GLIBC_2.2.5");
+CUDAJIT_SHIM double __wrap_exp2(double x) { return cudajit_exp2(x); }
+
+extern "C" double cudajit_log(double);
+CUDAJIT_BIND(cudajit_log, "log@GLIBC_2.2.5");
+CUDAJIT_SHIM double __wrap_log(double x) { return cudajit_log(x); }
+
+extern "C" double cudajit_log2(double);
+CUDAJIT_BIND(cudajit_log2, "log2@GLIBC_2.2.5");
+CUDAJIT_SHIM double __wrap_log2(double x) { return cudajit_log2(x); }
+
+extern "C" double cudajit_pow(double, double);
+CUDAJIT_BIND(cudajit_pow, "pow@GLIBC_2.2.5");
+CUDAJIT_SHIM double __wrap_pow(double x, double y) { return cudajit_pow(x, y); }

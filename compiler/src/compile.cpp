@@ -6,13 +6,13 @@
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <filesystem>
 #include <string>
 
 #include "cudajit/compiler/typed.hpp"
@@ -73,11 +73,11 @@ namespace {
 
 // "<path> <size> <modification time>" of a file; "<path> missing" if absent.
 std::string file_stamp(const std::string& path) {
-  std::error_code error;
-  const auto size = std::filesystem::file_size(path, error);
-  if (error) return path + " missing";
-  const auto time = std::filesystem::last_write_time(path, error);
-  return path + " " + std::to_string(size) + " " + std::to_string(time.time_since_epoch().count());
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(path, status) || !llvm::sys::fs::is_regular_file(status))
+    return path + " missing";
+  return path + " " + std::to_string(status.getSize()) + " " +
+         std::to_string(status.getLastModificationTime().time_since_epoch().count());
 }
 
 }  // namespace

@@ -1,15 +1,16 @@
 #include "disk_cache.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
-#include <system_error>
 
 namespace cudajit::python::disk_cache {
 
@@ -52,6 +53,25 @@ bool read_field(const std::string& in, std::size_t& at, std::string& field) {
   return true;
 }
 
+// directory/name, as paths join ("dir/" and "dir" alike).
+std::string join_path(const std::string& directory, const std::string& name) {
+  if (directory.empty()) return name;
+  return directory.back() == '/' ? directory + name : directory + "/" + name;
+}
+
+// mkdir -p: `path` and every directory above it that is missing. "" or why not. (POSIX,
+// not std::filesystem: the wheel's libraries need no libstdc++ newer than GCC 8's.)
+std::string make_directories(const std::string& path) {
+  for (std::size_t end = 1; end <= path.size(); ++end) {
+    if (end < path.size() && path[end] != '/') continue;
+    const std::string part = path.substr(0, end);
+    if (::mkdir(part.c_str(), 0777) != 0 && errno != EEXIST) return std::strerror(errno);
+  }
+  struct stat status;
+  if (::stat(path.c_str(), &status) != 0) return std::strerror(errno);
+  return S_ISDIR(status.st_mode) ? "" : "not a directory";
+}
+
 }  // namespace
 
 std::string file_for(const std::string& directory, const std::string& name, const std::string& key,
@@ -62,7 +82,7 @@ std::string file_for(const std::string& directory, const std::string& name, cons
     safe += plain ? c : '_';
   }
   const char* suffix = host ? ".hostcache" : ".ptxcache";
-  return (std::filesystem::path(directory) / (safe + "-" + checksum_of(key) + suffix)).string();
+  return join_path(directory, safe + "-" + checksum_of(key) + suffix);
 }
 
 std::optional<runtime::KernelCode> load(const std::string& directory, const std::string& name,
@@ -74,10 +94,9 @@ std::optional<runtime::KernelCode> load(const std::string& directory, const std:
     return std::nullopt;
   };
   // Opening a FIFO would wait for a writer: look at what is there first.
-  std::error_code error;
-  const auto status = std::filesystem::status(path, error);
-  if (error || status.type() == std::filesystem::file_type::not_found) return miss("");
-  if (status.type() != std::filesystem::file_type::regular)
+  struct stat status;
+  if (::stat(path.c_str(), &status) != 0) return miss("");
+  if (!S_ISREG(status.st_mode))
     return miss(path + " is not a regular file; the kernel is compiled instead");
   std::ifstream file(path, std::ios::binary);
   if (!file) return miss("cannot read " + path + "; the kernel is compiled instead");
@@ -115,9 +134,8 @@ std::optional<runtime::KernelCode> load(const std::string& directory, const std:
 
 std::string store(const std::string& directory, const std::string& name, const std::string& key,
                   bool host, const runtime::KernelCode& code) {
-  std::error_code error;
-  std::filesystem::create_directories(directory, error);
-  if (error) return "cannot create " + directory + ": " + error.message();
+  if (std::string why = make_directories(directory); !why.empty())
+    return "cannot create " + directory + ": " + why;
   const std::string path = file_for(directory, name, key, host);
   static std::atomic<unsigned> counter{0};
   const std::string aside =
@@ -135,15 +153,14 @@ std::string store(const std::string& directory, const std::string& name, const s
     file.write(text.data(), static_cast<std::streamsize>(text.size()));
     file.close();
     if (!file) {
-      std::filesystem::remove(aside, error);
+      ::unlink(aside.c_str());
       return "cannot write " + aside;
     }
   }
-  std::filesystem::rename(aside, path, error);
-  if (error) {
-    std::error_code ignored;
-    std::filesystem::remove(aside, ignored);
-    return "cannot rename " + aside + " to " + path + ": " + error.message();
+  if (::rename(aside.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(aside.c_str());
+    return "cannot rename " + aside + " to " + path + ": " + why;
   }
   return "";
 }

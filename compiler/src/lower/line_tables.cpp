@@ -1,9 +1,9 @@
 #include "line_tables.hpp"
 
 #include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/Support/Path.h>
 
 #include <cstdint>
-#include <filesystem>
 
 namespace cudajit::lower {
 
@@ -20,8 +20,9 @@ LineTables::LineTables(llvm::Module& module, const std::string& file)
 llvm::DIFile* LineTables::file(const std::string& path) {
   llvm::DIFile*& found = files_[path];
   if (found == nullptr) {
-    const std::filesystem::path source(path.empty() ? "<unknown>" : path);
-    found = builder_.createFile(source.filename().string(), source.parent_path().string());
+    const std::string source = path.empty() ? "<unknown>" : path;
+    found = builder_.createFile(llvm::sys::path::filename(source),
+                                llvm::sys::path::parent_path(source));
   }
   return found;
 }

@@ -6,13 +6,13 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Linker/Linker.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
@@ -303,8 +303,7 @@ std::vector<std::string> libdevice_candidates() {
 std::string libdevice_path() {
   std::string tried;
   for (const std::string& path : libdevice_candidates()) {
-    std::error_code error;
-    if (std::filesystem::is_regular_file(path, error)) return path;
+    if (llvm::sys::fs::is_regular_file(path)) return path;
     tried += (tried.empty() ? "" : ", ") + path;
   }
   throw std::runtime_error(

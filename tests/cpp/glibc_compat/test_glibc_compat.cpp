@@ -18,6 +18,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -58,6 +59,14 @@ int __wrap_pthread_sigmask(int, const sigset_t*, sigset_t*);
 void* __wrap__ZNKRSt7__cxx1115basic_stringbufIcSt11char_traitsIcESaIcEE3strEv(void*, const void*);
 void __wrap__ZNSt15__exception_ptr13exception_ptr9_M_addrefEv(void*);
 void __wrap__ZNSt15__exception_ptr13exception_ptr10_M_releaseEv(void*);
+int cudajit_cond_clockwait_fallback(pthread_cond_t*, pthread_mutex_t*, clockid_t,
+                                    const struct timespec*);
+void __wrap__ZNSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEEC1Ev(void*);
+double __wrap_exp(double);
+double __wrap_exp2(double);
+double __wrap_log(double);
+double __wrap_log2(double);
+double __wrap_pow(double, double);
 }
 
 namespace {
@@ -175,6 +184,8 @@ TEST_CASE("pthread_once, rwlocks, attributes and the signal mask", "[glibc_compa
 }
 
 TEST_CASE("pthread_cond_clockwait times out on the clock it is given", "[glibc_compat]") {
+  // glibc's own (2.30 and later, found at run time), and the fallback older glibc gets.
+  auto* clockwait = GENERATE(&__wrap_pthread_cond_clockwait, &cudajit_cond_clockwait_fallback);
   pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
   pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&mutex);
@@ -189,7 +200,7 @@ TEST_CASE("pthread_cond_clockwait times out on the clock it is given", "[glibc_c
     const auto start = std::chrono::steady_clock::now();
     int result;
     do {
-      result = __wrap_pthread_cond_clockwait(&cond, &mutex, clock, &deadline);
+      result = clockwait(&cond, &mutex, clock, &deadline);
     } while (result == 0);  // spurious wake-ups
     CHECK(result == ETIMEDOUT);
     CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(19));
@@ -199,10 +210,10 @@ TEST_CASE("pthread_cond_clockwait times out on the clock it is given", "[glibc_c
            (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec)));
   }
   struct timespec past = {0, 0};
-  CHECK(__wrap_pthread_cond_clockwait(&cond, &mutex, CLOCK_MONOTONIC, &past) == ETIMEDOUT);
-  CHECK(__wrap_pthread_cond_clockwait(&cond, &mutex, CLOCK_PROCESS_CPUTIME_ID, &past) == EINVAL);
+  CHECK(clockwait(&cond, &mutex, CLOCK_MONOTONIC, &past) == ETIMEDOUT);
+  CHECK(clockwait(&cond, &mutex, CLOCK_PROCESS_CPUTIME_ID, &past) == EINVAL);
   struct timespec bad = {0, 1'000'000'000};
-  CHECK(__wrap_pthread_cond_clockwait(&cond, &mutex, CLOCK_MONOTONIC, &bad) == EINVAL);
+  CHECK(clockwait(&cond, &mutex, CLOCK_MONOTONIC, &bad) == EINVAL);
   pthread_mutex_unlock(&mutex);
 }
 
@@ -326,4 +337,46 @@ TEST_CASE("libstdc++ 11's symbols through their older twins", "[glibc_compat]") 
     CHECK(second == nullptr);  // cleared, so its destructor does nothing
   }
   CHECK(alive == 0);
+}
+
+TEST_CASE("std::stringstream's default constructor through the one with the open mode",
+          "[glibc_compat]") {
+  alignas(std::stringstream) unsigned char storage[sizeof(std::stringstream)];
+  __wrap__ZNSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEEC1Ev(storage);
+  auto& stream = *reinterpret_cast<std::stringstream*>(storage);
+  stream << "x = " << 42;
+  int read = 0;
+  std::string word, equals;
+  stream >> word >> equals >> read;  // in | out: what was written reads back
+  CHECK(word == "x");
+  CHECK(read == 42);
+  stream.~basic_stringstream();
+}
+
+TEST_CASE("exp, exp2, log, log2 and pow give glibc's values and errno", "[glibc_compat]") {
+  for (double x : {-745.2, -1.5, -0.0, 0.0, 1e-310, 0.5, 1.0, 2.0, 709.7, 710.0, 1e308}) {
+    errno = 0;
+    const double expected = exp(x);
+    const int expected_errno = errno;
+    errno = 0;
+    CHECK(__wrap_exp(x) == expected);
+    CHECK(errno == expected_errno);
+    CHECK(__wrap_exp2(x) == exp2(x));
+    if (x > 0) {
+      CHECK(__wrap_log(x) == log(x));
+      CHECK(__wrap_log2(x) == log2(x));
+    }
+    const double root = __wrap_pow(x, 0.5);
+    CHECK((root == pow(x, 0.5) || (std::isnan(root) && std::isnan(pow(x, 0.5)))));
+  }
+  errno = 0;
+  CHECK(std::isinf(__wrap_log(0.0)));
+  CHECK(errno == ERANGE);  // a pole error, as POSIX says
+  errno = 0;
+  CHECK(std::isnan(__wrap_log(-1.0)));
+  CHECK(errno == EDOM);
+  errno = 0;
+  CHECK(std::isinf(__wrap_exp(1000.0)));
+  CHECK(errno == ERANGE);
+  CHECK(__wrap_pow(2.0, 10.0) == 1024.0);
 }
