@@ -143,6 +143,18 @@ CUDAJIT_SHIM int __wrap_pthread_attr_getstack(const pthread_attr_t* attr, void**
 
 extern "C" void* cudajit_dlsym(void*, const char*);
 CUDAJIT_BIND(cudajit_dlsym, "dlsym@GLIBC_2.2.5");
+extern "C" char* cudajit_dlerror(void);
+CUDAJIT_BIND(cudajit_dlerror, "dlerror@GLIBC_2.2.5");
+
+// The running glibc's function `name`, or null where it is older: errno and dlerror() are
+// left as they were for the program.
+static void* glibc_function(const char* name) {
+  const int saved_errno = errno;
+  void* found = cudajit_dlsym(RTLD_DEFAULT, name);
+  if (!found) cudajit_dlerror();
+  errno = saved_errno;
+  return found;
+}
 
 // pthread_cond_clockwait before glibc 2.30: the same wait, with pthread_cond_timedwait on the
 // condition variable's clock, CLOCK_REALTIME (libstdc++ makes its condition variables with the
@@ -174,8 +186,7 @@ CUDAJIT_SHIM int cudajit_cond_clockwait_fallback(pthread_cond_t* cond, pthread_m
 CUDAJIT_SHIM int __wrap_pthread_cond_clockwait(pthread_cond_t* cond, pthread_mutex_t* mutex,
                                                clockid_t clock, const struct timespec* deadline) {
   using Clockwait = int (*)(pthread_cond_t*, pthread_mutex_t*, clockid_t, const struct timespec*);
-  static const Clockwait glibc =
-      reinterpret_cast<Clockwait>(cudajit_dlsym(RTLD_DEFAULT, "pthread_cond_clockwait"));
+  static const auto glibc = reinterpret_cast<Clockwait>(glibc_function("pthread_cond_clockwait"));
   return (glibc ? glibc : cudajit_cond_clockwait_fallback)(cond, mutex, clock, deadline);
 }
 
@@ -191,8 +202,6 @@ extern "C" int cudajit_dlclose(void*);
 CUDAJIT_BIND(cudajit_dlclose, "dlclose@GLIBC_2.2.5");
 CUDAJIT_SHIM int __wrap_dlclose(void* handle) { return cudajit_dlclose(handle); }
 
-extern "C" char* cudajit_dlerror(void);
-CUDAJIT_BIND(cudajit_dlerror, "dlerror@GLIBC_2.2.5");
 CUDAJIT_SHIM char* __wrap_dlerror(void) { return cudajit_dlerror(); }
 
 extern "C" int cudajit_dladdr(const void*, Dl_info*);
@@ -259,16 +268,8 @@ extern "C" struct mallinfo cudajit_mallinfo(void);
 CUDAJIT_BIND(cudajit_mallinfo, "mallinfo@GLIBC_2.2.5");
 using Mallinfo2 = struct mallinfo2 (*)(void);
 
-static Mallinfo2 find_mallinfo2() {
-  const int saved_errno = errno;
-  auto* found = reinterpret_cast<Mallinfo2>(cudajit_dlsym(RTLD_DEFAULT, "mallinfo2"));
-  if (!found) cudajit_dlerror();  // leaves no error behind for the program's next dlerror()
-  errno = saved_errno;
-  return found;
-}
-
 CUDAJIT_SHIM struct mallinfo2 __wrap_mallinfo2(void) {
-  static const Mallinfo2 glibc_mallinfo2 = find_mallinfo2();
+  static const auto glibc_mallinfo2 = reinterpret_cast<Mallinfo2>(glibc_function("mallinfo2"));
   if (glibc_mallinfo2) return glibc_mallinfo2();
   const struct mallinfo old = cudajit_mallinfo();
   struct mallinfo2 info;
