@@ -604,8 +604,39 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
             supported = " ".join(f".{m}()" for m in METHODS)
             raise self._error(f"method '.{method}()' is not supported in kernels; "
                               f"supported: {supported}", node.func)
+        if method in ("reshape", "view"):
+            return self._array_method(node, receiver, method)
         return IRNode("method", self._loc(node), receiver, method,
                       *(self._expr(a) for a in node.args))
+
+    def _array_method(self, node: ast.Call, receiver: IRNode, method: str) -> IRNode:
+        """a.reshape(shape) and a.view(dtype): views of the same memory, with the code of the
+        ValueError the kernel raises where NumPy's would (a shape of another size, a
+        non-contiguous array, a last axis the new dtype does not divide)."""
+        node = self._check_call_syntax(node)
+        if method == "view":
+            if len(node.args) != 1:
+                raise self._error(f".view() takes one dtype; got {len(node.args)} arguments",
+                                  node)
+            dtype = self._static_dtype(node.args[0], ".view")
+            if isinstance(dtype, cjtypes.Record):
+                raise self._error(".view() of records is not supported in kernels", node)
+            error = ValueError("the last axis of the array is not contiguous, or its size in "
+                               f"bytes is not a multiple of {dtype}'s")
+            code = self.module.add_exception(type(error), error.args, self.filename,
+                                             node.lineno, self.pyfunc.__name__)
+            return IRNode("method", self._loc(node), receiver, f"view.{dtype}.{code}")
+        args = node.args
+        if len(args) == 1 and isinstance(args[0], ast.Tuple):
+            args = args[0].elts  # a.reshape((m, n)) as a.reshape(m, n)
+        if not args:
+            raise self._error(".reshape() takes a shape", node)
+        error = ValueError("cannot reshape the array: the new shape has another size, or the "
+                           "array is not contiguous")
+        code = self.module.add_exception(type(error), error.args, self.filename, node.lineno,
+                                         self.pyfunc.__name__)
+        return IRNode("method", self._loc(node), receiver, f"reshape.{code}",
+                      *(self._expr(a) for a in args))
 
     def _call(self, callee: Resolved, node: ast.Call) -> IRNode:
         loc, spelled = self._loc(node), ast.unparse(node.func)

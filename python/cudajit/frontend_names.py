@@ -20,7 +20,7 @@ from .frontend_static import is_number as _is_number
 from .frontend_ufuncs import UFUNCS
 from .kernel_ir import IRNode
 
-METHODS = ("conjugate", "bit_count")
+METHODS = ("conjugate", "bit_count", "reshape", "view")
 PYTHON_BUILTINS = ("range", "len", "min", "max", "abs", "int", "float", "bool", "complex", "round")
 MATH_CONSTANTS = ("pi", "e", "inf", "nan", "tau")
 DIM3_NAMES = tuple(d.name for d in intrinsics.DIM3_INTRINSICS)

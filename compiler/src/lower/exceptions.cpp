@@ -168,6 +168,9 @@ bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name)
 bool contains_raise(const std::vector<ir::NodePtr>& nodes) {
   for (const auto& n : nodes) {
     if (n->kind == ir::NodeKind::Raise || n->kind == ir::NodeKind::Assert) return true;
+    if (n->kind == ir::NodeKind::Method &&  // a.reshape() / a.view() raise what NumPy would
+        (n->text.starts_with("reshape.") || n->text.starts_with("view.")))
+      return true;
     if (contains_raise(n->children)) return true;
   }
   return false;

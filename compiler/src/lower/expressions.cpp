@@ -53,7 +53,8 @@ llvm::Value* FunctionLowering::expr(const Node& n) {
       return subscript(n);
     case NodeKind::Attr:
       return attribute(n);
-    case NodeKind::Method: {  // conjugate() and bit_count(), the methods typing accepts
+    case NodeKind::Method: {  // conjugate() and bit_count(); reshape and view of arrays
+      if (type_of(n.child(0)).is_array()) return array_method(n);
       llvm::Value* v = expr(n.child(0));
       const Type& t = type_of(n.child(0));
       if (n.text == "bit_count") {

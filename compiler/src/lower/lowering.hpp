@@ -241,6 +241,10 @@ class FunctionLowering {
   void store_field(const ir::Node& target, llvm::Value* value, const Type& value_type);
   void copy_record(llvm::Value* to, llvm::Value* from, const Type& t);
   llvm::Value* tuple_item(llvm::Value* tuple, const Type& t, const ir::Node& n, llvm::Value* index);
+  // array_views.cpp
+  llvm::Value* array_method(const ir::Node& n);  // a.reshape(...), a.view(dtype)
+  llvm::Value* array_reshape(const ir::Node& n);
+  llvm::Value* array_view_as(const ir::Node& n);
 
   // builtins.cpp
   llvm::Value* call_builtin(const ir::Node& n);

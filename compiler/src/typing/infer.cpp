@@ -437,6 +437,8 @@ class FunctionTyper {
       case NodeKind::Method: {
         auto v = expr(n.child(0));
         if (!v) return std::nullopt;
+        if (n.text.starts_with("reshape.") || n.text.starts_with("view."))
+          return array_method(n, *v);
         if (n.text == "conjugate" && n.size() == 1 && v->is_scalar()) return v;
         // int.bit_count(): the ones of |x|, as Python counts them (an int).
         if (n.text == "bit_count" && n.size() == 1 && v->is_scalar() &&
@@ -626,6 +628,38 @@ class FunctionTyper {
                                        : "";
     if (v->is_record_array()) has += field_list(*v);
     type_error(n, describe(*v) + " has no attribute '" + name + "' in a kernel" + has);
+  }
+
+  // a.reshape(...) (reshape.CODE, the new extents as ints or one tuple of them) and
+  // a.view(dtype) (view.DTYPE.CODE): views of the array's memory; C-contiguous for reshape.
+  std::optional<Type> array_method(const Node& n, const Type& v) {
+    const std::string method = n.text.substr(0, n.text.find('.'));
+    if (!v.is_array()) type_error(n, describe(v) + " has no method '" + method + "' in a kernel");
+    if (method == "view") {
+      std::string_view rest = std::string_view(n.text).substr(5);
+      auto dtype = scalar_from_name(rest.substr(0, rest.find('.')));
+      if (!dtype) type_error(n, ".view(): unknown dtype '" + std::string(rest) + "'");
+      if (v.record_layout()) type_error(n, ".view() of an array of records is not supported");
+      // Wider items than the array's may start anywhere its own did: read them unaligned.
+      const bool aligned = v.aligned() && alignment(*dtype) <= alignment(v.dtype());
+      return Type::array(*dtype, v.ndim(), v.layout(), v.readonly()).with_aligned(aligned);
+    }
+    std::vector<Type> extents;
+    for (size_t i = 1; i < n.size(); ++i) {
+      auto t = expr(n.child(i));
+      if (!t) return std::nullopt;  // not known yet: the next pass knows
+      if (t->is_tuple() && n.size() == 2)
+        extents = t->elements();
+      else
+        extents.push_back(*t);
+    }
+    for (const Type& e : extents)
+      if (!e.is_scalar() || !(is_integer(e.scalar()) || e.scalar() == Scalar::Bool))
+        type_error(n, ".reshape() takes integers (or one tuple of them); got " + describe(e));
+    if (extents.empty() || extents.size() > 4)
+      type_error(
+          n, ".reshape() makes arrays of 1 to 4 dimensions; got " + std::to_string(extents.size()));
+    return v.with_dims(static_cast<int>(extents.size()), Layout::C);
   }
 
   // r.f (or r['f']) of a record: a number, or a view of a nested array; a.f of an array of
