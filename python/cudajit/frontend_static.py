@@ -144,9 +144,10 @@ class CompileTimeValues:
         except TypeError as exc:
             raise self._error(f"array '{spelled}' cannot be frozen into the kernel: {exc}",
                               node) from None
-        if not 1 <= array.ndim <= 4:
+        if not 1 <= array.ndim <= cjtypes.MAX_ARRAY_NDIM:
             raise self._error(f"array '{spelled}' cannot be frozen into the kernel: it has "
-                              f"{array.ndim} dimensions (1 to 4 are supported)", node)
+                              f"{array.ndim} dimensions (1 to {cjtypes.MAX_ARRAY_NDIM} are "
+                              "supported)", node)
         if array.nbytes > CONSTANT_MEMORY_BYTES:
             raise self._error(f"array '{spelled}' ({array.nbytes} bytes) is larger than the "
                               f"{CONSTANT_MEMORY_BYTES // 1024} KiB of constant memory it "

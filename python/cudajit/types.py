@@ -29,7 +29,7 @@ __all__ = [
     "complex64", "complex128", "c8", "c16", "csingle", "cdouble",
 ]
 
-MAX_ARRAY_NDIM = 4
+MAX_ARRAY_NDIM = 8  # the compiler's kMaxArrayDims
 LAYOUTS = ("C", "F", "A")
 
 
@@ -152,7 +152,7 @@ class Record(Type):
 
 
 class Array(Type):
-    """An array of ``dtype`` (a number type or a Record) with ``ndim`` dimensions (1 to 4)
+    """An array of ``dtype`` (a number type or a Record) with ``ndim`` dimensions (1 to 8)
     and a layout: "C" (C-contiguous), "F" (Fortran-contiguous) or "A" (any strides)."""
 
     def __init__(self, dtype: "ScalarType | Record", ndim: int, layout: str,

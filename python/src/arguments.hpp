@@ -26,8 +26,8 @@ struct ArgValue {
   Type type;
   // arrays
   void* data = nullptr;
-  std::array<int64_t, 4> shape{};
-  std::array<int64_t, 4> strides{};
+  std::array<int64_t, kMaxArrayDims> shape{};
+  std::array<int64_t, kMaxArrayDims> strides{};
   py::handle object;                   // the argument itself (host arrays: to copy back)
   py::object host_base;                // host arrays: the owner of their memory
   runtime::Device* device = nullptr;   // device arrays: where the memory is

@@ -26,7 +26,7 @@ struct DeviceArray {
   // null for numbers.
   std::shared_ptr<const RecordLayout> record;
   py::object record_dtype;
-  static constexpr int kMaxDims = 8;  // kernels take 1 to 4; the array API allows more
+  static constexpr int kMaxDims = kMaxArrayDims;  // as many as kernels take
   int ndim = 1;
   std::array<int64_t, kMaxDims> shape{};
   std::array<int64_t, kMaxDims> strides{};

@@ -1124,6 +1124,13 @@ TEST_CASE("malformed record spellings are refused with the reason", "[typing]") 
           "lies outside the record's 8 bytes");  // the product would overflow
 }
 
+TEST_CASE("arrays have 1 to 8 dimensions", "[typing]") {
+  CHECK(T("array(float64, 8d, A)").ndim() == 8);
+  CHECK(T("array(float64, 8d, A)").str() == "array(float64, 8d, A)");
+  refused("array(float64, 9d, A)", "ndim must be 1d to 8d");
+  refused("array(float64, 0d, A)", "ndim must be 1d to 8d");
+}
+
 TEST_CASE("tuple types parse from their spelling and print it back", "[typing]") {
   for (const char* spelling :
        {"UniTuple(float64 x 3)", "Tuple(int32, float32)", "Tuple()",

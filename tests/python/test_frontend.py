@@ -820,7 +820,7 @@ def test_array_type_properties_and_copy():
     lambda: cjtypes.float32[::2],
     lambda: cjtypes.float32[:, ::1, :],
     lambda: cjtypes.float32[::1, ::1],
-    lambda: cjtypes.float32[:, :, :, :, :],
+    lambda: cjtypes.float32[:, :, :, :, :, :, :, :, :],
 ])
 def test_bad_array_type_subscripts_raise_type_error(make):
     with pytest.raises(TypeError):
@@ -926,8 +926,8 @@ def test_typeof_read_only_array_is_readonly():
 
 
 @pytest.mark.parametrize("array, message", [
-    (np.zeros((), np.float32), "1 to 4 dimensions; got 0"),
-    (np.zeros((1,) * 5, np.float32), "1 to 4 dimensions; got 5"),
+    (np.zeros((), np.float32), "1 to 8 dimensions; got 0"),
+    (np.zeros((1,) * 9, np.float32), "1 to 8 dimensions; got 9"),
     (np.zeros(3, np.longdouble), "unsupported array dtype float128; expected one of bool, int8"),
     (np.zeros(3, ">f4"), "array dtype must have the native byte order; got '>f4'"),
     (np.zeros(3, object), "unsupported array dtype object"),

@@ -127,7 +127,8 @@ def test_a_view_numpy_refuses_raises_value_error(make):
 @pytest.mark.parametrize("body, message", [
     ("y = a.reshape(2.5, 4)", r"\.reshape\(\) takes integers \(or one tuple of them\); got "
                               r"float64"),
-    ("y = a.reshape(1, 1, 1, 1, 12)", r"\.reshape\(\) makes arrays of 1 to 4 dimensions; got 5"),
+    ("y = a.reshape(1, 1, 1, 1, 1, 1, 1, 1, 12)",
+     r"\.reshape\(\) makes arrays of 1 to 8 dimensions; got 9"),
     ("y = a.reshape()", r"\.reshape\(\) takes a shape"),
     ("y = a.view()", r"\.view\(\) takes one dtype; got 0 arguments"),
     ("y = a[0].reshape(1)", r"float64 has no method 'reshape' in a kernel"),

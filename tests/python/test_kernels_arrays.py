@@ -516,3 +516,34 @@ def test_indices_that_cannot_be_negative_index_from_the_start():
         for i in range(6)
     ]
     np.testing.assert_array_equal(out, expected)
+
+
+@cuda.jit
+def scale_8d(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        s = a.shape
+        k = i
+        i7 = k % s[7]
+        k //= s[7]
+        i6 = k % s[6]
+        k //= s[6]
+        i5 = k % s[5]
+        k //= s[5]
+        i4 = k % s[4]
+        k //= s[4]
+        i3 = k % s[3]
+        k //= s[3]
+        i2 = k % s[2]
+        k //= s[2]
+        i1 = k % s[1]
+        out[k // s[1], i1, i2, i3, i4, i5, i6, i7] = 2 * a[k // s[1], i1, i2, i3, i4, i5, i6, i7]
+
+
+@pytest.mark.parametrize("view", ["C", "strided", "F"])
+def test_arrays_of_up_to_8_dimensions(view):
+    a = np.arange(2 * 3 * 1 * 2 * 2 * 1 * 3 * 2, dtype=np.float64).reshape(2, 3, 1, 2, 2, 1, 3, 2)
+    a = {"C": a, "strided": a[:, ::2], "F": np.asfortranarray(a)}[view]
+    out = np.zeros(a.shape)
+    scale_8d[1, 256](cuda.to_device(a), out)
+    np.testing.assert_array_equal(out, 2 * a)

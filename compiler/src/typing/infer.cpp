@@ -656,9 +656,9 @@ class FunctionTyper {
     for (const Type& e : extents)
       if (!e.is_scalar() || !(is_integer(e.scalar()) || e.scalar() == Scalar::Bool))
         type_error(n, ".reshape() takes integers (or one tuple of them); got " + describe(e));
-    if (extents.empty() || extents.size() > 4)
-      type_error(
-          n, ".reshape() makes arrays of 1 to 4 dimensions; got " + std::to_string(extents.size()));
+    if (extents.empty() || extents.size() > kMaxArrayDims)
+      type_error(n, ".reshape() makes arrays of 1 to " + std::to_string(kMaxArrayDims) +
+                        " dimensions; got " + std::to_string(extents.size()));
     return v.with_dims(static_cast<int>(extents.size()), Layout::C);
   }
 
@@ -677,9 +677,10 @@ class FunctionTyper {
                         : Type::record_array(f->record, outer, Layout::A, v.readonly());
     const int ndim = outer + static_cast<int>(f->shape.size());
     if (ndim == 0) return Type::scalar(element_value(f->dtype));
-    if (ndim > 4)
+    if (ndim > kMaxArrayDims)
       type_error(n, "the field '" + f->name + "' of " + describe(v) + " would be a view of " +
-                        std::to_string(ndim) + " dimensions; kernels take at most 4");
+                        std::to_string(ndim) + " dimensions; kernels take at most " +
+                        std::to_string(kMaxArrayDims));
     const bool aligned = v.record_layout()->field_aligned(*f) && (v.is_record() || v.aligned());
     return Type::array(f->dtype, ndim, outer == 0 ? Layout::C : Layout::A, v.readonly())
         .with_aligned(aligned);

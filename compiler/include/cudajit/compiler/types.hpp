@@ -36,6 +36,9 @@ enum class Scalar : uint8_t {
 // Memory layout of an array argument: C- or Fortran-contiguous, or any strides.
 enum class Layout : uint8_t { C, F, A };
 
+// Arrays in kernels have 1 to kMaxArrayDims dimensions (one digit in a type's spelling).
+inline constexpr int kMaxArrayDims = 8;
+
 bool is_integer(Scalar s);
 bool is_signed(Scalar s);
 bool is_float(Scalar s);  // float16, float32, float64 (not bfloat16: see above)
