@@ -494,6 +494,14 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
         if getattr(value, "_cudajit_kernel_pyfunc", None) is not None:
             # As in Numba, a kernel called from a kernel is compiled as a device function.
             return _DeviceFunction(value._cudajit_kernel_pyfunc)
+        if _is_numba_cpu_dispatcher(value):
+            # numba.jit without a signature: compiled for the kernel as a device function, as
+            # numba.cuda compiles it; with one, Numba refuses it ("cpu function on device").
+            if not value._can_compile:
+                raise self._error(f"'{spelled}' is a numba.jit function with an explicit "
+                                  "signature, which kernels cannot call (Numba refuses it too); "
+                                  "drop the signature, or use @cuda.jit(device=True)", node)
+            return _DeviceFunction(value.py_func)
         raise self._error(self._unsupported_object_message(value, spelled), node)
 
     @staticmethod
@@ -705,6 +713,13 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
 
     def _args(self, node: ast.Call) -> list[IRNode]:
         return [self._expr(a) for a in node.args]
+
+
+def _is_numba_cpu_dispatcher(value: Any) -> bool:
+    """A @numba.jit function (Numba need not be installed for the test)."""
+    return (type(value).__name__ == "CPUDispatcher"
+            and type(value).__module__.split(".")[0] == "numba"
+            and isinstance(getattr(value, "py_func", None), FunctionType))
 
 
 # ---------------------------------------------------------------------------

@@ -699,3 +699,45 @@ def test_a_lambda_reading_the_kernels_variables_cannot_be_passed_on():
     with pytest.raises(cuda.CompileError, match=r"function 'shift' reads variables of the "
                                                 r"function that defines it \(k\)"):
         kernel[1, 1](np.zeros(2))
+
+
+class CPUDispatcher:
+    """Stands in for numba.jit's dispatcher (numba is not a test dependency): what cudajit
+    reads of one, its Python function and whether it compiles for other argument types."""
+
+    __module__ = "numba.core.registry"
+
+    def __init__(self, py_func, signature=None):
+        self.py_func = py_func
+        self._can_compile = signature is None
+
+    def __call__(self, *args):
+        return self.py_func(*args)
+
+
+def _add(a, b):
+    return a + b
+
+
+def test_a_numba_jit_function_is_a_device_function_in_kernels():
+    add = CPUDispatcher(_add)
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = add(out[1], 2.5)
+
+    out = np.array([0.0, 1.0])
+    kernel[1, 1](out)
+    assert out[0] == 3.5
+
+
+def test_a_numba_jit_function_with_a_signature_is_refused_as_numba_refuses_it():
+    add = CPUDispatcher(_add, signature="(i4, i4)")
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = add(1, 2)
+
+    with pytest.raises(cuda.CompileError, match=r"'add' is a numba.jit function with an explicit "
+                                                r"signature, which kernels cannot call"):
+        kernel[1, 1](np.zeros(1))
