@@ -61,6 +61,7 @@ def test_reshape_of_a_contiguous_slice_and_a_2d_array_to_1d():
     ("a", (-1, -1)),  # two unknowns
     ("a", (-2, 12)),  # a negative extent
     ("a.reshape(4, 6)[:, ::2]", (12,)),  # not contiguous
+    ("a[:0]", (2**32, 2**32)),  # extents whose product wraps to the size, 0
 ])
 def test_a_reshape_numpy_refuses_raises_value_error(make, shape):
     body = f"y = ({make}).reshape(shape)\nout[0] = y.size"

@@ -2,6 +2,8 @@
 // NumPy makes them for a contiguous array. What NumPy refuses (a shape of another size, a
 // non-contiguous array, a last axis the new dtype does not divide) raises the ValueError the
 // front end registered (its code ends the method's name), as a raise in the kernel does.
+#include <llvm/IR/Intrinsics.h>
+
 #include "lowering.hpp"
 
 namespace cudajit::lower {
@@ -69,11 +71,15 @@ llvm::Value* FunctionLowering::array_reshape(const Node& n) {
   llvm::Value* inferred =
       b_.CreateSDiv(size, b_.CreateSelect(known_zero, int64(1), known));  // no division by 0
   llvm::Value* total = int64(1);
+  llvm::Value* overflows = b_.getFalse();  // extents whose product wraps (to the size, even)
   for (llvm::Value*& e : extents) {
     e = b_.CreateSelect(b_.CreateICmpEQ(e, int64(-1)), inferred, e);
-    total = b_.CreateMul(total, e);
+    llvm::Value* product = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, total, e);
+    total = b_.CreateExtractValue(product, {0});
+    overflows = b_.CreateOr(overflows, b_.CreateExtractValue(product, {1}));
   }
   llvm::Value* fails = b_.CreateOr(negative, b_.CreateICmpUGT(unknowns, int64(1)));
+  fails = b_.CreateOr(fails, overflows);
   fails = b_.CreateOr(fails, b_.CreateICmpNE(total, size));
   fails = b_.CreateOr(fails, b_.CreateNot(contiguous));
   fails = b_.CreateOr(fails, b_.CreateAnd(b_.CreateICmpEQ(unknowns, int64(1)), known_zero));
