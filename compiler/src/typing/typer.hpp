@@ -19,6 +19,15 @@ namespace cudajit::typing {
 // `out` receives constants the call folds (cuda.grid's dimension count).
 Type type_builtin_call(const ir::Node& call, const std::vector<Type>& args, TypedFunction& out);
 
+// views.cpp. r.f (or r['f']) of a record: a number, a view of a nested array, or a record
+// inside it; a.f of an array of records: that field in every record, a strided view.
+Type field_type(const ir::Node& n, const Type& v);
+Type field_type(const ir::Node& n, const Type& v, const RecordField* f);
+std::string field_list(const Type& v);  // "; its fields: .a .b", for messages
+// a.reshape(...) (method reshape.CODE, `args` the extents' types: ints or one tuple of them)
+// and a.view(dtype) (view.DTYPE.CODE): views of the array's memory, C order for reshape.
+Type array_method_type(const ir::Node& n, const Type& v, const std::vector<Type>& args);
+
 // Numba's conversions between scalar types, from best to worst; None: no conversion.
 enum class Conversion { Exact, Promote, Safe, Unsafe, None };
 Conversion conversion(Scalar from, Scalar to);
