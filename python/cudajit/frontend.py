@@ -448,6 +448,9 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
                 return self._attribute_of_namespace(base, node)
             if isinstance(base, _EnumClass):
                 return self._classify(self._static_value(node), node)
+            if node.attr == "value" and isinstance(node.value, ast.Attribute) \
+                    and isinstance(self._resolve(node.value.value), _EnumClass):
+                return self._classify(self._static_value(node), node)  # Color.red.value
             # .shape, .real, a record's field ...: the compiler knows the value's type.
             return IRNode("attr", self._loc(node), self._as_value(base, node.value), node.attr)
         return self._expr(node)

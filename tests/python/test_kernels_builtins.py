@@ -417,6 +417,16 @@ def test_int_enum_members_are_their_integer_values(device, x):
     np.testing.assert_array_equal(got, expected)
 
 
+def test_a_plain_enum_members_value_compares_with_run_time_values(device):
+    @cuda.jit
+    def kernel(x, out):
+        out[0] = x == _Color.red.value
+
+    out = np.zeros(1, np.bool_)
+    kernel[1, 1](_Color.red.value, out)
+    assert out[0]
+
+
 def test_a_missing_enum_member_is_a_compile_error_naming_it():
     def kernel(out):
         out[0] = _Color["blue"] == _Color.red
