@@ -374,6 +374,7 @@ py::tuple Dispatcher::apply_extensions(const py::args& args, runtime::Stream& st
 Dispatcher::Prepared Dispatcher::prepare(runtime::Device& device, runtime::Stream& stream,
                                          const py::args& given) {
   Prepared p;
+  p.values.swap(spare_values_);  // empty, with the last launch's capacity
   py::args args = given;
   if (PyList_GET_SIZE(extensions_.ptr()) != 0)
     args = py::args(apply_extensions(given, stream, p.writeback_list()));
@@ -473,6 +474,15 @@ void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Di
   release_pending_python_objects();
   runtime::Stream& s = *stream;
   Prepared p = prepare(device, s, args);
+  // Whatever happens, the argument list's buffer (not its items) serves the next launch.
+  struct Recycle {
+    std::vector<ArgValue>& used;
+    std::vector<ArgValue>& spare;
+    ~Recycle() {
+      used.clear();
+      if (spare.capacity() < used.capacity()) spare.swap(used);
+    }
+  } recycle{p.values, spare_values_};
   ProducerSync producers;
   for (const ArgValue& v : p.values)
     if (v.producer_stream) producers.before(device, v.producer_stream, s);

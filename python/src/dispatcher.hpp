@@ -101,6 +101,9 @@ class Dispatcher {
   std::vector<std::vector<Type>> declared_;
   std::deque<Specialization> specializations_;
   std::unordered_map<std::string, Specialization*> by_key_;
+  // The last launch's argument list, emptied: its buffer serves the next launch (an
+  // ArgValue is a third of a kilobyte; a few are past malloc's fastest sizes). GIL-held.
+  std::vector<ArgValue> spare_values_;
 };
 
 // kernel[griddim, blockdim, stream, sharedmem]: the device and stream are
