@@ -632,20 +632,18 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
             dtype = self._static_dtype(node.args[0], ".view")
             if isinstance(dtype, cjtypes.Record):
                 raise self._error(".view() of records is not supported in kernels", node)
-            error = ValueError("the last axis of the array is not contiguous, or its size in "
-                               f"bytes is not a multiple of {dtype}'s")
-            code = self.module.add_exception(type(error), error.args, self.filename,
-                                             node.lineno, self.pyfunc.__name__)
+            code = self._exception_code(ValueError, (
+                "the last axis of the array is not contiguous, or its size in bytes is not a "
+                f"multiple of {dtype}'s",), node)
             return IRNode("method", self._loc(node), receiver, f"view.{dtype}.{code}")
         args = node.args
         if len(args) == 1 and isinstance(args[0], ast.Tuple):
             args = args[0].elts  # a.reshape((m, n)) as a.reshape(m, n)
         if not args:
             raise self._error(".reshape() takes a shape", node)
-        error = ValueError("cannot reshape the array: the new shape has another size, or the "
-                           "array is not contiguous")
-        code = self.module.add_exception(type(error), error.args, self.filename, node.lineno,
-                                         self.pyfunc.__name__)
+        code = self._exception_code(ValueError, (
+            "cannot reshape the array: the new shape has another size, or the array is not "
+            "contiguous",), node)
         return IRNode("method", self._loc(node), receiver, f"reshape.{code}",
                       *(self._expr(a) for a in args))
 

@@ -36,8 +36,7 @@ class Exceptions:
                               f"'{ast.unparse(error.node)}' is not one", error.node) from None
         if not (isinstance(cls, type) and issubclass(cls, BaseException)):
             raise self._error(f"'{ast.unparse(exc)}' is not an exception class", exc)
-        code = self.module.add_exception(cls, values, self.filename, node.lineno,
-                                         self.pyfunc.__name__)
+        code = self._exception_code(cls, values, node)
         return [IRNode("raise", self._loc(node), str(code))]
 
     def _stmt_Assert(self, node: ast.Assert) -> list[IRNode]:
@@ -51,12 +50,16 @@ class Exceptions:
             except NotConstant as error:
                 raise self._error("an assert's message in a kernel must be a constant",
                                   error.node) from None
-        code = self.module.add_exception(AssertionError, message, self.filename, node.lineno,
-                                         self.pyfunc.__name__)
+        code = self._exception_code(AssertionError, message, node)
         return [IRNode("assert", self._loc(node), str(code), self._expr(node.test))]
 
     def _checked(self, check: str, error: BaseException, node: ast.AST, value: IRNode) -> IRNode:
         """`value` with debug=True's check (lower/exceptions.cpp) raising `error` there."""
-        code = self.module.add_exception(type(error), error.args, self.filename, node.lineno,
-                                         self.pyfunc.__name__)
+        code = self._exception_code(type(error), error.args, node)
         return IRNode("call", self._loc(node), f"debug.{check}.{code}", value)
+
+    def _exception_code(self, cls: type, args: tuple, node: ast.AST) -> int:
+        """The code of exception `cls(*args)` raised at `node`, in the module's table (the host
+        raises it after a launch with debug=True)."""
+        return self.module.add_exception(cls, args, self.filename, node.lineno,
+                                         self.pyfunc.__name__)

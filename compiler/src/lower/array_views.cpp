@@ -10,14 +10,6 @@ namespace cudajit::lower {
 
 using ir::Node;
 
-namespace {
-
-int64_t raise_code(const std::string& method) {
-  return std::stoll(method.substr(method.rfind('.') + 1));
-}
-
-}  // namespace
-
 llvm::Value* FunctionLowering::array_method(const Node& n) {
   return n.text.starts_with("view.") ? array_view_as(n) : array_reshape(n);
 }

@@ -103,7 +103,7 @@ void FunctionLowering::raise_if(llvm::Value* condition, int64_t code) {
 llvm::Value* FunctionLowering::checked(const Node& n) {
   const Node& inner = n.child(0);
   std::string_view name = n.text;
-  const int64_t code = std::stoll(std::string(name.substr(name.rfind('.') + 1)));
+  const int64_t code = raise_code(name);
   if (name.starts_with("debug.zerodiv.") && inner.kind == ir::NodeKind::BinOp) {
     llvm::Value* a = expr(inner.child(0));
     llvm::Value* b = expr(inner.child(1));
@@ -163,6 +163,10 @@ bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name)
     if (calls_builtin(n->children, name)) return true;
   }
   return false;
+}
+
+int64_t raise_code(std::string_view name) {
+  return std::stoll(std::string(name.substr(name.rfind('.') + 1)));
 }
 
 bool contains_raise(const std::vector<ir::NodePtr>& nodes) {

@@ -350,6 +350,8 @@ struct LoweredProgram {
 // per-thread entry) calling it.
 // Whether statements hold a raise or an assert, at any depth.
 bool contains_raise(const std::vector<ir::NodePtr>& nodes);
+// The exception code the front end put at the end of a name (debug.zerodiv.N, reshape.N).
+int64_t raise_code(std::string_view name);
 // Whether statements call the builtin `name`, at any depth.
 bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name);
 
