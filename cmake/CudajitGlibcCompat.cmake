@@ -13,7 +13,23 @@ include(CheckSymbolExists)
 check_symbol_exists(__GLIBC__ features.h CUDAJIT_HAVE_GLIBC)
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND CUDAJIT_HAVE_GLIBC
    AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
-  set(CUDAJIT_GLIBC_COMPAT_DEFAULT ON)
+  # The shims bind libstdc++ symbols to old versions of libstdc++.so.6: a toolchain that links
+  # libstdc++ statically (some GCC builds do by default) has no such versions to bind to, and
+  # the link would fail ("no symbol version section for versioned symbol").
+  include(CheckCXXSourceCompiles)
+  check_cxx_source_compiles([[
+    #include <sstream>
+    __asm__(".symver cudajit_probe_str, _ZNKSt7__cxx1115basic_stringbufIcSt11char_traitsIcESaIcEE3strEv@GLIBCXX_3.4.21");
+    extern "C" void cudajit_probe_str(void*, const void*);
+    int main() { std::stringbuf b; std::string s; cudajit_probe_str(&s, &b); return 0; }
+  ]] CUDAJIT_SHARED_LIBSTDCXX_VERSIONS)
+  if(CUDAJIT_SHARED_LIBSTDCXX_VERSIONS)
+    set(CUDAJIT_GLIBC_COMPAT_DEFAULT ON)
+  else()
+    message(STATUS "cudajit: libstdc++ is not linked as libstdc++.so.6 here; the libraries are "
+                   "built without the glibc compatibility shims (they then need this system's glibc)")
+    set(CUDAJIT_GLIBC_COMPAT_DEFAULT OFF)
+  endif()
 else()
   set(CUDAJIT_GLIBC_COMPAT_DEFAULT OFF)
 endif()
