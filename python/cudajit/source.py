@@ -227,6 +227,10 @@ def _fingerprint(code: CodeType) -> tuple[list[str], frozenset[str]]:
             inner_consts, inner_names = _fingerprint(const)
             consts += inner_consts
             names |= inner_names
+        elif isinstance(const, str) and "\n" in const:
+            # The text is parsed dedented: a nested function's multi-line strings (its
+            # docstring) lose indentation that the loaded code's keep.
+            consts.append(repr("\n".join(line.lstrip() for line in const.split("\n"))))
         else:
             consts.append(repr(const))
     return sorted(consts), frozenset(names)

@@ -121,11 +121,41 @@ void Warp::fault(Fault kind, const Inst& inst, int lane, const std::string& what
       kind, std::string(fault_name(kind)) + ": " + what + " (in " + where(inst, lane) + ")");
 }
 
+// Volta and later schedule the paths of a divergent warp independently, and barrier.sync
+// counts threads: while some lanes wait at a barrier, the warp's other paths run on, also
+// paths the reconvergence stack holds below the waiting one (a thread-0-only branch left
+// behind while its siblings reached the barrier). The stack is a tree laid out depth first:
+// an entry's diverged paths lie above it and hold some of its lanes, so an entry with no
+// lane in common with any entry above it is a path of its own, and moving it to the top
+// keeps it above the entry that waits for it to reconverge.
+bool Warp::run_another_path() {
+  auto& stack = frames.back().stack;
+  uint32_t above = 0;
+  for (size_t i = stack.size(); i-- > 1;) {
+    const SimtEntry& entry = stack[i];
+    uint32_t lanes = entry.mask & ~exited;
+    if (!entry.at_barrier && lanes != 0 && (lanes & above) == 0 && entry.pc == entry.reconverge &&
+        frames.size() == 1 && leaves_kernel(frames.back(), entry.pc)) {
+      exited |= lanes;  // lanes done but for reconverging where the kernel ends: they end
+      return true;
+    }
+    if (!entry.at_barrier && lanes != 0 && entry.pc != entry.reconverge && (lanes & above) == 0) {
+      SimtEntry path = entry;
+      stack.erase(stack.begin() + ptrdiff_t(i));
+      stack.push_back(path);
+      return true;
+    }
+    above |= entry.mask;
+  }
+  return false;
+}
+
 void Warp::run() {
   while (state == State::Running) {
     Frame& frame = frames.back();
     SimtEntry& entry = frame.stack.back();
     if (entry.at_barrier) {
+      if (run_another_path()) continue;
       state = State::AtBarrier;
       return;
     }

@@ -98,6 +98,10 @@ struct Warp {
 
   // Runs until the warp finishes, waits at a barrier, or faults (throws ExecutionFault).
   void run();
+  // The top entry's lanes wait at a barrier: moves a path of this frame that can still run
+  // (not at the barrier, not waiting to reconverge, no diverged paths of its own above it)
+  // to the top and returns true, or returns false when there is none.
+  bool run_another_path();
   // Pushes a frame for `callee` (lanes `mask`), its stack ready to run from pc 0.
   void push_frame(const Function& callee, uint32_t mask, const Inst* call);
   // "kernel 'k', block (x,y,z), thread (x,y,z), file.py:12 (PTX line 40): "

@@ -793,6 +793,27 @@ def test_a_file_edited_after_import_is_refused_until_reloaded(tmp_path, monkeypa
     assert a[0] == 100
 
 
+def test_a_nested_kernel_with_a_multi_line_docstring_is_the_loaded_code(device):
+    # The source is parsed dedented, which shortens the docstring's inner lines; that is
+    # not an edit (numba-cuda's matmul documentation example).
+    def outer():
+        if True:
+            @cuda.jit
+            def kernel(a):
+                """
+                Fill a.
+
+                Indented text inside the docstring.
+                """
+                a[0] = 7
+
+            return kernel
+
+    a = cuda.to_device(np.zeros(1))
+    outer()[1, 1](a)
+    assert a.copy_to_host()[0] == 7
+
+
 def test_launch_configuration_errors_use_numbas_wording():
     with pytest.raises(ValueError, match=r"griddim must be a sequence of 1, 2 or 3 integers, "
                                          r"got \[1, 2, 3, 4\]"):

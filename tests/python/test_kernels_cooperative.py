@@ -73,6 +73,68 @@ def test_grid_sync_in_a_device_function_and_spelled_inline():
     assert total[0] == x.sum()
 
 
+def test_only_the_threads_that_have_not_returned_meet_at_the_grid_sync():
+    # numba-cuda's sessionization example: thread 0 takes a branch of its own, threads
+    # that are no session boundary return, and the others meet at a grid sync (thread 0
+    # among them: it arrives from its own path, which the simulated GPU must run while
+    # the others wait), then read what every boundary wrote before it.
+    @cuda.jit
+    def label_sessions(user, results):
+        gid = cuda.grid(1)
+        size = len(user)
+        if gid >= size:
+            return
+        if gid != 0:
+            boundary = user[gid] != user[gid - 1]
+        else:
+            boundary = True
+        if boundary:
+            results[gid] = gid
+            cuda.cg.this_grid().sync()
+            ahead = 1
+            while gid + ahead < size and results[gid + ahead] == 0:
+                results[gid + ahead] = gid
+                ahead += 1
+
+    user = np.array([1, 1, 1, 2, 2, 3, 3, 3, 3, 4, 5, 5, 6, 6, 6, 6, 6, 7, 7, 7, 8, 9])
+    results = np.zeros(len(user))
+    label_sessions[1, 32](user, results)
+    starts = np.flatnonzero(np.r_[True, user[1:] != user[:-1]])
+    expected = starts[np.searchsorted(starts, np.arange(len(user)), side="right") - 1]
+    np.testing.assert_array_equal(results, expected)
+
+
+def test_a_thread_zero_path_left_behind_reaches_the_barrier_too():
+    # Thread 0 diverges first; its siblings then diverge again, and some of them return
+    # before the block's barrier: on Volta and later each path reaches barrier.sync on its
+    # own, and the threads that returned are not waited for.
+    @cuda.jit
+    def kernel(flags, out):
+        i = cuda.threadIdx.x
+        if i == 0:
+            mine = 100
+        else:
+            if flags[i] == 0:
+                return
+            mine = 1
+        s = cuda.shared.array(32, np.int64)
+        s[i] = mine
+        cuda.syncthreads()
+        total = 0
+        for j in range(32):
+            if j == 0 or flags[j] != 0:  # the slots of threads that returned hold garbage
+                total += s[j]
+        out[i] = total
+
+    flags = np.array([1, 0, 1, 1, 0, 0, 1] + [1] * 25, np.int64)
+    out = np.full(32, -1, np.int64)
+    kernel[1, 32](flags, out)
+    live = flags.copy()
+    live[0] = 1
+    expected = 100 + int(live[1:].sum())
+    np.testing.assert_array_equal(out, np.where(live == 1, expected, -1))
+
+
 def test_many_syncs_in_a_loop_keep_every_block_in_step():
     @cuda.jit
     def ping_pong(buffer, rounds):

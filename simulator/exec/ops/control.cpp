@@ -90,18 +90,9 @@ void run_barrier(Warp& warp, const Inst& inst, uint32_t mask) {
                    "syncthreads at the same call");
   }
   warp.barrier_at = &inst;
-  auto& stack = warp.frames.back().stack;
-  SimtEntry& entry = stack.back();
-  entry.at_barrier = true;
+  warp.top().at_barrier = true;
   warp.barrier_mask |= mask;
-  if (stack.size() >= 2) {
-    SimtEntry& below = stack[stack.size() - 2];
-    if (!below.at_barrier && below.reconverge == entry.reconverge && below.pc != below.reconverge) {
-      std::swap(entry, below);
-      return;
-    }
-  }
-  warp.state = Warp::State::AtBarrier;
+  if (!warp.run_another_path()) warp.state = Warp::State::AtBarrier;
 }
 
 // bar.red: the barrier, and this warp's lanes' predicates counted for the block; op[0] gets
