@@ -76,14 +76,19 @@ class Dispatcher(_core.Dispatcher):
                              max_registers=max_registers, cache_dir=cache_dir)
         self._declared = [parse_signature(s) for s in signatures]
         self._exceptions: list[tuple[type, tuple, str, int, str]] = []
+        self._captured_arrays: list[Any] = []
         self._llvm_ir_cache: dict[tuple[tuple[str, ...], int], str] = {}
         for signature in signatures:
             self.compile(signature)
 
     def _build_ir(self) -> str:
-        if not self.debug:
-            return frontend.build_module(self.py_func)
-        text, self._exceptions = frontend.build_debug_module(self.py_func)
+        text, exceptions, captured = frontend.build_kernel_module(self.py_func, self.debug)
+        if self.debug:
+            self._exceptions = exceptions
+        # Device arrays the kernel reads by address live as long as the kernel (Numba's
+        # captured device arrays). The IR is built once, so these are the arrays of the
+        # first compile, as in Numba.
+        self._captured_arrays = captured
         return text
 
     def __call__(self, *args: Any) -> None:

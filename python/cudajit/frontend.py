@@ -33,11 +33,12 @@ from .frontend_ufuncs import NumpyUfunc, NumpyUfuncs
 from .frontend_static import CompileTimeValues
 from .frontend_static import NotConstant as _NotConstant
 from .frontend_static import is_number as _is_number
+from .devicearray import is_device_array
 from .source import read_function
 from .frontend_names import (  # what names refer to
     METHODS, MATH_CONSTANTS, DIM3_NAMES, ARRAY_ALLOCATORS, BINARY_OPERATORS,
     UNARY_OPERATORS, COMPARE_OPERATORS, UNSUPPORTED_SYNTAX, _Ref, _ModuleRef, _Constant,
-    _ConstArray, _BuiltinFunction, _Dim3, _GridIntrinsic, _ValueIntrinsic, _KernelIntrinsic,
+    _ConstArray, _CapturedArray, _BuiltinFunction, _Dim3, _GridIntrinsic, _ValueIntrinsic, _KernelIntrinsic,
     _DeviceFunction, _OperatorFunction, _EnumClass, _GridGroup, Resolved, _KNOWN_OBJECTS,
     _is_frozen_constant, _module_kind,
 )
@@ -478,6 +479,9 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
             return _Constant(value)
         if isinstance(value, np.ndarray):
             return _ConstArray(value)
+        if not isinstance(value, type) and (is_device_array(value)
+                                            or hasattr(value, "__cuda_array_interface__")):
+            return _CapturedArray(value)
         if isinstance(value, tuple):
             if not _is_frozen_constant(value):
                 raise self._error(f"global tuple '{spelled}' cannot be frozen as a constant; "
@@ -563,6 +567,8 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
             return IRNode("call", self._loc(node), resolved.ir_name)
         if isinstance(resolved, _ConstArray):
             return self._const_array(resolved.array, node)
+        if isinstance(resolved, _CapturedArray):
+            return self._captured_array(resolved.array, node)
         spelled = ast.unparse(node)
         if isinstance(resolved, _ModuleRef):
             raise self._error(f"module '{spelled}' cannot be used as a value in kernels", node)
@@ -739,6 +745,8 @@ class _ModuleBuilder:
         self.used_names = {entry_name}
         self.pending: list[tuple[FunctionType, dict[str, Any], str]] = [(entry, {}, entry_name)]
         self.keep_alive: list[Any] = []  # static values keyed by id() stay alive
+        # Device arrays the kernel captured by address: the kernel holds them.
+        self.captured: list[Any] = []
         self.counter = 0
 
     def add_exception(self, cls: type, args: tuple, filename: str, line: int,
@@ -807,9 +815,17 @@ def build_debug_module(pyfunc: Callable[..., Any], debug: bool = True
     every function takes the hidden last argument ``exception.record`` (an int32
     array the first raising thread writes; dispatcher.py reads it) and asserts
     are checked."""
+    text, exceptions, _ = build_kernel_module(pyfunc, debug)
+    return text, exceptions
+
+
+def build_kernel_module(pyfunc: Callable[..., Any], debug: bool
+                        ) -> tuple[str, list[tuple[type, tuple, str, int, str]], list[Any]]:
+    """As build_debug_module, and the device arrays the kernel captured by address
+    (global or closure device arrays), which whoever runs the kernel must keep alive."""
     builder = _ModuleBuilder(_unwrap(pyfunc), debug)
     try:
-        return builder.build(), builder.exceptions
+        return builder.build(), builder.exceptions, builder.captured
     except CompileError as exc:
         # Point the traceback at the user's code, not the translator's recursion.
         raise exc.with_traceback(None) from None

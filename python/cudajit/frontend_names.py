@@ -95,6 +95,12 @@ class _ConstArray(_Ref):
     array: np.ndarray  # a global or closure NumPy array, frozen into the kernel
 
 
+@dataclass(frozen=True, eq=False)
+class _CapturedArray(_Ref):
+    array: Any  # a global or closure device array (cudajit's, or one with the CUDA Array
+    #             Interface): captured by its address, so the kernel sees later writes
+
+
 @dataclass(frozen=True)
 class _BuiltinFunction(_Ref):
     ir_name: str  # a BUILTIN symbol of the IR: "len", "math.sqrt", "cast.float32"

@@ -2,7 +2,8 @@
 
 - Imports numba-cuda's test files by their module names (``numba.cuda.tests.cudapy.test_x``):
   they live in ``numba_cuda/numba/cuda/tests`` and only import right as ``numba.cuda.*``.
-- With ``COMPAT_TARGET=cudajit``, binds ``numba.cuda`` to cudajit first (binding.py).
+- With ``COMPAT_TARGET=cudajit``, binds ``numba.cuda`` to cudajit first (binding.py); with
+  ``COMPAT_DOC_EXAMPLES=1`` too, ``skip_on_cudasim`` skips nothing (the doc examples' run).
 - Appends one JSON line per test to ``$COMPAT_RESULTS``: a ``start`` line when it begins
   (so that a run killed by a hang or a crash shows which test did it), then its outcome,
   the exception that failed it and whether cudajit was used.
@@ -60,6 +61,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
         binding.install()
         _usage = binding
+        if os.environ.get("COMPAT_DOC_EXAMPLES"):
+            # numba-cuda's documentation examples skip on its simulator only because
+            # it cannot import `cuda` inside a function; they are whole programs.
+            import numba.cuda.testing as testing
+
+            testing.skip_on_cudasim = lambda reason: (lambda test: test)
 
 
 @pytest.hookimpl(tryfirst=True)

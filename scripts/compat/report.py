@@ -200,7 +200,35 @@ def summary_table(summary: dict[str, dict[str, int]], targets: list[str],
     return "\n".join(lines)
 
 
-def write(runs: dict[str, Any], out: Path) -> str:
+def doc_examples(doc_runs: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """numba-cuda's documentation examples per cudajit target: {target: {passed, tests,
+    rows}} and the report's section (Markdown lines)."""
+    table = tabulate(doc_runs)
+    targets = list(doc_runs)
+    result = {t: {"tests": len(table),
+                  "passed": sum(rows[t]["outcome"] in PASSED for rows in table.values())}
+              for t in targets}
+    lines = ["## numba-cuda's documentation examples", "",
+             "Whole programs from numba-cuda's documentation (`doc_examples/`). They skip on "
+             "its simulator (it cannot import `cuda` inside a function), so there is no "
+             "baseline here; they run with `skip_on_cudasim` lifted.", "",
+             "| | " + " | ".join(targets) + " |", "|---" * (1 + len(targets)) + "|",
+             "| passed | " + " | ".join(f"{result[t]['passed']} of {result[t]['tests']}"
+                                       for t in targets) + " |", "",
+             "| test | " + " | ".join(targets) + " |", "|---" * (1 + len(targets)) + "|"]
+    for test, rows in sorted(table.items()):
+        cells = [f"`{test}`"]
+        for t in targets:
+            row = rows[t]
+            cells.append(row["outcome"] + (": " + _md_escape(row["cause"]) if "cause" in row
+                                           else ""))
+        lines.append("| " + " | ".join(cells) + " |")
+    for t in targets:
+        result[t]["rows"] = {test: rows[t] for test, rows in table.items()}
+    return result, lines + [""]
+
+
+def write(runs: dict[str, Any], out: Path, doc_runs: dict[str, Any] | None = None) -> str:
     """Write report.md and report.json under ``out``; return the summary and top causes."""
     targets = list(runs)
     table = tabulate(runs)
@@ -212,9 +240,15 @@ def write(runs: dict[str, Any], out: Path) -> str:
             "files": {rel: {t: dict(c) for t, c in counts.items()}
                       for rel, counts in files.items()},
             "tests": table}
-    (out / "report.json").write_text(json.dumps(data, indent=1))
-    (out / "report.md").write_text(markdown(summary, causes, files, table, targets, seconds))
+    text_md = markdown(summary, causes, files, table, targets, seconds)
     text = [summary_table(summary, targets, seconds)]
+    if doc_runs:
+        data["doc_examples"], section = doc_examples(doc_runs)
+        text_md += "\n" + "\n".join(section)
+        text.append("\nnumba-cuda's documentation examples: " + ", ".join(
+            f"{t} {d['passed']} of {d['tests']} passed" for t, d in data["doc_examples"].items()))
+    (out / "report.json").write_text(json.dumps(data, indent=1))
+    (out / "report.md").write_text(text_md)
     for target, ranked in causes.items():
         text.append(f"\nTop causes ({target}), by baseline-passing tests blocked:")
         text += [f"{c['count']:5d}  {c['cause']}" for c in ranked[:TOP_CAUSES_PRINTED]]

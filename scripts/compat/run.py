@@ -43,6 +43,8 @@ TARGETS: dict[str, tuple[str, dict[str, str]]] = {
     "sim": ("cudajit", {"CUDAJIT_DEVICE": "sim"}),
 }
 RETRIES = 3  # runs of one file after hangs or crashes
+DOC_EXAMPLES = "doc_examples/"
+DOC_ENV = {"COMPAT_DOC_EXAMPLES": "1"}  # plugin.py: skip_on_cudasim skips nothing
 
 
 def ensure_venv_support() -> None:
@@ -101,11 +103,13 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def run_file(python: Path, root: Path, target: str, rel: str, args: argparse.Namespace
-             ) -> dict[str, Any]:
+def run_file(python: Path, root: Path, target: str, rel: str, args: argparse.Namespace,
+             more_env: dict[str, str]) -> dict[str, Any]:
     """Run one test file for one target: {'tests': {id: record}, 'collect_error': str|None}."""
     kind, extra_env = TARGETS[target]
-    work = OUT / "runs" / target
+    extra_env = {**extra_env, **more_env}
+    work = OUT / "runs" / (target + ("-doc" if more_env else ""))
+    work.mkdir(parents=True, exist_ok=True)
     stem = rel.replace("/", "__")
     results, log = work / f"{stem}.jsonl", work / f"{stem}.log"
     env = {**os.environ, **extra_env, "NUMBA_ENABLE_CUDASIM": "1", "COMPAT_TARGET": kind,
@@ -163,15 +167,16 @@ def _describe(status: int) -> str:
 
 
 def run_target(python: Path, root: Path, target: str, files: list[str],
-               args: argparse.Namespace) -> dict[str, Any]:
-    """All files for one target, ``args.jobs`` at a time."""
-    (OUT / "runs" / target).mkdir(parents=True, exist_ok=True)
+               args: argparse.Namespace, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """All files for one target, ``args.jobs`` at a time (``env`` added to its settings)."""
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = {rel: pool.submit(run_file, python, root, target, rel, args) for rel in files}
+        futures = {rel: pool.submit(run_file, python, root, target, rel, args, env or {})
+                   for rel in files}
         by_file = {rel: future.result() for rel, future in futures.items()}
     seconds = time.monotonic() - start
-    print(f"==> {target}: {len(files)} files in {seconds:.0f} s", flush=True)
+    print(f"==> {target}{' (doc examples)' if env else ''}: {len(files)} files in "
+          f"{seconds:.0f} s", flush=True)
     return {"seconds": round(seconds), "files": by_file}
 
 
@@ -197,8 +202,14 @@ def main() -> None:
                    if args.files in str(p.relative_to(root)))
     OUT.mkdir(parents=True, exist_ok=True)
     runs = {target: run_target(python, root, target, files, args) for target in targets}
-    (OUT / "results.json").write_text(json.dumps(runs, indent=1))
-    print(report.write(runs, OUT))
+    # The documentation examples: skipped on numba-cuda's simulator (no baseline here;
+    # numba-cuda runs them on a GPU), run whole with cudajit on each of its targets.
+    examples = [rel for rel in files if rel.startswith(DOC_EXAMPLES)]
+    doc_runs = {target: run_target(python, root, target, examples, args, DOC_ENV)
+                for target in targets if target != "numba" and examples}
+    (OUT / "results.json").write_text(json.dumps({"runs": runs, "doc_examples": doc_runs},
+                                                 indent=1))
+    print(report.write(runs, OUT, doc_runs))
 
 
 if __name__ == "__main__":

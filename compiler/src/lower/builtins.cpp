@@ -271,6 +271,7 @@ llvm::Value* FunctionLowering::call_cuda_builtin(const Node& n, std::string_view
   if (name.starts_with("shared.array.")) return shared_array(n);
   if (name.starts_with("local.array.")) return local_array(n);
   if (name.starts_with("const.array.")) return const_array(n);
+  if (name.starts_with("captured.array.")) return captured_array(n);
   if (name.starts_with("atomic.")) return call_atomic(n, name.substr(7));
   if (name.starts_with("sync") || name.starts_with("threadfence") || name == "cg.grid_sync")
     return call_sync_builtin(n, name);

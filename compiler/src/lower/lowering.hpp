@@ -274,6 +274,7 @@ class FunctionLowering {
   llvm::Value* shared_array(const ir::Node& n);
   llvm::Value* local_array(const ir::Node& n);
   llvm::Value* const_array(const ir::Node& n);
+  llvm::Value* captured_array(const ir::Node& n);
   llvm::Value* constant_shape_array(llvm::Value* data, const Type& t,
                                     const std::vector<int64_t>& shape);
 

@@ -1,7 +1,8 @@
 // cuda.shared.array and cuda.local.array: arrays of constant shape (C order)
 // in a block's shared memory or a thread's own stack, and the dynamic shared
 // array (shape 0) that every such call aliases, sized by the launch; NumPy
-// arrays frozen into the kernel (constant memory on the GPU).
+// arrays frozen into the kernel (constant memory on the GPU); device arrays captured by
+// their address.
 #include "lowering.hpp"
 
 namespace cudajit::lower {
@@ -66,6 +67,29 @@ llvm::Value* FunctionLowering::const_array(const Node& n) {
   std::vector<int64_t> shape = literal_shape(n);
   llvm::Value* data = m_.hooks.constant_data(m_, b_, n.child(1).text);
   return constant_shape_array(data, type_of(n), shape);
+}
+
+llvm::Value* FunctionLowering::captured_array(const Node& n) {
+  // A host address dereferenced on the GPU, or a GPU address on the host (a crash there):
+  // a kernel that captures a device array runs on that array's kind of device only.
+  const std::string& memory = n.child(3).text;
+  const bool host_memory = memory.ends_with("cpu");
+  if (host_memory != m_.hooks.has_thread_ctx())
+    throw CompileError(std::string("this device array is in the memory of the ") +
+                           (host_memory ? "cpu device" : "GPU") +
+                           ", and a kernel that captures it runs there only; it is compiled "
+                           "here for the " +
+                           (host_memory ? "GPU" : "cpu device"),
+                       n.loc);
+  const Type& t = type_of(n);
+  llvm::Value* data = b_.CreateIntToPtr(int64(n.child(2).int_value), b_.getPtrTy());
+  llvm::Value* a = llvm::UndefValue::get(m_.array_struct(t.ndim()));
+  a = b_.CreateInsertValue(a, data, {0});
+  for (int d = 0; d < t.ndim(); ++d) {
+    a = b_.CreateInsertValue(a, int64(n.child(0).child(d).int_value), {1, unsigned(d)});
+    a = b_.CreateInsertValue(a, int64(n.child(1).child(d).int_value), {2, unsigned(d)});
+  }
+  return a;
 }
 
 llvm::Value* FunctionLowering::local_array(const Node& n) {

@@ -364,6 +364,54 @@ Type type_const_array(const Node& call, std::string_view name) {
   return Type::array(*dtype, ndim, Layout::C, true);
 }
 
+// cuda.captured.array.<dtype>: a global or closure device array, captured by its address (the
+// front end keeps the array alive): its shape and strides (bytes) as tuples of integers, its
+// address, and "cpu" or "cuda" (the memory's device), read-only when "readonly " starts it.
+// .record: the same, then the record type's spelling as bytes.
+Type type_captured_array(const Node& call, std::string_view name) {
+  std::string_view dtype_name = name.substr(name.rfind('.') + 1);
+  const bool record = dtype_name == "record";
+  auto dtype = record ? std::optional<Scalar>(Scalar::UInt8) : scalar_from_name(dtype_name);
+  if (!dtype) type_error(call, "captured array: unknown dtype '" + std::string(dtype_name) + "'");
+  const auto ints = [](const Node& n) {
+    if (n.kind != ir::NodeKind::Tuple) return false;
+    for (const auto& item : n.children)
+      if (item->kind != ir::NodeKind::Int) return false;
+    return true;
+  };
+  if (call.size() != (record ? 5u : 4u) || !ints(call.child(0)) || !ints(call.child(1)) ||
+      call.child(0).size() != call.child(1).size() || call.child(0).size() == 0 ||
+      call.child(0).size() > kMaxArrayDims || call.child(2).kind != ir::NodeKind::Int ||
+      call.child(3).kind != ir::NodeKind::Bytes)
+    type_error(call, "captured array: expects a shape and strides of 1 to " +
+                         std::to_string(kMaxArrayDims) +
+                         " integers each, an address and the memory's device");
+  Type element =
+      record ? record_spelled(call, call.child(4), "captured array") : Type::scalar(*dtype);
+  const std::string& memory = call.child(3).text;
+  const bool readonly = memory.starts_with("readonly ");
+  std::string_view device = std::string_view(memory).substr(readonly ? 9 : 0);
+  if (device != "cpu" && device != "cuda")
+    type_error(call, "captured array: unknown device '" + std::string(device) + "'");
+  // The layout the shape and strides make: C or F when contiguous that way, else A.
+  const auto& shape = call.child(0).children;
+  const auto& strides = call.child(1).children;
+  const int ndim = static_cast<int>(shape.size());
+  const auto contiguous = [&](bool c_order) {
+    int64_t expected = element.itemsize();
+    for (int i = 0; i < ndim; ++i) {
+      const int d = c_order ? ndim - 1 - i : i;
+      if (shape[d]->int_value < 0) type_error(call, "captured array: a negative extent");
+      if (shape[d]->int_value != 1 && strides[d]->int_value != expected) return false;
+      expected *= shape[d]->int_value;
+    }
+    return true;
+  };
+  const Layout layout = contiguous(true) ? Layout::C : contiguous(false) ? Layout::F : Layout::A;
+  if (record) return Type::record_array(element.record_layout(), ndim, layout, readonly);
+  return Type::array(*dtype, ndim, layout, readonly);
+}
+
 // A NumPy ufunc called with an output array in a kernel (np.sin(x, out)): the front end
 // loops over out's ufunc.size(out) elements; ufunc.item(x, out, i) is x's element at out's i-th
 // position (NumPy's broadcasting: x's axes align with out's last ones, extents of 1 repeat), or x
@@ -438,6 +486,7 @@ Type type_cuda(const Node& call, std::string_view name, const std::vector<Type>&
   if (name.starts_with("vector.")) return type_vector(call, name.substr(7), args);
   if (auto ufunc = type_ufunc_loop(call, name, args)) return *ufunc;
   if (name.starts_with("const.array.")) return type_const_array(call, name);
+  if (name.starts_with("captured.array.")) return type_captured_array(call, name);
   if (auto bits = type_bit_math(call, name, args)) return *bits;
   if (auto support = type_libdevice_support(call, name, args)) return *support;
   if (auto warp = type_warp(call, name, args)) return *warp;
