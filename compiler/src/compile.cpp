@@ -109,6 +109,7 @@ std::string compiler_identity() {
 }
 
 Program::Program(std::string_view ir_text) : module_(ir::parse_module(ir_text)) {
+  for (ir::Function& fn : module_.functions) ir::split_variables(fn);
   dump("ir", module_.functions[0].name, ir::print_module(module_));
 }
 

@@ -389,8 +389,8 @@ TRACE = False
 @cuda.jit(device=True)
 def add_at(ary, wrap):
     i = (cuda.threadIdx.x, cuda.uint64(cuda.threadIdx.y))
-    if wrap:  # int64 % uint64 is float64: an index only where wrap is False is pruned
-        i = (i[0] % ary.shape[0], i[1] % ary.shape[1])
+    if wrap:  # a float index: a kernel compiles only where wrap is False prunes this
+        i = (i[0] % ary.shape[0], i[1] / ary.shape[1])
     if TRACE:  # a global known False: strings, unsupported in kernels, are never compiled
         label = "pruned"  # noqa: F841
     cuda.atomic.add(ary, i, 1)

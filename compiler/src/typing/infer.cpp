@@ -258,8 +258,9 @@ class FunctionTyper {
         } else if (it->second != *value) {
           auto u = unify(it->second, *value);
           if (!u)
-            type_error(stmt, "variable '" + target.text + "' is assigned " + describe(it->second) +
-                                 " and " + describe(*value) + ", which do not unify");
+            type_error(stmt, "variable '" + std::string(ir::source_name(target.text)) +
+                                 "' is assigned " + describe(it->second) + " and " +
+                                 describe(*value) + ", which do not unify");
           if (*u != it->second) {
             it->second = *u;
             changed_ = true;
@@ -344,7 +345,9 @@ class FunctionTyper {
       case NodeKind::Name: {
         auto it = out_.locals.find(n.text);
         if (it != out_.locals.end()) return it->second;
-        if (final_) type_error(n, "variable '" + n.text + "' is used before it is assigned");
+        if (final_)
+          type_error(n, "variable '" + std::string(ir::source_name(n.text)) +
+                            "' is used before it is assigned");
         return std::nullopt;
       }
       case NodeKind::BinOp: {

@@ -106,6 +106,13 @@ struct Module {
 // Reads the text form. Throws IrSyntaxError with the offset on malformed text.
 Module parse_module(std::string_view text);
 
+// Gives each web of a variable (the assignments that reach common reads) a name of its own:
+// `x` for the first, `x#2`, `x#3` ... for the others, so that a name rebound to a value of
+// another type is another variable, as in Numba's SSA form (variable_webs.cpp).
+void split_variables(Function& fn);
+// The name the source spelled: `x` for `x#2`.
+std::string_view source_name(std::string_view name);
+
 // Writes the text form back (normalised spacing), for dumps and tests.
 std::string print_module(const Module& module);
 
