@@ -277,6 +277,29 @@ def test_a_kernel_on_a_dlpack_only_torch_tensor_matches_numpy(torch):
     np.testing.assert_array_equal(out.copy_to_host(), x + x)
 
 
+def test_cupy_and_torch_arrays_in_a_kernels_closure_are_captured_by_address(cp, torch):
+    # numba-cuda's issue 659: a CuPy array global/closure read by a kernel. Captured by its
+    # address: what CuPy and torch write later is seen, and the kernel's writes land.
+    table = cp.asarray(np.array([1.0, 2.0, 3.0, 4.0], np.float32))
+    weights = torch.arange(4, dtype=torch.float32, device="cuda")
+
+    @cuda.jit
+    def weigh(out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = table[i] * weights[i]
+            weights[i] += 1
+
+    out = cuda.device_array(4, np.float32)
+    weigh[1, 32](out)
+    np.testing.assert_array_equal(out.copy_to_host(), [0, 2, 6, 12])
+    table[:] = 10
+    cp.cuda.runtime.deviceSynchronize()
+    weigh[1, 32](out)
+    np.testing.assert_array_equal(out.copy_to_host(), [10, 20, 30, 40])
+    np.testing.assert_array_equal(weights.cpu().numpy(), [2, 3, 4, 5])
+
+
 def test_a_read_only_torch_export_makes_a_read_only_argument(torch):
     # CuPy never exports read-only memory, and torch's CAI always says
     # writable; a torch whose __dlpack__ takes read_only=True sets the
