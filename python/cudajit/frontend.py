@@ -452,6 +452,10 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
             if node.attr == "value" and isinstance(node.value, ast.Attribute) \
                     and isinstance(self._resolve(node.value.value), _EnumClass):
                 return self._classify(self._static_value(node), node)  # Color.red.value
+            if node.attr == "data" and isinstance(node.value, ast.Attribute) \
+                    and node.value.attr == "ctypes":  # an array's address, as Numba has it
+                return IRNode("call", self._loc(node), "array.address",
+                              self._expr(node.value.value))
             # .shape, .real, a record's field ...: the compiler knows the value's type.
             return IRNode("attr", self._loc(node), self._as_value(base, node.value), node.attr)
         return self._expr(node)

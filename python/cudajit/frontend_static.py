@@ -19,6 +19,7 @@ from .errors import CompileError
 from .kernel_ir import IRNode
 
 MISSING = object()  # a name that resolves to nothing
+_MISSING_ALIGNMENT = object()  # an alignment= not known when compiling
 
 # NumPy arrays read in kernels are frozen into constant memory, which has 64 KiB.
 CONSTANT_MEMORY_BYTES = 64 * 1024
@@ -83,11 +84,12 @@ class CompileTimeValues:
     """Methods of the function translator that read values at compile time."""
 
     def _array_allocation(self, callee: Any, node: ast.Call) -> IRNode:
-        """cuda.shared.array(shape, dtype) / cuda.local.array: both read here, as constants."""
+        """cuda.shared.array(shape, dtype, alignment=None) / cuda.local.array: all read here,
+        as constants."""
         spelled = ast.unparse(node.func)
-        params = ("shape", "dtype")
+        params = ("shape", "dtype", "alignment")
         if len(node.args) > len(params):
-            raise self._error(f"{spelled}() takes 2 arguments (shape, dtype); "
+            raise self._error(f"{spelled}() takes 2 or 3 arguments (shape, dtype, alignment); "
                               f"got {len(node.args)}", node)
         given: dict[str, ast.expr] = {}
         for name, arg in zip(params, node.args):
@@ -97,13 +99,13 @@ class CompileTimeValues:
         for keyword in node.keywords:
             if keyword.arg not in params:
                 what = "**kwargs" if keyword.arg is None else f"keyword argument '{keyword.arg}'"
-                raise self._error(f"{spelled}() got an unexpected {what}; it takes shape "
-                                  "and dtype", keyword)
+                raise self._error(f"{spelled}() got an unexpected {what}; it takes shape, "
+                                  "dtype and alignment", keyword)
             if keyword.arg in given:
                 raise self._error(f"{spelled}() got multiple values for '{keyword.arg}'",
                                   keyword)
             given[keyword.arg] = keyword.value
-        for name in params:
+        for name in params[:2]:
             if name not in given:
                 raise self._error(f"{spelled}() is missing its '{name}' argument", node)
         loc = self._loc(node)
@@ -111,10 +113,37 @@ class CompileTimeValues:
         dtype = self._static_dtype(given["dtype"], spelled)
         shape_node = IRNode("tuple", self._loc(given["shape"]),
                             *(IRNode("int", loc, str(extent)) for extent in shape))
+        args = [shape_node]
         if isinstance(dtype, cjtypes.Record):  # its spelling travels as bytes (no IR symbol)
-            return IRNode("call", loc, f"{callee.ir_name}.record", shape_node,
-                          IRNode("bytes", loc, '"' + str(dtype).encode().hex() + '"'))
-        return IRNode("call", loc, f"{callee.ir_name}.{dtype}", shape_node)
+            args.append(IRNode("bytes", loc, '"' + str(dtype).encode().hex() + '"'))
+        alignment = self._static_alignment(given.get("alignment"), spelled)
+        if alignment is not None:
+            args.append(IRNode("int", loc, str(alignment)))
+        name = "record" if isinstance(dtype, cjtypes.Record) else str(dtype)
+        return IRNode("call", loc, f"{callee.ir_name}.{name}", *args)
+
+    def _static_alignment(self, node: ast.expr | None, spelled: str) -> int | None:
+        """alignment= of a shared or local array: None, or a constant power of 2 that is a
+        multiple of the pointer size (8), as Numba requires, up to 4096."""
+        if node is None:
+            return None
+        try:
+            value = self._static_value(node)
+        except NotConstant:
+            value = _MISSING_ALIGNMENT
+        if value is None:
+            return None
+        if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+            got = f"{ast.unparse(node)} (not known when compiling)" \
+                if value is _MISSING_ALIGNMENT else repr(value)
+            raise self._error(f"{spelled}(): alignment must be a constant integer; got {got}",
+                              node)
+        value = int(value)
+        if value <= 0 or value & (value - 1) or value % 8 or value > 4096:
+            raise self._error(f"{spelled}(): alignment must be a power of 2 from 8 to 4096 "
+                              f"(a multiple of the pointer size, as Numba requires); got {value}",
+                              node)
+        return value
 
     def _array_like(self, node: ast.Call) -> IRNode:
         """cuda.const.array_like(ary): ``ary`` (a global or closure NumPy array) frozen."""

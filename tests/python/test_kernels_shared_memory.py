@@ -463,3 +463,76 @@ def test_a_local_assigned_twice_is_not_a_constant():
 
     with pytest.raises(cuda.CompileError, match="'n' is not a constant"):
         cuda.jit(kernel)[1, 1](np.zeros(1, np.int32))
+
+
+ALIGN_DTYPES = [np.uint8, np.float64,
+                np.dtype([("a", np.uint8), ("b", np.int32), ("c", np.float64)], align=True),
+                np.dtype([("a", np.uint32), ("b", np.uint8)])]
+
+
+@pytest.mark.parametrize("dtype", ALIGN_DTYPES, ids=lambda d: str(np.dtype(d)))
+@pytest.mark.parametrize("alignment", [None, 16, 64, 256, 4096])
+def test_shared_and_local_arrays_start_at_the_alignment_asked_for(device, alignment, dtype):
+    # Numba's alignment= (a power of 2, a multiple of the pointer size); a.ctypes.data is
+    # the array's address, as in Numba. Another array before each makes the offset matter.
+    @cuda.jit
+    def addresses(out):
+        before = cuda.shared.array(3, np.uint8)
+        shared = cuda.shared.array((5, 3), dtype, alignment=alignment)
+        pad = cuda.local.array(3, np.uint8)
+        local = cuda.local.array(7, dtype, alignment=alignment)
+        i = cuda.threadIdx.x
+        before[0] = 1
+        pad[0] = 1
+        out[i, 0] = shared.ctypes.data
+        out[i, 1] = local.ctypes.data
+
+    out = np.zeros((4, 2), np.uint64)
+    addresses[1, 4](out)
+    assert (out % np.uint64(alignment or 16) == 0).all(), [hex(int(a)) for a in out.ravel()]
+    assert (out[:, 0] == out[0, 0]).all()  # the block's one shared array
+
+
+def test_aligned_arrays_assemble(check_ptx):
+    @cuda.jit
+    def kernel(out):
+        s = cuda.shared.array(32, np.float32, alignment=256)
+        t = cuda.local.array(4, np.float64, alignment=64)
+        i = cuda.threadIdx.x
+        s[i] = 1.0
+        for k in range(4):
+            t[k] = out[k]
+        out[0] = s[0] + t[i % 4]  # indexed by a run-time value: t stays in local memory
+
+    ptx, _ = cuda.compile_ptx(kernel, "void(float64[::1])", cc=(8, 0))
+    check_ptx(ptx, cc=(8, 0))
+    assert re.search(r"\.shared \.align 256 ", ptx), ptx
+    assert re.search(r"\.local \.align 64 ", ptx), ptx
+
+
+@pytest.mark.parametrize("alignment, message", [
+    (3, "a power of 2 from 8 to 4096"), (4, "a power of 2 from 8 to 4096"),
+    (0, "a power of 2 from 8 to 4096"), (8192, "a power of 2 from 8 to 4096"),
+    (1.5, "alignment must be a constant integer; got 1.5"),
+    ("16", "alignment must be a constant integer; got '16'"),
+])
+def test_bad_alignments_are_compile_errors(alignment, message):
+    @cuda.jit
+    def kernel(out):
+        s = cuda.shared.array(4, np.float32, alignment=alignment)
+        s[0] = 1.0
+        out[0] = s[0]
+
+    with pytest.raises(cuda.CompileError, match=re.escape(message)):
+        kernel[1, 1](np.zeros(1))
+
+
+def test_the_dynamic_shared_array_takes_no_alignment():
+    @cuda.jit
+    def kernel(out):
+        s = cuda.shared.array(0, np.float32, alignment=64)
+        out[0] = s[0]
+
+    with pytest.raises(cuda.CompileError, match=r"alignment= is not supported for the dynamic "
+                                                r"shared array"):
+        kernel[1, 1, 0, 64](np.zeros(1))

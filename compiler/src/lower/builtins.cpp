@@ -34,6 +34,7 @@ llvm::Value* FunctionLowering::call_builtin(const Node& n) {
         args.size() > 1 ? cast(args[1].v, args[1].type, part) : float_const(part.scalar(), 0.0);
     return make_complex(cast(args[0].v, args[0].type, part), im, result.scalar());
   }
+  if (name == "array.address") return b_.CreatePtrToInt(extract(args[0].v, {0}), b_.getInt64Ty());
   if (name == "len") {
     if (args[0].type.is_tuple()) return int64(static_cast<int64_t>(args[0].type.elements().size()));
     return extract(args[0].v, {1, 0});

@@ -53,9 +53,9 @@ class TargetHooks {
   virtual std::string math_symbol(std::string_view name, bool f32) const = 0;
   // True on the host: every function takes the thread context first.
   virtual bool has_thread_ctx() const = 0;
-  // A generic pointer to a new static shared array (`bytes` long).
+  // A generic pointer to a new static shared array (`bytes` long, `alignment` aligned).
   virtual llvm::Value* static_shared(ModuleLowering& m, llvm::IRBuilder<>& b,
-                                     llvm::ArrayType* storage, uint64_t bytes,
+                                     llvm::ArrayType* storage, uint64_t bytes, uint64_t alignment,
                                      llvm::Value* thread_ctx) = 0;
   // The dynamic shared memory (the launch's `sharedmem` bytes): its address and size (i64).
   virtual llvm::Value* dynamic_shared(ModuleLowering& m, llvm::IRBuilder<>& b,

@@ -18,6 +18,12 @@ std::vector<int64_t> literal_shape(const Node& call) {
   return shape;
 }
 
+// The alignment= a shared or local array was given (typing checked it), at least 16.
+uint64_t allocation_alignment(const Node& call, const Type& t) {
+  const size_t fixed = t.record_layout() ? 2u : 1u;
+  return std::max<uint64_t>(16, call.size() > fixed ? uint64_t(call.child(fixed).int_value) : 0);
+}
+
 int64_t element_count(const std::vector<int64_t>& shape) {
   int64_t count = 1;
   for (int64_t extent : shape) count *= extent;  // typing bounded the product
@@ -58,8 +64,9 @@ llvm::Value* FunctionLowering::shared_array(const Node& n) {
     llvm::Value* a = constant_shape_array(data, t, {0});
     return b_.CreateInsertValue(a, b_.CreateUDiv(bytes, int64(t.itemsize())), {1, 0});
   }
-  llvm::Value* data = m_.hooks.static_shared(m_, b_, item_storage(m_, t, count),
-                                             uint64_t(count * t.itemsize()), thread_ctx_);
+  llvm::Value* data =
+      m_.hooks.static_shared(m_, b_, item_storage(m_, t, count), uint64_t(count * t.itemsize()),
+                             allocation_alignment(n, t), thread_ctx_);
   return constant_shape_array(data, t, shape);
 }
 
@@ -102,7 +109,7 @@ llvm::Value* FunctionLowering::local_array(const Node& n) {
     llvm::IRBuilderBase::InsertPointGuard guard(b_);
     b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
     data = b_.CreateAlloca(storage, nullptr, "local.array");
-    data->setAlignment(llvm::Align(16));
+    data->setAlignment(llvm::Align(allocation_alignment(n, t)));
   }
   return constant_shape_array(data, t, shape);
 }

@@ -96,14 +96,14 @@ class NvptxHooks final : public TargetHooks {
   bool has_thread_ctx() const override { return false; }
 
   llvm::Value* static_shared(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::ArrayType* storage,
-                             uint64_t, llvm::Value*) override {
+                             uint64_t, uint64_t alignment, llvm::Value*) override {
     // The module owns its globals (LLVM's ownership, not ours to delete).
     // External: see keeps_external_linkage in target/nvptx.cpp.
     auto* array = new llvm::GlobalVariable(
         m.module, storage, false, llvm::GlobalValue::ExternalLinkage,
         llvm::UndefValue::get(storage), unused_name(m.module, "shared_array"), nullptr,
         llvm::GlobalValue::NotThreadLocal, kSharedSpace);
-    array->setAlignment(llvm::Align(16));
+    array->setAlignment(llvm::Align(alignment));
     return b.CreateAddrSpaceCast(array, b.getPtrTy());
   }
 
@@ -345,9 +345,10 @@ class HostHooks final : public TargetHooks {
   bool has_thread_ctx() const override { return true; }
 
   llvm::Value* static_shared(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::ArrayType*,
-                             uint64_t bytes, llvm::Value* ctx) override {
-    // Each array at its own offset of the block's buffer, 16-byte aligned.
-    uint64_t offset = target::shared_offset(m.static_shared_bytes);
+                             uint64_t bytes, uint64_t alignment, llvm::Value* ctx) override {
+    // Each array at its own offset of the block's buffer (4096-byte aligned), at least
+    // 16-byte aligned.
+    uint64_t offset = (m.static_shared_bytes + alignment - 1) / alignment * alignment;
     m.static_shared_bytes = offset + bytes;
     return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), field(m, b, ctx, kShared), offset);
   }

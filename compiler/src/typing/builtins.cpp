@@ -98,9 +98,16 @@ Type type_array_allocation(const Node& call, std::string_view name) {
   const bool record = dtype_name == "record";
   auto dtype = record ? std::optional(Scalar::UInt8) : scalar_from_name(dtype_name);
   if (!dtype) type_error(call, what + ": unknown dtype '" + std::string(dtype_name) + "'");
-  if (call.size() != (record ? 2u : 1u) || call.child(0).kind != ir::NodeKind::Tuple ||
-      call.child(0).size() == 0)
+  const size_t fixed = record ? 2u : 1u;  // then alignment=, when given
+  if ((call.size() != fixed && call.size() != fixed + 1) ||
+      call.child(0).kind != ir::NodeKind::Tuple || call.child(0).size() == 0)
     type_error(call, what + " takes a shape: an integer constant or a tuple of them");
+  if (call.size() == fixed + 1) {
+    const Node& alignment = call.child(fixed);
+    const int64_t a = alignment.int_value;
+    if (alignment.kind != ir::NodeKind::Int || a < 8 || a > 4096 || (a & (a - 1)) != 0)
+      type_error(call, what + ": alignment must be a power of 2 from 8 to 4096");
+  }
   const Node& shape = call.child(0);
   if (shape.size() > 3) type_error(call, what + " arrays have 1 to 3 dimensions");
   int64_t count = 1;
@@ -118,6 +125,10 @@ Type type_array_allocation(const Node& call, std::string_view name) {
                                   " of zero items: only a 1-D shape 0 makes dynamic shared "
                                   "memory (sized by the launch's sharedmem)"
                             : what + " needs at least one item");
+  if (count == 0 && call.size() == fixed + 1)
+    type_error(call, what +
+                         ": alignment= is not supported for the dynamic shared array "
+                         "(shape 0), which starts 16-byte aligned");
   const int ndim = static_cast<int>(shape.size());
   if (record)
     return Type::record_array(record_spelled(call, call.child(1), what).record_layout(), ndim,
@@ -522,6 +533,11 @@ Type type_cuda(const Node& call, std::string_view name, const std::vector<Type>&
 }
 
 Type type_python_builtin(const Node& call, const std::string& name, const std::vector<Type>& args) {
+  if (name == "array.address") {  // a.ctypes.data: the address of the array's first element
+    expect_args(call, args, 1, 1);
+    if (args[0].is_array()) return Type::scalar(Scalar::UInt64);
+    type_error(call, ".ctypes.data needs an array, got " + args[0].str());
+  }
   if (name == "len") {
     expect_args(call, args, 1, 1);
     if (args[0].is_array() || args[0].is_tuple()) return Type::scalar(Scalar::Int64);

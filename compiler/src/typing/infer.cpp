@@ -462,7 +462,7 @@ class FunctionTyper {
         if (!known) return std::nullopt;
         for (size_t i = 0; i < args.size(); ++i)
           if ((args[i].is_record() || args[i].is_record_array()) && n.text != "len" &&
-              !n.text.starts_with("debug."))
+              n.text != "array.address" && !n.text.starts_with("debug."))
             type_error(n.child(i), "records are not supported by '" + n.text + "' (got " +
                                        describe(args[i]) + "); pass one of their fields");
         return type_builtin_call(n, args, out_);
