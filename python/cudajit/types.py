@@ -16,7 +16,8 @@ from typing import Any, Sequence
 import numpy as np
 
 __all__ = [
-    "Type", "NoneType", "ScalarType", "Array", "Record", "Tuple", "UniTuple", "Signature",
+    "Type", "NoneType", "ScalarType", "Array", "Record", "Tuple", "UniTuple", "CPointer",
+    "Signature",
     "typeof", "from_dtype", "from_numba", "parse_signature",
     "none", "void",
     "boolean", "bool_", "b1",
@@ -206,6 +207,25 @@ class Tuple(Type):
         return "Tuple(" + ", ".join(str(e) for e in self.elements) + ")"
 
 
+class CPointer(Type):
+    """Numba's ``CPointer(dtype)``: a raw address of numbers, as a kernel parameter in a
+    signature (``void(CPointer(uint8), uint32)``). It is given an integer at the launch
+    (an address, such as ``a.__cuda_array_interface__["data"][0]``); in the kernel
+    ``p[i]`` reads and writes the ``i``-th number from there, with no shape, bounds
+    checks or wrap-around of negative indices (pointer arithmetic)."""
+
+    def __init__(self, dtype: Any):
+        dtype = from_numba(dtype)
+        if not isinstance(dtype, ScalarType):
+            dtype = from_dtype(dtype, "CPointer dtype")
+        if dtype.name == "bfloat16":
+            raise TypeError("CPointer(bfloat16) is not supported; bfloat16 is a storage type")
+        self.dtype = dtype
+
+    def __str__(self) -> str:
+        return f"CPointer({self.dtype})"
+
+
 def UniTuple(dtype: Type, count: int) -> Tuple:  # noqa: N802 - Numba's name
     """Numba's ``UniTuple(dtype, count)``: a tuple of ``count`` items of one type, as
     signatures spell it (``"void(UniTuple(float64, 3), float64[:])"``)."""
@@ -321,7 +341,7 @@ _SUPPORTED_DTYPES = ", ".join(str(t) for t in SCALAR_TYPES)
 # The names a signature string may use, as in Numba.
 SIGNATURE_NAMESPACE: dict[str, Any] = {
     name: value for name, value in globals().items() if isinstance(value, Type)}
-SIGNATURE_NAMESPACE.update(Array=Array, Tuple=Tuple, UniTuple=UniTuple)
+SIGNATURE_NAMESPACE.update(Array=Array, Tuple=Tuple, UniTuple=UniTuple, CPointer=CPointer)
 
 
 def _is_numba_object(value: Any) -> bool:
@@ -339,6 +359,8 @@ def from_numba(value: Any) -> Any:
         return Signature(from_numba(value.return_type), args)
     if type(value).__name__ == "Record" and isinstance(getattr(value, "dtype", None), np.dtype):
         return Record(value.dtype)
+    if type(value).__name__ == "CPointer" and hasattr(value, "dtype"):
+        return CPointer(from_numba(value.dtype))
     if hasattr(value, "dtype") and hasattr(value, "ndim") and hasattr(value, "layout"):
         dtype = from_numba(value.dtype)
         if isinstance(dtype, (ScalarType, Record)):

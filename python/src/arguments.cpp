@@ -425,6 +425,7 @@ class ConversionTable {
 Conversion conversion_kind(const Type& given, const Type& wanted) {
   static const ConversionTable table;
   if (!argument_matches(given, wanted)) return kNoConversion;
+  if (wanted.is_pointer()) return kExact;  // an integer taken as the address
   if (given.is_scalar()) return table(given.scalar(), wanted.scalar());
   if (given.is_tuple()) {  // as its worst item
     Conversion worst = kExact;
@@ -436,6 +437,8 @@ Conversion conversion_kind(const Type& given, const Type& wanted) {
 }
 
 bool argument_matches(const Type& given, const Type& wanted) {
+  // A CPointer parameter takes an address: a Python integer (Numba's CPointer arguments).
+  if (wanted.is_pointer()) return given.is_scalar() && is_integer(given.scalar());
   if (given.is_scalar() && wanted.is_scalar()) {
     // No silent loss: complex stays complex, floats do not become integers.
     Scalar g = given.scalar(), w = wanted.scalar();
@@ -475,6 +478,14 @@ runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
     auto put = [&](size_t i, auto value) { params.set(i, value); };
     if (p.type.is_record()) {  // its address
       put(at, v.data);
+      continue;
+    }
+    if (p.type.is_pointer()) {  // the integer given, as an address
+      if (is_signed(v.type.scalar()) && v.i < 0)
+        throw py::value_error("argument " + std::to_string(a + 1) + ": a " + p.type.str() +
+                              " parameter takes an address, a non-negative integer; got " +
+                              std::to_string(v.i));
+      put(at, is_signed(v.type.scalar()) ? static_cast<uint64_t>(v.i) : v.u);
       continue;
     }
     if (p.type.is_array()) {

@@ -100,6 +100,8 @@ llvm::Value* FunctionLowering::guard(llvm::Value* ptr, const IndexCheck& check, 
 
 llvm::Value* FunctionLowering::element_pointer(llvm::Value* array, const Type& t,
                                                const std::vector<ArrayIndex>& idx, SourceLoc loc) {
+  if (t.is_pointer())  // a CPointer: p[i] is i elements on, unchecked (pointer arithmetic)
+    return b_.CreateGEP(b_.getInt8Ty(), array, b_.CreateMul(idx.at(0).v, int64(t.itemsize())));
   int unit_dim = -1;
   if (t.layout() == Layout::C) unit_dim = t.ndim() - 1;
   if (t.layout() == Layout::F) unit_dim = 0;

@@ -51,6 +51,7 @@ llvm::Type* ModuleLowering::value_type(const Type& t) {
     case Type::Kind::Array:
       return array_struct(t.ndim());
     case Type::Kind::Record:  // the address of the record
+    case Type::Kind::Pointer:
       return llvm::PointerType::get(context, 0);
     case Type::Kind::Tuple: {
       std::vector<llvm::Type*> elements;
@@ -152,7 +153,7 @@ std::vector<llvm::Value*> unflatten_args(
         a = b.CreateInsertValue(a, param(p.first_param + 1 + t.ndim() + d, i64), {2, unsigned(d)});
       }
       leaves.push_back(a);
-    } else if (t.is_record()) {
+    } else if (t.is_record() || t.is_pointer()) {
       leaves.push_back(param(p.first_param, b.getPtrTy()));
     } else {
       llvm::Value* v = param(p.first_param, m.memory_type(t.scalar()));
@@ -181,7 +182,7 @@ std::vector<llvm::Type*> flat_param_types(ModuleLowering& m, const std::vector<T
     if (t.is_array()) {
       types.push_back(llvm::PointerType::get(m.context, 0));
       for (int i = 0; i < 2 * t.ndim(); ++i) types.push_back(llvm::Type::getInt64Ty(m.context));
-    } else if (t.is_record()) {
+    } else if (t.is_record() || t.is_pointer()) {
       types.push_back(llvm::PointerType::get(m.context, 0));
     } else {
       types.push_back(m.memory_type(t.scalar()));

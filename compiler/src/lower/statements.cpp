@@ -84,7 +84,8 @@ void FunctionLowering::stmt(const Node& s) {
       const Node& target = s.child(0);
       const Node& value = s.child(1);
       const Type& op_type = type_of(s);  // typing's type of `target op value`
-      if (target.kind == NodeKind::Subscript && type_of(target.child(0)).is_array()) {
+      if (target.kind == NodeKind::Subscript &&
+          (type_of(target.child(0)).is_array() || type_of(target.child(0)).is_pointer())) {
         // a[i] op= v reads and writes one element: compute its address once.
         const Type& array_type = type_of(target.child(0));
         llvm::Value* ptr = element_pointer(expr(target.child(0)), array_type,

@@ -727,6 +727,12 @@ class FunctionTyper {
       out_.constants[&n] = i;
       return field_type(n, *v, &v->record_layout()->fields[i]);
     }
+    if (v->is_pointer()) {  // a CPointer: one integer index, read and written unchecked
+      if (index->is_tuple() || !is_int_like(*index) || index->scalar() == Scalar::Bool)
+        type_error(n.child(1),
+                   describe(*v) + " is indexed by one integer, got " + describe(*index));
+      return Type::scalar(element_value(v->dtype()));
+    }
     if (!v->is_array()) type_error(n, describe(*v) + " cannot be indexed");
     std::vector<Type> indices = index->is_tuple() ? index->elements() : std::vector<Type>{*index};
     for (const Type& i : indices)
@@ -738,8 +744,9 @@ class FunctionTyper {
       type_error(n, "too many indices for " + describe(*v) + ": " + std::to_string(count));
     if (store) {
       if (v->readonly()) {
-        std::string what =
-            n.child(0).kind == NodeKind::Name ? "'" + n.child(0).text + "'" : "array";
+        std::string what = n.child(0).kind == NodeKind::Name
+                               ? "'" + std::string(ir::source_name(n.child(0).text)) + "'"
+                               : "array";
         type_error(n, "cannot write to read-only array " + what + " (" + describe(*v) + ")");
       }
       if (count < v->ndim())

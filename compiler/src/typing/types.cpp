@@ -86,6 +86,13 @@ Type Type::scalar(Scalar s) {
   return t;
 }
 
+Type Type::pointer(Scalar dtype) {
+  Type t;
+  t.kind_ = Kind::Pointer;
+  t.scalar_ = dtype;
+  return t;
+}
+
 Type Type::array(Scalar dtype, int ndim, Layout layout, bool readonly) {
   Type t;
   t.kind_ = Kind::Array;
@@ -250,6 +257,8 @@ std::string Type::str() const {
     }
     case Kind::Record:
       return (readonly_ ? "readonly " : "") + record_str(*record_);
+    case Kind::Pointer:
+      return "CPointer(" + std::string(scalar_name(scalar_)) + ")";
   }
   return "?";
 }
@@ -271,6 +280,8 @@ bool Type::operator==(const Type& o) const {
       return elements_ == o.elements_ && fields_ == o.fields_ && tuple_name_ == o.tuple_name_;
     case Kind::Record:
       return readonly_ == o.readonly_ && same_record();
+    case Kind::Pointer:
+      return scalar_ == o.scalar_;
   }
   return false;
 }
@@ -314,6 +325,12 @@ class TypeReader {
     }
     if (unaligned) fail("expected an array after 'unaligned'");
     if (readonly) fail("expected an array or a record after 'readonly'");
+    if (accept("CPointer(")) {  // CPointer(uint8)
+      Type element = element_type();
+      if (element.is_record()) fail("a CPointer points to numbers");
+      expect(")");
+      return Type::pointer(element.scalar());
+    }
     if (accept("UniTuple(")) {  // UniTuple(int64 x 2)
       Type element = nested_type();
       expect("x");

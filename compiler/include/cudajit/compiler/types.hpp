@@ -92,7 +92,9 @@ class Type {
   // Record: a reference to one record in memory (an element of a record
   // array, or a record argument), as Numba's records are: its fields are read
   // and written in place.
-  enum class Kind : uint8_t { None, Scalar, Array, Tuple, Record };
+  // Pointer: Numba's CPointer(dtype), a raw address whose elements p[i] are read and
+  // written with no shape, bounds or wrap-around (a kernel argument given as an integer).
+  enum class Kind : uint8_t { None, Scalar, Array, Tuple, Record, Pointer };
 
   Type() = default;  // none (void)
   static Type none() { return Type(); }
@@ -103,6 +105,7 @@ class Type {
   static Type named_tuple(std::string name, std::vector<Type> elements,
                           std::vector<std::string> fields);
   static Type record(std::shared_ptr<const RecordLayout> layout, bool readonly = false);
+  static Type pointer(Scalar dtype);
   static Type record_array(std::shared_ptr<const RecordLayout> layout, int ndim, Layout layout_kind,
                            bool readonly = false);
 
@@ -112,6 +115,7 @@ class Type {
   bool is_array() const { return kind_ == Kind::Array; }
   bool is_tuple() const { return kind_ == Kind::Tuple; }
   bool is_record() const { return kind_ == Kind::Record; }
+  bool is_pointer() const { return kind_ == Kind::Pointer; }
   bool is_record_array() const { return kind_ == Kind::Array && record_ != nullptr; }
   bool is_scalar(Scalar s) const { return is_scalar() && scalar_ == s; }
 
@@ -143,7 +147,7 @@ class Type {
 
   // "int64", "array(float32, 2d, C)", "readonly array(int8, 1d, A)",
   // "unaligned array(float64, 1d, A)",
-  // "Tuple(int64, float32)", "UniTuple(int64 x 2)", "none".
+  // "Tuple(int64, float32)", "UniTuple(int64 x 2)", "CPointer(uint8)", "none".
   std::string str() const;
   bool operator==(const Type& other) const;
   bool operator!=(const Type& other) const { return !(*this == other); }
