@@ -124,7 +124,10 @@ class CompileTimeValues:
 
     def _static_alignment(self, node: ast.expr | None, spelled: str) -> int | None:
         """alignment= of a shared or local array: None, or a constant power of 2 that is a
-        multiple of the pointer size (8), as Numba requires, up to 4096."""
+        multiple of the pointer size (8), as Numba requires, up to 1024: a GPU of compute
+        capability 8.0 and later keeps the first 1 KiB of a block's shared memory for
+        itself, so the window's addresses promise no more (an H200 placed an array asked to
+        be 4096-aligned at 0x...1400)."""
         if node is None:
             return None
         try:
@@ -139,8 +142,8 @@ class CompileTimeValues:
             raise self._error(f"{spelled}(): alignment must be a constant integer; got {got}",
                               node)
         value = int(value)
-        if value <= 0 or value & (value - 1) or value % 8 or value > 4096:
-            raise self._error(f"{spelled}(): alignment must be a power of 2 from 8 to 4096 "
+        if value <= 0 or value & (value - 1) or value % 8 or value > 1024:
+            raise self._error(f"{spelled}(): alignment must be a power of 2 from 8 to 1024 "
                               f"(a multiple of the pointer size, as Numba requires); got {value}",
                               node)
         return value

@@ -471,7 +471,7 @@ ALIGN_DTYPES = [np.uint8, np.float64,
 
 
 @pytest.mark.parametrize("dtype", ALIGN_DTYPES, ids=lambda d: str(np.dtype(d)))
-@pytest.mark.parametrize("alignment", [None, 16, 64, 256, 4096])
+@pytest.mark.parametrize("alignment", [None, 16, 64, 256, 1024])
 def test_shared_and_local_arrays_start_at_the_alignment_asked_for(device, alignment, dtype):
     # Numba's alignment= (a power of 2, a multiple of the pointer size); a.ctypes.data is
     # the array's address, as in Numba. Another array before each makes the offset matter.
@@ -511,8 +511,8 @@ def test_aligned_arrays_assemble(check_ptx):
 
 
 @pytest.mark.parametrize("alignment, message", [
-    (3, "a power of 2 from 8 to 4096"), (4, "a power of 2 from 8 to 4096"),
-    (0, "a power of 2 from 8 to 4096"), (8192, "a power of 2 from 8 to 4096"),
+    (3, "a power of 2 from 8 to 1024"), (4, "a power of 2 from 8 to 1024"),
+    (0, "a power of 2 from 8 to 1024"), (2048, "a power of 2 from 8 to 1024"),
     (1.5, "alignment must be a constant integer; got 1.5"),
     ("16", "alignment must be a constant integer; got '16'"),
 ])

@@ -105,8 +105,8 @@ Type type_array_allocation(const Node& call, std::string_view name) {
   if (call.size() == fixed + 1) {
     const Node& alignment = call.child(fixed);
     const int64_t a = alignment.int_value;
-    if (alignment.kind != ir::NodeKind::Int || a < 8 || a > 4096 || (a & (a - 1)) != 0)
-      type_error(call, what + ": alignment must be a power of 2 from 8 to 4096");
+    if (alignment.kind != ir::NodeKind::Int || a < 8 || a > 1024 || (a & (a - 1)) != 0)
+      type_error(call, what + ": alignment must be a power of 2 from 8 to 1024");
   }
   const Node& shape = call.child(0);
   if (shape.size() > 3) type_error(call, what + " arrays have 1 to 3 dimensions");

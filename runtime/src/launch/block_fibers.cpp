@@ -65,7 +65,7 @@ unsigned char* thread_shared_buffer(uint64_t bytes) {
   thread_local uint64_t capacity = 0;
   if (bytes > capacity) {
     uint64_t rounded = (bytes + 4095) / 4096 * 4096;
-    // Page-aligned: static shared arrays may ask for up to 4096 (alignment=).
+    // Page-aligned: static shared arrays may ask for up to 1024 (alignment=).
     buffer.reset(static_cast<unsigned char*>(std::aligned_alloc(4096, rounded)));
     if (!buffer) throw std::bad_alloc();
     capacity = rounded;
