@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import enum
 import inspect
 import math
 from types import FunctionType, ModuleType
@@ -28,19 +27,19 @@ from .frontend_calls import EXCEPTION_RECORD, VARARG_COUNT, DeviceCalls, static_
 from .frontend_functions import CapturedVariable, InnerFunctions, cell_value
 from .frontend_exceptions import Exceptions
 from .frontend_grid import GridIntrinsics
+from .frontend_objects import GlobalObjects
 from .frontend_loops import ForLoops
 from .frontend_ufuncs import NumpyUfunc, NumpyUfuncs
 from .frontend_static import CompileTimeValues
 from .frontend_static import NotConstant as _NotConstant
 from .frontend_static import is_number as _is_number
-from .devicearray import is_device_array
 from .source import read_function
 from .frontend_names import (  # what names refer to
     METHODS, MATH_CONSTANTS, DIM3_NAMES, ARRAY_ALLOCATORS, BINARY_OPERATORS,
     UNARY_OPERATORS, COMPARE_OPERATORS, UNSUPPORTED_SYNTAX, _Ref, _ModuleRef, _Constant,
-    _ConstArray, _CapturedArray, _BuiltinFunction, _Dim3, _GridIntrinsic, _ValueIntrinsic, _KernelIntrinsic,
-    _DeviceFunction, _OperatorFunction, _EnumClass, _GridGroup, Resolved, _KNOWN_OBJECTS,
-    _is_frozen_constant, _module_kind,
+    _ConstArray, _CapturedArray, _BuiltinFunction, _Dim3, _GridIntrinsic, _ValueIntrinsic,
+    _KernelIntrinsic, _DeviceFunction, _OperatorFunction, _EnumClass, _GridGroup, Resolved,
+    _KNOWN_OBJECTS,
 )
 
 __all__ = ["build_module"]
@@ -62,8 +61,8 @@ def _ends_block(stmt: ast.stmt) -> bool:
         return any(map(_ends_block, stmt.body)) and any(map(_ends_block, stmt.orelse))
     return False
 
-class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctions, NumpyUfuncs,
-                          Exceptions, GridIntrinsics):
+class _FunctionTranslator(CompileTimeValues, GlobalObjects, ForLoops, DeviceCalls, InnerFunctions,
+                          NumpyUfuncs, Exceptions, GridIntrinsics):
     def __init__(self, pyfunc: FunctionType, ir_name: str, module: "_ModuleBuilder",
                  static: dict[str, Any] | None = None):
         self.pyfunc = pyfunc
@@ -460,70 +459,6 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
             return IRNode("attr", self._loc(node), self._as_value(base, node.value), node.attr)
         return self._expr(node)
 
-    def _classify(self, value: Any, node: ast.expr) -> _Ref:
-        """What a global, closure or builtin object means in a kernel."""
-        spelled = ast.unparse(node)
-        if isinstance(value, ModuleType):
-            return _ModuleRef(_module_kind(value), value)
-        if isinstance(value, enum.EnumMeta):
-            return _EnumClass(value)
-        if isinstance(value, enum.Enum):  # a member is its value, as Numba lowers it
-            value = value.value
-        known = _KNOWN_OBJECTS.get(id(value))
-        if known is not None and known[0] is value:
-            return known[1]
-        if isinstance(value, cjtypes.ScalarType):
-            return _BuiltinFunction(f"cast.{value}")
-        if isinstance(value, type) and issubclass(value, np.generic):
-            try:
-                return _BuiltinFunction(f"cast.{cjtypes.from_dtype(value)}")
-            except TypeError as exc:
-                raise self._error(f"'{spelled}' cannot be used in kernels: {exc}", node) from None
-        if _is_number(value):
-            return _Constant(value)
-        if isinstance(value, np.ndarray):
-            return _ConstArray(value)
-        if not isinstance(value, type) and (is_device_array(value)
-                                            or hasattr(value, "__cuda_array_interface__")):
-            return _CapturedArray(value)
-        if isinstance(value, tuple):
-            if not _is_frozen_constant(value):
-                raise self._error(f"global tuple '{spelled}' cannot be frozen as a constant; "
-                                  "only numbers and tuples of numbers can", node)
-            return _Constant(value)
-        if getattr(value, "__module__", None) == "cmath" and callable(value):
-            from .cmath_impl import BY_ARITY, IMPLEMENTATIONS  # imported when used
-
-            name = getattr(value, "__name__", "")
-            implementation = IMPLEMENTATIONS.get(name)
-            if implementation is not None:
-                return _DeviceFunction(implementation._cudajit_device_pyfunc, by_arity=tuple(
-                    (n, f._cudajit_device_pyfunc) for n, f in BY_ARITY.get(name, {}).items()))
-        if getattr(value, "_cudajit_device_pyfunc", None) is not None:
-            return _DeviceFunction(value._cudajit_device_pyfunc,
-                                   tuple(getattr(value, "signatures", ())))
-        if getattr(value, "_cudajit_kernel_pyfunc", None) is not None:
-            # As in Numba, a kernel called from a kernel is compiled as a device function.
-            return _DeviceFunction(value._cudajit_kernel_pyfunc)
-        if _is_numba_cpu_dispatcher(value):
-            # numba.jit without a signature: compiled for the kernel as a device function, as
-            # numba.cuda compiles it; with one, Numba refuses it ("cpu function on device").
-            if not value._can_compile:
-                raise self._error(f"'{spelled}' is a numba.jit function with an explicit "
-                                  "signature, which kernels cannot call (Numba refuses it too); "
-                                  "drop the signature, or use @cuda.jit(device=True)", node)
-            return _DeviceFunction(value.py_func)
-        raise self._error(self._unsupported_object_message(value, spelled), node)
-
-    @staticmethod
-    def _unsupported_object_message(value: Any, spelled: str) -> str:
-        if getattr(builtins, getattr(value, "__name__", ""), None) is value:
-            return f"builtin '{spelled}' is not supported in kernels"
-        if isinstance(value, FunctionType):
-            return (f"cannot call Python function '{spelled}' from a kernel; "
-                    "decorate it with @cuda.jit(device=True)")
-        return f"'{spelled}' (a {type(value).__name__}) cannot be used in kernels"
-
     def _attribute_of_namespace(self, base: _ModuleRef | _Dim3, node: ast.Attribute) -> _Ref:
         attr, spelled = node.attr, ast.unparse(node)
         if isinstance(base, _Dim3):
@@ -724,13 +659,6 @@ class _FunctionTranslator(CompileTimeValues, ForLoops, DeviceCalls, InnerFunctio
 
     def _args(self, node: ast.Call) -> list[IRNode]:
         return [self._expr(a) for a in node.args]
-
-
-def _is_numba_cpu_dispatcher(value: Any) -> bool:
-    """A @numba.jit function (Numba need not be installed for the test)."""
-    return (type(value).__name__ == "CPUDispatcher"
-            and type(value).__module__.split(".")[0] == "numba"
-            and isinstance(getattr(value, "py_func", None), FunctionType))
 
 
 # ---------------------------------------------------------------------------

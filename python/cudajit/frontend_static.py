@@ -193,42 +193,6 @@ class CompileTimeValues:
                           IRNode("bytes", loc, '"' + str(dtype).encode().hex() + '"'))
         return IRNode("call", loc, f"cuda.const.array.{dtype}", shape, data_node)
 
-    def _captured_array(self, array: Any, node: ast.expr) -> IRNode:
-        """A global or closure device array, captured by its address as Numba captures
-        them: the kernel reads and writes the array's memory, so it sees later changes;
-        the kernel holds the array, which thus lives as long as the kernel."""
-        spelled = ast.unparse(node)
-        try:
-            address, shape, strides, dtype, readonly, kind = describe_captured_array(array)
-        except (TypeError, ValueError, KeyError, AttributeError) as exc:
-            raise self._error(f"device array '{spelled}' cannot be captured by the kernel: "
-                              f"{exc}", node) from None
-        if not 1 <= len(shape) <= cjtypes.MAX_ARRAY_NDIM:
-            raise self._error(f"device array '{spelled}' cannot be captured by the kernel: it "
-                              f"has {len(shape)} dimensions (1 to {cjtypes.MAX_ARRAY_NDIM} "
-                              "are supported)", node)
-        try:
-            record = dtype.names is not None
-            element = cjtypes.Record(dtype) if record else cjtypes.from_dtype(dtype)
-        except TypeError as exc:
-            raise self._error(f"device array '{spelled}' cannot be captured by the kernel: "
-                              f"{exc}", node) from None
-        self.module.captured.append(array)
-        loc = self._loc(node)
-
-        def ints(values: tuple) -> IRNode:
-            return IRNode("tuple", loc, *(IRNode("int", loc, str(int(v))) for v in values))
-
-        def text(value: str) -> IRNode:  # bytes travel hex-encoded
-            return IRNode("bytes", loc, '"' + value.encode().hex() + '"')
-
-        name = "record" if record else str(element)
-        args = [ints(shape), ints(strides), IRNode("int", loc, str(address)),
-                text(("readonly " if readonly else "") + kind)]
-        if record:
-            args.append(text(str(element)))
-        return IRNode("call", loc, f"cuda.captured.array.{name}", *args)
-
     def _constant_locals(self) -> dict[str, ast.expr]:
         """Local names bound once, by a plain assignment (``N = 100``), with what they are
         assigned: where a constant is needed (a shared array's shape), such a name is read
@@ -385,30 +349,3 @@ class CompileTimeValues:
         for left, op, right in zip(operands, node.ops, operands[1:]):
             result = result and STATIC_COMPARISONS[type(op)](left, right)
         return bool(result)
-
-
-def describe_captured_array(array: Any) -> tuple[int, tuple, tuple, np.dtype, bool, str]:
-    """A device array's address, shape, strides (bytes), dtype, read-only flag and the
-    kind of device whose memory holds it ("cpu" or "cuda"): a cudajit array's own, or
-    what its CUDA Array Interface says (GPU memory)."""
-    from .devicearray import is_device_array  # imported when used: it needs _core
-
-    if is_device_array(array):
-        dtype = array.record_dtype
-        dtype = np.dtype(array.dtype_name) if dtype is None else dtype
-        return (array.device_pointer, tuple(array.shape), tuple(array.strides), dtype,
-                bool(array.readonly), array.device.kind)
-    cai = array.__cuda_array_interface__
-    if cai.get("mask") is not None:
-        raise ValueError("its CUDA Array Interface has a mask, which kernels cannot read")
-    shape = tuple(int(n) for n in cai["shape"])
-    descr = cai.get("descr")
-    dtype = np.dtype(descr) if descr and any(name for name, *_ in descr) \
-        else np.dtype(cai["typestr"])
-    strides = cai.get("strides")
-    if strides is None:
-        strides = tuple(int(np.prod(shape[i + 1:], dtype=np.int64)) * dtype.itemsize
-                        for i in range(len(shape)))
-    address, readonly = cai["data"]
-    return int(address or 0), shape, tuple(int(s) for s in strides), dtype, bool(readonly), \
-        "cuda"

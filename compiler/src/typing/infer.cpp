@@ -17,10 +17,6 @@ void type_error(const Node& node, const std::string& message) {
 
 namespace {
 
-bool is_int_like(const Type& t) {
-  return t.is_scalar() && (is_integer(t.scalar()) || t.scalar() == Scalar::Bool);
-}
-
 std::string describe(const Type& t) { return t.str(); }
 
 // The integer a node folds to, for tuple indices: a literal or a negated one.
@@ -727,39 +723,7 @@ class FunctionTyper {
       out_.constants[&n] = i;
       return field_type(n, *v, &v->record_layout()->fields[i]);
     }
-    if (v->is_pointer()) {  // a CPointer: one integer index, read and written unchecked
-      if (index->is_tuple() || !is_int_like(*index) || index->scalar() == Scalar::Bool)
-        type_error(n.child(1),
-                   describe(*v) + " is indexed by one integer, got " + describe(*index));
-      return Type::scalar(element_value(v->dtype()));
-    }
-    if (!v->is_array()) type_error(n, describe(*v) + " cannot be indexed");
-    std::vector<Type> indices = index->is_tuple() ? index->elements() : std::vector<Type>{*index};
-    for (const Type& i : indices)
-      if (!is_int_like(i) || i.scalar() == Scalar::Bool)
-        type_error(n.child(1), "array index must be an integer, got " + describe(i) +
-                                   " (slices and other indices are not supported in kernels)");
-    int count = static_cast<int>(indices.size());
-    if (count > v->ndim())
-      type_error(n, "too many indices for " + describe(*v) + ": " + std::to_string(count));
-    if (store) {
-      if (v->readonly()) {
-        std::string what = n.child(0).kind == NodeKind::Name
-                               ? "'" + std::string(ir::source_name(n.child(0).text)) + "'"
-                               : "array";
-        type_error(n, "cannot write to read-only array " + what + " (" + describe(*v) + ")");
-      }
-      if (count < v->ndim())
-        type_error(n, "cannot assign to a " + std::to_string(v->ndim() - count) + "-d view of " +
-                          describe(*v) + "; index every dimension");
-    }
-    if (count == v->ndim()) {
-      if (v->is_record_array()) return Type::record(v->record_layout(), v->readonly());
-      return Type::scalar(element_value(v->dtype()));
-    }
-    // Fewer indices than dimensions: a view of the remaining dimensions.
-    Layout layout = v->layout() == Layout::C ? Layout::C : Layout::A;
-    return v->with_dims(v->ndim() - count, layout);
+    return element_type(n, *v, *index, store);
   }
 
   // a[1:3], a[i, ::2], a[:, j]: a view. Integers fix a dimension; slices keep one. The

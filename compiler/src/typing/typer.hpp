@@ -19,7 +19,15 @@ namespace cudajit::typing {
 // `out` receives constants the call folds (cuda.grid's dimension count).
 Type type_builtin_call(const ir::Node& call, const std::vector<Type>& args, TypedFunction& out);
 
-// views.cpp. r.f (or r['f']) of a record: a number, a view of a nested array, or a record
+// An integer or a bool (which indexes and counts as one).
+inline bool is_int_like(const Type& t) {
+  return t.is_scalar() && (is_integer(t.scalar()) || t.scalar() == Scalar::Bool);
+}
+
+// views.cpp. a[i, j] (or p[i] of a CPointer), read or written (`store`): the element's type,
+// or a view of the dimensions fewer indices leave.
+Type element_type(const ir::Node& n, const Type& v, const Type& index, bool store);
+// r.f (or r['f']) of a record: a number, a view of a nested array, or a record
 // inside it; a.f of an array of records: that field in every record, a strided view.
 Type field_type(const ir::Node& n, const Type& v);
 Type field_type(const ir::Node& n, const Type& v, const RecordField* f);

@@ -1,5 +1,6 @@
-// The types of views in kernels: record fields (r.f, a.f of a record array) and the array
-// methods that re-describe memory (a.reshape(...), a.view(dtype)).
+// The types of views in kernels: array elements and the dimensions an index leaves (a[i, j],
+// p[i] of a CPointer), record fields (r.f, a.f of a record array) and the array methods that
+// re-describe memory (a.reshape(...), a.view(dtype)).
 #include "typer.hpp"
 
 namespace cudajit::typing {
@@ -32,6 +33,40 @@ Type field_type(const Node& n, const Type& v, const RecordField* f) {
   const bool aligned = v.record_layout()->field_aligned(*f) && (v.is_record() || v.aligned());
   return Type::array(f->dtype, ndim, outer == 0 ? Layout::C : Layout::A, v.readonly())
       .with_aligned(aligned);
+}
+
+Type element_type(const Node& n, const Type& v, const Type& index, bool store) {
+  if (v.is_pointer()) {  // a CPointer: one integer index, read and written unchecked
+    if (!is_int_like(index) || index.scalar() == Scalar::Bool)
+      type_error(n.child(1), v.str() + " is indexed by one integer, got " + index.str());
+    return Type::scalar(element_value(v.dtype()));
+  }
+  if (!v.is_array()) type_error(n, v.str() + " cannot be indexed");
+  std::vector<Type> indices = index.is_tuple() ? index.elements() : std::vector<Type>{index};
+  for (const Type& i : indices)
+    if (!is_int_like(i) || i.scalar() == Scalar::Bool)
+      type_error(n.child(1), "array index must be an integer, got " + i.str() +
+                                 " (slices and other indices are not supported in kernels)");
+  int count = static_cast<int>(indices.size());
+  if (count > v.ndim())
+    type_error(n, "too many indices for " + v.str() + ": " + std::to_string(count));
+  if (store) {
+    if (v.readonly()) {
+      std::string what = n.child(0).kind == ir::NodeKind::Name
+                             ? "'" + std::string(ir::source_name(n.child(0).text)) + "'"
+                             : "array";
+      type_error(n, "cannot write to read-only array " + what + " (" + v.str() + ")");
+    }
+    if (count < v.ndim())
+      type_error(n, "cannot assign to a " + std::to_string(v.ndim() - count) + "-d view of " +
+                        v.str() + "; index every dimension");
+  }
+  if (count == v.ndim()) {
+    if (v.is_record_array()) return Type::record(v.record_layout(), v.readonly());
+    return Type::scalar(element_value(v.dtype()));
+  }
+  // Fewer indices than dimensions: a view of the remaining dimensions.
+  return v.with_dims(v.ndim() - count, v.layout() == Layout::C ? Layout::C : Layout::A);
 }
 
 Type array_method_type(const Node& n, const Type& v, const std::vector<Type>& args) {
