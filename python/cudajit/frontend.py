@@ -336,6 +336,8 @@ class _FunctionTranslator(CompileTimeValues, GlobalObjects, ForLoops, DeviceCall
         folded = self._enum_comparison(node)
         if folded is None:
             folded = self._none_comparison(node)
+        if isinstance(folded, IRNode):
+            return folded
         if folded is not None:
             return self._literal(folded, node)
         children: list[IRNode | str] = [self._expr(node.left)]

@@ -316,9 +316,12 @@ class CompileTimeValues:
         except TypeError as exc:
             raise self._error(f"{spelled}(): {exc}", node) from None
 
-    def _none_comparison(self, node: ast.Compare) -> bool | None:
-        """`x is None` (`is not`): no value in a kernel is None, so it is known here, for a
-        variable or a constant (an expression with effects is not skipped silently)."""
+    def _none_comparison(self, node: ast.Compare) -> bool | IRNode | None:
+        """`x is None` (`is not`): known here for a constant, and for a variable that never
+        holds a call's result (no other value in a kernel is None); for one that does, which
+        may hold None (a device function that returns None on some paths), the test
+        ``isnone``/``notnone`` that typing resolves. An expression with effects is not
+        skipped silently."""
         if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Is, ast.IsNot)):
             return None
         sides = [node.left, node.comparators[0]]
@@ -331,8 +334,33 @@ class CompileTimeValues:
             if not isinstance(other, (ast.Name, ast.Attribute, ast.Subscript)):
                 raise self._error("'is None' of an expression is not supported in kernels "
                                   "(no value there is None); compare a variable", node)
+            if isinstance(other, ast.Name) and other.id in self._call_results():
+                test = "isnone" if isinstance(node.ops[0], ast.Is) else "notnone"
+                return IRNode("call", self._loc(node), test, self._expr(other))
             same = False
         return same if isinstance(node.ops[0], ast.Is) else not same
+
+    def _call_results(self) -> frozenset[str]:
+        """Local names assigned a call's result (or such a name's value), which may hold
+        None: a device function returning None on some paths returns an optional number."""
+        found = getattr(self, "_call_result_names", None)
+        if found is not None:
+            return found
+        assigned: list[tuple[str, ast.expr]] = [
+            (node.targets[0].id, node.value) for node in ast.walk(self.funcdef)
+            if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)]
+        names: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for name, value in assigned:
+                if name not in names and (isinstance(value, ast.Call) or (
+                        isinstance(value, ast.Name) and value.id in names)):
+                    names.add(name)
+                    changed = True
+        self._call_result_names = frozenset(names)
+        return self._call_result_names
 
     def _enum_comparison(self, node: ast.Compare) -> bool | None:
         """A comparison of enum members known here (Color.red == Color["green"]), as Python

@@ -16,6 +16,12 @@ llvm::Value* FunctionLowering::call_builtin(const Node& n) {
   if (name.starts_with("overload.") || name.starts_with("choose."))
     return expr(n.child(f_.constants.at(&n)));
   if (name.starts_with("cuda.")) return call_cuda_builtin(n, name.substr(5));
+  if (name == "isnone" || name == "notnone") {  // x is None: a constant, or the optional's flag
+    auto known = f_.constants.find(&n);
+    if (known != f_.constants.end()) return b_.getInt1(known->second != 0);
+    llvm::Value* present = extract(expr(n.child(0)), {1});
+    return name == "isnone" ? b_.CreateNot(present) : present;
+  }
   if (name.starts_with("debug.")) return checked(n);
   if (name == "print") {
     print(n);

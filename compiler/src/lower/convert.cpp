@@ -71,6 +71,22 @@ llvm::Value* FunctionLowering::float_to_bfloat16(llvm::Value* v) {
 
 llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type& to) {
   if (from == to) return v;
+  if (to.is_optional()) {  // {number, present}: None (v unused), a number, another optional
+    const Type& value = to.optional_value();
+    llvm::Value* number = llvm::Constant::getNullValue(m_.value_type(value));
+    llvm::Value* present = b_.getFalse();
+    if (from.is_optional()) {
+      number = cast(extract(v, {0}), from.optional_value(), value);
+      present = extract(v, {1});
+    } else if (!from.is_none()) {
+      number = cast(v, from, value);
+      present = b_.getTrue();
+    }
+    llvm::Value* out = llvm::UndefValue::get(m_.value_type(to));
+    out = b_.CreateInsertValue(out, number, {0});
+    return b_.CreateInsertValue(out, present, {1});
+  }
+  if (from.is_optional()) return cast(extract(v, {0}), from.optional_value(), to);
   if (from.is_array() && to.is_array()) return v;    // layout or readonly widened: same struct
   if (from.is_record() && to.is_record()) return v;  // readonly widened: the same address
   if (from.is_tuple() && to.is_tuple()) {

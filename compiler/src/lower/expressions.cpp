@@ -28,6 +28,9 @@ llvm::Value* FunctionLowering::expr(const Node& n) {
     case NodeKind::Name: {
       auto parameter = parameters_.find(n.text);
       if (parameter != parameters_.end()) return parameter->second;
+      const Type& held = f_.locals.at(n.text);
+      if (held.is_optional() && !type_of(n).is_optional())  // an optional used as its number
+        return extract(b_.CreateLoad(m_.value_type(held), slots_.at(n.text), n.text), {0});
       return b_.CreateLoad(m_.value_type(type_of(n)), slots_.at(n.text), n.text);
     }
     case NodeKind::BinOp:
@@ -83,6 +86,8 @@ llvm::Value* FunctionLowering::call_function(const Node& n) {
   for (const auto& c : n.children) args.push_back(expr(*c));
   llvm::Value* result = b_.CreateCall(m_.functions.at(callee), args);
   return_if_raised();
+  if (callee->return_type.is_optional() && !type_of(n).is_optional())
+    return extract(result, {0});  // an optional used as its number
   return result;
 }
 

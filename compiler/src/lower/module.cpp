@@ -53,6 +53,9 @@ llvm::Type* ModuleLowering::value_type(const Type& t) {
     case Type::Kind::Record:  // the address of the record
     case Type::Kind::Pointer:
       return llvm::PointerType::get(context, 0);
+    case Type::Kind::Optional:  // the number, and whether there is one (not None)
+      return llvm::StructType::get(
+          context, {value_type(t.optional_value()), llvm::Type::getInt1Ty(context)});
     case Type::Kind::Tuple: {
       std::vector<llvm::Type*> elements;
       for (const Type& e : t.elements()) elements.push_back(value_type(e));

@@ -55,9 +55,12 @@ void FunctionLowering::body(const std::vector<llvm::Value*>& arguments) {
   }
   block(f_.function->body);
   if (!terminated()) {
-    // Typing proved a value-returning function never gets here.
+    // Typing proved a value-returning function never gets here, but for falling off the
+    // end of one that returns an optional number: None.
     if (f_.return_type.is_none())
       b_.CreateRetVoid();
+    else if (f_.return_type.is_optional())
+      b_.CreateRet(cast(nullptr, Type::none(), f_.return_type));
     else
       b_.CreateUnreachable();
   }
@@ -192,6 +195,12 @@ void FunctionLowering::assign(const Node& target, llvm::Value* value, const Type
 }
 
 void FunctionLowering::if_stmt(const Node& s) {
+  auto known = f_.constants.find(&s);  // `if x is None:` of an x never None: typing's choice
+  if (known != f_.constants.end()) {
+    expr(s.child(0));
+    block(s.child(known->second ? 1 : 2).children);
+    return;
+  }
   llvm::Value* cond = to_bool(expr(s.child(0)), type_of(s.child(0)));
   auto* then_bb = llvm::BasicBlock::Create(m_.context, "if.then", fn_);
   auto* else_bb = llvm::BasicBlock::Create(m_.context, "if.else", fn_);
@@ -267,6 +276,8 @@ void FunctionLowering::ret(const Node& s) {
   if (f_.return_type.is_none()) {
     if (s.size() == 1) expr(s.child(0));
     b_.CreateRetVoid();
+  } else if (s.size() == 0) {  // None, from a function that returns an optional number
+    b_.CreateRet(cast(nullptr, Type::none(), f_.return_type));
   } else {
     b_.CreateRet(expr_as(s.child(0), f_.return_type));
   }

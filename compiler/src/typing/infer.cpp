@@ -109,7 +109,11 @@ class FunctionTyper {
     final_ = true;
     block(fn.body);
     if (!return_type_) return_type_ = Type::none();
-    if (!return_type_->is_none() && !always_returns(fn.body))
+    // Falling off the end returns None: with numbers returned elsewhere, an optional number.
+    if (!return_type_->is_none() && !always_returns(fn.body)) {
+      if (auto optional = unify(*return_type_, Type::none())) return_type_ = *optional;
+    }
+    if (!return_type_->is_none() && !return_type_->is_optional() && !always_returns(fn.body))
       throw CompileError("function '" + python_name(fn.name) +
                              "' returns a value on some paths and falls off "
                              "the end (returning None) on others; add a final return",
@@ -127,7 +131,10 @@ class FunctionTyper {
   void stmt(const Node& s) {
     switch (s.kind) {
       case NodeKind::Assign: {
-        auto value = expr(s.child(1));
+        // A variable may hold an optional number (x = f() of a function that may return
+        // None); elsewhere one is used as its number.
+        auto value =
+            s.child(0).kind == NodeKind::Name ? expr_keep_optional(s.child(1)) : expr(s.child(1));
         assign(s.child(0), value, s);
         return;
       }
@@ -142,11 +149,16 @@ class FunctionTyper {
         assign(target, result, s);
         return;
       }
-      case NodeKind::If:
+      case NodeKind::If: {
         condition(s.child(0));
-        block(s.child(1).children);
-        block(s.child(2).children);
+        // `if x is None:` of an x that is never None: only the other side is typed (and
+        // lowered), as Numba prunes it.
+        auto known = known_none_test(s.child(0));
+        if (!known || *known) block(s.child(1).children);
+        if (!known || !*known) block(s.child(2).children);
+        if (final_ && known) out_.constants[&s] = *known;
         return;
+      }
       case NodeKind::While:
         condition(s.child(0));
         ++loop_depth_;
@@ -178,7 +190,7 @@ class FunctionTyper {
       case NodeKind::Return: {
         Type t = Type::none();
         if (s.size() == 1) {
-          auto v = expr(s.child(0));
+          auto v = expr_keep_optional(s.child(0));
           if (!v) return;
           t = *v;
         }
@@ -319,8 +331,14 @@ class FunctionTyper {
 
   // --- expressions ----------------------------------------------------------------
 
-  std::optional<Type> expr(const Node& n) {
+  // An expression's type. An optional number (a call of a function that may return None, or
+  // a variable holding one) is used as its number, except where expr_keep_optional() types it.
+  std::optional<Type> expr(const Node& n) { return typed(n, false); }
+  std::optional<Type> expr_keep_optional(const Node& n) { return typed(n, true); }
+
+  std::optional<Type> typed(const Node& n, bool keep_optional) {
     auto t = expr_uncached(n);
+    if (t && t->is_optional() && !keep_optional) t = t->optional_value();
     if (final_) {
       if (!t) type_error(n, "could not infer the type of this expression");
       out_.expr_types[&n] = *t;
@@ -446,6 +464,7 @@ class FunctionTyper {
         type_error(n, describe(*v) + " has no method '" + n.text + "' in a kernel");
       }
       case NodeKind::Call: {
+        if (n.text == "isnone" || n.text == "notnone") return none_test(n);
         if (n.text.starts_with("overload.")) return overload(n);
         if (n.text.starts_with("choose.complex.")) return choose_complex(n);
         std::vector<Type> args;
@@ -518,6 +537,24 @@ class FunctionTyper {
     }
     out_.constants[&n] = static_cast<int64_t>(*best);
     return expr(n.child(*best));
+  }
+
+  // `x is None` (isnone) and `x is not None` (notnone) of a variable (the front end folds
+  // the rest): a test at run time where x holds an optional number, else a constant.
+  std::optional<Type> none_test(const Node& n) {
+    auto t = expr_keep_optional(n.child(0));
+    if (final_ && t && !t->is_optional()) out_.constants[&n] = n.text == "notnone";
+    return Type::scalar(Scalar::Bool);
+  }
+
+  // What `cond` is when it is a None test of a variable that cannot be None (or not known
+  // yet to hold an optional: its branch is typed in a later round if it comes to).
+  std::optional<bool> known_none_test(const Node& cond) const {
+    if (cond.kind != NodeKind::Call || (cond.text != "isnone" && cond.text != "notnone"))
+      return std::nullopt;
+    auto it = out_.locals.find(cond.child(0).text);
+    if (it != out_.locals.end() && it->second.is_optional()) return std::nullopt;
+    return cond.text == "notnone";
   }
 
   std::optional<Type> call_function(const Node& n) {

@@ -54,6 +54,20 @@ Scalar arithmetic_result(Scalar a, Scalar b) {
 
 std::optional<Type> unify(const Type& a, const Type& b) {
   if (a == b) return a;
+  if (a.is_none() || b.is_none() || a.is_optional() || b.is_optional()) {
+    // None meets a number (returns of None and of numbers): an optional number, Numba's
+    // OptionalType; optionals meet as their numbers do.
+    auto value = [](const Type& t) { return t.is_optional() ? t.optional_value() : t; };
+    if (a.is_none() || b.is_none()) {
+      const Type& other = a.is_none() ? b : a;
+      if (other.is_scalar()) return Type::optional(other);
+      if (other.is_optional()) return other;
+      return std::nullopt;
+    }
+    auto u = unify(value(a), value(b));
+    if (u && u->is_scalar()) return Type::optional(*u);
+    return std::nullopt;
+  }
   if (a.is_scalar() && b.is_scalar()) return Type::scalar(promote(a.scalar(), b.scalar()));
   if (a.is_array() && b.is_array()) {
     // Same elements (dtype or record fields) and dimensions; the layouts may differ.

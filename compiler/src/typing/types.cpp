@@ -93,6 +93,13 @@ Type Type::pointer(Scalar dtype) {
   return t;
 }
 
+Type Type::optional(Type value) {
+  Type t;
+  t.kind_ = Kind::Optional;
+  t.elements_.push_back(std::move(value));
+  return t;
+}
+
 Type Type::array(Scalar dtype, int ndim, Layout layout, bool readonly) {
   Type t;
   t.kind_ = Kind::Array;
@@ -259,6 +266,8 @@ std::string Type::str() const {
       return (readonly_ ? "readonly " : "") + record_str(*record_);
     case Kind::Pointer:
       return "CPointer(" + std::string(scalar_name(scalar_)) + ")";
+    case Kind::Optional:
+      return "OptionalType(" + elements_[0].str() + ")";
   }
   return "?";
 }
@@ -282,6 +291,8 @@ bool Type::operator==(const Type& o) const {
       return readonly_ == o.readonly_ && same_record();
     case Kind::Pointer:
       return scalar_ == o.scalar_;
+    case Kind::Optional:
+      return elements_ == o.elements_;
   }
   return false;
 }
@@ -325,6 +336,12 @@ class TypeReader {
     }
     if (unaligned) fail("expected an array after 'unaligned'");
     if (readonly) fail("expected an array or a record after 'readonly'");
+    if (accept("OptionalType(")) {  // OptionalType(int64)
+      Type value = nested_type();
+      if (!value.is_scalar()) fail("an OptionalType holds a number");
+      expect(")");
+      return Type::optional(value);
+    }
     if (accept("CPointer(")) {  // CPointer(uint8)
       Type element = element_type();
       if (element.is_record()) fail("a CPointer points to numbers");

@@ -52,10 +52,15 @@ Type element_type(const Node& n, const Type& v, const Type& index, bool store) {
     type_error(n, "too many indices for " + v.str() + ": " + std::to_string(count));
   if (store) {
     if (v.readonly()) {
-      std::string what = n.child(0).kind == ir::NodeKind::Name
-                             ? "'" + std::string(ir::source_name(n.child(0).text)) + "'"
-                             : "array";
-      type_error(n, "cannot write to read-only array " + what + " (" + v.str() + ")");
+      std::string message = "cannot write to read-only array ";
+      if (n.child(0).kind == ir::NodeKind::Name) {
+        message += '\'';
+        message += ir::source_name(n.child(0).text);
+        message += '\'';
+      } else {
+        message += "array";
+      }
+      type_error(n, message + " (" + v.str() + ")");
     }
     if (count < v.ndim())
       type_error(n, "cannot assign to a " + std::to_string(v.ndim() - count) + "-d view of " +

@@ -94,7 +94,9 @@ class Type {
   // and written in place.
   // Pointer: Numba's CPointer(dtype), a raw address whose elements p[i] are read and
   // written with no shape, bounds or wrap-around (a kernel argument given as an integer).
-  enum class Kind : uint8_t { None, Scalar, Array, Tuple, Record, Pointer };
+  // Optional: a number or None (Numba's OptionalType): what a device function returns when
+  // some of its paths return None and others a number; `x is None` tests it at run time.
+  enum class Kind : uint8_t { None, Scalar, Array, Tuple, Record, Pointer, Optional };
 
   Type() = default;  // none (void)
   static Type none() { return Type(); }
@@ -106,6 +108,7 @@ class Type {
                           std::vector<std::string> fields);
   static Type record(std::shared_ptr<const RecordLayout> layout, bool readonly = false);
   static Type pointer(Scalar dtype);
+  static Type optional(Type value);
   static Type record_array(std::shared_ptr<const RecordLayout> layout, int ndim, Layout layout_kind,
                            bool readonly = false);
 
@@ -116,6 +119,9 @@ class Type {
   bool is_tuple() const { return kind_ == Kind::Tuple; }
   bool is_record() const { return kind_ == Kind::Record; }
   bool is_pointer() const { return kind_ == Kind::Pointer; }
+  bool is_optional() const { return kind_ == Kind::Optional; }
+  // The number an optional holds when it is not None.
+  const Type& optional_value() const { return elements_.at(0); }
   bool is_record_array() const { return kind_ == Kind::Array && record_ != nullptr; }
   bool is_scalar(Scalar s) const { return is_scalar() && scalar_ == s; }
 
@@ -147,7 +153,8 @@ class Type {
 
   // "int64", "array(float32, 2d, C)", "readonly array(int8, 1d, A)",
   // "unaligned array(float64, 1d, A)",
-  // "Tuple(int64, float32)", "UniTuple(int64 x 2)", "CPointer(uint8)", "none".
+  // "Tuple(int64, float32)", "UniTuple(int64 x 2)", "CPointer(uint8)", "OptionalType(int64)",
+  // "none".
   std::string str() const;
   bool operator==(const Type& other) const;
   bool operator!=(const Type& other) const { return !(*this == other); }
