@@ -528,14 +528,17 @@ class _FunctionTranslator(CompileTimeValues, GlobalObjects, ForLoops, DeviceCall
         each specialisation of this function expands it anew."""
         node = ast.copy_location(ast.Call(node.func, self._expand_starred(node.args),
                                           node.keywords), node)
-        if isinstance(callee, _DeviceFunction) and not callee.signatures:
+        starred = [arg for arg in node.args if isinstance(arg, ast.Starred)]
+        if isinstance(callee, _DeviceFunction) and not callee.signatures and not starred:
             self._bind_keywords(callee.pyfunc, node)  # f(x, scale=2), f(x) with a default
         if node.keywords:
             raise self._error("keyword arguments are not supported in kernels",
                               node.keywords[0])
-        for arg in node.args:
-            if isinstance(arg, ast.Starred):
-                raise self._unsupported(arg)
+        if starred and not _unpacks_when_typed(callee):
+            raise self._error("f(*t) of a tuple known only when the kernel compiles works for "
+                              "device functions (without declared signatures or *args) and "
+                              "for Python's and math's number functions; not for "
+                              f"'{ast.unparse(node.func)}'", starred[0])
         return node
 
     def _expr_Call(self, node: ast.Call) -> IRNode:
@@ -660,7 +663,27 @@ class _FunctionTranslator(CompileTimeValues, GlobalObjects, ForLoops, DeviceCall
         return self._expr(node)
 
     def _args(self, node: ast.Call) -> list[IRNode]:
-        return [self._expr(a) for a in node.args]
+        """A call's arguments; `*t` of a tuple whose length typing knows: (star T)."""
+        return [IRNode("star", self._loc(a), self._expr(a.value)) if isinstance(a, ast.Starred)
+                else self._expr(a) for a in node.args]
+
+
+# Builtins that take `*t` of a tuple whose length only typing knows (their arguments are
+# numbers, read in order).
+_STAR_BUILTINS = frozenset({"complex", "min", "max", "abs", "round", "int", "float", "bool"})
+
+
+def _unpacks_when_typed(callee: Any) -> bool:
+    """Whether a call of `callee` may take `*t` of a tuple the front end cannot count:
+    typing then expands it (IR `star`)."""
+    if isinstance(callee, _BuiltinFunction):
+        return not callee.numpy_inputs and (callee.ir_name in _STAR_BUILTINS or
+                                            callee.ir_name.startswith(("math.", "cast.")))
+    if isinstance(callee, _DeviceFunction):
+        code = callee.pyfunc.__code__
+        return not callee.signatures and not callee.by_arity and \
+            not code.co_flags & inspect.CO_VARARGS
+    return False
 
 
 # ---------------------------------------------------------------------------

@@ -37,7 +37,10 @@ class DeviceCalls:
         given, then one converting call per signature)."""
         # Compile-time arguments specialise the callee and are passed no more (a declared
         # signature takes values only).
-        static = {} if callee.signatures else self._static_arguments(callee.pyfunc, node)
+        # f(*t): which parameters t fills is known only when typed, so none is static.
+        starred = any(isinstance(a, ast.Starred) for a in node.args)
+        static = {} if callee.signatures or starred else \
+            self._static_arguments(callee.pyfunc, node)
         named = _parameter_names(callee.pyfunc)
         extra = len(node.args) - len(named)
         if callee.pyfunc.__code__.co_flags & inspect.CO_VARARGS and not callee.signatures:
@@ -51,12 +54,15 @@ class DeviceCalls:
             static = {p: v for p, v in static.items() if not is_number(v)}
         name = self.module.device_function_name(callee.pyfunc, static)
         if not callee.signatures:
-            args = [self._expr(a) for a, p in zip(node.args, named) if p not in static]
-            rest = [self._expr(a) for a in node.args[len(named):]]
-            if VARARG_COUNT in static:  # the rest, as one tuple
-                args.append(IRNode("tuple", loc, *rest))
-            else:  # too many: the compiler's error counts them
-                args += rest
+            if starred:
+                args = self._args(node)  # typing lines the tuple's items up with parameters
+            else:
+                args = [self._expr(a) for a, p in zip(node.args, named) if p not in static]
+                rest = [self._expr(a) for a in node.args[len(named):]]
+                if VARARG_COUNT in static:  # the rest, as one tuple
+                    args.append(IRNode("tuple", loc, *rest))
+                else:  # too many: the compiler's error counts them
+                    args += rest
             # A function defined in this one: the variables of ours it reads, as they are now.
             captured = getattr(callee.pyfunc, "_cudajit_captured", ())
             if captured and callee.pyfunc not in self.nested.values():

@@ -617,7 +617,9 @@ ERROR_CASES = [
     ("c = f'{a}'", "f-strings are not supported", 2, 8),
     ("c = None", "None is not supported", 2, 8),
     ("c = max(a, key=b)", "keyword arguments are not supported", 2, 15),
-    ("c = max(*a)", "starred expressions (*x) are not supported", 2, 12),
+    ("c = (*a,)", "starred expressions (*x) are not supported", 2, 9),
+    ("print(*a)", "f(*t) of a tuple known only when the kernel compiles works for device "
+                  "functions", 2, 10),
     ("c = (a + 1) is None", "'is None' of an expression is not supported", 2, 8),
     ("c = a @ b", "the '@' operator is not supported", 2, 8),
     ("c = undefined_name", "name 'undefined_name' is not defined", 2, 8),

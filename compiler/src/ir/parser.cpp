@@ -45,6 +45,7 @@ const std::unordered_map<std::string_view, NodeKind>& heads() {
       {"call", NodeKind::Call},
       {"callfn", NodeKind::CallFn},
       {"bytes", NodeKind::Bytes},
+      {"star", NodeKind::Star},
   };
   return table;
 }

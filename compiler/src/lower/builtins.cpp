@@ -27,8 +27,7 @@ llvm::Value* FunctionLowering::call_builtin(const Node& n) {
     print(n);
     return nullptr;
   }
-  std::vector<Value> args;
-  for (const auto& c : n.children) args.push_back({expr(*c), type_of(*c)});
+  std::vector<Value> args = argument_values(n);
   const Type& result = type_of(n);
   if (name.starts_with("math.")) return call_math_builtin(n, name.substr(5), args);
   if (name.starts_with("cast.") || name == "float" || name == "bool")

@@ -78,12 +78,27 @@ llvm::Value* FunctionLowering::expr(const Node& n) {
   }
 }
 
+std::vector<Value> FunctionLowering::argument_values(const Node& n) {
+  std::vector<Value> args;
+  for (const auto& c : n.children) {
+    if (c->kind != NodeKind::Star) {
+      args.push_back({expr(*c), type_of(*c)});
+      continue;
+    }
+    const Type& tuple = type_of(c->child(0));
+    llvm::Value* items = expr(c->child(0));
+    for (unsigned k = 0; k < tuple.elements().size(); ++k)
+      args.push_back({extract(items, {k}), tuple.elements()[k]});
+  }
+  return args;
+}
+
 llvm::Value* FunctionLowering::call_function(const Node& n) {
   const typing::TypedFunction* callee = f_.callees.at(&n);
   std::vector<llvm::Value*> args;
   if (thread_ctx_) args.push_back(thread_ctx_);
   if (grid_workspace_) args.push_back(grid_workspace_);
-  for (const auto& c : n.children) args.push_back(expr(*c));
+  for (const Value& a : argument_values(n)) args.push_back(a.v);
   llvm::Value* result = b_.CreateCall(m_.functions.at(callee), args);
   return_if_raised();
   if (callee->return_type.is_optional() && !type_of(n).is_optional())

@@ -209,6 +209,8 @@ class FunctionLowering {
   llvm::Value* unary(const ir::Node& n);
   llvm::Value* int_power(llvm::Value* a, llvm::Value* b, Scalar s);
   llvm::Value* call_function(const ir::Node& n);
+  // A call's arguments, a `*tuple`'s items in its place (ir::NodeKind::Star).
+  std::vector<Value> argument_values(const ir::Node& n);
 
   // arrays.cpp (and tuples)
   llvm::Value* subscript(const ir::Node& n);

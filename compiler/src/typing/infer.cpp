@@ -467,25 +467,22 @@ class FunctionTyper {
         if (n.text == "isnone" || n.text == "notnone") return none_test(n);
         if (n.text.starts_with("overload.")) return overload(n);
         if (n.text.starts_with("choose.complex.")) return choose_complex(n);
-        std::vector<Type> args;
-        bool known = true;
-        for (const auto& c : n.children) {
-          auto t = expr(*c);
-          if (t) args.push_back(*t);
-          known = known && t.has_value();
-        }
-        if (!known) return std::nullopt;
-        for (size_t i = 0; i < args.size(); ++i)
-          if ((args[i].is_record() || args[i].is_record_array()) && n.text != "len" &&
+        auto args = argument_types(n);
+        if (!args) return std::nullopt;
+        for (size_t i = 0; i < args->size(); ++i)
+          if (((*args)[i].is_record() || (*args)[i].is_record_array()) && n.text != "len" &&
               n.text != "array.address" && !n.text.starts_with("debug."))
-            type_error(n.child(i), "records are not supported by '" + n.text + "' (got " +
-                                       describe(args[i]) + "); pass one of their fields");
-        return type_builtin_call(n, args, out_);
+            type_error(i < n.size() ? n.child(i) : n, "records are not supported by '" + n.text +
+                                                          "' (got " + describe((*args)[i]) +
+                                                          "); pass one of their fields");
+        return type_builtin_call(n, *args, out_);
       }
       case NodeKind::CallFn:
         return call_function(n);
       case NodeKind::Bytes:  // the data of cuda.const.array.*, read by lowering
         return Type::none();
+      case NodeKind::Star:  // argument_types() reads it; anywhere else it is no value
+        type_error(n, "*... unpacks a tuple only into a call's arguments");
       default:
         type_error(n, "unexpected node '" + std::string(ir::kind_name(n.kind)) +
                           "' where an expression was expected");
@@ -557,22 +554,41 @@ class FunctionTyper {
     return cond.text == "notnone";
   }
 
+  // The types of a call's arguments, a `*tuple`'s items in its place (Star); nothing while
+  // one is not known yet.
+  std::optional<std::vector<Type>> argument_types(const Node& n) {
+    std::vector<Type> args;
+    bool known = true;
+    for (const auto& c : n.children) {
+      const bool star = c->kind == NodeKind::Star;
+      auto t = expr(star ? c->child(0) : *c);
+      known = known && t.has_value();
+      if (!t) continue;
+      if (!star) {
+        args.push_back(*t);
+        continue;
+      }
+      if (!t->is_tuple())
+        type_error(*c, "only a tuple can be unpacked into arguments (*...), got " + describe(*t));
+      args.insert(args.end(), t->elements().begin(), t->elements().end());
+    }
+    if (!known) return std::nullopt;
+    return args;
+  }
+
   std::optional<Type> call_function(const Node& n) {
     const ir::Function* fn = module_.find(n.text);
     if (!fn) type_error(n, "call of unknown device function '" + n.text + "'");
-    std::vector<Type> args;
-    for (const auto& c : n.children) {
-      auto t = expr(*c);
-      if (!t) return std::nullopt;
-      args.push_back(*t);
-    }
+    auto given = argument_types(n);
+    if (!given) return std::nullopt;
+    std::vector<Type> args = std::move(*given);
     if (args.size() != fn->params.size())
       type_error(n, "device function '" + python_name(fn->name) + "' takes " +
                         std::to_string(fn->params.size()) + " arguments, got " +
                         std::to_string(args.size()));
     for (size_t i = 0; i < args.size(); ++i)
       if (args[i].is_none())
-        type_error(n.child(i),
+        type_error(i < n.size() ? n.child(i) : n,
                    "cannot pass None to device function '" + python_name(fn->name) + "'");
     const TypedFunction& callee = program_.specialize(*fn, args, &n);
     if (final_) out_.callees[&n] = &callee;

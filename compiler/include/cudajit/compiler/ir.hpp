@@ -46,6 +46,7 @@ enum class NodeKind {
   Call,
   CallFn,
   Bytes,  // raw data (a frozen array's contents), in `text`; written as hex
+  Star,   // *TUPLE among a call's arguments (child 0): the tuple's items, as arguments
 };
 
 // One node of the tree. Every node has a kind, a location and children; a few
