@@ -19,6 +19,13 @@ namespace cudajit::typing {
 // `out` receives constants the call folds (cuda.grid's dimension count).
 Type type_builtin_call(const ir::Node& call, const std::vector<Type>& args, TypedFunction& out);
 
+// function_facts.cpp. True when control cannot fall off the end of `stmts`; whether a
+// `return VALUE` is among them (nested blocks too); a function's name as its Python source
+// spells it ("scale_3" is "scale", "test__locals__inner_4" "inner").
+bool always_returns(const std::vector<ir::NodePtr>& stmts);
+bool returns_a_value(const std::vector<ir::NodePtr>& stmts);
+std::string python_name(const std::string& ir_name);
+
 // An integer or a bool (which indexes and counts as one).
 inline bool is_int_like(const Type& t) {
   return t.is_scalar() && (is_integer(t.scalar()) || t.scalar() == Scalar::Bool);
