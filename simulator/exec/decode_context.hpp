@@ -54,6 +54,7 @@ class DecodeContext {
 const OpcodeTable& opcode_table();
 
 void register_integer_ops(OpcodeTable& table);
+void register_move_ops(OpcodeTable& table);
 void register_float_ops(OpcodeTable& table);
 void register_conversion_ops(OpcodeTable& table);
 void register_compare_ops(OpcodeTable& table);

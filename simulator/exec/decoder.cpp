@@ -85,6 +85,7 @@ const OpcodeTable& opcode_table() {
   static const OpcodeTable table = [] {
     OpcodeTable t;
     register_integer_ops(t);
+    register_move_ops(t);
     register_float_ops(t);
     register_conversion_ops(t);
     register_compare_ops(t);

@@ -1,198 +1,26 @@
-// Integer arithmetic, the carry chain, bit fields and bit counts, logic and shifts, and the
-// moves and selections between registers (mov, selp, slct). Each decoder checks the
+// Integer arithmetic, the carry chain, bit fields and bit counts, logic and shifts (the moves
+// and selections between registers are moves.cpp's). Each decoder checks the
 // instruction's types and modifiers against the PTX ISA and picks a handler instantiated for
 // the type and operation, so no handler switches on types per lane. Sources are read at the
 // instruction type's width (a register may hold a sign-extended load); results are written
 // zero-extended at that width. Arithmetic wraps as on the hardware, computed without host
 // undefined behaviour (no signed overflow, no division by zero, no over-wide shifts).
 #include <algorithm>
-#include <atomic>
 #include <bit>
-#include <chrono>
 #include <initializer_list>
 #include <limits>
 #include <span>
 #include <string_view>
 #include <type_traits>
 
-#include "../decode_context.hpp"
 #include "../special_registers.hpp"
-#include "../warp.hpp"
+#include "integer_ops.hpp"
 
 namespace cudajit::sim {
 
 namespace {
 
-// op[0] the destination, op[1..4] the sources in PTX order, op[5] the carry flag (CC.CF) or
-// an unpacking mov's source.
-constexpr int kCarry = 5, kUnpacked = 5;
-
-// ---- types
-
-template <class T>
-struct Tag {
-  using type = T;
-};
-
-template <class T>
-using Unsigned = std::make_unsigned_t<T>;
-
-// Unsigned arithmetic at least as wide as int: uint16_t * uint16_t would promote to int and
-// could overflow it.
-template <class T>
-using Arith = std::conditional_t<(sizeof(T) < 4), uint32_t, Unsigned<T>>;
-
-// The type twice as wide as T, of T's signedness (mul.wide, mad.wide).
-template <class T>
-using Twice =
-    std::conditional_t<sizeof(T) == 2, std::conditional_t<std::is_signed_v<T>, int32_t, uint32_t>,
-                       std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
-
-template <class T>
-constexpr uint32_t kBits = uint32_t(8 * sizeof(T));
-
-// A result's register bits: zero-extended from its width.
-template <class T>
-inline uint64_t bits_of(T value) {
-  static_assert(std::is_integral_v<T>);
-  return uint64_t(Unsigned<T>(value));
-}
-
-using TypeList = std::span<const std::string_view>;
-
-constexpr std::string_view kIntegers[] = {"u16", "u32", "u64", "s16", "s32", "s64"};
-constexpr std::string_view kNarrow[] = {"u16", "u32", "s16", "s32"};  // .wide sources
-constexpr std::string_view kWords[] = {"u32", "s32"};                 // mul24, mad24
-constexpr std::string_view kExtended[] = {"u32", "s32", "u64", "s64"};
-constexpr std::string_view kSigned[] = {"s16", "s32", "s64"};
-constexpr std::string_view kBitTypes[] = {"b16", "b32", "b64"};
-constexpr std::string_view kWideBits[] = {"b32", "b64"};
-constexpr std::string_view kShifted[] = {"b16", "b32", "b64", "u16", "u32",
-                                         "u64", "s16", "s32", "s64"};
-// bfe: .b32/.b64 (as in the ISA's own example) extract without sign, as .u32/.u64.
-constexpr std::string_view kExtracted[] = {"u32", "u64", "s32", "s64", "b32", "b64"};
-constexpr std::string_view kMovable[] = {"b16",  "b32", "b64", "u16",   "u32",
-                                         "u64",  "s16", "s32", "s64",   "f16",
-                                         "bf16", "f32", "f64", "f16x2", "bf16x2"};
-
-// Calls make(Tag<T>{}) with the C++ type of PTX `type`, which must be one of `accepted`.
-// With `signless`, signed types map to the unsigned type of their size (for operations whose
-// bits do not depend on the sign); float types map to their bits.
-template <bool signless, class F>
-Handler by_type(const DecodeContext& c, const std::string& type, TypeList accepted, F make) {
-  if (std::find(accepted.begin(), accepted.end(), type) == accepted.end()) c.unsupported();
-  int size = ptx::type_size(type);
-  if constexpr (!signless) {
-    if (type[0] == 's') {
-      switch (size) {
-        case 2:
-          return make(Tag<int16_t>{});
-        case 4:
-          return make(Tag<int32_t>{});
-        case 8:
-          return make(Tag<int64_t>{});
-      }
-    }
-  }
-  switch (size) {
-    case 2:
-      return make(Tag<uint16_t>{});
-    case 4:
-      return make(Tag<uint32_t>{});
-    case 8:
-      return make(Tag<uint64_t>{});
-  }
-  c.unsupported();
-}
-
-// ---- lane loops
-
-// d[lane] = f(lane) for the lanes of `mask`. A full warp runs a plain loop into a local
-// array (d may be one of the sources), which the compiler vectorises.
-template <class F>
-inline void write_lanes(uint64_t* d, uint32_t mask, F f) {
-  if (mask == kFullMask) {
-    uint64_t out[kWarpSize];
-    for (int lane = 0; lane < kWarpSize; ++lane) out[lane] = f(lane);
-    std::memcpy(d, out, sizeof out);
-  } else {
-    for_lanes(mask, [&](int lane) { d[lane] = f(lane); });
-  }
-}
-
-// d = op(a), op(a, b), op(a, b, c) with sources of types A, B, C; op's result type is d's.
-template <class A, auto op>
-void run_unary(Warp& warp, const Inst& inst, uint32_t mask) {
-  const uint64_t* a = warp.reg(inst.op[1]);
-  write_lanes(warp.reg(inst.op[0]), mask, [&](int lane) { return bits_of(op(get<A>(a, lane))); });
-}
-
-template <class A, class B, auto op>
-void run_binary(Warp& warp, const Inst& inst, uint32_t mask) {
-  const uint64_t* a = warp.reg(inst.op[1]);
-  const uint64_t* b = warp.reg(inst.op[2]);
-  write_lanes(warp.reg(inst.op[0]), mask,
-              [&](int lane) { return bits_of(op(get<A>(a, lane), get<B>(b, lane))); });
-}
-
-template <class A, class B, class C, auto op>
-void run_ternary(Warp& warp, const Inst& inst, uint32_t mask) {
-  const uint64_t* a = warp.reg(inst.op[1]);
-  const uint64_t* b = warp.reg(inst.op[2]);
-  const uint64_t* c = warp.reg(inst.op[3]);
-  write_lanes(warp.reg(inst.op[0]), mask, [&](int lane) {
-    return bits_of(op(get<A>(a, lane), get<B>(b, lane), get<C>(c, lane)));
-  });
-}
-
-// The handler applying `op` to `sources` sources of the instruction's type.
-template <int sources, auto op, bool signless = false>
-Handler same_type(const DecodeContext& c, const std::string& type, TypeList accepted) {
-  return by_type<signless>(c, type, accepted, []<class T>(Tag<T>) -> Handler {
-    if constexpr (sources == 1)
-      return run_unary<T, op>;
-    else if constexpr (sources == 2)
-      return run_binary<T, T, op>;
-    else
-      return run_ternary<T, T, T, op>;
-  });
-}
-
-// ---- decoding helpers
-
-// Refuses any modifier that is not a type or one of `allowed`.
-void allow(const DecodeContext& c, std::initializer_list<std::string_view> allowed) {
-  for (const auto& m : c.instruction().modifiers)
-    if (ptx::type_size(m) == 0 && std::find(allowed.begin(), allowed.end(), m) == allowed.end())
-      c.unsupported();
-}
-
-void expect_operands(const DecodeContext& c, size_t count) {
-  if (c.operand_count() != count)
-    c.error("expects " + std::to_string(count) + " operands, has " +
-            std::to_string(c.operand_count()));
-}
-
-uint32_t source(DecodeContext& c, size_t i, const std::string& type) {
-  const ptx::Operand& o = c.operand(i);
-  if (o.negated) c.error("a negated operand ('!') is not allowed here");
-  return c.value(o, type);
-}
-
-// d, then one source of each of `types`.
-void operands(DecodeContext& c, Inst& inst, std::initializer_list<std::string> types) {
-  expect_operands(c, types.size() + 1);
-  inst.op[0] = c.reg(c.operand(0));
-  size_t i = 1;
-  for (const auto& type : types) inst.op[i] = source(c, i, type), ++i;
-}
-
-// d and `count` sources of `type`.
-void operands(DecodeContext& c, Inst& inst, size_t count, const std::string& type) {
-  expect_operands(c, count + 1);
-  inst.op[0] = c.reg(c.operand(0));
-  for (size_t i = 1; i <= count; ++i) inst.op[i] = source(c, i, type);
-}
+using namespace integer_ops;
 
 // The one of .lo/.hi/.wide an instruction names: 'l', 'h', 'w', or 0 for none.
 char mode(const DecodeContext& c) {
@@ -477,93 +305,6 @@ void run_lop3(Warp& warp, const Inst& inst, uint32_t mask) {
   });
 }
 
-// ---- moves and selections
-
-constexpr auto kMov = []<class T>(T a) { return a; };
-constexpr auto kMovPred = [](uint8_t a) { return uint8_t(a != 0); };
-constexpr auto kSelp = []<class T>(T a, T b, uint8_t c) { return (c & 1) ? a : b; };
-
-// slct: a where c >= 0, else b. For f32 c, -0 >= 0 and NaN selects b; .ftz reads a subnormal
-// c as a zero of its sign, which selects a.
-enum SelectOn : uint8_t { kSignOfS32, kSignOfF32, kSignOfF32Ftz };
-
-template <uint8_t on>
-constexpr auto kSlct = []<class T>(T a, T b, uint32_t c) {
-  bool take_a;
-  if constexpr (on == kSignOfS32) {
-    take_a = int32_t(c) >= 0;
-  } else {
-    float f;
-    std::memcpy(&f, &c, 4);
-    take_a = f >= 0.0f || (on == kSignOfF32Ftz && (c & 0x7F800000u) == 0);
-  }
-  return take_a ? a : b;
-};
-
-// mov d, {a, b(, c, d)}: elements from the low bits up.
-template <class U, int count>
-void run_pack(Warp& warp, const Inst& inst, uint32_t mask) {
-  constexpr uint32_t width = kBits<U> / count;
-  constexpr uint64_t element = (uint64_t(1) << width) - 1;
-  const uint64_t* parts[count];
-  for (int i = 0; i < count; ++i) parts[i] = warp.reg(inst.op[1 + i]);
-  write_lanes(warp.reg(inst.op[0]), mask, [&](int lane) {
-    uint64_t v = 0;
-    for (int i = 0; i < count; ++i) v |= (parts[i][lane] & element) << (i * width);
-    return v;
-  });
-}
-
-// mov {a, b(, c, d)}, s: op[0..count) the elements (kNoSlot for `_`).
-template <class U, int count>
-void run_unpack(Warp& warp, const Inst& inst, uint32_t mask) {
-  constexpr uint32_t width = kBits<U> / count;
-  constexpr uint64_t element = (uint64_t(1) << width) - 1;
-  uint64_t source[kWarpSize];
-  std::memcpy(source, warp.reg(inst.op[kUnpacked]), sizeof source);  // an element may be it
-  for (int i = 0; i < count; ++i) {
-    if (inst.op[i] == kNoSlot) continue;
-    write_lanes(warp.reg(inst.op[i]), mask,
-                [&](int lane) { return (get<U>(source, lane) >> (i * width)) & element; });
-  }
-}
-
-// %clock, %clock64 and %globaltimer read one counter: nanoseconds of the host's steady clock,
-// forced to increase from each read to the next (all lanes of one mov read the same value),
-// so that a loop waiting for it to advance always ends.
-uint64_t timer_now() {
-  static std::atomic<uint64_t> last{0};
-  uint64_t now = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                              std::chrono::steady_clock::now().time_since_epoch())
-                              .count());
-  uint64_t previous = last.load(std::memory_order_relaxed), next;
-  do next = std::max(now, previous + 1);
-  while (!last.compare_exchange_weak(previous, next, std::memory_order_relaxed));
-  return next;
-}
-
-enum TimerPart : uint8_t { kTimer64, kTimerLow, kTimerHigh };
-
-template <uint8_t part>
-void run_timer(Warp& warp, const Inst& inst, uint32_t mask) {
-  uint64_t t = timer_now();
-  uint64_t value = part == kTimer64 ? t : part == kTimerLow ? uint32_t(t) : t >> 32;
-  uint64_t* d = warp.reg(inst.op[0]);
-  for_lanes(mask, [&](int lane) { d[lane] = value; });
-}
-
-// The handler for the counters that have no special-register slot, or nullptr.
-Handler timer_handler(const DecodeContext& c, const std::string& name, const std::string& type) {
-  Handler run = nullptr;
-  int size = 0;
-  if (name == "%clock64" || name == "%globaltimer") run = run_timer<kTimer64>, size = 8;
-  if (name == "%clock" || name == "%globaltimer_lo") run = run_timer<kTimerLow>, size = 4;
-  if (name == "%clock_hi" || name == "%globaltimer_hi") run = run_timer<kTimerHigh>, size = 4;
-  if (run && ptx::type_size(type) != size)
-    c.error(name + " is " + std::to_string(8 * size) + " bits wide, the mov is ." + type);
-  return run;
-}
-
 // ---- decoders
 
 // add / sub {.sat.s32} {.cc}
@@ -797,108 +538,6 @@ void decode_lop3(DecodeContext& c, Inst& inst) {
 }
 
 // mov's pack (d, {a, b..}) or unpack ({a, b..}, s) handler for a `size`-byte register.
-Handler pack_handler(const DecodeContext& c, bool unpack, int size, size_t count) {
-  auto pick = [&]<class U>(Tag<U>) -> Handler {
-    if (count == 2) return unpack ? run_unpack<U, 2> : run_pack<U, 2>;
-    if (count == 4 && sizeof(U) >= 4) return unpack ? run_unpack<U, 4> : run_pack<U, 4>;
-    c.error("expects a vector of 2 or 4 elements of at least 8 bits that fill the ." + c.type());
-  };
-  switch (size) {
-    case 2:
-      return pick(Tag<uint16_t>{});
-    case 4:
-      return pick(Tag<uint32_t>{});
-    case 8:
-      return pick(Tag<uint64_t>{});
-  }
-  c.unsupported();
-}
-
-// mov d, {a, b..} (pack) | mov {a, b..}, s (unpack), for the bit-size types.
-void decode_mov_vector(DecodeContext& c, Inst& inst, const std::string& type) {
-  using Kind = ptx::Operand::Kind;
-  bool unpack = c.operand(0).kind == Kind::Vector;
-  const ptx::Operand& vector = c.operand(unpack ? 0 : 1);
-  if (c.operand(0).kind == c.operand(1).kind ||
-      (type[0] != 'b' && type[0] != 'u' && type[0] != 's'))
-    c.unsupported();
-  size_t count = vector.elements.size();
-  int size = ptx::type_size(type);
-  if (count != 2 && count != 4) c.error("expects a vector of 2 or 4 elements");
-  std::string element = "b";
-  element += std::to_string(8 * size / int(count));
-  bool any = false;
-  for (size_t i = 0; i < count; ++i) {
-    const ptx::Operand& e = vector.elements[i];
-    if (e.negated) c.error("a negated operand ('!') is not allowed here");
-    if (!unpack)
-      inst.op[1 + i] = c.value(e, element);
-    else if (e.kind != Kind::Sink)
-      inst.op[i] = c.reg(e), any = true;
-  }
-  if (unpack && !any) c.error("every element of the vector is '_'");
-  if (unpack)
-    inst.op[kUnpacked] = source(c, 1, type);
-  else
-    inst.op[0] = c.reg(c.operand(0));
-  inst.run = pack_handler(c, unpack, size, count);
-  inst.count = uint8_t(count);
-}
-
-// mov d, a (a register, an immediate, a symbol's address, %clock64 ...), or a pack/unpack.
-void decode_mov(DecodeContext& c, Inst& inst) {
-  allow(c, {});
-  std::string type = c.type();
-  expect_operands(c, 2);
-  const ptx::Operand& a = c.operand(1);
-  if (c.operand(0).kind == ptx::Operand::Kind::Vector || a.kind == ptx::Operand::Kind::Vector)
-    return decode_mov_vector(c, inst, type);
-  inst.op[0] = c.reg(c.operand(0));
-  if (a.kind == ptx::Operand::Kind::Register) {
-    if (Handler timer = timer_handler(c, a.name, type)) {
-      inst.run = timer;
-      return;
-    }
-  }
-  inst.op[1] = source(c, 1, type);
-  if (type == "pred")
-    inst.run = run_unary<uint8_t, kMovPred>;
-  else
-    inst.run = same_type<1, kMov, true>(c, type, kMovable);
-}
-
-void decode_selp(DecodeContext& c, Inst& inst) {
-  allow(c, {});
-  std::string type = c.type();
-  operands(c, inst, {type, type, "pred"});
-  inst.run = by_type<true>(c, type, kMovable, []<class T>(Tag<T>) -> Handler {
-    return run_ternary<T, T, uint8_t, kSelp>;
-  });
-}
-
-// slct.dtype.s32 d, a, b, c | slct{.ftz}.dtype.f32 d, a, b, c
-void decode_slct(DecodeContext& c, Inst& inst) {
-  allow(c, {"ftz"});
-  auto types = c.types();
-  if (types.size() != 2) c.unsupported();
-  const std::string &type = types[0], &on = types[1];
-  operands(c, inst, {type, type, on});
-  auto pick = [&]<uint8_t sign_of>() {
-    return by_type<true>(c, type, kMovable, []<class T>(Tag<T>) -> Handler {
-      return run_ternary<T, T, uint32_t, kSlct<sign_of>>;
-    });
-  };
-  bool ftz = c.has("ftz");
-  if (on == "s32" && !ftz)
-    inst.run = pick.template operator()<kSignOfS32>();
-  else if (on == "f32" && !ftz)
-    inst.run = pick.template operator()<kSignOfF32>();
-  else if (on == "f32")
-    inst.run = pick.template operator()<kSignOfF32Ftz>();
-  else
-    c.unsupported();
-}
-
 }  // namespace
 
 void register_integer_ops(OpcodeTable& table) {
@@ -934,14 +573,6 @@ void register_integer_ops(OpcodeTable& table) {
   table["prmt"] = decode_prmt;
   table["shf"] = decode_shf;
   table["lop3"] = decode_lop3;
-  table["mov"] = decode_mov;
-  table["selp"] = decode_selp;
-  table["slct"] = decode_slct;
-  // The decoder looks up "<opcode>.float" for an instruction naming a float type: moving and
-  // selecting float bits are these same instructions.
-  table["mov.float"] = decode_mov;
-  table["selp.float"] = decode_selp;
-  table["slct.float"] = decode_slct;
 }
 
 }  // namespace cudajit::sim
