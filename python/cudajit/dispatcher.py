@@ -82,13 +82,11 @@ class Dispatcher(_core.Dispatcher):
             self.compile(signature)
 
     def _build_ir(self) -> str:
-        text, exceptions, captured = frontend.build_kernel_module(self.py_func, self.debug)
-        if self.debug:
-            self._exceptions = exceptions
         # Device arrays the kernel reads by address live as long as the kernel (Numba's
         # captured device arrays). The IR is built once, so these are the arrays of the
         # first compile, as in Numba.
-        self._captured_arrays = captured
+        text, self._exceptions, self._captured_arrays = frontend.build_kernel_module(
+            self.py_func, self.debug)
         return text
 
     def __call__(self, *args: Any) -> None:

@@ -763,23 +763,16 @@ def build_module(pyfunc: Callable[..., Any]) -> str:
     ``pyfunc`` is a plain Python function or a cudajit kernel/device function
     wrapping one. Raises CompileError at the first unsupported construct.
     """
-    return build_debug_module(pyfunc, debug=False)[0]
-
-
-def build_debug_module(pyfunc: Callable[..., Any], debug: bool = True
-                       ) -> tuple[str, list[tuple[type, tuple, str, int, str]]]:
-    """As build_module, and the exceptions the kernel may raise. With ``debug``
-    every function takes the hidden last argument ``exception.record`` (an int32
-    array the first raising thread writes; dispatcher.py reads it) and asserts
-    are checked."""
-    text, exceptions, _ = build_kernel_module(pyfunc, debug)
-    return text, exceptions
+    return build_kernel_module(pyfunc, debug=False)[0]
 
 
 def build_kernel_module(pyfunc: Callable[..., Any], debug: bool
                         ) -> tuple[str, list[tuple[type, tuple, str, int, str]], list[Any]]:
-    """As build_debug_module, and the device arrays the kernel captured by address
-    (global or closure device arrays), which whoever runs the kernel must keep alive."""
+    """As build_module, and the exceptions the kernel may raise and the device arrays it
+    captured by address (global or closure device arrays), which whoever runs the kernel
+    must keep alive. With ``debug`` every function takes the hidden last argument
+    ``exception.record`` (an int32 array the first raising thread writes; dispatcher.py
+    reads it) and asserts are checked."""
     builder = _ModuleBuilder(_unwrap(pyfunc), debug)
     try:
         return builder.build(), builder.exceptions, builder.captured

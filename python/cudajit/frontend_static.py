@@ -19,7 +19,6 @@ from .errors import CompileError
 from .kernel_ir import IRNode
 
 MISSING = object()  # a name that resolves to nothing
-_MISSING_ALIGNMENT = object()  # an alignment= not known when compiling
 
 # NumPy arrays read in kernels are frozen into constant memory, which has 64 KiB.
 CONSTANT_MEMORY_BYTES = 64 * 1024
@@ -130,17 +129,16 @@ class CompileTimeValues:
         be 4096-aligned at 0x...1400)."""
         if node is None:
             return None
+        must = f"{spelled}(): alignment must be a constant integer; got"
         try:
             value = self._static_value(node)
         except NotConstant:
-            value = _MISSING_ALIGNMENT
+            raise self._error(f"{must} {ast.unparse(node)} (not known when compiling)",
+                              node) from None
         if value is None:
             return None
         if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
-            got = f"{ast.unparse(node)} (not known when compiling)" \
-                if value is _MISSING_ALIGNMENT else repr(value)
-            raise self._error(f"{spelled}(): alignment must be a constant integer; got {got}",
-                              node)
+            raise self._error(f"{must} {value!r}", node)
         value = int(value)
         if value <= 0 or value & (value - 1) or value % 8 or value > 1024:
             raise self._error(f"{spelled}(): alignment must be a power of 2 from 8 to 1024 "

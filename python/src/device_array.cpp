@@ -16,19 +16,8 @@ int64_t DeviceArray::size() const {
 }
 
 Layout DeviceArray::layout() const {
-  // NumPy's rule: dimensions of extent 1 do not constrain the strides.
-  int64_t item = itemsize();
-  auto contiguous = [&](bool c_order) {
-    int64_t expected = item;
-    for (int i = 0; i < ndim; ++i) {
-      int d = c_order ? ndim - 1 - i : i;
-      if (shape[d] != 1 && strides[d] != expected) return false;
-      expected *= shape[d];
-    }
-    return true;
-  };
-  if (size() == 0 || contiguous(true)) return Layout::C;
-  return contiguous(false) ? Layout::F : Layout::A;
+  const auto dims = static_cast<size_t>(ndim);
+  return strided_layout({shape.data(), dims}, {strides.data(), dims}, itemsize());
 }
 
 std::pair<int64_t, int64_t> DeviceArray::extent() const {

@@ -67,7 +67,7 @@ def _count_cudajit_entry_points(cudajit: types.ModuleType) -> None:
     """Count compiles (the front end builds a kernel's IR) and launches (a launch
     configuration is made, inspected or compiled eagerly) in USED['kernel']."""
     frontend, dispatcher = cudajit.frontend, cudajit.dispatcher
-    for name in ("build_module", "build_debug_module"):
+    for name in ("build_module", "build_kernel_module"):
         setattr(frontend, name, _counting("kernel", getattr(frontend, name)))
     cls = dispatcher.Dispatcher
     for name in ("__getitem__", "configure", "forall", "compile", "_inspect"):

@@ -68,10 +68,12 @@ const char* fault_name(Fault fault) {
   return "fault";
 }
 
-// Whether pc, in the kernel's frame, is where threads finish: the end, or an unguarded
-// ret/exit (control instructions that leave the function, see ops/control.cpp).
-bool leaves_kernel(const Frame& frame, uint32_t pc) {
-  const auto& code = frame.function->code;
+// Whether pc is where the warp's threads finish: in the kernel's own frame (not a device
+// function's), its end or an unguarded ret/exit (control instructions that leave the
+// function, see ops/control.cpp).
+bool leaves_kernel(const Warp& warp, uint32_t pc) {
+  if (warp.frames.size() != 1) return false;
+  const auto& code = warp.frames.back().function->code;
   if (pc >= code.size()) return true;
   const Inst& inst = code[pc];
   return inst.is_control && inst.aux == 2 && inst.guard == kNoSlot;
@@ -133,16 +135,14 @@ bool Warp::run_another_path() {
   uint32_t above = 0;
   for (size_t i = stack.size(); i-- > 1;) {
     const SimtEntry& entry = stack[i];
-    uint32_t lanes = entry.mask & ~exited;
-    if (!entry.at_barrier && lanes != 0 && (lanes & above) == 0 && entry.pc == entry.reconverge &&
-        frames.size() == 1 && leaves_kernel(frames.back(), entry.pc)) {
-      exited |= lanes;  // lanes done but for reconverging where the kernel ends: they end
+    const uint32_t lanes = entry.mask & ~exited;
+    const bool own_path = !entry.at_barrier && lanes != 0 && (lanes & above) == 0;
+    if (own_path && entry.pc != entry.reconverge) {
+      std::rotate(stack.begin() + ptrdiff_t(i), stack.begin() + ptrdiff_t(i) + 1, stack.end());
       return true;
     }
-    if (!entry.at_barrier && lanes != 0 && entry.pc != entry.reconverge && (lanes & above) == 0) {
-      SimtEntry path = entry;
-      stack.erase(stack.begin() + ptrdiff_t(i));
-      stack.push_back(path);
+    if (own_path && leaves_kernel(*this, entry.pc)) {
+      exited |= lanes;  // lanes done but for reconverging where the kernel ends: they end
       return true;
     }
     above |= entry.mask;
@@ -164,7 +164,7 @@ void Warp::run() {
       // Lanes waiting to reconverge where the kernel returns have finished: they exit now,
       // so a barrier the other lanes reach does not wait for them (as on Volta and later,
       // where `if (i >= n) return;` before __syncthreads() is common).
-      if (live != 0 && frames.size() == 1 && leaves_kernel(frame, entry.pc)) exited |= live;
+      if (live != 0 && leaves_kernel(*this, entry.pc)) exited |= live;
       if (frame.stack.size() > 1) {
         frame.stack.pop_back();
         continue;

@@ -5,7 +5,6 @@
 // common read are one variable (a web). Typing then sees one type per web, not per name.
 #include <algorithm>
 #include <map>
-#include <numeric>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -47,10 +46,6 @@ class Webs {
   }
 
  private:
-  struct Def {
-    std::string name;
-    Node* node;  // the Name node assigned (null: a parameter)
-  };
   struct Loop {
     State breaks{false, {}}, continues{false, {}};
   };
@@ -60,8 +55,8 @@ class Webs {
       auto found = def_of_.find(node);
       if (found != def_of_.end()) return found->second;
     }
-    const int id = static_cast<int>(defs_.size());
-    defs_.push_back({name, node});
+    const int id = static_cast<int>(def_names_.size());
+    def_names_.push_back(name);
     parent_.push_back(id);
     if (node != nullptr) def_of_[node] = id;
     return id;
@@ -77,10 +72,11 @@ class Webs {
   void use(Node& node, const State& state) {
     auto found = state.defs.find(node.text);
     if (found == state.defs.end() || found->second.empty()) return;
-    auto& reached = uses_[&node];
-    reached.insert(found->second.begin(), found->second.end());
+    // The definitions are united, so any one of them stands for the web (a read visited
+    // again in a loop's later pass reaches a superset, united with it too).
     const int first = *found->second.begin();
     for (int id : found->second) unite(id, first);
+    use_of_.emplace(&node, first);
   }
 
   void expr(Node& n, const State& state) {
@@ -182,8 +178,8 @@ class Webs {
   // gives `name` back). The one that keeps the name: a parameter's, else the first assigned.
   void rename() {
     std::map<std::string, std::vector<int>> roots;  // name -> its webs, in definition order
-    for (int id = 0; id < static_cast<int>(defs_.size()); ++id) {
-      auto& webs = roots[defs_[id].name];
+    for (int id = 0; id < static_cast<int>(def_names_.size()); ++id) {
+      auto& webs = roots[def_names_[id]];
       const int root = find(id);
       if (std::find(webs.begin(), webs.end(), root) == webs.end()) webs.push_back(root);
     }
@@ -197,17 +193,17 @@ class Webs {
       auto found = new_name.find(find(id));
       if (found != new_name.end()) node->text = found->second;
     }
-    for (auto& [node, reached] : uses_) {
-      auto found = new_name.find(find(*reached.begin()));
+    for (auto& [node, id] : use_of_) {
+      auto found = new_name.find(find(id));
       if (found != new_name.end()) node->text = found->second;
     }
   }
 
   Function& fn_;
-  std::vector<Def> defs_;
-  std::vector<int> parent_;
+  std::vector<std::string> def_names_;  // by definition id
+  std::vector<int> parent_;             // union-find of the definitions: a root per web
   std::unordered_map<Node*, int> def_of_;
-  std::unordered_map<Node*, std::set<int>> uses_;
+  std::unordered_map<Node*, int> use_of_;  // a read: one definition of its web
   std::vector<Loop> loops_;
 };
 

@@ -88,17 +88,40 @@ Type record_spelled(const Node& call, const Node& bytes, const std::string& what
   return element;
 }
 
+// The element type a call's name ends in (cuda.shared.array.float32, cuda.const.array.record
+// ...): a number type, or `record`, whose spelling one of the call's arguments holds.
+struct NamedElement {
+  std::string_view name;
+  bool record;
+  Scalar dtype;  // UInt8 for a record (its bytes)
+};
+
+NamedElement named_element(const Node& call, std::string_view name, const std::string& what) {
+  NamedElement e{name.substr(name.rfind('.') + 1), false, Scalar::UInt8};
+  e.record = e.name == "record";
+  if (!e.record) {
+    auto dtype = scalar_from_name(e.name);
+    if (!dtype) type_error(call, what + ": unknown dtype '" + std::string(e.name) + "'");
+    e.dtype = *dtype;
+  }
+  return e;
+}
+
+// An array of `element` (a number or a record type).
+Type array_of(const Type& element, int ndim, Layout layout, bool readonly) {
+  if (element.is_record())
+    return Type::record_array(element.record_layout(), ndim, layout, readonly);
+  return Type::array(element.scalar(), ndim, layout, readonly);
+}
+
 // cuda.shared.array.<dtype> and cuda.local.array.<dtype>: one tuple of integer
 // literals (the front end folded the shape to constants); .record: then the record
 // type's spelling as bytes.
 Type type_array_allocation(const Node& call, std::string_view name) {
   const bool shared = name.starts_with("shared.");
-  std::string_view dtype_name = name.substr(name.rfind('.') + 1);
   std::string what = shared ? "cuda.shared.array()" : "cuda.local.array()";
-  const bool record = dtype_name == "record";
-  auto dtype = record ? std::optional(Scalar::UInt8) : scalar_from_name(dtype_name);
-  if (!dtype) type_error(call, what + ": unknown dtype '" + std::string(dtype_name) + "'");
-  const size_t fixed = record ? 2u : 1u;  // then alignment=, when given
+  const NamedElement e = named_element(call, name, what);
+  const size_t fixed = e.record ? 2u : 1u;  // then alignment=, when given
   if ((call.size() != fixed && call.size() != fixed + 1) ||
       call.child(0).kind != ir::NodeKind::Tuple || call.child(0).size() == 0)
     type_error(call, what + " takes a shape: an integer constant or a tuple of them");
@@ -129,11 +152,8 @@ Type type_array_allocation(const Node& call, std::string_view name) {
     type_error(call, what +
                          ": alignment= is not supported for the dynamic shared array "
                          "(shape 0), which starts 16-byte aligned");
-  const int ndim = static_cast<int>(shape.size());
-  if (record)
-    return Type::record_array(record_spelled(call, call.child(1), what).record_layout(), ndim,
-                              Layout::C);
-  return Type::array(*dtype, ndim, Layout::C);
+  const Type element = e.record ? record_spelled(call, call.child(1), what) : Type::scalar(e.dtype);
+  return array_of(element, static_cast<int>(shape.size()), Layout::C, false);
 }
 
 void expect_integer_or_bool(const Node& call, std::string_view what, const Type& t) {
@@ -350,17 +370,15 @@ std::optional<Type> type_libdevice_support(const Node& call, std::string_view na
 // closure variable or cuda.const.array_like): a shape tuple and its bytes.
 // cuda.const.array.record: the same, then the record type's spelling as bytes.
 Type type_const_array(const Node& call, std::string_view name) {
-  std::string_view dtype_name = name.substr(name.rfind('.') + 1);
-  const bool record = dtype_name == "record";
-  auto dtype = record ? std::optional<Scalar>(Scalar::UInt8) : scalar_from_name(dtype_name);
-  if (!dtype) type_error(call, "constant array: unknown dtype '" + std::string(dtype_name) + "'");
+  const NamedElement e = named_element(call, name, "constant array");
+  const bool record = e.record;
   if (call.size() != (record ? 3u : 2u) || call.child(0).kind != ir::NodeKind::Tuple ||
       call.child(1).kind != ir::NodeKind::Bytes || call.child(0).size() == 0 ||
       call.child(0).size() > kMaxArrayDims || (record && call.child(2).kind != ir::NodeKind::Bytes))
     type_error(call, "constant array: expects a shape of 1 to " + std::to_string(kMaxArrayDims) +
                          " integers and its bytes");
   Type element =
-      record ? record_spelled(call, call.child(2), "constant array") : Type::scalar(*dtype);
+      record ? record_spelled(call, call.child(2), "constant array") : Type::scalar(e.dtype);
   uint64_t count = 1;
   for (const auto& extent : call.child(0).children) {
     if (extent->kind != ir::NodeKind::Int || extent->int_value < 0)
@@ -369,10 +387,8 @@ Type type_const_array(const Node& call, std::string_view name) {
   }
   if (call.child(1).text.size() != count * element.itemsize())
     type_error(call, "constant array: " + std::to_string(call.child(1).text.size()) +
-                         " bytes do not make its shape of " + std::string(dtype_name));
-  const int ndim = static_cast<int>(call.child(0).size());
-  if (record) return Type::record_array(element.record_layout(), ndim, Layout::C, true);
-  return Type::array(*dtype, ndim, Layout::C, true);
+                         " bytes do not make its shape of " + std::string(e.name));
+  return array_of(element, static_cast<int>(call.child(0).size()), Layout::C, true);
 }
 
 // cuda.captured.array.<dtype>: a global or closure device array, captured by its address (the
@@ -380,10 +396,8 @@ Type type_const_array(const Node& call, std::string_view name) {
 // address, and "cpu" or "cuda" (the memory's device), read-only when "readonly " starts it.
 // .record: the same, then the record type's spelling as bytes.
 Type type_captured_array(const Node& call, std::string_view name) {
-  std::string_view dtype_name = name.substr(name.rfind('.') + 1);
-  const bool record = dtype_name == "record";
-  auto dtype = record ? std::optional<Scalar>(Scalar::UInt8) : scalar_from_name(dtype_name);
-  if (!dtype) type_error(call, "captured array: unknown dtype '" + std::string(dtype_name) + "'");
+  const NamedElement e = named_element(call, name, "captured array");
+  const bool record = e.record;
   const auto ints = [](const Node& n) {
     if (n.kind != ir::NodeKind::Tuple) return false;
     for (const auto& item : n.children)
@@ -398,29 +412,20 @@ Type type_captured_array(const Node& call, std::string_view name) {
                          std::to_string(kMaxArrayDims) +
                          " integers each, an address and the memory's device");
   Type element =
-      record ? record_spelled(call, call.child(4), "captured array") : Type::scalar(*dtype);
+      record ? record_spelled(call, call.child(4), "captured array") : Type::scalar(e.dtype);
   const std::string& memory = call.child(3).text;
   const bool readonly = memory.starts_with("readonly ");
   std::string_view device = std::string_view(memory).substr(readonly ? 9 : 0);
   if (device != "cpu" && device != "cuda")
     type_error(call, "captured array: unknown device '" + std::string(device) + "'");
-  // The layout the shape and strides make: C or F when contiguous that way, else A.
-  const auto& shape = call.child(0).children;
-  const auto& strides = call.child(1).children;
-  const int ndim = static_cast<int>(shape.size());
-  const auto contiguous = [&](bool c_order) {
-    int64_t expected = element.itemsize();
-    for (int i = 0; i < ndim; ++i) {
-      const int d = c_order ? ndim - 1 - i : i;
-      if (shape[d]->int_value < 0) type_error(call, "captured array: a negative extent");
-      if (shape[d]->int_value != 1 && strides[d]->int_value != expected) return false;
-      expected *= shape[d]->int_value;
-    }
-    return true;
-  };
-  const Layout layout = contiguous(true) ? Layout::C : contiguous(false) ? Layout::F : Layout::A;
-  if (record) return Type::record_array(element.record_layout(), ndim, layout, readonly);
-  return Type::array(*dtype, ndim, layout, readonly);
+  std::vector<int64_t> shape, strides;
+  for (const auto& extent : call.child(0).children) {
+    if (extent->int_value < 0) type_error(call, "captured array: a negative extent");
+    shape.push_back(extent->int_value);
+  }
+  for (const auto& stride : call.child(1).children) strides.push_back(stride->int_value);
+  return array_of(element, static_cast<int>(shape.size()),
+                  strided_layout(shape, strides, element.itemsize()), readonly);
 }
 
 // A NumPy ufunc called with an output array in a kernel (np.sin(x, out)): the front end

@@ -79,6 +79,22 @@ Scalar make_float(int bits) {
 
 Scalar element_value(Scalar dtype) { return dtype == Scalar::BFloat16 ? Scalar::Float32 : dtype; }
 
+Layout strided_layout(std::span<const int64_t> shape, std::span<const int64_t> strides,
+                      int64_t itemsize) {
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return Layout::C;
+  // Products wrap harmlessly (unsigned): a wrapped one no longer matches a stride.
+  auto contiguous = [&](bool c_order) {
+    uint64_t expected = static_cast<uint64_t>(itemsize);
+    for (size_t i = 0; i < shape.size(); ++i) {
+      const size_t d = c_order ? shape.size() - 1 - i : i;
+      if (shape[d] != 1 && static_cast<uint64_t>(strides[d]) != expected) return false;
+      expected *= static_cast<uint64_t>(shape[d]);
+    }
+    return true;
+  };
+  return contiguous(true) ? Layout::C : contiguous(false) ? Layout::F : Layout::A;
+}
+
 Type Type::scalar(Scalar s) {
   Type t;
   t.kind_ = Kind::Scalar;
@@ -176,12 +192,19 @@ bool RecordField::operator==(const RecordField& o) const {
          (record == o.record || (record && o.record && *record == *o.record));
 }
 
+namespace {
+
+// What a field's own start needs: its scalar's alignment, or that of the record inside.
+int64_t natural_alignment(const RecordField& f) {
+  return f.record ? f.record->alignment() : cudajit::alignment(f.dtype);
+}
+
+}  // namespace
+
 int64_t RecordLayout::alignment() const {
   int64_t most = 1;
   if (aligned)
-    for (const RecordField& f : fields)
-      most =
-          std::max<int64_t>(most, f.record ? f.record->alignment() : cudajit::alignment(f.dtype));
+    for (const RecordField& f : fields) most = std::max<int64_t>(most, natural_alignment(f));
   return most;
 }
 
@@ -198,14 +221,14 @@ std::string nested_record_problem(const RecordLayout& outer, const RecordField& 
 
 int64_t RecordLayout::field_alignment(const RecordField& f) const {
   auto lowest_bit = [](int64_t v) { return v & -v; };
-  int64_t known = f.record ? f.record->alignment() : cudajit::alignment(f.dtype);
+  int64_t known = natural_alignment(f);
   if (size > 0) known = std::min(known, lowest_bit(size));
   if (f.offset > 0) known = std::min(known, lowest_bit(f.offset));
   return known;
 }
 
 bool RecordLayout::field_aligned(const RecordField& f) const {
-  return field_alignment(f) == (f.record ? f.record->alignment() : cudajit::alignment(f.dtype));
+  return field_alignment(f) == natural_alignment(f);
 }
 
 namespace {

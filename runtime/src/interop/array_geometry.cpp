@@ -48,24 +48,7 @@ Dims c_contiguous_strides(const Dims& shape, int itemsize) {
 }
 
 Layout detect_layout(const Dims& shape, const Dims& strides, int itemsize) {
-  if (has_zero_extent(shape)) return Layout::C;
-  bool c = true;
-  int64_t step = itemsize;
-  for (size_t i = shape.size(); i-- > 0;) {
-    if (shape[i] == 1) continue;
-    if (strides[i] != step) c = false;
-    // Overflow is impossible once byte_extent accepted the array; wrap harmlessly anyway.
-    step = static_cast<int64_t>(static_cast<uint64_t>(step) * static_cast<uint64_t>(shape[i]));
-  }
-  if (c) return Layout::C;
-  bool f = true;
-  step = itemsize;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 1) continue;
-    if (strides[i] != step) f = false;
-    step = static_cast<int64_t>(static_cast<uint64_t>(step) * static_cast<uint64_t>(shape[i]));
-  }
-  return f ? Layout::F : Layout::A;
+  return strided_layout({shape.data(), shape.size()}, {strides.data(), strides.size()}, itemsize);
 }
 
 ByteExtent byte_extent(const Dims& shape, const Dims& strides, int itemsize) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,11 @@ enum class Layout : uint8_t { C, F, A };
 
 // Arrays in kernels have 1 to kMaxArrayDims dimensions (one digit in a type's spelling).
 inline constexpr int kMaxArrayDims = 8;
+
+// The layout byte strides make, by NumPy's rules: C or F when contiguous that way (extents of
+// 1 constrain nothing; an array with no element is C), else A.
+Layout strided_layout(std::span<const int64_t> shape, std::span<const int64_t> strides,
+                      int64_t itemsize);
 
 bool is_integer(Scalar s);
 bool is_signed(Scalar s);
