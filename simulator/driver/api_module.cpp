@@ -317,7 +317,6 @@ CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsi
     launch.dynamic_shared_bytes = shared;
     launch.sm_count = device_model().multiprocessors;
     launch.cooperative = cooperative;
-    size_t expected = f.param_offsets.size();
     try {
       if (params && extra) return CUDA_ERROR_INVALID_VALUE;
       if (extra) {
@@ -336,12 +335,9 @@ CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsi
         launch.params.assign(static_cast<uint8_t*>(buffer),
                              static_cast<uint8_t*>(buffer) + f.kernel_param_bytes);
       } else {
-        // Stricter than hardware: kernelParams must hold the entry's parameters and then a
-        // NULL, so that a count mismatch is caught (cudajit's packer terminates the array).
-        long count = 0;
-        if (params)
-          while (size_t(count) <= expected && params[count] != nullptr) ++count;
-        launch.params = pack_params(f, params, count);
+        // As the driver does, exactly the entry's parameter count is read from kernelParams:
+        // callers (ctypes programs, CuPy) write no NULL after them.
+        launch.params = pack_params(f, params);
       }
     } catch (const ExecutionFault& e) {
       {  // readable through cudajitSimLastFault; a refused launch does not poison the context
