@@ -13,6 +13,9 @@ exec_sources.install()  # kernels defined by exec of a string or by python -c ha
 libdevice_search.install()  # libdevice from NVIDIA's pip wheels, where no toolkit has it
 from .api import *  # noqa: F401,F403  (to_device, stream, synchronize, ...)
 from .api import cuda_available, is_available
+from . import cudadrv  # noqa: E402  (cuda.cudadrv.driver.CudaAPIError ...)
+from .cudadrv.driver import profile_start, profile_stop, profiling  # noqa: E402
+from .cudadrv.runtime import runtime  # noqa: E402  (cuda.runtime.get_version())
 from .compiler import compile_ptx, jit
 from .config import config
 from .devicearray import DeviceNDArray, is_device_array

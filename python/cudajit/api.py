@@ -34,6 +34,44 @@ Event = _core.Event
 Device = _core.Device
 
 
+# --- Numba's Device attributes ------------------------------------------------------------
+
+def _device_attribute(self: Device, name: str) -> int:
+    """``device.MULTIPROCESSOR_COUNT``, ``device.WARP_SIZE`` ...: Numba's Device attributes,
+    the names of CUDA's CUdevice_attribute without CU_DEVICE_ATTRIBUTE_. A GPU's driver
+    answers; the cpu device gives its limits, 1 or 0 for what it can or cannot do, and 0 for
+    GPU hardware it has not (clocks, PCI ids, textures)."""
+    value = _core.device_attribute(self, name) if name.isupper() else None
+    if value is None:
+        raise AttributeError(f"'Device' object has no attribute {name!r}")
+    return value
+
+
+def _device_dir(self: Device) -> list[str]:
+    return sorted(set(object.__dir__(self)) | set(_core.device_attribute_names()))
+
+
+def _reset(self: Device) -> None:
+    """numba.cuda's Device.reset() destroys the device's context and all its memory.
+    cudajit's arrays free their own memory and the context lives as long as the process
+    (a reset would leave live arrays dangling), so this waits for the device's work."""
+    self.synchronize()
+
+
+def _get_device_identity(self: Device) -> dict[str, int]:
+    """The device's PCI domain, bus and device ids (Numba's ``get_device_identity``)."""
+    return {"pci_domain_id": self.PCI_DOMAIN_ID, "pci_bus_id": self.PCI_BUS_ID,
+            "pci_device_id": self.PCI_DEVICE_ID}
+
+
+Device.__getattr__ = _device_attribute
+Device.__dir__ = _device_dir
+Device.reset = _reset
+Device.get_device_identity = _get_device_identity
+# float16 kernels run on every cudajit device (natively where the GPU has them).
+Device.supports_float16 = property(lambda self: True)
+
+
 # --- devices -----------------------------------------------------------------------------
 
 def cuda_available() -> bool:

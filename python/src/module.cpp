@@ -7,6 +7,7 @@
 #include "cudajit/compiler/compile.hpp"
 #include "cudajit/runtime/host_launch.hpp"
 #include "device_array.hpp"
+#include "device_attributes.hpp"
 #include "devices.hpp"
 #include "dispatcher.hpp"
 #include "errors.hpp"
@@ -57,6 +58,7 @@ PYBIND11_MODULE(_core, m) {
       .def("ir_text", [](const Program& p) { return ir::print_module(p.module()); });
 
   python::bind_devices(m);
+  python::bind_device_attributes(m);
   python::bind_device_array(m);
   python::bind_dispatcher(m);
   python::bind_foreign_arrays(m);

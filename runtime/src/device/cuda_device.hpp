@@ -204,10 +204,11 @@ class CudaDevice final : public Device {
   CompletionList& completions() { return completions_; }
   CudaStream& own(Stream& stream);
   CudaEvent& own(Event& event);
+  // cuDeviceGetAttribute (device_attributes.cpp answers Numba's Device attributes with it).
+  int attribute(CUdevice_attribute attribute) const;
 
  private:
   void read_limits();
-  int attribute(CUdevice_attribute attribute) const;
   void launch_cooperative(CudaKernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
                           CudaStream& stream, KernelParams params,
                           std::vector<std::shared_ptr<const void>>& keep_alive);

@@ -1,0 +1,49 @@
+"""``numba.cuda.cudadrv.driver``'s names that programs use: the exceptions they catch, the
+driver's version and the profiler calls.
+
+``CudaAPIError`` is cudajit's :class:`~cudajit.errors.CudaDriverError` (a failed driver
+call), so ``except cuda.cudadrv.driver.CudaAPIError`` catches what cudajit raises."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator
+
+from .. import _core
+from ..errors import CudaDriverError, CudaSupportError
+
+__all__ = ["CudaAPIError", "CudaDriverError", "CudaSupportError", "LinkerError",
+           "get_version", "profile_start", "profile_stop", "profiling"]
+
+CudaAPIError = CudaDriverError
+
+
+class LinkerError(RuntimeError):
+    """Numba's error for a failed link; cudajit links nothing (no ``link=``), so it is never
+    raised, only defined for code that catches it."""
+
+
+def get_version() -> tuple[int, int]:
+    """The CUDA driver's version as ``(major, minor)`` (``cuDriverGetVersion``); a
+    CudaSupportError where no driver is usable."""
+    version = _core.cuda_driver_version()
+    return version // 1000, (version % 1000) // 10
+
+
+def profile_start() -> None:
+    """numba.cuda.profile_start: cudajit does not drive a profiler (it never calls
+    cuProfilerStart), so this does nothing; a profiler records the whole run."""
+
+
+def profile_stop() -> None:
+    """numba.cuda.profile_stop: does nothing, as profile_start."""
+
+
+@contextlib.contextmanager
+def profiling() -> Iterator[None]:
+    """numba.cuda.profiling: profile_start() on entry and profile_stop() on exit (no-ops)."""
+    profile_start()
+    try:
+        yield
+    finally:
+        profile_stop()
