@@ -27,10 +27,14 @@ inline T read(const uint64_t* slot, int lane) {
     return get<T>(slot, lane);
 }
 
+// A signed integer result is sign-extended to the register's width (the PTX ISA's cvt notes),
+// here to all 64 bits as ld does: readers take the low bits of their own type.
 template <class T>
 inline void write(uint64_t* slot, int lane, T value) {
   if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat>)
     put<uint16_t>(slot, lane, value.bits);
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+    slot[lane] = uint64_t(int64_t(value));
   else
     put<T>(slot, lane, value);
 }
@@ -115,7 +119,7 @@ void run_cvt(Warp& warp, const Inst& inst, uint32_t mask) {
   const bool ftz = flags & kFtz;
   if constexpr (!is_float<D> && !is_float<S>) {
     if (!(flags & kSat)) {  // integer to integer: sign- or zero-extend, or truncate
-      for_lanes(mask, [&](int lane) { put<D>(d, lane, D(get<S>(a, lane))); });
+      for_lanes(mask, [&](int lane) { write<D>(d, lane, D(get<S>(a, lane))); });
       return;
     }
   }

@@ -459,8 +459,8 @@ void run_testp(Warp& warp, const Inst& inst, uint32_t mask) {
       r = kind != FP_NAN;
     else if constexpr (test == kNotANumber)
       r = kind == FP_NAN;
-    else if constexpr (test == kNormal)
-      r = kind == FP_NORMAL;
+    else if constexpr (test == kNormal)  // "positive and negative zero are considered normal"
+      r = kind == FP_NORMAL || kind == FP_ZERO;
     else
       r = kind == FP_SUBNORMAL;
     d[lane] = r;

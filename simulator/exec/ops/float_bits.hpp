@@ -80,6 +80,7 @@ constexpr uint16_t kCanonicalHalfNaN = 0x7FFF;
 inline Half round_to_half(long double x, Rounding r) {
   if (std::isnan(x)) return {kCanonicalHalfNaN};
   uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  if (std::isinf(x)) return {uint16_t(sign | 0x7C00)};  // exact: no direction moves it
   long double a = std::fabs(x);
   // Candidates: the half at or below |x| (truncation) and the next one up.
   uint16_t below;

@@ -123,3 +123,45 @@ TEST_CASE("cvt without the rounding the PTX ISA requires is refused at load",
   REQUIRE_THROWS_WITH(run_elements<float>("cvt.f32.s32 %d, %a;", std::vector<int32_t>{1}),
                       Catch::Contains("needs .rn/.rz/.rm/.rp"));
 }
+
+// PTX ISA, cvt: "The result of conversion is sign-extended to the destination register width for
+// signed integers, and is zero-extended to the destination register width for unsigned,
+// bit-size, and floating-point types."
+TEST_CASE("cvt to a narrower signed type sign-extends into a wider destination register",
+          "[simulator][conversion]") {
+  std::vector<int32_t> a = {0x80, 0x17F, -1, 5};
+  REQUIRE(run<uint32_t, int32_t>("s32", "b32", "cvt.s8.s32 %d, %a;", a) ==
+          std::vector<uint32_t>{0xFFFFFF80u, 0x7Fu, 0xFFFFFFFFu, 5u});
+  REQUIRE(run<uint64_t, int32_t>("s32", "b64", "cvt.s16.s32 %d, %a;", {0x8000, 0x7FFF}) ==
+          std::vector<uint64_t>{0xFFFFFFFFFFFF8000ull, 0x7FFFull});
+  REQUIRE(run<uint32_t, float>("f32", "b32", "cvt.rzi.s16.f32 %d, %a;", {-2.5f, 1e6f}) ==
+          std::vector<uint32_t>{0xFFFFFFFEu, 0x7FFFu});  // float-to-integer clamps to s16
+  REQUIRE(run<uint32_t, int32_t>("s32", "b32", "cvt.sat.s8.s32 %d, %a;", {-1000, 3}) ==
+          std::vector<uint32_t>{0xFFFFFF80u, 3u});
+}
+
+TEST_CASE("cvt to a narrower unsigned type zero-extends into a wider destination register",
+          "[simulator][conversion]") {
+  std::vector<int32_t> a = {0x80, 0x17F, -1};
+  REQUIRE(run<uint32_t, int32_t>("s32", "b32", "cvt.u8.s32 %d, %a;", a) ==
+          std::vector<uint32_t>{0x80u, 0x7Fu, 0xFFu});
+  REQUIRE(run<uint64_t, int32_t>("s32", "b64", "cvt.u16.s8 %d, %a;", {-1}) ==
+          std::vector<uint64_t>{0xFFFFull});
+}
+
+// Rounding toward zero or away from an infinity's sign picks between finite neighbours; an
+// infinite source is exact in every format and stays infinite (IEEE 754 conversions).
+TEST_CASE("cvt.rz, .rm and .rp of an infinity to f16 stay infinite", "[simulator][conversion]") {
+  std::vector<float> inf = {kInf, -kInf};
+  std::vector<uint16_t> infinities = {0x7C00, 0xFC00};
+  REQUIRE(run_elements<uint16_t>("cvt.rz.f16.f32 %d, %a;", inf) == infinities);
+  REQUIRE(run_elements<uint16_t>("cvt.rm.f16.f32 %d, %a;", inf) == infinities);
+  REQUIRE(run_elements<uint16_t>("cvt.rp.f16.f32 %d, %a;", inf) == infinities);
+  REQUIRE(run<uint16_t, double>("f64", "b16", "cvt.rz.f16.f64 %d, %a;",
+                                {double(kInf), -double(kInf)}) == infinities);
+  REQUIRE(run_elements<uint16_t>("cvt.rz.bf16.f32 %d, %a;", inf) ==
+          std::vector<uint16_t>{0x7F80, 0xFF80});
+  // A finite value past the largest half still rounds toward zero to the largest half.
+  REQUIRE(run_elements<uint16_t>("cvt.rz.f16.f32 %d, %a;", std::vector<float>{1e6f, -1e6f}) ==
+          std::vector<uint16_t>{0x7BFF, 0xFBFF});
+}

@@ -148,7 +148,21 @@ TEST_CASE("testp classifies finite, infinite, NaN, normal and subnormal values",
   REQUIRE(infinite == std::vector<uint32_t>{0, 1, 0, 0, 0});
   REQUIRE(nan == std::vector<uint32_t>{0, 0, 1, 0, 0});
   REQUIRE(subnormal == std::vector<uint32_t>{0, 0, 0, 1, 0});
-  REQUIRE(normal == std::vector<uint32_t>{1, 0, 0, 0, 0});
+  REQUIRE(normal == std::vector<uint32_t>{1, 0, 0, 0, 1});  // zero: see the next test
+}
+
+// PTX ISA, testp: "As a special case, positive and negative zero are considered normal numbers."
+TEST_CASE("testp.normal holds for positive and negative zero, testp.subnormal does not",
+          "[simulator][float]") {
+  const std::string normal = "testp.normal.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;";
+  REQUIRE(run_elements<uint32_t>(normal, std::vector<float>{0.0f, -0.0f, 1e-40f}) ==
+          std::vector<uint32_t>{1, 1, 0});
+  REQUIRE(run<uint32_t, double>("f64", "b32",
+                                "testp.normal.f64 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;",
+                                std::vector<double>{0.0, -0.0, 4e-320}) ==
+          std::vector<uint32_t>{1, 1, 0});
+  REQUIRE(run_elements<uint32_t>("testp.subnormal.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;",
+                                 std::vector<float>{0.0f, -0.0f}) == std::vector<uint32_t>{0, 0});
 }
 
 TEST_CASE("an IEEE divide without a rounding modifier is refused at load", "[simulator][float]") {
