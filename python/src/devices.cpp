@@ -10,6 +10,7 @@
 
 #include "cudajit/runtime/interrupt.hpp"
 #include "device_array.hpp"
+#include "errors.hpp"
 
 namespace cudajit::python {
 
@@ -31,7 +32,9 @@ void warn_cpu_fallback() {
     std::string message = "cudajit: no usable GPU (" + reason +
                           "); kernels run on the cpu device. Set CUDAJIT_DEVICE=cpu to choose it "
                           "and silence this warning.";
-    if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) PyErr_Clear();
+    // At the user's line that first needed a device, not inside cudajit.api or the dispatcher.
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), user_stack_level()) != 0)
+      PyErr_Clear();
   });
 }
 

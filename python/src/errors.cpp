@@ -1,6 +1,7 @@
 // The one place C++ exceptions become Python exceptions.
 #include "errors.hpp"
 
+#include <string>
 #include <utility>
 
 #include "cudajit/compiler/errors.hpp"
@@ -42,6 +43,33 @@ void raise_interrupt() {
 }
 
 }  // namespace
+
+int user_stack_level() {
+  // Looked up in sys.modules (no import: nothing here may release the GIL).
+  py::object package =
+      py::reinterpret_steal<py::object>(PyImport_GetModule(py::str("cudajit").ptr()));
+  if (!package || !py::hasattr(package, "__file__")) {
+    PyErr_Clear();
+    return 1;
+  }
+  std::string folder = py::str(package.attr("__file__"));
+  folder.resize(folder.rfind('/') + 1);
+  int level = 1;
+  PyFrameObject* frame = PyEval_GetFrame();  // borrowed
+  Py_XINCREF(frame);
+  while (frame != nullptr) {
+    py::object code =
+        py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(PyFrame_GetCode(frame)));
+    std::string file = py::str(code.attr("co_filename"));
+    if (file.compare(0, folder.size(), folder) != 0) break;
+    PyFrameObject* back = PyFrame_GetBack(frame);  // new reference
+    Py_DECREF(frame);
+    frame = back;
+    ++level;
+  }
+  Py_XDECREF(frame);
+  return level;
+}
 
 void register_exception_translators() {
   runtime::set_interrupt_check(&python_interrupt_pending);

@@ -11,4 +11,8 @@ namespace py = pybind11;
 // RuntimeError; std::invalid_argument -> ValueError (pybind11's own rule).
 void register_exception_translators();
 
+// The stack level (PyErr_WarnEx's) of the innermost Python frame outside the cudajit package:
+// a warning issued under a call into cudajit names the user's line, not cudajit's own.
+int user_stack_level();
+
 }  // namespace cudajit::python
