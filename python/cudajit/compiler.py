@@ -15,7 +15,10 @@ __all__ = ["jit", "compile_ptx"]
 # Numba's options that cudajit accepts, with the values that are what it does anyway.
 _ACCEPTED_WITHOUT_EFFECT: dict[str, tuple[Any, ...]] = {
     "inline": (False, "never"),
-    "opt": (True,),
+    # opt=False is Numba's spelling for debugging (with debug=True, so that cuda-gdb can
+    # follow the code). cudajit optimises at -O3 either way; debug=True's exception checks and
+    # line tables work on optimised code, so opt=False is what it means here: nothing to do.
+    "opt": (True, False),
     "link": ((), [], None),  # no linking of external CUDA sources yet
 }
 

@@ -10,6 +10,7 @@ import inspect
 import math
 import os
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -758,6 +759,16 @@ def test_numba_options_without_effect_say_so(option):
 def test_numba_options_at_their_defaults_are_silent(recwarn):
     cuda.jit(cache=False, opt=True, max_registers=None)(lambda_free_kernel)
     assert not [w for w in recwarn if "no effect" in str(w.message)]
+
+
+def test_numbas_debug_spelling_opt_false_is_accepted_silently(device):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kernel = cuda.jit(debug=True, opt=False)(lambda_free_kernel)
+        values = cuda.to_device(np.zeros(3))
+        kernel[1, 3](values)
+        kernel[1, 3](values)
+    assert values.copy_to_host().tolist() == [1.0, 0.0, 0.0]
 
 
 @pytest.mark.parametrize("value", [0, -4, 256, 32.0, "32", True])
