@@ -9,6 +9,7 @@
 #include "cudajit/compiler/float16.hpp"
 #include "device_array.hpp"
 #include "foreign_arrays.hpp"
+#include "python_lookups.hpp"
 
 namespace cudajit::python {
 
@@ -304,11 +305,9 @@ void classify_argument(py::handle obj, size_t position, runtime::Device& device,
     }
     return;
   }
-  // Leaked on purpose: a static py::object would be released after the interpreter is gone.
-  static auto* const numpy_generic = reinterpret_cast<PyTypeObject*>(
-      py::object(py::module_::import("numpy").attr("generic")).release().ptr());
-  static auto* const numpy_void = reinterpret_cast<PyTypeObject*>(
-      py::object(py::module_::import("numpy").attr("void")).release().ptr());
+  static LazyAttribute numpy_generic_type("numpy", "generic"), numpy_void_type("numpy", "void");
+  auto* const numpy_generic = reinterpret_cast<PyTypeObject*>(numpy_generic_type.get());
+  auto* const numpy_void = reinterpret_cast<PyTypeObject*>(numpy_void_type.get());
   // NumPy scalars (np.void is one of them: tested inside, the type checks walk the MRO).
   if (PyObject_TypeCheck(obj.ptr(), numpy_generic)) {
     // A record (np.void, np.record: only these NumPy scalars can be one): passed by

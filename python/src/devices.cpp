@@ -22,20 +22,21 @@ std::atomic<runtime::Device*> g_default{nullptr};
 thread_local runtime::Device* t_current = nullptr;
 
 // Falling back to the cpu device is said once, with the reason; choosing it
-// (CUDAJIT_DEVICE=cpu) says nothing.
+// (CUDAJIT_DEVICE=cpu) says nothing. The first thread to get here says it, holding no lock:
+// `warnings` releases the GIL (it reads the source line), and a thread that waited on a lock
+// here while holding the GIL would never let the warning finish (std::call_once did that).
+std::atomic<bool> g_fallback_warned{false};
+
 void warn_cpu_fallback() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (!PyGILState_Check()) return;
-    std::string reason = runtime::cuda_simulated() ? "only the simulated GPU was found"
-                                                   : runtime::cuda_unavailable_reason();
-    std::string message = "cudajit: no usable GPU (" + reason +
-                          "); kernels run on the cpu device. Set CUDAJIT_DEVICE=cpu to choose it "
-                          "and silence this warning.";
-    // At the user's line that first needed a device, not inside cudajit.api or the dispatcher.
-    if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), user_stack_level()) != 0)
-      PyErr_Clear();
-  });
+  if (!PyGILState_Check() || g_fallback_warned.exchange(true)) return;
+  std::string reason = runtime::cuda_simulated() ? "only the simulated GPU was found"
+                                                 : runtime::cuda_unavailable_reason();
+  std::string message = "cudajit: no usable GPU (" + reason +
+                        "); kernels run on the cpu device. Set CUDAJIT_DEVICE=cpu to choose it "
+                        "and silence this warning.";
+  // At the user's line that first needed a device, not inside cudajit.api or the dispatcher.
+  if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), user_stack_level()) != 0)
+    PyErr_Clear();
 }
 
 runtime::Device& default_device() {
@@ -145,19 +146,62 @@ std::shared_ptr<runtime::Stream> resolve_stream_or_default(py::handle obj, const
   return a.stream ? a.stream : a.device->legacy_default_stream();
 }
 
+namespace {
+
+// Whether Python is past its atexit hooks: releases queued later wait for no drain (the
+// interpreter may be gone before it would run).
+std::atomic<bool> g_finalizing{false};
+std::atomic<bool> g_drain_scheduled{false};
+
+int drain_pending_releases(void*) {
+  g_drain_scheduled.store(false);
+  release_pending_python_objects();
+  return 0;
+}
+
+// A release queued on a thread without the GIL (a stream's worker, a driver sweep) runs at
+// the main thread's next bytecode (Py_AddPendingCall needs no GIL and no thread state), so
+// an owner goes when its last view does, not at the next call into cudajit.
+void schedule_drain() {
+  if (g_finalizing.load() || g_drain_scheduled.exchange(true)) return;
+  if (Py_AddPendingCall(&drain_pending_releases, nullptr) != 0)
+    g_drain_scheduled.store(false);  // the queue of pending calls is full: the next call drains
+}
+
+// On a thread holding the GIL a release runs at once: no C++ lock is held where the
+// binding drops its last reference (a view's destructor, a launch's end), and none may be
+// (a finaliser may call into cudajit).
+bool release_now() { return !g_finalizing.load() && PyGILState_Check(); }
+
+}  // namespace
+
 void defer_under_gil(std::function<void()> release) {
-  std::lock_guard lock(g_release_mutex);
-  g_pending_release.push_back(std::move(release));
+  if (release_now()) {
+    release();
+    return;
+  }
+  {
+    std::lock_guard lock(g_release_mutex);
+    g_pending_release.push_back(std::move(release));
+  }
+  schedule_drain();
 }
 
 namespace {
 
-// References queued for release when the last owner lets go (on any thread).
+// References released when the last owner lets go: at once under the GIL, else queued.
 struct HeldObjects {
   std::vector<PyObject*> refs;
   ~HeldObjects() {
-    std::lock_guard lock(g_release_mutex);
-    g_pending_decref.insert(g_pending_decref.end(), refs.begin(), refs.end());
+    if (release_now()) {
+      for (PyObject* o : refs) Py_DECREF(o);
+      return;
+    }
+    {
+      std::lock_guard lock(g_release_mutex);
+      g_pending_decref.insert(g_pending_decref.end(), refs.begin(), refs.end());
+    }
+    schedule_drain();
   }
 };
 
@@ -206,6 +250,14 @@ auto blocking(F&& f) {
   }
   release_pending_python_objects();
 }
+
+}  // namespace
+
+void synchronize_stream(runtime::Stream& stream) {
+  blocking([&] { stream.synchronize(); });
+}
+
+namespace {
 
 // The devices current before each `with device:` still open in this thread, innermost last.
 std::vector<runtime::Device*>& entered_devices() {
@@ -365,6 +417,10 @@ void bind_devices(py::module_& m) {
       [](py::handle obj) { return StreamHandle{resolve_stream(obj, current_device())}; },
       py::arg("stream"), "The stream `obj` names on the current device.");
   m.def("release_pending", &release_pending_python_objects);
+  // After this, references released off the GIL stay queued: no drain is scheduled on an
+  // interpreter that is going away.
+  py::module_::import("atexit").attr("register")(
+      py::cpp_function([] { g_finalizing.store(true); }));
 }
 
 }  // namespace cudajit::python

@@ -42,15 +42,18 @@ std::shared_ptr<runtime::Stream> resolve_stream(py::handle obj, runtime::Device&
 // `obj` if given, else the array's default stream, else the legacy default.
 std::shared_ptr<runtime::Stream> resolve_stream_or_default(py::handle obj, const DeviceArray& a);
 
-// A reference to a Python object that C++ may drop on any thread: the last
-// owner's release is queued and the reference is dropped, under the GIL, at
-// the next call into cudajit (never inside a driver callback or worker).
+// A reference to a Python object that C++ may drop on any thread. When the last owner
+// lets go on a thread holding the GIL (a view's destructor), the reference is dropped
+// there and then; on another thread (a stream's worker, a driver sweep) it is queued and
+// dropped by the main thread at its next bytecode (Py_AddPendingCall), or at the next call
+// into cudajit, whichever comes first: never inside a driver callback or worker, never
+// under a C++ lock.
 std::shared_ptr<const void> hold_python_object(py::handle obj);
 // One holder for several objects (a launch's foreign arrays): one allocation and one
-// queued release, however many objects.
+// release, however many objects.
 std::shared_ptr<const void> hold_python_objects(std::vector<PyObject*> objects);
 // The same for an owner whose destructor may call into Python (a DLPack
-// capsule's deleter): it is destroyed under the GIL at the next call.
+// capsule's deleter): destroyed under the GIL, at once or queued as above.
 template <class T>
 std::shared_ptr<const void> defer_release_under_gil(std::shared_ptr<T> owner);
 void defer_under_gil(std::function<void()> release);
@@ -63,6 +66,10 @@ std::shared_ptr<const void> defer_release_under_gil(std::shared_ptr<T> owner) {
     defer_under_gil([o = std::move(owner)]() mutable { o.reset(); });
   });
 }
+
+// Waits for the work queued on `stream` without the GIL, interruptibly (Ctrl-C), then
+// drops the Python references that work released; rethrows the stream's errors.
+void synchronize_stream(runtime::Stream& stream);
 
 void bind_devices(py::module_& m);
 

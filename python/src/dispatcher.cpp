@@ -13,6 +13,7 @@
 #include "devices.hpp"
 #include "disk_cache.hpp"
 #include "foreign_arrays.hpp"
+#include "python_lookups.hpp"
 
 namespace cudajit::python {
 
@@ -335,8 +336,8 @@ bool host_copy_warning_enabled() {
 
 void warn_host_copies(const std::string& kernel, size_t count) {
   if (!host_copy_warning_enabled()) return;
-  static PyObject* const category =  // leaked on purpose, as in arguments.cpp
-      py::object(py::module_::import("cudajit.errors").attr("PerformanceWarning")).release().ptr();
+  static LazyAttribute performance_warning("cudajit.errors", "PerformanceWarning");
+  PyObject* const category = performance_warning.get();
   std::string message = "kernel '" + kernel + "' was given " + std::to_string(count) +
                         " NumPy array(s): each is copied to the GPU before the launch and back "
                         "after it, and the launch waits for the kernel; use cuda.to_device() to "
@@ -348,8 +349,8 @@ void warn_host_copies(const std::string& kernel, size_t count) {
 
 py::tuple Dispatcher::apply_extensions(const py::args& args, runtime::Stream& stream,
                                        py::list& writebacks) {
-  static PyObject* const typeof_ =
-      py::object(py::module_::import("cudajit.types").attr("typeof")).release().ptr();
+  static LazyAttribute typeof_function("cudajit.types", "typeof");
+  PyObject* const typeof_ = typeof_function.get();
   py::list out;
   for (py::handle arg : args) {
     py::object ty = py::none(), val = py::reinterpret_borrow<py::object>(arg);

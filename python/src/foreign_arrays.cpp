@@ -274,6 +274,11 @@ py::object export_dlpack(const DeviceArray& a, py::handle stream, bool versioned
       }
     }
   }
+  if (!cuda) {
+    // kDLCPU hands the consumer no stream to wait on: the memory must hold the results of
+    // the work queued on the array before the capsule exists.
+    synchronize_stream(a.stream ? *a.stream : *a.device->legacy_default_stream());
+  }
   if (a.readonly && !versioned)
     throw py::buffer_error(
         "__dlpack__: a read-only array needs a versioned capsule (pass "
