@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any, Callable
 
 from . import _core, caching, frontend
 from .dispatcher import (DebugDispatcher, DeviceFunction, Dispatcher, cc_number,
                          return_type_from_name)
+from .errors import hides_cudajit_frames
 from .types import Signature, Type, from_numba, parse_signature
 
 __all__ = ["jit", "compile_ptx"]
@@ -71,6 +73,7 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
         warnings.warn(f"jit(): {', '.join(f'{k}={options[k]!r}' for k in ignored)} has no effect "
                       "in cudajit yet", UserWarning, stacklevel=2)
 
+    @hides_cudajit_frames  # an eager compile's CompileError
     def decorate(pyfunc: Callable[..., Any], signatures: list[Any]) -> Any:
         if device:
             return DeviceFunction(pyfunc, list(signatures), fastmath=fastmath)
@@ -79,18 +82,21 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
                     max_registers=max_registers,
                     cache_dir=caching.cache_dir_for(pyfunc) if cache else None)
 
+    # functools.partial, not a lambda: a frame of ours between the user's decorator line
+    # and decorate() would stay in a CompileError's traceback.
     if func_or_sig is None:
-        return lambda pyfunc: decorate(pyfunc, [])
+        return functools.partial(decorate, signatures=[])
     if _is_signature(func_or_sig):
         signatures = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
         for s in signatures:
             parse_signature(s)  # bad signatures fail here, at decoration
-        return lambda pyfunc: decorate(pyfunc, signatures)
+        return functools.partial(decorate, signatures=signatures)
     if callable(func_or_sig):
         return decorate(func_or_sig, [])
     raise TypeError(f"jit() expects a function or a signature; got {func_or_sig!r}")
 
 
+@hides_cudajit_frames
 def compile_ptx(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
                 fastmath: bool = False, cc: tuple[int, int] | None = None,
                 debug: bool = False, lineinfo: bool = False) -> tuple[str, Type | str]:

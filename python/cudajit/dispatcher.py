@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _core, frontend
+from .errors import hides_cudajit_frames
 from .source import attach_text, function_text
 from .types import Type, parse_signature
 
@@ -60,7 +61,8 @@ class Dispatcher(_core.Dispatcher):
                  fastmath: bool = False, lineinfo: bool = False, debug: bool = False,
                  max_registers: int | None = None, cache_dir: str | None = None):
         name = getattr(py_func, "__name__", "kernel")
-        super().__init__(name, lambda: self._build_ir(), fastmath=fastmath,
+        # The IR is built at the first compile (a launch, an inspect_*), called from C++.
+        super().__init__(name, hides_cudajit_frames(self._build_ir), fastmath=fastmath,
                          lineinfo=lineinfo, debug=debug, max_registers=max_registers or 0,
                          cache_dir=cache_dir or "")
         self.cache_dir = cache_dir
@@ -125,6 +127,7 @@ class Dispatcher(_core.Dispatcher):
         threads = tpb or 128
         return self.configure((ntasks + threads - 1) // threads, threads, stream, sharedmem)
 
+    @hides_cudajit_frames
     def compile(self, signature: Any) -> None:
         """Compile eagerly for ``signature`` (a Signature, a string or a tuple of types)."""
         sig = parse_signature(signature)
@@ -161,10 +164,12 @@ class Dispatcher(_core.Dispatcher):
             return get(_signature_key(signature), number)
         return {sig: get(sig, number) for sig in self.signatures}
 
+    @hides_cudajit_frames
     def inspect_llvm(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
         """The LLVM IR (for the GPU) of one signature, or a dict over every compiled one."""
         return self._inspect(self._llvm_ir, signature, cc)
 
+    @hides_cudajit_frames
     def inspect_asm(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
         """The PTX of one signature, or a dict over every compiled one."""
         return self._inspect(self._ptx_text, signature, cc)
@@ -210,6 +215,7 @@ class Dispatcher(_core.Dispatcher):
         return self.max_resident_blocks(list(_signature_key(signature)),
                                         _core.current_device(), threads, dynsmemsize)
 
+    @hides_cudajit_frames
     def inspect_sass(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
         """The SASS a GPU runs for one signature (a dict over every compiled one without
         it), for ``cc`` or else the current GPU (8.0 on the cpu device): the PTX through
@@ -229,6 +235,7 @@ class Dispatcher(_core.Dispatcher):
         (``overloads[(int32[:, ::1],)]``)."""
         return Overloads({sig: CompiledOverload(self, sig) for sig in self.signatures})
 
+    @hides_cudajit_frames
     def specialize(self, *args: Any) -> "Dispatcher":
         """A kernel compiled for the types of ``args`` and for no others (Numba's
         ``specialize``): a launch with other types is a TypeError."""
@@ -236,6 +243,7 @@ class Dispatcher(_core.Dispatcher):
 
         return type(self)(self.py_func, [tuple(typeof(a) for a in args)], **self._options)
 
+    @hides_cudajit_frames
     def inspect_types(self, file: Any = None, signature: Any = None) -> None:
         """Prints, for each compiled signature (or the one given), the kernel's typed IR:
         every variable's and expression's type (Numba prints its own typed IR here)."""
@@ -348,6 +356,7 @@ class _DebugLaunch:
         self.dispatcher = dispatcher
         self.launch = launch
 
+    @hides_cudajit_frames
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         from .api import synchronize, to_device
 

@@ -9,7 +9,9 @@ line: ``str()`` shows ``file:line:col: message``, the source line and a caret.
 
 from __future__ import annotations
 
+import functools
 import linecache
+from typing import Any, Callable, TypeVar
 
 __all__ = [
     "CompileError",
@@ -17,7 +19,27 @@ __all__ = [
     "CudaSupportError",
     "PerformanceWarning",
     "NumbaPerformanceWarning",
+    "hides_cudajit_frames",
 ]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def hides_cudajit_frames(function: _F) -> _F:
+    """``function``, whose CompileError leaves without the frames of cudajit it came
+    through (the front end's recursion, the dispatcher's callbacks): the message names the
+    user's file and line, so the traceback holds the user's frames and this one re-raise.
+    Every path that compiles (a launch, ``@jit`` with signatures, ``compile_ptx``,
+    ``inspect_*``) goes through such a function, so each error looks the same."""
+
+    @functools.wraps(function)
+    def trimmed(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except CompileError as error:
+            raise error.with_traceback(None) from None
+
+    return trimmed  # type: ignore[return-value]
 
 
 class CompileError(Exception):

@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator
 
 from . import _core
 from .compiler import compile_ptx
+from .errors import hides_cudajit_frames
 
 __all__ = ["compile", "compile_for_current_device", "compile_ptx_for_current_device",
            "close", "defer_cleanup"]
@@ -21,6 +22,7 @@ def _current_cc() -> tuple[int, int] | None:
     return tuple(device.compute_capability) if device.kind == "cuda" else None
 
 
+@hides_cudajit_frames
 def compile(pyfunc: Callable[..., Any], sig: Any, device: bool = False, fastmath: bool = False,
             cc: tuple[int, int] | None = None, output: str = "ptx", debug: bool = False,
             lineinfo: bool = False, abi: str = "numba") -> tuple[str, Any]:
@@ -35,6 +37,7 @@ def compile(pyfunc: Callable[..., Any], sig: Any, device: bool = False, fastmath
                        lineinfo=lineinfo)
 
 
+@hides_cudajit_frames
 def compile_for_current_device(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
                                fastmath: bool = False, output: str = "ptx", debug: bool = False,
                                lineinfo: bool = False, abi: str = "numba") -> tuple[str, Any]:
@@ -43,6 +46,7 @@ def compile_for_current_device(pyfunc: Callable[..., Any], sig: Any, device: boo
                    output=output, debug=debug, lineinfo=lineinfo, abi=abi)
 
 
+@hides_cudajit_frames
 def compile_ptx_for_current_device(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
                                    fastmath: bool = False, debug: bool = False,
                                    lineinfo: bool = False) -> tuple[str, Any]:

@@ -838,3 +838,44 @@ def test_launch_configuration_errors_use_numbas_wording():
     with pytest.raises(ValueError, match=r"kernel 'noop': the launch configuration was not "
                                          r"specified; launch it as noop\[griddim, blockdim\]"):
         noop(np.zeros(1))
+
+
+# --- the traceback of a compile error -------------------------------------
+
+def _dict_in_kernel(a):
+    a[0] = {1: 2}  # the front end refuses it
+
+
+def _array_into_element(a):
+    a[0] = a  # typing refuses it
+
+
+_COMPILE_PATHS = {
+    "launch": lambda f, d: cuda.jit(f)[1, 1](d),
+    "launch with keywords": lambda f, d: cuda.jit(f)[1, 1](a=d),
+    "debug launch": lambda f, d: cuda.jit(debug=True, opt=False)(f)[1, 1](d),
+    "forall": lambda f, d: cuda.jit(f).forall(3)(d),
+    "jit with a signature": lambda f, d: cuda.jit("void(float64[::1])")(f),
+    "compile_ptx": lambda f, d: cuda.compile_ptx(f, "void(float64[::1])"),
+    "cuda.compile": lambda f, d: cuda.compile(f, "void(float64[::1])"),
+    "inspect_asm": lambda f, d: cuda.jit(f).inspect_asm("void(float64[::1])"),
+}
+
+
+@pytest.mark.parametrize("kernel", [_dict_in_kernel, _array_into_element],
+                         ids=["front end", "typing"])
+@pytest.mark.parametrize("path", list(_COMPILE_PATHS))
+def test_a_compile_error_shows_no_frames_of_cudajits_internals(device, path, kernel):
+    import traceback
+
+    package = os.path.dirname(os.path.abspath(cudajit.__file__)) + os.sep
+    d = cuda.to_device(np.zeros(3))
+    with pytest.raises(cudajit.CompileError) as info:
+        _COMPILE_PATHS[path](kernel, d)
+    frames = traceback.extract_tb(info.value.__traceback__)
+    ours = [(os.path.basename(f.filename), f.name) for f in frames
+            if os.path.abspath(f.filename).startswith(package)]
+    assert ours in ([], [("errors.py", "trimmed")]), ours  # at most the one re-raise
+    assert frames[-1 if not ours else -2].filename == __file__  # then the user's call
+    line, _ = source_line_of(kernel, "refuses")
+    assert str(info.value).startswith(f"{__file__}:{line}:")
