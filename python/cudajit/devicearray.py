@@ -110,7 +110,9 @@ class DeviceNDArray(_core.DeviceArray):
         if self.device.kind != "cuda":
             raise AttributeError(
                 "an array of the cpu device is host memory and exports no "
-                "__cuda_array_interface__; use np.asarray() (a copy) or DLPack (kDLCPU)")
+                "__cuda_array_interface__ (cuda.is_cuda_array() is False for it): its address "
+                "is d.device_pointer (as ['data'][0] would be, on every device); np.asarray() "
+                "copies it, DLPack exports it as kDLCPU")
         stream = super().stream
         handle = None if stream is None else stream.handle
         return {

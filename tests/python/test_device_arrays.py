@@ -257,6 +257,25 @@ def test_arrays_of_the_cpu_device_are_host_memory_and_export_no_cuda_array_inter
     np.testing.assert_array_equal(np.asarray(d), [0.0, 1.0, 2.0])  # a copy on both
 
 
+def test_is_cuda_array_agrees_with_the_interface_and_the_error_names_device_pointer(device):
+    d = cuda.to_device(np.arange(3.0))
+    assert cuda.is_cuda_array(d) == hasattr(d, "__cuda_array_interface__") == (device == "cuda")
+    assert isinstance(d.device_pointer, int) and d.device_pointer != 0
+    if device == "cuda":
+        assert d.__cuda_array_interface__["data"][0] == d.device_pointer
+    else:
+        with pytest.raises(AttributeError, match=r"its address is d\.device_pointer"):
+            d.__cuda_array_interface__["data"][0]  # numba-cuda's CPointer example reads this
+
+
+def test_as_cuda_array_of_a_numpy_array_is_a_type_error_as_in_numba(device):
+    with pytest.raises(TypeError, match=r"doesn't implement the cuda array interface.*"
+                                        r"cuda\.to_device\(\)"):
+        cuda.as_cuda_array(np.zeros(3))
+    d = cuda.to_device(np.arange(3.0))
+    assert cuda.as_cuda_array(d).copy_to_host().tolist() == [0.0, 1.0, 2.0]  # a device array is one
+
+
 @pytest.mark.parametrize("write", ["copy_to_device from host", "copy_to_device from device",
                                    "setitem", "setitem slice"])
 def test_a_read_only_view_refuses_every_host_side_write(device, write):
