@@ -259,18 +259,42 @@ class FunctionDecoder final : public DecodeContext {
               std::to_string(formals.size()));
       uint64_t callee_offset = into_callee ? 0 : params_size(target.params);
       for (size_t i = 0; i < given; ++i) {
+        const ptx::Variable& formal = formals[i];
+        ParamCopy copy;
+        copy.size = formal.bytes();
+        // The callee's side: a register of its body, or its .param area.
+        uint64_t& callee_place = into_callee ? copy.to : copy.from;
+        (into_callee ? copy.to_place : copy.from_place) =
+            formal.space == Space::Reg ? ParamCopy::kRegister : ParamCopy::kParamArea;
+        if (formal.space == Space::Reg) {
+          callee_place = callee_register(target, formal.name);
+        } else {
+          callee_offset = align_up(callee_offset, alignment(formal));
+          callee_place = callee_offset;
+          callee_offset += copy.size;
+        }
+        // The caller's side: one of its .param variables, a register, or (arguments) a constant.
         const Operand& actual = list->elements[i];
-        if (actual.kind != Operand::Kind::Symbol) error("call operands must be .param names");
-        Symbol s = symbol(actual.name);
-        if (s.space != Space::Param || s.kernel_param)
-          error("'" + actual.name + "' is not a .param of this function");
-        callee_offset = align_up(callee_offset, alignment(formals[i]));
-        uint64_t size = formals[i].bytes();
-        if (into_callee)
-          out.push_back({s.value, callee_offset, size});
-        else
-          out.push_back({callee_offset, s.value, size});
-        callee_offset += size;
+        uint64_t& caller_place = into_callee ? copy.from : copy.to;
+        ParamCopy::Place& caller_kind = into_callee ? copy.from_place : copy.to_place;
+        if (actual.kind == Operand::Kind::Symbol) {
+          Symbol s = symbol(actual.name);
+          if (s.space != Space::Param || s.kernel_param)
+            error("'" + actual.name + "' is not a .param of this function");
+          caller_kind = ParamCopy::kParamArea, caller_place = s.value;
+        } else if (actual.kind == Operand::Kind::Register) {
+          if (copy.size > 8) error("'" + actual.name + "' passed for a .param byte array");
+          caller_kind = ParamCopy::kRegister, caller_place = reg(actual);
+        } else if (into_callee && (actual.kind == Operand::Kind::Integer ||
+                                   actual.kind == Operand::Kind::Float)) {
+          if (copy.size > 8) error("a constant passed for a .param byte array");
+          caller_kind = ParamCopy::kConstant;
+          caller_place = actual.kind == Operand::Kind::Integer ? integer_bits(actual.bits, formal.type)
+                                                               : float_bits(actual, formal.type);
+        } else {
+          error("call operands must be .param variables, registers or (arguments) constants");
+        }
+        out.push_back(copy);
       }
     };
     copies(arguments, target.params, true, site.arguments);
@@ -361,10 +385,20 @@ class FunctionDecoder final : public DecodeContext {
     error("unknown symbol '" + name + "'");
   }
 
+  // The bytes of a .param list (its .reg parameters are registers, not in the area).
   static uint64_t params_size(const std::vector<ptx::Variable>& params) {
     uint64_t size = 0;
-    for (const auto& p : params) size = align_up(size, alignment(p)) + p.bytes();
+    for (const auto& p : params)
+      if (p.space == Space::Param) size = align_up(size, alignment(p)) + p.bytes();
     return size;
+  }
+
+  // A .reg parameter's slot in the callee's frame: registers take slots in declaration order
+  // (lay_out_registers), and the parser puts .reg parameters first.
+  uint32_t callee_register(const ptx::Function& callee, const std::string& name) const {
+    for (size_t i = 0; i < callee.registers.size(); ++i)
+      if (callee.registers[i].name == name) return uint32_t(i);
+    return kNoSlot;  // a declaration without a body: calling it faults before any copy
   }
 
   void lay_out_registers() {
@@ -377,6 +411,7 @@ class FunctionDecoder final : public DecodeContext {
   void lay_out_params() {
     uint64_t offset = 0;
     for (const auto& p : source_.params) {
+      if (p.space == Space::Reg) continue;  // a register of the body
       offset = align_up(offset, alignment(p));
       params_[p.name] = {Space::Param, offset, false, source_.is_entry};
       out_.param_offsets.push_back(offset);
@@ -388,6 +423,7 @@ class FunctionDecoder final : public DecodeContext {
       offset = 0;  // the per-thread area holds only call blocks' .param
     }
     for (const auto& r : source_.returns) {
+      if (r.space == Space::Reg) continue;
       offset = align_up(offset, alignment(r));
       params_[r.name] = {Space::Param, offset, false, false};
       out_.return_offsets.push_back(offset);

@@ -54,9 +54,13 @@ struct LocalSymbolSlot {
   uint64_t offset;  // within the function's locals
 };
 
-// A call's parameter copies (Inst::target indexes Function::calls).
+// One argument or result of a call (Inst::target indexes Function::calls): `size` bytes from
+// a .param area offset, a register slot or a constant's bits, to an offset or a register slot.
+// Formal parameters may be .param or .reg, actual ones .param, .reg or constants (PTX ISA 7.1).
 struct ParamCopy {
-  uint64_t from, to, size;
+  enum Place : uint8_t { kParamArea, kRegister, kConstant };
+  uint64_t from = 0, to = 0, size = 0;
+  Place from_place = kParamArea, to_place = kParamArea;
 };
 struct CallSite {
   uint32_t callee = 0;

@@ -178,13 +178,9 @@ void Warp::run() {
       const Inst* call = frame.call;
       Frame& caller = frames[frames.size() - 2];
       const CallSite& site = caller.function->calls[uint32_t(call->target)];
-      uint64_t callee_stride = frame.function->param_bytes,
-               caller_stride = caller.function->param_bytes;
       for (const ParamCopy& copy : site.results)
-        for_lanes(entry.mask & ~exited, [&](int lane) {
-          std::memcpy(caller.params.data() + lane * caller_stride + copy.to,
-                      frame.params.data() + lane * callee_stride + copy.from, copy.size);
-        });
+        for_lanes(entry.mask & ~exited,
+                  [&](int lane) { copy_call_value(frame, caller, copy, lane); });
       frames.pop_back();
       continue;
     }

@@ -65,6 +65,28 @@ struct Frame {
   const Inst* call = nullptr;  // the caller's call instruction (null for the kernel)
 };
 
+// A call's argument (caller -> callee) or result (callee -> caller) for one lane.
+inline void copy_call_value(const Frame& from, Frame& to, const ParamCopy& copy, int lane) {
+  const uint64_t from_stride = from.function->param_bytes, to_stride = to.function->param_bytes;
+  if (copy.from_place == ParamCopy::kParamArea && copy.to_place == ParamCopy::kParamArea) {
+    std::memcpy(to.params.data() + lane * to_stride + copy.to,
+                from.params.data() + lane * from_stride + copy.from, copy.size);
+    return;
+  }
+  uint64_t value = 0;  // at most 8 bytes: one side is a register or a constant
+  if (copy.from_place == ParamCopy::kConstant)
+    value = copy.from;
+  else if (copy.from_place == ParamCopy::kRegister)
+    value = from.regs[size_t(copy.from) * kWarpSize + size_t(lane)];
+  else
+    std::memcpy(&value, from.params.data() + lane * from_stride + copy.from, copy.size);
+  if (copy.size < 8) value &= (uint64_t(1) << (8 * copy.size)) - 1;
+  if (copy.to_place == ParamCopy::kRegister)
+    to.regs[size_t(copy.to) * kWarpSize + size_t(lane)] = value;
+  else
+    std::memcpy(to.params.data() + lane * to_stride + copy.to, &value, copy.size);
+}
+
 struct Warp {
   enum class State { Running, AtBarrier, Done };
 

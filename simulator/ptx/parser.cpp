@@ -346,6 +346,9 @@ class Parser {
     }
     f.name = declared_name("a function name");
     if (accept("(")) parameter_list(f.params);
+    for (const auto& p : f.params)
+      if (is_entry && p.space == Space::Reg)
+        throw PtxError(p.line, "kernel parameter '" + p.name + "' must be in .param space");
     for (;;) {  // performance directives
       if (accept(".maxntid")) {
         dims(f.maxntid);
@@ -379,10 +382,21 @@ class Parser {
     }
   }
 
+  // Formal parameters and returns live in .param or .reg space (PTX ISA 5.1.6.4, 7.1: ".reg"
+  // ones are legacy, at least 32 bits wide, scalars).
   void parameter_list(std::vector<Variable>& params) {
     if (accept(")")) return;
     do {
       int line = peek().line;
+      if (accept(".reg")) {
+        Variable v = variable(Space::Reg, line);
+        if (v.is_array || v.element_size != uint64_t(type_size(v.type)))
+          throw PtxError(line, "a .reg parameter must be a scalar ('" + v.name + "')");
+        if (v.type != "pred" && v.element_size < 4)
+          throw PtxError(line, "a .reg parameter must be at least 32 bits wide ('" + v.name + "')");
+        params.push_back(std::move(v));
+        continue;
+      }
       expect(".param");
       params.push_back(variable(Space::Param, line));
     } while (accept(","));
@@ -394,8 +408,14 @@ class Parser {
     expect("{");
     scopes_.assign(1, {});
     register_names_.clear();
-    for (const auto& p : f.params) scopes_[0][p.name] = p.name;
-    for (const auto& p : f.returns) scopes_[0][p.name] = p.name;
+    for (const auto* list : {&f.params, &f.returns})
+      for (const auto& p : *list) {
+        scopes_[0][p.name] = p.name;
+        if (p.space == Space::Reg) {  // a register of the body, first among its registers
+          register_names_.insert(p.name);
+          f.registers.push_back(p);
+        }
+      }
     int loc_file = 0, loc_line = 0, loc_column = 0;
     for (;;) {
       const Token& t = peek();
@@ -580,6 +600,10 @@ class Parser {
     std::string name = identifier("an operand");
     if (name == "_") {
       o.kind = Operand::Kind::Sink;
+    } else if (name == "WARP_SZ") {  // "a run-time immediate constant": 32 on every target
+      o.kind = Operand::Kind::Integer;
+      o.bits = 32;
+      return o;
     } else {
       o.name = resolve(name);
       bool is_register = name[0] == '%' || register_names_.count(o.name);

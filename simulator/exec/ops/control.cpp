@@ -62,13 +62,9 @@ void run_call(Warp& warp, const Inst& inst, uint32_t mask) {
                "call of '" + callee.name + "', which the module declares but does not define");
   warp.push_frame(callee, mask, &inst);
   Frame& frame = warp.frames.back();
-  Frame& from = warp.frames[warp.frames.size() - 2];
-  uint64_t from_stride = from.function->param_bytes, to_stride = callee.param_bytes;
+  const Frame& from = warp.frames[warp.frames.size() - 2];
   for (const ParamCopy& copy : site.arguments)
-    for_lanes(mask, [&](int lane) {
-      std::memcpy(frame.params.data() + lane * to_stride + copy.to,
-                  from.params.data() + lane * from_stride + copy.from, copy.size);
-    });
+    for_lanes(mask, [&](int lane) { copy_call_value(from, frame, copy, lane); });
 }
 
 // The arriving lanes wait; a sibling path of a divergent warp not yet run gets to run first

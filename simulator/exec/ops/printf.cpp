@@ -107,12 +107,18 @@ void run_vprintf(Warp& warp, const Inst& inst, const CallSite& site, uint32_t ma
                "vprintf takes two 64-bit pointers (the format and the argument buffer)");
   Frame& caller = warp.frames.back();
   const uint64_t stride = caller.function->param_bytes;
+  // vprintf has no frame: its arguments are read where the caller put them.
+  auto argument = [&](const ParamCopy& copy, int lane) {
+    if (copy.from_place == ParamCopy::kConstant) return copy.from;
+    if (copy.from_place == ParamCopy::kRegister)
+      return caller.regs[size_t(copy.from) * kWarpSize + size_t(lane)];
+    uint64_t value;
+    std::memcpy(&value, caller.params.data() + lane * stride + copy.from, 8);
+    return value;
+  };
   for (int lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1u)) continue;
-    uint8_t* params = caller.params.data() + lane * stride;
-    uint64_t format, buffer;
-    std::memcpy(&format, params + site.arguments[0].from, 8);
-    std::memcpy(&buffer, params + site.arguments[1].from, 8);
+    uint64_t format = argument(site.arguments[0], lane), buffer = argument(site.arguments[1], lane);
     auto [line, count] = LaneFormatter(warp, inst, lane).format(format, buffer);
     {
       std::lock_guard lock(warp.launch->printf->mutex);
@@ -120,7 +126,11 @@ void run_vprintf(Warp& warp, const Inst& inst, const CallSite& site, uint32_t ma
     }
     for (const ParamCopy& result : site.results) {
       int32_t value = count;
-      std::memcpy(params + result.to, &value, std::min<uint64_t>(result.size, 4));
+      if (result.to_place == ParamCopy::kRegister)
+        caller.regs[size_t(result.to) * kWarpSize + size_t(lane)] = uint32_t(value);
+      else
+        std::memcpy(caller.params.data() + lane * stride + result.to, &value,
+                    std::min<uint64_t>(result.size, 4));
     }
   }
 }
