@@ -322,6 +322,11 @@ def _bfloat16_dtype() -> np.dtype:
 bfloat16 = ScalarType("bfloat16", np.void)
 bfloat16.numpy_dtype = _bfloat16_dtype()
 
+# The scalar types by their names (the C++ spelling of an array's element).
+_SCALARS_BY_NAME = {t.name: t for t in (bool_, int8, int16, int32, int64, uint8, uint16, uint32,
+                                        uint64, float16, float32, float64, complex64, complex128,
+                                        bfloat16)}
+
 # Numba's type groups (numba.core.types.signed_domain ...), which programs and tests use to
 # list the types they try.
 signed_domain = frozenset([int8, int16, int32, int64])
@@ -411,9 +416,40 @@ def typeof(value: Any) -> Type:
         return complex128
     if isinstance(value, tuple):
         return Tuple([typeof(v) for v in value])
+    from . import _core  # noqa: PLC0415 (as in Record: types is imported before _core)
+
+    if isinstance(value, _core.DeviceArray):  # device arrays, records (random states) too
+        return _typeof_device_array(value)
+    if callable(getattr(value, "to_device", None)) and hasattr(value, "value"):
+        return _typeof_argument_hint(value)  # cuda.In/Out/InOut, Numba's protocol
+    if hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__"):
+        # Typed as a launch types it: as the view the launch makes (no synchronisation).
+        return _typeof_device_array(_core.import_array(value, False))
     raise TypeError(
         f"cannot determine the cudajit type of a {type(value).__name__} value; "
-        "expected a NumPy array, a number or a tuple of them")
+        "expected what a launch takes: a device array, an array exporting "
+        "__cuda_array_interface__ or DLPack, a NumPy array, a number, a record, or a tuple "
+        "of them")
+
+
+def _typeof_device_array(array: Any) -> Array:
+    """The type of a DeviceArray (cudajit's, or the view of a foreign array), as the launch
+    path gives it: its element, dimensions, layout and read-only flag."""
+    record = array.record_dtype
+    dtype: ScalarType | Record = (Record(record) if record is not None
+                                  else _SCALARS_BY_NAME[array.dtype_name])
+    return Array(dtype, array.ndim, array.layout, readonly=array.readonly)
+
+
+def _typeof_argument_hint(hint: Any) -> Array:
+    """What a launch passes for cuda.In(x) ...: a device array as it is, a NumPy array as
+    the contiguous device copy made of it (F-contiguous stays F, anything else is C)."""
+    value = hint.value
+    if not isinstance(value, np.ndarray):
+        return typeof(value)
+    host = _typeof_array(value)
+    layout = "F" if host.layout == "F" else "C"
+    return Array(host.dtype, host.ndim, layout)
 
 
 def _typeof_array(array: np.ndarray) -> Array:
