@@ -132,8 +132,33 @@ def _file_lines(pyfunc: FunctionType) -> list[str]:
     code = pyfunc.__code__
     lines = linecache.getlines(code.co_filename, pyfunc.__globals__)
     if not lines and code.co_filename.startswith("<"):
-        lines = exec_sources.lines_for(code) or []
+        lines = exec_sources.lines_for(code) or _typed_at_the_prompt(code)
     return lines
+
+
+def _typed_at_the_prompt(code: CodeType) -> list[str]:
+    """What was typed at Python 3.13's interactive prompt for this code, which its linecache
+    keeps by code object; [] elsewhere (3.11's prompt and ``python -`` keep no text)."""
+    lines_from_code = getattr(linecache, "_getlines_from_code", None)
+    return list(lines_from_code(code)) if lines_from_code is not None else []
+
+
+# Where Python keeps no text of what it ran: the interactive prompt (3.11's "<stdin>",
+# 3.13's "<python-input-N>") and a program read from standard input (python - < file).
+_NO_SOURCE_ADVICE = (
+    "it was typed at the interactive prompt or read from standard input (python - < file), "
+    "of which this Python keeps no text. cudajit compiles a kernel from its source: put it in "
+    "a file and run it (python file.py) or import it, or exec its text "
+    "(exec(open('file.py').read())); Python 3.13's interactive prompt keeps what was typed")
+
+
+def _source_missing(pyfunc: FunctionType, why: str) -> CompileError:
+    code = pyfunc.__code__
+    filename = code.co_filename
+    if filename == "<stdin>" or filename.startswith("<python-input"):
+        why = _NO_SOURCE_ADVICE
+    return CompileError(f"cannot read the source of '{pyfunc.__qualname__}' ({why})",
+                        filename, code.co_firstlineno, 0)
 
 
 def _parse_lambda(pyfunc: FunctionType) -> FunctionSource:
@@ -156,6 +181,8 @@ def _parse_lambda(pyfunc: FunctionType) -> FunctionSource:
     if len(found) != 1:
         why = ("its source cannot be read" if not found else
                f"{len(found)} lambdas with these parameters are on that line")
+        if not found and not lines:
+            raise _source_missing(pyfunc, "its source cannot be read")
         raise CompileError(f"cannot compile this lambda: {why}; define the function with def",
                            filename, code.co_firstlineno, 0)
     node = found[0]
@@ -192,9 +219,8 @@ def _parse_function(pyfunc: FunctionType) -> FunctionSource:
         try:
             lines, first_line = inspect.getsourcelines(pyfunc)
         except (OSError, TypeError) as exc:
-            raise CompileError(
-                f"cannot read the source of '{pyfunc.__qualname__}' ({exc}); cudajit compiles "
-                "functions defined in a source file", filename, code.co_firstlineno, 0) from None
+            raise _source_missing(
+                pyfunc, f"{exc}; cudajit compiles functions defined in a source file") from None
         dedented, col_shift = _dedented(lines)
         try:
             tree = ast.parse(dedented, filename=filename)

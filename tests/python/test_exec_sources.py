@@ -108,3 +108,49 @@ def test_texts_from_one_template_that_differ_in_a_name_are_told_apart():
     assert res[0] == 9.0
     smallest[1, 4](res, x)
     assert res[0] == -2.0
+
+
+# --- the interactive prompt and python - < file ----------------------------------------
+
+_TYPED_PROGRAM = """\
+import numpy as np
+import cudajit as cuda
+
+@cuda.jit
+def k(a):
+    a[0] = 1
+
+k[1, 1](np.zeros(1))
+"""
+
+
+@pytest.mark.parametrize("how", [["-"], ["-i"]], ids=["python - < file", "the 3.11 prompt"])
+def test_a_kernel_without_source_text_says_what_to_do(how):
+    if sys.version_info >= (3, 13) and how == ["-i"]:
+        pytest.skip("Python 3.13's prompt keeps what was typed")
+    result = subprocess.run([sys.executable, *how], input=_TYPED_PROGRAM + "\n",
+                            capture_output=True, text=True, timeout=120,
+                            env=dict(os.environ, PYTHONPATH=PYTHON_DIR, CUDAJIT_DEVICE="cpu"))
+    assert "CompileError: <stdin>:" in result.stderr, result.stderr
+    assert "cannot read the source of 'k' (it was typed at the interactive prompt or read " \
+           "from standard input" in result.stderr
+    assert "put it in a file and run it (python file.py) or import it" in result.stderr
+
+
+def test_what_python_313s_prompt_keeps_in_linecache_is_compiled(monkeypatch):
+    import linecache
+
+    from cudajit import exec_sources
+
+    text = "def typed(a):\n    a[0] = 42\n"
+    scope = {}
+    exec(compile(text, "<python-input-3>", "exec"), scope)  # as 3.13's prompt compiles it
+    typed = scope["typed"]
+    # Only the prompt's record has the text (not exec_sources', which would find it too).
+    monkeypatch.setattr(exec_sources, "lines_for", lambda code: None)
+    monkeypatch.setattr(linecache, "_getlines_from_code",
+                        lambda code: text.splitlines(keepends=True)
+                        if code is typed.__code__ else [], raising=False)
+    values = cuda.to_device(np.zeros(2))
+    cuda.jit(typed)[1, 1](values)
+    assert values.copy_to_host().tolist() == [42.0, 0.0]
