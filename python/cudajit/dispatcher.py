@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _core, frontend
+from .function_pickling import bind_owner, by_value
 from .errors import hides_cudajit_frames
 from .source import attach_text, function_text
 from .types import Type, parse_signature
@@ -101,15 +102,15 @@ class Dispatcher(_core.Dispatcher):
 
     def __reduce__(self) -> tuple:
         """Pickled by module and qualified name where that finds this kernel (the
-        other process imports it), else by its Python function, its declared
-        signatures and options: compiled anew where it is unpickled. A function
-        without a module to import it from pickles only with cloudpickle (as Dask
-        and multiprocessing's spawn with cloudpickle do)."""
+        other process imports it), else by its Python function (by value: its code,
+        the globals it names, its closure), its declared signatures and options:
+        compiled anew where it is unpickled. So a kernel defined in ``__main__`` or in a
+        function pickles with plain pickle, as Numba's does."""
         reference = _by_reference(self, self.py_func)
         if reference is not None:
             return reference
-        return (_rebuild_kernel, (type(self), self.py_func, self._declared, self._options,
-                                  function_text(self.py_func)))
+        return (_rebuild_kernel, (type(self), by_value(self.py_func, self), self._declared,
+                                  self._options, function_text(self.py_func)))
 
     def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> Any:
         """A launch configuration covering ``ntasks`` threads in 1-d: ``tpb``
@@ -398,8 +399,8 @@ class DeviceFunction:
         reference = _by_reference(self, self.py_func)
         if reference is not None:
             return reference
-        return (_rebuild_device_function, (self.py_func, self.signatures, self.fastmath,
-                                           function_text(self.py_func)))
+        return (_rebuild_device_function, (by_value(self.py_func, self), self.signatures,
+                                           self.fastmath, function_text(self.py_func)))
 
 
 def _by_reference(obj: Any, py_func: Callable[..., Any]) -> tuple | None:
@@ -427,14 +428,18 @@ def _rebuild_kernel(cls: type, py_func: Callable[..., Any], declared: list[Any],
                     ) -> "Dispatcher":
     if text is not None:  # its source, for a process that has not its file
         attach_text(py_func, *text)
-    return cls(py_func, declared, **options)
+    kernel = cls(py_func, declared, **options)
+    bind_owner(py_func, kernel)
+    return kernel
 
 
 def _rebuild_device_function(py_func: Callable[..., Any], signature: Any, fastmath: bool,
                              text: tuple[int, list[str]] | None = None) -> "DeviceFunction":
     if text is not None:
         attach_text(py_func, *text)
-    return DeviceFunction(py_func, signature, fastmath)
+    function = DeviceFunction(py_func, signature, fastmath)
+    bind_owner(py_func, function)
+    return function
 
 
 def return_type_from_name(name: str) -> Type | str:

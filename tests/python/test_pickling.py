@@ -53,15 +53,12 @@ def test_a_kernel_made_in_a_function_rebuilds_from_its_function_signatures_and_o
         if i < values.size:
             values[i] += amount
 
-    rebuild, arguments = add.__reduce__()  # what cloudpickle (Dask) pickles by value
-    copy = rebuild(*arguments)
+    copy = pickle.loads(pickle.dumps(add))  # plain pickle: the function by value, as Numba
     assert type(copy) is DebugDispatcher and copy is not add
     assert copy.fastmath and copy.debug and copy.signatures == add.signatures
     values = np.arange(4)
     copy[1, 32](values, 10)
     np.testing.assert_array_equal(values, np.arange(4) + 10)
-    with pytest.raises((pickle.PicklingError, AttributeError), match="add"):
-        pickle.dumps(add)  # plain pickle cannot carry a local function: it says which
 
 
 def test_a_device_function_made_in_a_function_rebuilds_too():
@@ -69,8 +66,7 @@ def test_a_device_function_made_in_a_function_rebuilds_too():
     def halve(x):
         return x / 2
 
-    rebuild, arguments = halve.__reduce__()
-    copy = rebuild(*arguments)
+    copy = pickle.loads(pickle.dumps(halve))
     assert copy is not halve and str(copy.signature) == str(halve.signature)
 
     @cuda.jit
@@ -109,3 +105,63 @@ def test_a_kernel_pickled_by_value_carries_its_source_text():
     x = np.arange(4.0)
     again[1, 4](x)
     np.testing.assert_array_equal(x, np.arange(4.0) + 3.0)
+
+
+def test_a_device_function_calling_itself_pickles_without_recursing():
+    @cuda.jit("int64(int64)", device=True)
+    def factorial(n):
+        return 1 if n <= 1 else n * factorial(n - 1)
+
+    copy = pickle.loads(pickle.dumps(factorial))
+    assert copy is not factorial and copy.py_func.__closure__[0].cell_contents is copy
+
+
+_MAIN_PROGRAM = """\
+import concurrent.futures
+import multiprocessing
+import pickle
+
+import numpy as np
+import cudajit as cuda
+
+SCALE = 3.0
+
+
+@cuda.jit(device=True)
+def scaled(v):
+    return v * SCALE
+
+
+@cuda.jit
+def scale_all(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] = scaled(x[i])
+
+
+def run(kernel):
+    x = np.arange(4.0)
+    kernel[1, 32](x)
+    return x.tolist()
+
+
+if __name__ == "__main__":
+    again = pickle.loads(pickle.dumps(scale_all))  # plain pickle, as Numba's kernels
+    print(run(again))
+    spawn = multiprocessing.get_context("spawn")
+    with spawn.Pool(1) as pool:
+        print(pool.map(run, [scale_all]))
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as executor:
+        print(executor.submit(run, scale_all).result())
+"""
+
+
+def test_a_kernel_defined_in_main_pickles_for_spawn_pools_and_process_executors(tmp_path):
+    script = tmp_path / "main_kernels.py"
+    script.write_text(_MAIN_PROGRAM)
+    environment = dict(os.environ, PYTHONPATH=PYTHON_DIR, CUDAJIT_DEVICE="cpu")
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            env=environment, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["[0.0, 3.0, 6.0, 9.0]", "[[0.0, 3.0, 6.0, 9.0]]",
+                                          "[0.0, 3.0, 6.0, 9.0]"], result.stdout + result.stderr
