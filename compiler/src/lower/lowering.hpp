@@ -96,6 +96,9 @@ class TargetHooks {
   // reached it. `context` is the host's thread context, or on the GPU the
   // launch's grid workspace (two zeroed u64: arrivals, generation).
   virtual void grid_sync(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Value* context) = 0;
+  // Host: the lanes of the warp meet here, after a branch or loop that holds a block
+  // barrier (target::kConverge). The GPU reconverges by itself.
+  virtual void converge(ModuleLowering&, llvm::IRBuilder<>&, int /*line*/, llvm::Value*) {}
 };
 
 std::unique_ptr<TargetHooks> make_hooks(TargetKind kind);
@@ -119,6 +122,10 @@ struct ModuleLowering {
   // workspace pointer first (the kernel gets it as a last, hidden parameter).
   bool grid_workspace = false;
   int warp_sites = 0;  // activemask calls so far: each call site's number
+  // Host: the functions that sync their block (directly or through calls), and the
+  // statements of the kernel's body after which the thread ends (no meeting needed there).
+  std::unordered_set<const typing::TypedFunction*> block_syncing{};
+  std::unordered_set<const ir::Node*> tail_statements{};
 
   llvm::Type* value_type(const Type& t);  // in registers: bool is i1
   llvm::Type* memory_type(Scalar s);      // in memory: bool is i8
@@ -186,6 +193,10 @@ class FunctionLowering {
   void for_range(const ir::Node& s);
   void while_loop(const ir::Node& s);
   void if_stmt(const ir::Node& s);
+  // synchronization.cpp: whether `s` holds a block barrier (directly or through a call),
+  // and, if so, the host's meeting point after it.
+  bool syncs_block(const ir::Node& s) const;
+  void converge_after(const ir::Node& s);
   void ret(const ir::Node& s);
   void start_dead_block();
   bool terminated();
@@ -355,6 +366,9 @@ struct LoweredProgram {
 bool contains_raise(const std::vector<ir::NodePtr>& nodes);
 // The exception code the front end put at the end of a name (debug.zerodiv.N, reshape.N).
 int64_t raise_code(std::string_view name);
+// Host: fills ModuleLowering::block_syncing and tail_statements (synchronization.cpp).
+void find_block_barriers(ModuleLowering& m, const std::vector<const typing::TypedFunction*>& functions,
+                         const typing::TypedFunction& entry);
 // Whether statements call the builtin `name`, at any depth.
 bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name);
 

@@ -373,6 +373,12 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
       if (recursive(*f)) m.stack_guarded.insert(f);
   m.may_raise |= !m.stack_guarded.empty();
   m.may_raise |= contains_raise(program.entry->function->body);
+  if (target == TargetKind::Host) {
+    std::vector<const TypedFunction*> all = reachable;
+    if (std::find(all.begin(), all.end(), program.entry) == all.end())
+      all.push_back(program.entry);
+    find_block_barriers(m, all, *program.entry);
+  }
   for (const TypedFunction* f : reachable) FunctionLowering(m, *f).lower();
 
   LoweredProgram out;

@@ -213,6 +213,7 @@ void FunctionLowering::if_stmt(const Node& s) {
   block(s.child(2).children);
   if (!terminated()) b_.CreateBr(merge);
   b_.SetInsertPoint(merge);
+  converge_after(s);
 }
 
 void FunctionLowering::while_loop(const Node& s) {
@@ -228,6 +229,7 @@ void FunctionLowering::while_loop(const Node& s) {
   loops_.pop_back();
   if (!terminated()) b_.CreateBr(cond_bb);
   b_.SetInsertPoint(exit_bb);
+  converge_after(s);
 }
 
 // for i in range(start, stop, step): a hidden counter walks the range and is
@@ -270,6 +272,7 @@ void FunctionLowering::for_range(const Node& s) {
   b_.CreateStore(b_.CreateAdd(current, step), counter);
   b_.CreateBr(cond_bb);
   b_.SetInsertPoint(exit_bb);
+  converge_after(s);
 }
 
 void FunctionLowering::ret(const Node& s) {

@@ -422,6 +422,10 @@ class HostHooks final : public TargetHooks {
     barrier(m, b, target::kGridSync, b.getInt32(0), ctx);
   }
 
+  void converge(ModuleLowering& m, llvm::IRBuilder<>& b, int line, llvm::Value* ctx) override {
+    barrier(m, b, target::kConverge, b.getInt32(line), ctx);
+  }
+
   void fence(llvm::IRBuilder<>& b, std::string_view scope) override {
     // The threads of a block are fibers of one OS thread: the compiler must
     // only keep memory accesses in order; other blocks run on other threads.

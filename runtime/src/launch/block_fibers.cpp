@@ -74,7 +74,7 @@ unsigned char* thread_shared_buffer(uint64_t bytes) {
 }
 
 struct BlockFibers::Fiber {
-  enum class State : uint8_t { Ready, AtBarrier, AtWarp, Done };
+  enum class State : uint8_t { Ready, AtBarrier, AtWarp, AtConverge, Done };
   static constexpr int32_t kSyncWarp = -1;  // a warp operation that only waits
   target::HostThreadContext thread;
   fctx::fcontext_t context = nullptr;    // where the fiber goes on
@@ -109,6 +109,10 @@ int32_t fiber_barrier(target::HostThreadContext* thread, int32_t op, int32_t pre
     fiber->op = Fiber::kSyncWarp;
     fiber->mask = uint32_t(predicate);
     fiber->state = State::AtWarp;
+  } else if (op == target::kConverge) {
+    fiber->op = op;
+    fiber->predicate = predicate;  // the line of the branch or loop
+    fiber->state = State::AtConverge;
   } else {
     fiber->op = op;
     fiber->predicate = predicate;
@@ -316,6 +320,21 @@ bool BlockFibers::release_barriers() {
     }
   }
 
+  // Where a branch or loop around a block barrier ends: the lanes of a warp go on once
+  // each has returned or is there (lanes that skipped the barrier wait for those at it).
+  for (size_t warp = 0; warp < n; warp += 32) {
+    const size_t end = std::min(n, warp + 32);
+    bool met = true, any = false;
+    for (size_t i = warp; i < end; ++i) {
+      met = met && (fibers_[i].state == State::AtConverge || fibers_[i].state == State::Done);
+      any = any || fibers_[i].state == State::AtConverge;
+    }
+    if (!met || !any) continue;
+    for (size_t i = warp; i < end; ++i)
+      if (fibers_[i].state == State::AtConverge) fibers_[i].state = State::Ready;
+    released = true;
+  }
+
   // syncthreads: every thread of the block that has not returned, as on a GPU
   // (where threads that exited do not hold a barrier up: Numba's own tiled
   // matmul example returns early before its barriers).
@@ -364,8 +383,9 @@ std::string BlockFibers::lane_outside_mask(size_t warp, int lane, uint32_t mask)
 }
 
 std::string BlockFibers::stuck_message() const {
-  size_t counts[4] = {};
-  const Fiber* first[4] = {};
+  constexpr size_t kStates = 5;
+  size_t counts[kStates] = {};
+  const Fiber* first[kStates] = {};
   for (const Fiber& f : fibers_) {
     auto s = static_cast<size_t>(f.state);
     if (counts[s]++ == 0) first[s] = &f;
@@ -374,14 +394,21 @@ std::string BlockFibers::stuck_message() const {
                         " cannot meet at a barrier (undefined behaviour on a GPU):";
   // Threads at barriers, named after the first: all at syncthreads, or all at the grid's sync.
   const bool grid = first[1] != nullptr && first[1]->op == target::kGridSync;
-  const char* singular[4] = {
+  // Threads that skipped a barrier wait where the branch or loop around it ends.
+  const std::string skipped =
+      first[3] ? " where the branch or loop at line " + std::to_string(first[3]->predicate) +
+                     " ends, having skipped the barrier the others of their warp wait at"
+               : std::string();
+  const std::string singular[kStates] = {
       "", grid ? "waits at the grid's sync()" : "waits at cuda.syncthreads()",
-      "waits at a warp operation (syncwarp, shuffle, vote, match)", "has returned"};
-  const char* plural[4] = {"", grid ? "wait at the grid's sync()" : "wait at cuda.syncthreads()",
-                           "wait at a warp operation (syncwarp, shuffle, vote, match)",
-                           "have returned"};
+      "waits at a warp operation (syncwarp, shuffle, vote, match)", "waits" + skipped,
+      "has returned"};
+  const std::string plural[kStates] = {
+      "", grid ? "wait at the grid's sync()" : "wait at cuda.syncthreads()",
+      "wait at a warp operation (syncwarp, shuffle, vote, match)", "wait" + skipped,
+      "have returned"};
   const char* separator = " ";
-  for (size_t s = 1; s < 4; ++s) {
+  for (size_t s = 1; s < kStates; ++s) {
     if (counts[s] == 0) continue;
     bool one = counts[s] == 1;
     message += separator + std::to_string(counts[s]) + (one ? " thread " : " threads ") +

@@ -96,6 +96,10 @@ enum BarrierOp : int32_t {
   kBarrierOr = 3,
   kWarpSync = 4,
   kGridSync = 5,  // every thread of the grid: the blocks of a cooperative launch
+  // Where a branch or loop around a block barrier ends (its line as `predicate`): the lanes
+  // of a warp meet there, as a GPU's reconverge, so threads that skipped the barrier while
+  // others of their warp wait at it are found instead of running on.
+  kConverge = 6,
 };
 
 // A warp-level operation: waits until the lanes of `mask` in the caller's warp
