@@ -6,6 +6,7 @@
 
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/runtime/device.hpp"
+#include "cudajit/runtime/fork.hpp"
 #include "cudajit/runtime/host_launch.hpp"
 #include "cudajit/runtime/interop.hpp"
 #include "cudajit/runtime/interrupt.hpp"
@@ -94,6 +95,8 @@ void register_exception_translators() {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const runtime::InteropTypeError& e) {
       PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const runtime::DevicesForked& e) {
+      raise_from_errors_module("CudaDriverError", e.what());
     } catch (const runtime::DriverError& e) {
       constexpr int kOutOfMemory = 2;  // CUDA_ERROR_OUT_OF_MEMORY
       bool out_of_memory = e.code() == kOutOfMemory;

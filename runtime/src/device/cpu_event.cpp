@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "cpu_device.hpp"
+#include "cudajit/runtime/fork.hpp"
 #include "cudajit/runtime/interrupt.hpp"
 
 namespace cudajit::runtime {
@@ -17,6 +18,7 @@ void EventRecord::complete() {
 }
 
 void EventRecord::wait() {
+  check_not_forked();  // the stream that would reach it runs in the parent
   std::unique_lock lock(mutex_);
   wait_interruptibly(completed_, lock, [&] { return done_; });
 }

@@ -3,6 +3,7 @@
 #include <thread>
 #include <utility>
 
+#include "cudajit/runtime/fork.hpp"
 #include "cudajit/runtime/interrupt.hpp"
 
 namespace cudajit::runtime {
@@ -40,6 +41,7 @@ Fence CpuQueue::pending_fence() {
 }
 
 void CpuQueue::wait(uint64_t seq) {
+  check_not_forked();  // no thread of this process runs the queue
   std::unique_lock lock(mutex_);
   wait_interruptibly(progress_, lock, [&] { return finished_ >= seq; });
 }
@@ -50,6 +52,7 @@ bool CpuQueue::reached(uint64_t seq) {
 }
 
 void CpuQueue::synchronize() {
+  check_not_forked();
   std::unique_lock lock(mutex_);
   uint64_t target = pushed_;
   wait_interruptibly(progress_, lock, [&] { return finished_ >= target; });

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "cpu_device.hpp"
+#include "cudajit/runtime/fork.hpp"
 #include "cudajit/runtime/interrupt.hpp"
 
 namespace cudajit::runtime {
@@ -31,6 +32,7 @@ void CpuStream::wait(Event& event) {
 void CpuStream::enqueue_host(std::function<void()> fn) { device_.enqueue(*this, std::move(fn)); }
 
 void CpuDevice::enqueue(CpuStream& stream, std::function<void()> task) {
+  check_not_forked();  // the queue's worker thread is the parent's
   std::lock_guard lock(order_mutex_);
   std::vector<Fence> after = legacy_dependencies(stream);
   if (!after.empty()) {
@@ -106,6 +108,7 @@ std::shared_ptr<Stream> CpuDevice::external_stream(uintptr_t handle) {
 }
 
 void CpuDevice::synchronize() {
+  check_not_forked();
   std::vector<std::shared_ptr<CpuQueue>> queues{legacy_->queue()};
   {
     std::lock_guard lock(order_mutex_);

@@ -1,5 +1,7 @@
 #include "cuda_driver.hpp"
 
+#include "cudajit/runtime/fork.hpp"
+
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -110,12 +112,14 @@ DriverError driver_error(const DriverApi& api, const std::string& call, CUresult
 }
 
 void bind_context(const DriverApi& api, CUcontext context) {
+  check_not_forked();
   CUcontext current = nullptr;
   check(api, api.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
   if (current != context) check(api, api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
 }
 
 bool try_bind_context(const DriverApi& api, CUcontext context) noexcept {
+  if (forked_after_start()) return false;  // a child's release leaves the parent's memory be
   CUcontext current = nullptr;
   if (api.cuCtxGetCurrent(&current) != CUDA_SUCCESS) return false;
   return current == context || api.cuCtxSetCurrent(context) == CUDA_SUCCESS;

@@ -7,6 +7,7 @@
 
 #include "cpu_device.hpp"
 #include "cuda_device.hpp"
+#include "cudajit/runtime/fork.hpp"
 
 namespace cudajit::runtime {
 
@@ -22,6 +23,7 @@ struct CudaState {
 };
 
 void initialise(CudaState& state) {
+  note_devices_started();  // cuInit's state does not survive a fork
   state.api = cuda::load_driver(&state.reason);
   if (state.api == nullptr) return;
   const cuda::DriverApi& api = *state.api;
@@ -57,8 +59,12 @@ CudaState& cuda_state() {
 }  // namespace
 
 Device& cpu_device() {
+  check_not_forked();
   // Never destroyed: stream threads may still run while static destructors do.
-  static CpuDevice* device = new CpuDevice;
+  static CpuDevice* device = [] {
+    note_devices_started();
+    return new CpuDevice;
+  }();
   return *device;
 }
 
@@ -82,6 +88,7 @@ std::string cuda_driver_library() { return cuda::driver_library(); }
 int cuda_device_count() { return cuda_available() ? cuda_state().count : 0; }
 
 Device& cuda_device(int ordinal) {
+  check_not_forked();
   CudaState& state = cuda_state();
   if (!state.reason.empty())
     throw CudaUnavailable("the cuda device is unavailable: " + state.reason);
