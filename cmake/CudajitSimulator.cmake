@@ -4,7 +4,8 @@
 find_package(Threads REQUIRED)
 
 file(GLOB_RECURSE CUDAJIT_SIM_CORE_SOURCES CONFIGURE_DEPENDS
-     ${PROJECT_SOURCE_DIR}/simulator/ptx/*.cpp ${PROJECT_SOURCE_DIR}/simulator/exec/*.cpp)
+     ${PROJECT_SOURCE_DIR}/simulator/ptx/*.cpp ${PROJECT_SOURCE_DIR}/simulator/exec/*.cpp
+     ${PROJECT_SOURCE_DIR}/simulator/link/*.cpp)
 add_library(cudajit_sim_core OBJECT ${CUDAJIT_SIM_CORE_SOURCES})
 set_target_properties(cudajit_sim_core PROPERTIES POSITION_INDEPENDENT_CODE ON)
 target_include_directories(cudajit_sim_core PUBLIC ${PROJECT_SOURCE_DIR}/simulator)
@@ -17,12 +18,12 @@ set_source_files_properties(${PROJECT_SOURCE_DIR}/simulator/exec/ops/float.cpp
 file(GLOB CUDAJIT_SIM_DRIVER_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/simulator/driver/*.cpp)
 if(CUDAJIT_SIM_DRIVER_SOURCES)
   add_library(cudajit_sim SHARED ${CUDAJIT_SIM_DRIVER_SOURCES})
-  # Only the driver API (cu*) and cudajitSim* are exported: the simulator's C++ stays inside, so
-  # it never binds to libcudajit's symbols or they to it.
+  # Only the driver API (cu*), the nvJitLink stand-in (nvJitLink*) and cudajitSim* are exported:
+  # the simulator's C++ stays inside, so it never binds to libcudajit's symbols or they to it.
   set(CUDAJIT_SIM_VERSION_SCRIPT ${PROJECT_BINARY_DIR}/generated/libcudajit_sim.map)
   file(CONFIGURE OUTPUT ${CUDAJIT_SIM_VERSION_SCRIPT} CONTENT [=[
 {
-  global: cu*; cudajitSim*;
+  global: cu*; nvJitLink*; cudajitSim*;
   local: *;
 };
 ]=])

@@ -1,6 +1,10 @@
 // cuInit, errors, the device and its attributes, the primary context.
+#include <cstdio>
 #include <cstring>
+#include <utility>
+#include <vector>
 
+#include "api_types.hpp"
 #include "export.hpp"
 
 using namespace cudajit::sim::driver;
@@ -22,6 +26,8 @@ constexpr ErrorText kErrors[] = {
     {CUDA_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
     {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
     {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_UNSUPPORTED_LIMIT, "CUDA_ERROR_UNSUPPORTED_LIMIT",
+     "limit is not supported on this architecture"},
     {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
     {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
     {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
@@ -29,6 +35,7 @@ constexpr ErrorText kErrors[] = {
     {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
     {CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
      "the provided PTX was compiled with an unsupported toolchain."},
+    {CUDA_ERROR_FILE_NOT_FOUND, "CUDA_ERROR_FILE_NOT_FOUND", "file not found"},
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
@@ -65,7 +72,43 @@ CUresult check_device(CUdevice device) {
   return device == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
-// cuDeviceGetAttribute's answers; an attribute not listed is CUDA_ERROR_INVALID_VALUE.
+// The attributes of textures, surfaces and features the simulated GPU has not (0): an H100's
+// limits, so that programs which read every attribute (numba-cuda's Device, cuda.core's
+// DeviceProperties) see a device. Any attribute cuda.h numbers up to 147 is answered.
+constexpr std::pair<int, int> kOtherAttributes[] = {
+    {11, 2147483647},  // MAX_PITCH
+    {14, 512},         // TEXTURE_ALIGNMENT
+    {15, 1},           // GPU_OVERLAP
+    {21, 131072},     {22, 131072}, {23, 65536},     {24, 16384},  {25, 16384}, {26, 16384},
+    {27, 32768},      {28, 32768},  {29, 2048},      {30, 512},  // SURFACE_ALIGNMENT
+    {42, 32768},      {43, 2048},   {44, 1},         {45, 32768},  {46, 32768}, {47, 8192},
+    {48, 8192},       {49, 32768},  {51, 32},        {52, 32768},  {53, 32768}, {54, 2046},
+    {55, 32768},      {56, 131072}, {57, 65536},     {58, 16384},  {59, 16384}, {60, 16384},
+    {61, 32768},      {62, 2048},   {63, 32768},     {64, 32768},  {65, 2048},  {66, 32768},
+    {67, 32768},      {68, 2046},   {69, 268435456}, {70, 131072}, {71, 65000}, {72, 2097120},
+    {73, 32768},      {74, 32768},  {77, 32768},     {78, 1},  // STREAM_PRIORITIES_SUPPORTED
+    {79, 1},                                                   // GLOBAL_L1_CACHE_SUPPORTED
+    {80, 1},                                                   // LOCAL_L1_CACHE_SUPPORTED
+    {87, 2},    // SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO
+    {90, 1},    // COMPUTE_PREEMPTION_SUPPORTED
+    {91, 1},    // CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM (unified addressing)
+    {99, 1},    // HOST_REGISTER_SUPPORTED
+    {113, 1},   // READ_ONLY_HOST_REGISTER_SUPPORTED
+    {131, -1},  // NUMA_ID: none
+    {134, -1},  // HOST_NUMA_ID: none
+};
+constexpr int kLastAttribute = 147;  // CUDA 13.0's cuda.h
+
+bool other_attribute(int attribute, int& value) {
+  if (attribute < 1 || attribute > kLastAttribute) return false;
+  value = 0;
+  for (auto [id, v] : kOtherAttributes)
+    if (id == attribute) value = v;
+  return true;
+}
+
+// cuDeviceGetAttribute's answers; an attribute cuda.h does not number is
+// CUDA_ERROR_INVALID_VALUE.
 bool attribute_value(CUdevice_attribute attribute, int& value) {
   const DeviceModel& m = device_model();
   switch (attribute) {
@@ -190,7 +233,7 @@ bool attribute_value(CUdevice_attribute attribute, int& value) {
       value = 2619000;
       return true;
     default:
-      return false;
+      return other_attribute(int(attribute), value);
   }
 }
 
@@ -335,4 +378,192 @@ extern "C" __attribute__((visibility("default"))) const char* cudajitSimLastFaul
   std::lock_guard lock(c->fault_mutex);
   copy = c->fault_message;
   return copy.c_str();
+}
+
+CUDAJIT_SIM_API cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice device) {
+  if (CUresult r = check_device(device)) return r;
+  if (!uuid) return CUDA_ERROR_INVALID_VALUE;
+  // A fixed identity, so that tools which key on the UUID see one device across runs.
+  static constexpr char kUuid[16] = {'c', 'u', 'd', 'a', 'j', 'i', 't', '-',
+                                     's', 'i', 'm', '-', 'g', 'p', 'u', '0'};
+  std::memcpy(uuid->bytes, kUuid, sizeof kUuid);
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuDeviceGetUuid(CUuuid* uuid, CUdevice device) {
+  return cuDeviceGetUuid_v2(uuid, device);
+}
+
+CUDAJIT_SIM_API cuDeviceGetPCIBusId(char* bus_id, int length, CUdevice device) {
+  if (CUresult r = check_device(device)) return r;
+  if (!bus_id || length <= 0) return CUDA_ERROR_INVALID_VALUE;
+  std::snprintf(bus_id, size_t(length), "0000:00:00.0");
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuDeviceComputeCapability(int* major, int* minor, CUdevice device) {
+  if (CUresult r = check_device(device)) return r;
+  if (!major || !minor) return CUDA_ERROR_INVALID_VALUE;
+  *major = device_model().major;
+  *minor = device_model().minor;
+  return CUDA_SUCCESS;
+}
+
+// One device: it has no peer, and a device is not its own peer.
+CUDAJIT_SIM_API cuDeviceCanAccessPeer(int* can_access, CUdevice device, CUdevice peer) {
+  if (CUresult r = check_device(device)) return r;
+  if (CUresult r = check_device(peer)) return r;
+  if (!can_access) return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_ERROR_INVALID_DEVICE;
+}
+
+// The context's state survives a reset (its allocations stay valid, unlike hardware's);
+// what a reset is for, clearing a sticky error after a fault, it does.
+CUDAJIT_SIM_API cuDevicePrimaryCtxReset_v2(CUdevice device) {
+  if (CUresult r = check_device(device)) return r;
+  Context* c = driver().primary;
+  return guarded([&] {
+    c->synchronize();
+    std::lock_guard lock(c->fault_mutex);
+    c->sticky.store(CUDA_SUCCESS);
+    c->fault_message.clear();
+    return CUDA_SUCCESS;
+  });
+}
+
+CUDAJIT_SIM_API cuDevicePrimaryCtxSetFlags_v2(CUdevice device, unsigned flags) {
+  if (CUresult r = check_device(device)) return r;
+  return flags > 0x1f ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;  // scheduling hints
+}
+
+// ---- the context stack: the current context is its top
+
+namespace {
+std::vector<Context*>& contexts_below() {
+  thread_local std::vector<Context*> below;
+  return below;
+}
+}  // namespace
+
+CUDAJIT_SIM_API cuCtxPushCurrent_v2(CUcontext context) {
+  if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  Context* c = reinterpret_cast<Context*>(context);
+  if (c != driver().primary) return CUDA_ERROR_INVALID_CONTEXT;
+  contexts_below().push_back(current_context());
+  current_context() = c;
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuCtxPopCurrent_v2(CUcontext* context) {
+  if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (!current_context()) return CUDA_ERROR_INVALID_CONTEXT;
+  if (context) *context = reinterpret_cast<CUcontext>(current_context());
+  auto& below = contexts_below();
+  current_context() = below.empty() ? nullptr : below.back();
+  if (!below.empty()) below.pop_back();
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuCtxGetFlags(unsigned* flags) {
+  Context* c;
+  if (!flags) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult r = check_context(c);
+      r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
+    return r;
+  *flags = 0;
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuCtxGetApiVersion(CUcontext context, unsigned* version) {
+  if (!version) return CUDA_ERROR_INVALID_VALUE;
+  if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  Context* c = context ? reinterpret_cast<Context*>(context) : current_context();
+  if (!c || c != driver().primary) return CUDA_ERROR_INVALID_CONTEXT;
+  *version = 3020;  // the primary context's: the v2 API
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuCtxGetId(CUcontext context, unsigned long long* id) {
+  if (!id) return CUDA_ERROR_INVALID_VALUE;
+  if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  Context* c = context ? reinterpret_cast<Context*>(context) : current_context();
+  if (!c || c != driver().primary) return CUDA_ERROR_INVALID_CONTEXT;
+  *id = 1;
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuCtxGetLimit(size_t* value, CUlimit limit) {
+  Context* c;
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult r = check_context(c);
+      r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
+    return r;
+  std::lock_guard lock(c->mutex);
+  auto it = c->limits.find(int(limit));
+  if (it == c->limits.end()) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  *value = it->second;
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuCtxSetLimit(CUlimit limit, size_t value) {
+  Context* c;
+  if (CUresult r = check_context(c);
+      r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
+    return r;
+  std::lock_guard lock(c->mutex);
+  auto it = c->limits.find(int(limit));
+  if (it == c->limits.end()) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  it->second = value;
+  return CUDA_SUCCESS;
+}
+
+// Cache and shared-memory preferences are hints: accepted, remembered, without effect.
+CUDAJIT_SIM_API cuCtxGetCacheConfig(int* config) {
+  Context* c;
+  if (!config) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult r = check_context(c);
+      r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
+    return r;
+  *config = c->cache_config.load();
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuCtxSetCacheConfig(int config) {
+  Context* c;
+  if (CUresult r = check_context(c);
+      r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
+    return r;
+  if (config < 0 || config > 3) return CUDA_ERROR_INVALID_VALUE;
+  c->cache_config.store(config);
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuCtxGetStreamPriorityRange(int* least, int* greatest) {
+  Context* c;
+  if (CUresult r = check_context(c);
+      r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
+    return r;
+  if (least) *least = 0;
+  if (greatest) *greatest = -5;  // an H100's range
+  return CUDA_SUCCESS;
+}
+
+// One device, so no peer: the driver's answer for a context that is not a peer's.
+CUDAJIT_SIM_API cuCtxEnablePeerAccess(CUcontext peer, unsigned flags) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  return peer == reinterpret_cast<CUcontext>(c) ? CUDA_ERROR_INVALID_DEVICE
+                                                : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+// No profiler is attached: the driver then accepts these and does nothing.
+CUDAJIT_SIM_API cuProfilerStart() {
+  Context* c;
+  return check_context(c);
+}
+
+CUDAJIT_SIM_API cuProfilerStop() {
+  Context* c;
+  return check_context(c);
 }

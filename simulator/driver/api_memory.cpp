@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 
+#include "api_types.hpp"
 #include "export.hpp"
 
 using namespace cudajit::sim::driver;
@@ -287,20 +288,176 @@ CUDAJIT_SIM_API cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
   return r != CUDA_SUCCESS ? r : cuCtxSynchronize();
 }
 
-CUDAJIT_SIM_API cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
-                                CUstream handle) {
+namespace {
+
+// Fills `count` elements of `size` bytes (1, 2 or 4) with `value`, in stream order.
+CUresult memset_async(CUdeviceptr dst, uint32_t value, size_t size, size_t count, CUstream handle) {
   Context* c;
   if (CUresult r = check_context(c)) return r;
   Stream* stream = c->stream(handle);
   if (!stream) return CUDA_ERROR_INVALID_HANDLE;
   if (count == 0) return CUDA_SUCCESS;
+  if (dst % size != 0) return CUDA_ERROR_INVALID_VALUE;
   auto target_allocation = find(c, dst);
-  if (!target_allocation || !target_allocation->holds(dst, count)) return CUDA_ERROR_INVALID_VALUE;
+  if (!target_allocation || !target_allocation->holds(dst, count * size))
+    return CUDA_ERROR_INVALID_VALUE;
   return guarded([&] {
-    void* target = reinterpret_cast<void*>(uintptr_t(dst));
+    auto* target = reinterpret_cast<uint8_t*>(uintptr_t(dst));
     stream->enqueue(
-        [c, target, value, count] {
-          if (c->sticky.load() == CUDA_SUCCESS) std::memset(target, value, count);
+        [c, target, value, size, count] {
+          if (c->sticky.load() != CUDA_SUCCESS) return;
+          if (size == 1) return void(std::memset(target, int(value), count));
+          for (size_t i = 0; i < count; ++i) std::memcpy(target + i * size, &value, size);
+        },
+        c->implicit_waits(stream));
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult memset_sync(CUdeviceptr dst, uint32_t value, size_t size, size_t count) {
+  CUresult r = memset_async(dst, value, size, count, CU_STREAM_LEGACY);
+  return r != CUDA_SUCCESS ? r : cuCtxSynchronize();
+}
+
+}  // namespace
+
+CUDAJIT_SIM_API cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
+                                CUstream stream) {
+  return memset_async(dst, value, 1, count, stream);
+}
+CUDAJIT_SIM_API cuMemsetD16Async(CUdeviceptr dst, unsigned short value, size_t count,
+                                 CUstream stream) {
+  return memset_async(dst, value, 2, count, stream);
+}
+CUDAJIT_SIM_API cuMemsetD32Async(CUdeviceptr dst, unsigned value, size_t count, CUstream stream) {
+  return memset_async(dst, value, 4, count, stream);
+}
+CUDAJIT_SIM_API cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t count) {
+  return memset_sync(dst, value, 1, count);
+}
+CUDAJIT_SIM_API cuMemsetD16_v2(CUdeviceptr dst, unsigned short value, size_t count) {
+  return memset_sync(dst, value, 2, count);
+}
+CUDAJIT_SIM_API cuMemsetD32_v2(CUdeviceptr dst, unsigned value, size_t count) {
+  return memset_sync(dst, value, 4, count);
+}
+
+// The typed copies: with unified addressing each is cuMemcpy(Async) of the same addresses.
+CUDAJIT_SIM_API cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t bytes) {
+  return cuMemcpy(dst, CUdeviceptr(uintptr_t(src)), bytes);
+}
+CUDAJIT_SIM_API cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t bytes) {
+  return cuMemcpy(CUdeviceptr(uintptr_t(dst)), src, bytes);
+}
+CUDAJIT_SIM_API cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  return cuMemcpy(dst, src, bytes);
+}
+CUDAJIT_SIM_API cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t bytes,
+                                     CUstream stream) {
+  return cuMemcpyAsync(dst, CUdeviceptr(uintptr_t(src)), bytes, stream);
+}
+CUDAJIT_SIM_API cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t bytes, CUstream stream) {
+  return cuMemcpyAsync(CUdeviceptr(uintptr_t(dst)), src, bytes, stream);
+}
+CUDAJIT_SIM_API cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                                     CUstream stream) {
+  return cuMemcpyAsync(dst, src, bytes, stream);
+}
+
+CUDAJIT_SIM_API cuMemGetAddressRange_v2(CUdeviceptr* base, size_t* size, CUdeviceptr pointer) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  auto a = find(c, pointer);
+  if (!a || a->allocation.kind == Allocation::Kind::HostRegistered ||
+      a->allocation.kind == Allocation::Kind::HostAllocated)
+    return CUDA_ERROR_NOT_FOUND;
+  if (base) *base = a->begin;
+  if (size) *size = a->allocation.size;
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuPointerGetAttributes(unsigned count, CUpointer_attribute* attributes, void** data,
+                                       CUdeviceptr pointer) {
+  if (count > 0 && (!attributes || !data)) return CUDA_ERROR_INVALID_VALUE;
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  auto a = find(c, pointer);
+  for (unsigned i = 0; i < count; ++i) {
+    if (!data[i]) continue;
+    // Unlike cuPointerGetAttribute, memory the driver does not know is answered, not refused.
+    if (!a) {
+      switch (int(attributes[i])) {
+        case CU_POINTER_ATTRIBUTE_CONTEXT:
+          *static_cast<CUcontext*>(data[i]) = nullptr;
+          continue;
+        case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+          *static_cast<unsigned*>(data[i]) = 0;
+          continue;
+        case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+          *static_cast<int*>(data[i]) = -2;
+          continue;
+        case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+        case CU_POINTER_ATTRIBUTE_MAPPED:
+          *static_cast<int*>(data[i]) = 0;
+          continue;
+        default:
+          std::memset(data[i], 0, sizeof(void*));
+          continue;
+      }
+    }
+    switch (int(attributes[i])) {
+      case CU_POINTER_ATTRIBUTE_MAPPED:
+        *static_cast<int*>(data[i]) = 1;
+        continue;
+      case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+      case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+        *static_cast<int*>(data[i]) = 0;
+        continue;
+      case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+        *static_cast<unsigned long long*>(data[i]) = a->begin;
+        continue;
+      case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+        *static_cast<void**>(data[i]) = nullptr;
+        continue;
+      default:
+        if (CUresult r = cuPointerGetAttribute(data[i], attributes[i], pointer)) {
+          if (r != CUDA_ERROR_INVALID_VALUE) return r;
+          std::memset(data[i], 0, sizeof(void*));
+        }
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
+// Stream-ordered allocation: memory is taken at once (it is host memory), and freed once
+// the stream reaches the free.
+CUDAJIT_SIM_API cuMemAllocAsync(CUdeviceptr* out, size_t bytes, CUstream handle) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!c->stream(handle)) return CUDA_ERROR_INVALID_HANDLE;
+  return cuMemAlloc_v2(out, bytes);
+}
+
+CUDAJIT_SIM_API cuMemFreeAsync(CUdeviceptr pointer, CUstream handle) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  Stream* stream = c->stream(handle);
+  if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+  {
+    std::lock_guard lock(c->mutex);
+    auto it = c->allocations.find(pointer);
+    if (it == c->allocations.end() || it->second.kind != Allocation::Kind::Device)
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  return guarded([&] {
+    stream->enqueue(
+        [c, pointer] {
+          {
+            std::lock_guard lock(c->mutex);
+            if (c->allocations.erase(pointer) == 0) return;  // freed meanwhile
+          }
+          c->memory.remove(pointer);
+          std::free(reinterpret_cast<void*>(uintptr_t(pointer)));
         },
         c->implicit_waits(stream));
     return CUDA_SUCCESS;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "export.hpp"
+#include "link/ptx_linker.hpp"
 #include "ptx/module.hpp"
 
 using namespace cudajit::sim;
@@ -27,42 +28,9 @@ std::pair<int, int> minimum_isa(int sm) {
   return {4, 0};
 }
 
-void write_log(char* buffer, size_t size, const std::string& text) {
-  if (!buffer || size == 0) return;
-  size_t n = std::min(size - 1, text.size());
-  std::memcpy(buffer, text.data(), n);
-  buffer[n] = '\0';
-}
+}  // namespace
 
-struct JitOptions {
-  char* error_log = nullptr;
-  size_t error_log_size = 0;
-  char* info_log = nullptr;
-  size_t info_log_size = 0;
-};
-
-CUresult read_options(unsigned count, CUjit_option* options, void** values, JitOptions& out) {
-  if (count > 0 && (!options || !values)) return CUDA_ERROR_INVALID_VALUE;
-  for (unsigned i = 0; i < count; ++i) {
-    switch (options[i]) {
-      case CU_JIT_ERROR_LOG_BUFFER:
-        out.error_log = static_cast<char*>(values[i]);
-        break;
-      case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
-        out.error_log_size = uintptr_t(values[i]);
-        break;
-      case CU_JIT_INFO_LOG_BUFFER:
-        out.info_log = static_cast<char*>(values[i]);
-        break;
-      case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
-        out.info_log_size = uintptr_t(values[i]);
-        break;
-      default:
-        break;  // optimisation levels, targets, caching: no effect on the simulator
-    }
-  }
-  return CUDA_SUCCESS;
-}
+namespace cudajit::sim::driver {
 
 Kernel* live_kernel(Context* c, CUfunction function) {
   Kernel* k = reinterpret_cast<Kernel*>(function);
@@ -70,13 +38,13 @@ Kernel* live_kernel(Context* c, CUfunction function) {
   return c->kernels.count(k) ? k : nullptr;
 }
 
-int max_threads(const Function& f) {
+static int max_threads(const Function& f) {
   if (f.reqntid[0]) return int(f.reqntid[0] * f.reqntid[1] * f.reqntid[2]);
   if (f.maxntid[0]) return int(f.maxntid[0] * f.maxntid[1] * f.maxntid[2]);
   return 1024;
 }
 
-CUresult fault_code(Fault fault) {
+static CUresult fault_code(Fault fault) {
   switch (fault) {
     case Fault::IllegalAddress:
       return CUDA_ERROR_ILLEGAL_ADDRESS;
@@ -94,23 +62,20 @@ CUresult fault_code(Fault fault) {
   return CUDA_ERROR_LAUNCH_FAILED;
 }
 
-}  // namespace
-
-CUDAJIT_SIM_API cuModuleLoadDataEx(CUmodule* out, const void* image, unsigned count,
-                                   CUjit_option* options, void** values) {
-  Context* c;
-  if (CUresult r = check_context(c)) return r;
-  if (!out || !image) return CUDA_ERROR_INVALID_VALUE;
-  JitOptions jit;
-  if (CUresult r = read_options(count, options, values, jit)) return r;
+CUresult load_module(Context* c, const void* image, JitLog log, Module*& loaded) {
   return guarded([&] {
     const char* text = static_cast<const char*>(image);
     if (std::memcmp(text,
                     "\x7f"
                     "ELF",
                     4) == 0) {
-      write_log(jit.error_log, jit.error_log_size,
-                "the simulated GPU runs PTX only; this image is a cubin (ELF)");
+      log.error("the simulated GPU runs PTX only; this image is a cubin (ELF)");
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    if (link::image_kind(image, 16) == link::ImageKind::Fatbin) {
+      log.error(
+          "the simulated GPU runs PTX only; this image is a fatbin (link its PTX with "
+          "cuLink* or nvJitLink first)");
       return CUDA_ERROR_INVALID_IMAGE;
     }
     auto module = std::make_unique<Module>();
@@ -119,33 +84,29 @@ CUDAJIT_SIM_API cuModuleLoadDataEx(CUmodule* out, const void* image, unsigned co
       ptx::Module parsed = ptx::parse(text);
       if (parsed.version_major > kMaxPtxMajor ||
           (parsed.version_major == kMaxPtxMajor && parsed.version_minor > kMaxPtxMinor)) {
-        write_log(jit.error_log, jit.error_log_size,
-                  "PTX .version " + std::to_string(parsed.version_major) + "." +
-                      std::to_string(parsed.version_minor) +
-                      " is newer than this driver supports (" + std::to_string(kMaxPtxMajor) + "." +
-                      std::to_string(kMaxPtxMinor) + ")");
+        log.error("PTX .version " + std::to_string(parsed.version_major) + "." +
+                  std::to_string(parsed.version_minor) + " is newer than this driver supports (" +
+                  std::to_string(kMaxPtxMajor) + "." + std::to_string(kMaxPtxMinor) + ")");
         return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
       }
       module->program = decode(parsed);
       int sm = module->program->sm;
       if (sm > device.sm()) {
-        write_log(jit.error_log, jit.error_log_size,
-                  "ptx JIT: SM version specified by .target (" + parsed.target +
-                      ") is higher than the device's (sm_" + std::to_string(device.sm()) + ")");
+        log.error("ptx JIT: SM version specified by .target (" + parsed.target +
+                  ") is higher than the device's (sm_" + std::to_string(device.sm()) + ")");
         return CUDA_ERROR_INVALID_PTX;
       }
       auto [major, minor] = minimum_isa(sm);
       if (parsed.version_major < major ||
           (parsed.version_major == major && parsed.version_minor < minor)) {
-        write_log(jit.error_log, jit.error_log_size,
-                  "PTX .version " + std::to_string(parsed.version_major) + "." +
-                      std::to_string(parsed.version_minor) + " does not support .target " +
-                      parsed.target + " (needs " + std::to_string(major) + "." +
-                      std::to_string(minor) + ")");
+        log.error("PTX .version " + std::to_string(parsed.version_major) + "." +
+                  std::to_string(parsed.version_minor) + " does not support .target " +
+                  parsed.target + " (needs " + std::to_string(major) + "." + std::to_string(minor) +
+                  ")");
         return CUDA_ERROR_INVALID_PTX;
       }
     } catch (const ptx::PtxError& e) {
-      write_log(jit.error_log, jit.error_log_size, std::string("ptx JIT: ") + e.what());
+      log.error(std::string("ptx JIT: ") + e.what());
       return CUDA_ERROR_INVALID_PTX;
     }
     Module* m = module.release();
@@ -164,10 +125,35 @@ CUDAJIT_SIM_API cuModuleLoadDataEx(CUmodule* out, const void* image, unsigned co
     std::lock_guard lock(c->mutex);
     c->modules.insert(m);
     for (auto& [name, k] : m->kernels) c->kernels.insert(k.get());
-    *out = reinterpret_cast<CUmodule>(m);
-    write_log(jit.info_log, jit.info_log_size, "");
+    loaded = m;
+    log.info("");
     return CUDA_SUCCESS;
   });
+}
+
+void unload_module(Context* c, Module* m) {
+  c->synchronize();  // no launch of it may still be queued
+  std::lock_guard lock(c->mutex);
+  c->modules.erase(m);
+  for (auto& [name, k] : m->kernels) c->kernels.erase(k.get());
+  for (const auto& g : m->program->globals)
+    c->memory.remove(uint64_t(uintptr_t(g->storage.data())));
+  delete m;
+}
+
+}  // namespace cudajit::sim::driver
+
+CUDAJIT_SIM_API cuModuleLoadDataEx(CUmodule* out, const void* image, unsigned count,
+                                   CUjit_option* options, void** values) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!out || !image) return CUDA_ERROR_INVALID_VALUE;
+  JitLog log;
+  if (CUresult r = read_jit_options(count, options, values, log)) return r;
+  Module* m = nullptr;
+  CUresult r = load_module(c, image, log, m);
+  if (r == CUDA_SUCCESS) *out = reinterpret_cast<CUmodule>(m);
+  return r;
 }
 
 CUDAJIT_SIM_API cuModuleLoadData(CUmodule* out, const void* image) {
@@ -183,13 +169,7 @@ CUDAJIT_SIM_API cuModuleUnload(CUmodule handle) {
     if (!c->modules.count(m)) return CUDA_ERROR_INVALID_HANDLE;
   }
   return guarded([&] {
-    c->synchronize();  // no launch of it may still be queued
-    std::lock_guard lock(c->mutex);
-    c->modules.erase(m);
-    for (auto& [name, k] : m->kernels) c->kernels.erase(k.get());
-    for (const auto& g : m->program->globals)
-      c->memory.remove(uint64_t(uintptr_t(g->storage.data())));
-    delete m;
+    unload_module(c, m);
     return CUDA_SUCCESS;
   });
 }
@@ -277,7 +257,7 @@ CUDAJIT_SIM_API cuFuncSetAttribute(CUfunction function, CUfunction_attribute att
   return CUDA_SUCCESS;
 }
 
-namespace {
+namespace cudajit::sim::driver {
 
 CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                 unsigned by, unsigned bz, unsigned shared, CUstream handle, void** params,
@@ -376,7 +356,7 @@ CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsi
   });
 }
 
-}  // namespace
+}  // namespace cudajit::sim::driver
 
 CUDAJIT_SIM_API cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned gz,
                                unsigned bx, unsigned by, unsigned bz, unsigned shared,

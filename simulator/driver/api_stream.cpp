@@ -1,4 +1,7 @@
 // Streams and events.
+#include <algorithm>
+
+#include "api_types.hpp"
 #include "export.hpp"
 
 using namespace cudajit::sim::driver;
@@ -13,15 +16,79 @@ Event* live_event(Context* c, CUevent handle) {
 
 }  // namespace
 
-CUDAJIT_SIM_API cuStreamCreate(CUstream* out, unsigned flags) {
+CUDAJIT_SIM_API cuStreamCreateWithPriority(CUstream* out, unsigned flags, int priority) {
   Context* c;
   if (CUresult r = check_context(c)) return r;
   if (!out || (flags & ~unsigned(CU_STREAM_NON_BLOCKING))) return CUDA_ERROR_INVALID_VALUE;
+  // Priorities outside cuCtxGetStreamPriorityRange's [-5, 0] are clamped, as the driver does.
+  priority = std::clamp(priority, -5, 0);
   return guarded([&] {
-    auto* s = new Stream(Stream::Kind::Created, flags);
+    auto* s = new Stream(Stream::Kind::Created, flags, priority);
     std::lock_guard lock(c->mutex);
     c->streams.insert(s);
     *out = reinterpret_cast<CUstream>(s);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUDAJIT_SIM_API cuStreamCreate(CUstream* out, unsigned flags) {
+  return cuStreamCreateWithPriority(out, flags, 0);
+}
+
+CUDAJIT_SIM_API cuStreamGetPriority(CUstream handle, int* priority) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!priority) return CUDA_ERROR_INVALID_VALUE;
+  Stream* s = c->stream(handle);
+  if (!s) return CUDA_ERROR_INVALID_HANDLE;
+  *priority = s->priority();
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuStreamGetFlags(CUstream handle, unsigned* flags) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!flags) return CUDA_ERROR_INVALID_VALUE;
+  Stream* s = c->stream(handle);
+  if (!s) return CUDA_ERROR_INVALID_HANDLE;
+  *flags = s->flags();
+  return CUDA_SUCCESS;
+}
+
+CUDAJIT_SIM_API cuStreamGetId(CUstream handle, unsigned long long* id) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!id) return CUDA_ERROR_INVALID_VALUE;
+  Stream* s = c->stream(handle);
+  if (!s) return CUDA_ERROR_INVALID_HANDLE;
+  *id = uint64_t(uintptr_t(s));
+  return CUDA_SUCCESS;
+}
+
+// Host functions run on the stream's worker in stream order; they must not call the driver
+// (as on hardware, where such a call may deadlock or fail).
+CUDAJIT_SIM_API cuLaunchHostFunc(CUstream handle, CUhostFn fn, void* user_data) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!fn) return CUDA_ERROR_INVALID_VALUE;
+  Stream* s = c->stream(handle);
+  if (!s) return CUDA_ERROR_INVALID_HANDLE;
+  return guarded([&] {
+    s->enqueue([fn, user_data] { fn(user_data); }, c->implicit_waits(s));
+    return CUDA_SUCCESS;
+  });
+}
+
+CUDAJIT_SIM_API cuStreamAddCallback(CUstream handle, CUstreamCallback callback, void* user_data,
+                                    unsigned flags) {
+  Context* c;
+  if (CUresult r = check_context(c)) return r;
+  if (!callback || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  Stream* s = c->stream(handle);
+  if (!s) return CUDA_ERROR_INVALID_HANDLE;
+  return guarded([&] {
+    s->enqueue([c, handle, callback, user_data] { callback(handle, c->sticky.load(), user_data); },
+               c->implicit_waits(s));
     return CUDA_SUCCESS;
   });
 }

@@ -81,7 +81,7 @@ struct Point {
 class Stream {
  public:
   enum class Kind { Legacy, PerThread, Created };
-  Stream(Kind kind, unsigned flags);
+  Stream(Kind kind, unsigned flags, int priority = 0);
   ~Stream();  // runs what is queued, then stops the worker
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
@@ -94,6 +94,8 @@ class Stream {
   Point tail();  // the point of everything queued so far
   bool idle() { return tail().reached(); }
   Kind kind() const { return kind_; }
+  unsigned flags() const { return flags_; }
+  int priority() const { return priority_; }  // remembered: the simulator does not reorder
   bool blocking() const { return !(flags_ & CU_STREAM_NON_BLOCKING); }
 
  private:
@@ -101,6 +103,7 @@ class Stream {
 
   Kind kind_;
   unsigned flags_;
+  int priority_;
   std::shared_ptr<Progress> progress_ = std::make_shared<Progress>();
   // Guarded by progress_->mutex:
   std::deque<std::pair<std::vector<Point>, std::function<void()>>> queue_;
@@ -121,6 +124,12 @@ struct Kernel {
 struct Module {
   std::unique_ptr<Program> program;
   std::map<std::string, std::unique_ptr<Kernel>> kernels;
+};
+
+// What cuLibraryLoadData gives: here one module in the one context (a CUkernel is then its
+// Kernel, the same handle as the CUfunction cuKernelGetFunction returns).
+struct Library {
+  Module* module = nullptr;
 };
 
 struct Event {
@@ -146,10 +155,14 @@ class Context {
   std::unordered_set<Stream*> streams;
   std::unordered_set<Event*> events;
   std::unordered_set<Module*> modules;
+  std::unordered_set<Library*> libraries;
   std::unordered_set<Kernel*> kernels;
   std::map<std::thread::id, std::unique_ptr<Stream>> per_thread;
   std::unique_ptr<Stream> legacy;
   int retains = 0;
+  // cuCtxGetLimit/SetLimit, by CUlimit (the stack size, printf's FIFO, malloc's heap).
+  std::map<int, size_t> limits = {{0, 1024}, {1, 1 << 20}, {2, 8 << 20}};
+  std::atomic<int> cache_config{0};
 
   // A fault in a kernel poisons the context for good, as on hardware.
   std::atomic<CUresult> sticky{CUDA_SUCCESS};
@@ -179,5 +192,28 @@ Context*& current_context();
 
 // For entry points: CUDA_ERROR_NOT_INITIALIZED, no context, or the sticky error.
 CUresult check_context(Context*& context);
+
+// The JIT's log buffers, as cuModuleLoadDataEx and cuLinkCreate are given them.
+struct JitLog {
+  char* error_log = nullptr;
+  size_t error_log_size = 0;
+  char* info_log = nullptr;
+  size_t info_log_size = 0;
+  std::string target;  // CU_JIT_TARGET, as "sm_90"; empty: the device's
+  void error(const std::string& text) const;
+  void info(const std::string& text) const;
+};
+// Reads JIT options (log buffers, the target); options without effect here are accepted.
+CUresult read_jit_options(unsigned count, CUjit_option* options, void** values, JitLog& out);
+
+// Modules: loading PTX (cuModuleLoadData, cuLibraryLoadData), unloading.
+CUresult load_module(Context* c, const void* image, JitLog log, Module*& loaded);
+void unload_module(Context* c, Module* m);
+Kernel* live_kernel(Context* c, CUfunction function);  // null for an unknown handle
+
+// A launch as cuLaunchKernel and cuLaunchKernelEx make it.
+CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                unsigned by, unsigned bz, unsigned shared, CUstream handle, void** params,
+                void** extra, bool cooperative);
 
 }  // namespace cudajit::sim::driver

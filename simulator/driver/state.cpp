@@ -38,7 +38,8 @@ const DeviceModel& device_model() {
 
 // ---- streams
 
-Stream::Stream(Kind kind, unsigned flags) : kind_(kind), flags_(flags) {
+Stream::Stream(Kind kind, unsigned flags, int priority)
+    : kind_(kind), flags_(flags), priority_(priority) {
   worker_ = std::thread([this] { work(); });
 }
 

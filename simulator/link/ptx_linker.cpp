@@ -1,0 +1,429 @@
+// PTX modules -> one module. Works on the text: each module is cut into its top-level
+// statements (directives, variables, functions), each statement is classified by its
+// linkage and the symbol it declares, and the statements are written out again after one
+// header, less the declarations that other modules define, with colliding internal names
+// and .file numbers made unique per module.
+#include "ptx_linker.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace cudajit::sim::link {
+
+namespace {
+
+bool ident_start(char c) { return std::isalpha(uint8_t(c)) || c == '_' || c == '$' || c == '%'; }
+bool ident_char(char c) { return std::isalnum(uint8_t(c)) || c == '_' || c == '$'; }
+
+// Calls `on_word(begin, end)` for each word outside comments and strings: identifiers,
+// directives (".func") and numbers. `on_other(i)` sees every other character position.
+template <class OnWord>
+void scan_words(const std::string& s, OnWord&& on_word) {
+  size_t i = 0, n = s.size();
+  while (i < n) {
+    char c = s[i];
+    if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+      while (i < n && s[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+      size_t end = s.find("*/", i + 2);
+      i = end == std::string::npos ? n : end + 2;
+    } else if (c == '"') {
+      for (++i; i < n && s[i] != '"'; ++i)
+        if (s[i] == '\\') ++i;
+      ++i;
+    } else if (ident_start(c) || c == '.' || std::isdigit(uint8_t(c))) {
+      size_t start = i++;
+      while (i < n && (ident_char(s[i]) || s[i] == '.')) ++i;
+      on_word(start, i);
+    } else {
+      ++i;
+    }
+  }
+}
+
+enum class Kind { Version, Target, AddressSize, File, Section, Function, Variable, Other };
+
+struct Statement {
+  std::string text;
+  Kind kind = Kind::Other;
+  std::string name;  // the symbol a function or variable statement declares
+  bool is_extern = false, is_visible = false, is_weak = false, has_body = false;
+  bool is_shared = false;
+};
+
+// Header directives end at the end of their line; everything else at ';' or at the brace
+// that closes its body.
+std::vector<Statement> split(const std::string& s) {
+  std::vector<Statement> out;
+  size_t i = 0, n = s.size();
+  auto skip_space_and_comments = [&] {
+    for (;;) {
+      while (i < n && std::isspace(uint8_t(s[i]))) ++i;
+      if (i + 1 < n && s[i] == '/' && s[i + 1] == '/') {
+        while (i < n && s[i] != '\n') ++i;
+      } else if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
+        size_t end = s.find("*/", i + 2);
+        i = end == std::string::npos ? n : end + 2;
+      } else {
+        return;
+      }
+    }
+  };
+  for (;;) {
+    skip_space_and_comments();
+    if (i >= n || s[i] == '\0') break;
+    size_t start = i;
+    auto starts_with = [&](const char* word) {
+      size_t len = std::strlen(word);
+      return s.compare(i, len, word) == 0 && (i + len >= n || !ident_char(s[i + len]));
+    };
+    Statement st;
+    if (starts_with(".version") || starts_with(".target") || starts_with(".address_size") ||
+        starts_with(".file")) {
+      st.kind = starts_with(".version")        ? Kind::Version
+                : starts_with(".target")       ? Kind::Target
+                : starts_with(".address_size") ? Kind::AddressSize
+                                               : Kind::File;
+      while (i < n && s[i] != '\n') ++i;
+      st.text = s.substr(start, i - start);
+      out.push_back(std::move(st));
+      continue;
+    }
+    int depth = 0;
+    bool done = false;
+    while (i < n && !done) {
+      char c = s[i];
+      if (c == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*')) {
+        if (s[i + 1] == '/') {
+          while (i < n && s[i] != '\n') ++i;
+        } else {
+          size_t end = s.find("*/", i + 2);
+          i = end == std::string::npos ? n : end + 2;
+        }
+        continue;
+      }
+      if (c == '"') {
+        for (++i; i < n && s[i] != '"'; ++i)
+          if (s[i] == '\\') ++i;
+        ++i;
+        continue;
+      }
+      if (c == '{') {
+        ++depth;
+        st.has_body = true;
+      } else if (c == '}') {
+        if (--depth == 0) done = true;
+      } else if (c == ';' && depth == 0) {
+        done = true;
+      }
+      ++i;
+    }
+    st.text = s.substr(start, i - start);
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+// A function or variable statement's linkage, kind and name, from the words of its head.
+void classify(Statement& st) {
+  if (st.kind != Kind::Other) return;
+  std::vector<std::string> words;
+  int parens = 0;
+  bool stop = false;
+  size_t i = 0;
+  for (; i < st.text.size() && !stop; ++i) {
+    char c = st.text[i];
+    if (c == '(') ++parens;
+    if (c == ')') --parens;
+    if (c == '{' || c == '[' || c == '=' || c == ';' ||
+        (c == '(' && !words.empty() && words.back()[0] != '.'))
+      stop = true;
+    if (stop || parens > 0 || c == ')') continue;
+    if (ident_start(c) || c == '.') {
+      size_t start = i;
+      while (i + 1 < st.text.size() && (ident_char(st.text[i + 1]) || st.text[i + 1] == '.')) ++i;
+      words.push_back(st.text.substr(start, i + 1 - start));
+    }
+  }
+  if (words.empty()) return;
+  if (words[0] == ".section") {
+    st.kind = Kind::Section;
+    return;
+  }
+  for (const auto& w : words) {
+    if (w == ".extern") st.is_extern = true;
+    if (w == ".visible") st.is_visible = true;
+    if (w == ".weak" || w == ".common") st.is_weak = true;
+    if (w == ".func" || w == ".entry") st.kind = Kind::Function;
+    if (w == ".shared") st.is_shared = true;
+    if (w == ".global" || w == ".const" || w == ".shared") {
+      if (st.kind == Kind::Other) st.kind = Kind::Variable;
+    }
+  }
+  if (st.kind == Kind::Other) return;
+  for (auto it = words.rbegin(); it != words.rend(); ++it)
+    if ((*it)[0] != '.') {
+      st.name = *it;
+      return;
+    }
+  st.kind = Kind::Other;
+}
+
+bool defines(const Statement& st) {
+  if (st.kind == Kind::Function) return st.has_body;
+  return st.kind == Kind::Variable && !st.is_extern;
+}
+
+// Functions the driver provides to every module (CUDA's device runtime and printf).
+bool provided_by_driver(const std::string& name) {
+  static const std::set<std::string> names = {"vprintf", "malloc", "free", "__assertfail"};
+  return names.count(name) > 0;
+}
+
+// Every identifier `from` outside comments and strings becomes `to`; `.file`, `.loc` and
+// `inlined_at` numbers are shifted by `file_offset`.
+std::string rewrite(const std::string& s, const std::map<std::string, std::string>& renames,
+                    int file_offset) {
+  std::string out;
+  size_t copied = 0;
+  bool number_is_file = false;
+  scan_words(s, [&](size_t b, size_t e) {
+    std::string word = s.substr(b, e - b);
+    std::string replacement;
+    bool replace = false;
+    if (number_is_file && std::isdigit(uint8_t(word[0]))) {
+      replacement = std::to_string(std::stol(word) + file_offset);
+      replace = file_offset != 0;
+    } else if (auto it = renames.find(word); it != renames.end()) {
+      replacement = it->second;
+      replace = true;
+    }
+    number_is_file = word == ".loc" || word == ".file" || word == "inlined_at";
+    if (!replace) return;
+    out.append(s, copied, b - copied);
+    out += replacement;
+    copied = e;
+  });
+  out.append(s, copied, std::string::npos);
+  return out;
+}
+
+std::string header_value(const std::string& text) {
+  size_t space = text.find_first_of(" \t");
+  if (space == std::string::npos) return {};
+  size_t start = text.find_first_not_of(" \t", space);
+  size_t end = text.find_first_of(" \t,/", start);
+  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+int sm_of(const std::string& target) {
+  if (target.rfind("sm_", 0) != 0) return -1;
+  return std::atoi(target.c_str() + 3);
+}
+
+}  // namespace
+
+ImageKind image_kind(const void* data, size_t size) {
+  const auto* b = static_cast<const uint8_t*>(data);
+  if (size >= 4 && std::memcmp(b,
+                               "\x7f"
+                               "ELF",
+                               4) == 0)
+    return ImageKind::Elf;
+  if (size >= 4 && b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba)
+    return ImageKind::Fatbin;
+  for (size_t i = 0; i < size && i < 4096; ++i)
+    if (b[i] == '.' && std::strncmp(reinterpret_cast<const char*>(b + i), ".version", 8) == 0)
+      return ImageKind::Ptx;
+  return ImageKind::Unknown;
+}
+
+void PtxLinker::add_ptx(std::string text, std::string name) {
+  if (size_t nul = text.find('\0'); nul != std::string::npos) text.resize(nul);
+  inputs_.push_back({std::move(name), std::move(text)});
+}
+
+void PtxLinker::add_image(const void* data, size_t size, std::string name) {
+  switch (image_kind(data, size)) {
+    case ImageKind::Ptx:
+      return add_ptx(std::string(static_cast<const char*>(data), size), std::move(name));
+    case ImageKind::Fatbin:
+      for (auto& ptx : fatbin_ptx(data, size, name)) add_ptx(std::move(ptx), name);
+      return;
+    case ImageKind::Elf:
+      throw LinkError("'" + name +
+                      "' is a cubin (ELF): the simulated GPU runs PTX, and a cubin holds "
+                      "machine code only; link the PTX it was built from instead");
+    case ImageKind::Unknown:
+      break;
+  }
+  throw LinkError("'" + name + "' is neither PTX nor a fatbin");
+}
+
+std::string PtxLinker::link() const {
+  if (inputs_.empty()) throw LinkError("nothing to link: no input was added");
+  std::vector<std::vector<Statement>> modules;
+  for (const auto& in : inputs_) {
+    modules.push_back(split(in.text));
+    for (auto& st : modules.back()) classify(st);
+  }
+  // The header: the newest .version, the link's target, 64-bit addresses.
+  int version_major = 0, version_minor = 0, newest_sm = -1;
+  std::string newest_target;
+  for (size_t m = 0; m < modules.size(); ++m) {
+    bool has_version = false;
+    for (const auto& st : modules[m]) {
+      if (st.kind == Kind::Version) {
+        has_version = true;
+        std::string v = header_value(st.text);
+        int major = std::atoi(v.c_str()), minor = 0;
+        if (size_t dot = v.find('.'); dot != std::string::npos)
+          minor = std::atoi(v.c_str() + dot + 1);
+        if (std::make_pair(major, minor) > std::make_pair(version_major, version_minor))
+          version_major = major, version_minor = minor;
+      } else if (st.kind == Kind::Target) {
+        std::string target = header_value(st.text);
+        if (sm_of(target) > newest_sm) newest_sm = sm_of(target), newest_target = target;
+      } else if (st.kind == Kind::AddressSize && header_value(st.text) != "64") {
+        throw LinkError("'" + inputs_[m].name + "' uses 32-bit addresses; only 64 is supported");
+      }
+    }
+    if (!has_version) throw LinkError("'" + inputs_[m].name + "' is not PTX: no .version");
+  }
+  std::string target = arch_.empty() ? newest_target : arch_;
+  int target_sm = sm_of(target);
+  if (target_sm < 0) throw LinkError("unknown target '" + target + "'");
+  for (size_t m = 0; m < modules.size(); ++m)
+    for (const auto& st : modules[m])
+      if (st.kind == Kind::Target && sm_of(header_value(st.text)) > target_sm)
+        throw LinkError("'" + inputs_[m].name + "' targets " + header_value(st.text) +
+                        ", newer than the link's " + target);
+
+  // Who defines each symbol with external linkage, and which internal names are taken.
+  std::map<std::string, size_t> external;     // name -> the module whose definition is kept
+  std::map<std::string, int> internal_count;  // name -> modules defining it internally
+  std::set<std::pair<size_t, std::string>> dropped_weak;
+  for (size_t m = 0; m < modules.size(); ++m) {
+    for (const auto& st : modules[m]) {
+      if (!defines(st)) continue;
+      if (!st.is_visible && !st.is_weak) {
+        ++internal_count[st.name];
+        continue;
+      }
+      auto [it, fresh] = external.emplace(st.name, m);
+      if (fresh) continue;
+      const Statement* first = nullptr;
+      for (const auto& other : modules[it->second])
+        if (defines(other) && other.name == st.name) first = &other;
+      if (st.is_weak) {
+        dropped_weak.insert({m, st.name});
+      } else if (first && first->is_weak) {
+        dropped_weak.insert({it->second, st.name});
+        it->second = m;
+      } else {
+        throw LinkError("multiple definition of '" + st.name + "' in '" + inputs_[m].name +
+                        "', first defined in '" + inputs_[it->second].name + "'");
+      }
+    }
+  }
+
+  std::string out = "//\n// Linked by cudajit's simulated GPU from " +
+                    std::to_string(inputs_.size()) + " PTX module(s)\n//\n\n.version " +
+                    std::to_string(version_major) + "." + std::to_string(version_minor) +
+                    "\n.target " + target + "\n.address_size 64\n\n";
+  int file_offset = 0;
+  for (size_t m = 0; m < modules.size(); ++m) {
+    // Internal names that another module also uses are made unique to this one.
+    std::map<std::string, std::string> renames;
+    for (const auto& st : modules[m]) {
+      if (!defines(st) || st.is_visible || st.is_weak) continue;
+      if (internal_count[st.name] > 1 || external.count(st.name))
+        renames[st.name] = st.name + "$" + std::to_string(m);
+    }
+    int highest_file = 0;
+    for (const auto& st : modules[m]) {
+      switch (st.kind) {
+        case Kind::Version:
+        case Kind::Target:
+        case Kind::AddressSize:
+        case Kind::Section:  // DWARF of the input: not executed, and per module
+          continue;
+        case Kind::File:
+          highest_file = std::max(highest_file, std::atoi(header_value(st.text).c_str()));
+          break;
+        case Kind::Function:
+        case Kind::Variable:
+          if (dropped_weak.count({m, st.name}) && defines(st)) continue;
+          if (!defines(st) && st.is_extern && !(st.kind == Kind::Variable && st.is_shared)) {
+            bool resolved = external.count(st.name) > 0;
+            if (!resolved && !(st.kind == Kind::Function && provided_by_driver(st.name)))
+              throw LinkError(std::string("unresolved extern ") +
+                              (st.kind == Kind::Function ? "function" : "variable") + " '" +
+                              st.name + "' in '" + inputs_[m].name + "'");
+            if (resolved && st.kind == Kind::Variable) continue;  // the definition stands
+          }
+          break;
+        case Kind::Other:
+          break;
+      }
+      out += rewrite(st.text, renames, file_offset);
+      out += "\n";
+    }
+    out += "\n";
+    file_offset += highest_file;
+  }
+  return out;
+}
+
+std::vector<std::string> fatbin_ptx(const void* data, size_t size, const std::string& name) {
+  // The container: a 16-byte header (magic, version, header size, size of what follows),
+  // then entries, each a header (kind 1 = PTX, 2 = ELF; its size; the payload's size;
+  // flags) and its payload.
+  const auto* b = static_cast<const uint8_t*>(data);
+  auto read = [&](size_t at, size_t bytes) {
+    uint64_t v = 0;
+    if (at + bytes > size) throw LinkError("'" + name + "' is a truncated fatbin");
+    std::memcpy(&v, b + at, bytes);
+    return v;
+  };
+  std::vector<std::string> ptx;
+  bool has_elf = false;
+  size_t at = 0;
+  while (at + 16 <= size && read(at, 4) == 0xBA55ED50u) {
+    uint64_t header_size = read(at + 6, 2), body = read(at + 8, 8);
+    size_t entry = at + header_size, end = at + header_size + body;
+    if (end > size) throw LinkError("'" + name + "' is a truncated fatbin");
+    while (entry + 16 <= end) {
+      uint64_t kind = read(entry, 2), entry_header = read(entry + 4, 4),
+               payload = read(entry + 8, 8);
+      uint64_t flags = entry_header >= 0x38 ? read(entry + 0x28, 8) : 0;
+      if (entry + entry_header + payload > end)
+        throw LinkError("'" + name + "' is a corrupt fatbin");
+      if (kind == 1) {
+        if (flags & 0x2000)
+          throw LinkError("'" + name +
+                          "' holds compressed PTX, which the simulated GPU cannot read yet; "
+                          "build it with fatbinary's --no-compress (nvcc "
+                          "-Xfatbin=-compress-all=false) or link its PTX");
+        const char* text = reinterpret_cast<const char*>(b + entry + entry_header);
+        ptx.emplace_back(text, strnlen(text, payload));
+      } else if (kind == 2) {
+        has_elf = true;
+      }
+      entry += entry_header + payload;
+    }
+    at = end;
+  }
+  if (ptx.empty())
+    throw LinkError("'" + name + "' is a fatbin without PTX" +
+                    (has_elf ? " (only cubins: machine code)" : "") +
+                    ": the simulated GPU runs PTX; rebuild it with PTX included "
+                    "(nvcc -gencode arch=compute_XX,code=compute_XX)");
+  return ptx;
+}
+
+}  // namespace cudajit::sim::link
