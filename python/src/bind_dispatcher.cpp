@@ -46,7 +46,21 @@ LaunchConfig configure(py::object self, py::handle config) {
 }  // namespace
 
 void bind_dispatcher(py::module_& m) {
-  py::class_<Dispatcher>(m, "Dispatcher")
+  // Collected as a container: the Python Dispatcher's bound method it holds is a cycle.
+  py::class_<Dispatcher>(m, "Dispatcher", py::custom_type_setup([](PyHeapTypeObject* heap_type) {
+    PyTypeObject* type = &heap_type->ht_type;
+    type->tp_flags |= Py_TPFLAGS_HAVE_GC;
+    type->tp_traverse = [](PyObject* self, visitproc visit, void* arg) {
+      Py_VISIT(Py_TYPE(self));
+      if (!py::detail::is_holder_constructed(self)) return 0;
+      return py::cast<const Dispatcher&>(py::handle(self)).traverse(visit, arg);
+    };
+    type->tp_clear = [](PyObject* self) {
+      if (py::detail::is_holder_constructed(self))
+        py::cast<Dispatcher&>(py::handle(self)).clear_python_references();
+      return 0;
+    };
+  }))
       .def(py::init([](std::string name, py::object provider, bool fastmath, bool lineinfo,
                        bool debug, int max_registers, std::string cache_dir) {
              CompileOptions o;

@@ -119,8 +119,20 @@ const Program& Dispatcher::program() {
   if (!program_) {
     ir_text_ = ir_provider_().cast<std::string>();
     program_ = std::make_unique<Program>(ir_text_);
+    ir_provider_ = py::none();  // called once: the cycle through it ends here
   }
   return *program_;
+}
+
+int Dispatcher::traverse(visitproc visit, void* arg) const {
+  Py_VISIT(ir_provider_.ptr());
+  Py_VISIT(extensions_.ptr());
+  return 0;
+}
+
+void Dispatcher::clear_python_references() {
+  ir_provider_ = py::none();
+  extensions_ = py::list();
 }
 
 void Dispatcher::declare(const std::vector<Type>& arg_types) {

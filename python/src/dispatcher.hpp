@@ -59,6 +59,12 @@ class Dispatcher {
   // may replace each argument before a launch (kernel.extensions.append(...)).
   py::list& extensions() { return extensions_; }
 
+  // The Python objects it holds, for the garbage collector: the IR provider is a bound
+  // method of the Python Dispatcher, a cycle through C++ that only tp_traverse shows (a
+  // kernel defined in a loop would otherwise never be freed).
+  int traverse(visitproc visit, void* arg) const;
+  void clear_python_references();
+
  private:
   struct Specialization {
     std::vector<Type> arg_types;
