@@ -43,11 +43,16 @@ class DecodeContext {
   virtual uint32_t call_site(const ptx::Operand& callee, const ptx::Operand* results,
                              const ptx::Operand* arguments) = 0;
 
+  // Refuses the instruction unless the module's .target is at least sm_`sm` and its .version
+  // at least major.minor (an instruction's "PTX ISA Notes" and "Target ISA Notes").
+  void require(int sm, int major, int minor) const;
+
   [[noreturn]] void error(const std::string& message) const;
   [[noreturn]] void unsupported() const;  // "unsupported instruction 'add.sat.u32'"
 
  protected:
   const ptx::Instruction* instruction_ = nullptr;
+  int sm_ = 0, version_major_ = 0, version_minor_ = 0;  // the module's .target and .version
 };
 
 // Every family's decoders, keyed by opcode.

@@ -75,6 +75,16 @@ void DecodeContext::error(const std::string& message) const {
   throw PtxError(instruction_->line, "'" + text + "': " + message);
 }
 
+void DecodeContext::require(int sm, int major, int minor) const {
+  if (sm_ < sm)
+    error("requires sm_" + std::to_string(sm) + " or higher (the module's .target is sm_" +
+          std::to_string(sm_) + ")");
+  if (version_major_ < major || (version_major_ == major && version_minor_ < minor))
+    error("requires PTX ISA " + std::to_string(major) + "." + std::to_string(minor) +
+          " or later (the module's .version is " + std::to_string(version_major_) + "." +
+          std::to_string(version_minor_) + ")");
+}
+
 void DecodeContext::unsupported() const {
   std::string text = instruction_->opcode;
   for (const auto& m : instruction_->modifiers) text += "." + m;
@@ -141,8 +151,12 @@ class FunctionDecoder final : public DecodeContext {
  public:
   FunctionDecoder(const ptx::Function& source, Function& out, const ModuleLayout& layout,
                   const std::unordered_map<std::string, uint32_t>& functions,
-                  const std::vector<const ptx::Function*>& sources)
-      : source_(source), out_(out), layout_(layout), functions_(functions), sources_(sources) {}
+                  const std::vector<const ptx::Function*>& sources, const Program& program)
+      : source_(source), out_(out), layout_(layout), functions_(functions), sources_(sources) {
+    sm_ = program.sm;
+    version_major_ = program.version_major;
+    version_minor_ = program.version_minor;
+  }
 
   void run() {
     out_.name = source_.name;
@@ -285,12 +299,13 @@ class FunctionDecoder final : public DecodeContext {
         } else if (actual.kind == Operand::Kind::Register) {
           if (copy.size > 8) error("'" + actual.name + "' passed for a .param byte array");
           caller_kind = ParamCopy::kRegister, caller_place = reg(actual);
-        } else if (into_callee && (actual.kind == Operand::Kind::Integer ||
-                                   actual.kind == Operand::Kind::Float)) {
+        } else if (into_callee &&
+                   (actual.kind == Operand::Kind::Integer || actual.kind == Operand::Kind::Float)) {
           if (copy.size > 8) error("a constant passed for a .param byte array");
           caller_kind = ParamCopy::kConstant;
-          caller_place = actual.kind == Operand::Kind::Integer ? integer_bits(actual.bits, formal.type)
-                                                               : float_bits(actual, formal.type);
+          caller_place = actual.kind == Operand::Kind::Integer
+                             ? integer_bits(actual.bits, formal.type)
+                             : float_bits(actual, formal.type);
         } else {
           error("call operands must be .param variables, registers or (arguments) constants");
         }
@@ -625,7 +640,7 @@ std::unique_ptr<Program> decode(const ptx::Module& module) {
   }
   for (const auto* f : sources) {
     auto function = std::make_unique<Function>();
-    FunctionDecoder(*f, *function, layout, program->by_name, sources).run();
+    FunctionDecoder(*f, *function, layout, program->by_name, sources, *program).run();
     program->functions.push_back(std::move(function));
   }
   // Kernels: static shared (the module's layout) and the deepest chain of locals over calls.

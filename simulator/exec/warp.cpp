@@ -79,6 +79,25 @@ bool leaves_kernel(const Warp& warp, uint32_t pc) {
   return inst.is_control && inst.aux == 2 && inst.guard == kNoSlot;
 }
 
+[[noreturn]] void report_deadlock(const Warp& w, uint64_t waiting, uint64_t live) {
+  const SimtEntry& top = w.frames.back().stack.back();
+  const Inst& at = w.function().code[top.pc - 1];
+  if (top.at_warp_sync) {
+    char text[224];
+    std::snprintf(text, sizeof text,
+                  "lanes 0x%08x wait at a warp-synchronous instruction for lanes of their "
+                  "membermask that do not reach one (they wait elsewhere, or to reconverge: "
+                  "see docs/dev/simulator.md)",
+                  w.sync_waiting);
+    w.fault(Fault::BarrierDeadlock, at, __builtin_ctz(w.sync_waiting & ~w.exited), text);
+  }
+  const Inst& barrier = w.arrival.at ? *w.arrival.at : at;
+  w.fault(Fault::BarrierDeadlock, barrier, __builtin_ctz(w.arrival.lanes | (w.arrival.lanes == 0)),
+          std::to_string(waiting) + " of the block's " + std::to_string(live) +
+              " threads reached barriers and the others cannot (they exited, wait on another "
+              "path of a divergent warp, or at another barrier)");
+}
+
 }  // namespace
 
 void Warp::push_frame(const Function& callee, uint32_t mask, const Inst* call) {
@@ -136,7 +155,8 @@ bool Warp::run_another_path() {
   for (size_t i = stack.size(); i-- > 1;) {
     const SimtEntry& entry = stack[i];
     const uint32_t lanes = entry.mask & ~exited;
-    const bool own_path = !entry.at_barrier && lanes != 0 && (lanes & above) == 0;
+    const bool waits = entry.at_barrier || entry.at_warp_sync;
+    const bool own_path = !waits && lanes != 0 && (lanes & above) == 0;
     if (own_path && entry.pc != entry.reconverge) {
       std::rotate(stack.begin() + ptrdiff_t(i), stack.begin() + ptrdiff_t(i) + 1, stack.end());
       return true;
@@ -154,7 +174,8 @@ void Warp::run() {
   while (state == State::Running) {
     Frame& frame = frames.back();
     SimtEntry& entry = frame.stack.back();
-    if (entry.at_barrier) {
+    if (entry.at_warp_sync && complete_meetings()) continue;  // members may have exited
+    if (entry.at_barrier || entry.at_warp_sync) {
       if (run_another_path()) continue;
       state = State::AtBarrier;
       return;
@@ -214,7 +235,7 @@ void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
   block.shared.assign(shared_bytes, 0);
   block.warps.clear();
   block.warps.resize(warp_count);
-  block.reduction_true = 0;
+  for (BlockBarrier& barrier : block.barriers) barrier = {};
   for (uint32_t w = 0; w < warp_count; ++w) {
     Warp& warp = block.warps[w];
     warp.block = &block;
@@ -234,46 +255,19 @@ void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
       warp.run();
       if (launch.abort && launch.abort->load(std::memory_order_relaxed)) return;
     }
-    // Every warp is done or waits at a barrier: release the barrier if all live threads
-    // of the block arrived at it.
+    // Every warp is done or waits: lanes that exited may complete a warp's arrival at a
+    // barrier or a meeting at a warp-synchronous instruction, and complete barriers release.
+    if (settle_barriers(block)) continue;
+    const Warp* stuck = nullptr;
     uint64_t waiting = 0, live = 0;
-    const Warp* first_waiting = nullptr;
     for (const Warp& warp : block.warps) {
       live += __builtin_popcount(~warp.exited);
-      if (warp.state == Warp::State::AtBarrier) {
-        waiting += __builtin_popcount(warp.barrier_mask & ~warp.exited);
-        if (!first_waiting) first_waiting = &warp;
-      }
+      if (warp.state != Warp::State::AtBarrier) continue;
+      waiting += __builtin_popcount(warp.arrival.lanes & ~warp.exited);
+      if (!stuck) stuck = &warp;
     }
-    if (!first_waiting) break;  // all done
-    if (waiting == live) {
-      for (Warp& warp : block.warps) {
-        if (warp.state != Warp::State::AtBarrier) continue;
-        for (const auto& r : warp.reductions) {
-          uint64_t value = r.op == kReducePopc  ? block.reduction_true
-                           : r.op == kReduceAnd ? uint64_t(block.reduction_true == waiting)
-                                                : uint64_t(block.reduction_true != 0);
-          uint64_t* slot = warp.frames[r.frame].regs.data() + size_t(r.slot) * kWarpSize;
-          for_lanes(r.lanes, [&](int lane) { slot[lane] = value; });
-        }
-        warp.reductions.clear();
-        warp.state = Warp::State::Running;
-        warp.barrier_mask = 0;
-        for (Frame& frame : warp.frames)
-          for (SimtEntry& entry : frame.stack) entry.at_barrier = false;
-      }
-      block.reduction_true = 0;
-      continue;
-    }
-    {
-      const Warp& w = *first_waiting;
-      const Function& f = w.function();
-      const Inst& at = f.code[w.frames.back().stack.back().pc - 1];
-      w.fault(Fault::BarrierDeadlock, at, __builtin_ctz(w.barrier_mask),
-              std::to_string(waiting) + " of the block's " + std::to_string(live) +
-                  " threads reached the barrier and the others cannot (they exited, or wait "
-                  "on another path of a divergent warp)");
-    }
+    if (!stuck) break;  // all done
+    report_deadlock(*stuck, waiting, live);
   }
   for (const Warp& warp : block.warps) *instructions += warp.instructions;
 }

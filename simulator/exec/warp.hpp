@@ -53,7 +53,8 @@ struct SimtEntry {
   uint32_t pc;
   uint32_t mask;
   uint32_t reconverge;
-  bool at_barrier = false;  // its lanes passed a bar.sync and wait for the block
+  bool at_barrier = false;    // its lanes executed a barrier instruction and wait (barriers.cpp)
+  bool at_warp_sync = false;  // its lanes wait at a warp-synchronous instruction for others
 };
 
 struct Frame {
@@ -87,8 +88,32 @@ inline void copy_call_value(const Frame& from, Frame& to, const ParamCopy& copy,
     std::memcpy(to.params.data() + lane * to_stride + copy.to, &value, copy.size);
 }
 
+struct Warp;
+
+// Lanes of a warp meeting at warp-synchronous instructions (shfl.sync, vote.sync, match.sync,
+// redux.sync, bar.warp.sync) with one membermask: on sm_70 and later each lane waits until
+// every non-exited lane of the mask has executed an instruction of the same kind with the same
+// mask (PTX ISA 9.7.8.6, 9.7.12.2, ...), whichever path of a divergent warp it is on. Each
+// lane's sources are taken when it arrives; results are written when the last one does.
+struct WarpRendezvous {
+  struct Group;
+  using Finish = void (*)(Warp& warp, const WarpRendezvous& meeting, const Group& group);
+  struct Group {  // the lanes that arrived at one instruction
+    size_t frame;
+    const Inst* inst;
+    uint32_t lanes;
+    Finish finish;  // computes and writes this group's results
+  };
+  uint32_t members = 0;  // the membermask
+  uint32_t arrived = 0;
+  Handler kind = nullptr;  // the instruction's handler: the same opcode and qualifiers
+  uint32_t group_count = 0;
+  Group groups[kWarpSize];
+  uint64_t a[kWarpSize], b[kWarpSize], c[kWarpSize];  // each lane's sources
+};
+
 struct Warp {
-  enum class State { Running, AtBarrier, Done };
+  enum class State { Running, AtBarrier, Done };  // AtBarrier: every path waits
 
   Block* block = nullptr;
   const Launch* launch = nullptr;
@@ -96,8 +121,19 @@ struct Warp {
   uint32_t exited = 0;  // lanes that have exited (or never existed)
   uint32_t active = 0;  // lanes running the current instruction (before the guard)
   State state = State::Running;
-  uint32_t barrier_mask = 0;         // lanes that arrived at the block's barrier
-  const Inst* barrier_at = nullptr;  // the barrier instruction they arrived at
+  // The block barrier this warp's lanes arrive at. A barrier instruction waits for all the
+  // non-exited threads of the warp before the warp's arrival counts (PTX ISA 9.7.12.1), so a
+  // warp arrives at one barrier at a time.
+  struct Arrival {
+    uint32_t lanes = 0;           // lanes that executed a barrier instruction
+    const Inst* at = nullptr;     // the instruction the first of them executed
+    uint32_t barrier = 0;         // 0..15
+    uint32_t threads = 0;         // the thread count operand (0: every thread of the block)
+    bool arrive_only = false;     // barrier.arrive: the lanes go on once the warp has arrived
+    int reduction = -1;           // bar.red's ReductionOp, -1 for sync and arrive
+    bool counted = false;         // every lane arrived: the block's barrier counts this warp
+    uint64_t reduction_true = 0;  // bar.red: lanes whose predicate held
+  } arrival;
   // bar.red destinations waiting for the barrier's result: written at its release.
   struct PendingReduction {
     size_t frame;
@@ -106,6 +142,8 @@ struct Warp {
     uint8_t op;  // ReductionOp
   };
   std::vector<PendingReduction> reductions;
+  std::vector<WarpRendezvous> meetings;  // warp-synchronous instructions some lanes wait at
+  uint32_t sync_waiting = 0;             // the lanes that wait at one of them
   std::vector<Frame> frames;
   std::vector<uint8_t> local;  // 32 x the kernel's max_local_bytes
   uint64_t local_stride = 0;
@@ -115,6 +153,9 @@ struct Warp {
   int64_t sleeping_since = 0, last_sleep = 0;
 
   uint64_t* reg(uint32_t slot) { return frames.back().regs.data() + size_t(slot) * kWarpSize; }
+  uint64_t* reg(size_t frame, uint32_t slot) {
+    return frames[frame].regs.data() + size_t(slot) * kWarpSize;
+  }
   SimtEntry& top() { return frames.back().stack.back(); }
   const Function& function() const { return *frames.back().function; }
 
@@ -124,6 +165,12 @@ struct Warp {
   // (not at the barrier, not waiting to reconverge, no diverged paths of its own above it)
   // to the top and returns true, or returns false when there is none.
   bool run_another_path();
+  // Lanes `lanes` of the top frame join the meeting of membermask `members` at `inst`; they
+  // wait unless that completes it. Faults when lanes of another kind wait on that mask.
+  WarpRendezvous& join_meeting(const Inst& inst, uint32_t members, uint32_t lanes,
+                               WarpRendezvous::Finish finish);
+  // Completes the meetings whose non-exited members have all arrived; returns whether any did.
+  bool complete_meetings();
   // Pushes a frame for `callee` (lanes `mask`), its stack ready to run from pc 0.
   void push_frame(const Function& callee, uint32_t mask, const Inst* call);
   // "kernel 'k', block (x,y,z), thread (x,y,z), file.py:12 (PTX line 40): "
@@ -134,13 +181,33 @@ struct Warp {
 // bar.red's operations: the count of threads whose predicate holds, all, any.
 enum ReductionOp : uint8_t { kReducePopc, kReduceAnd, kReduceOr };
 
+// One of a block's sixteen barriers, between its reuses.
+struct BlockBarrier {
+  uint32_t warps = 0;           // warps that have arrived
+  uint64_t threads = 0;         // their non-exited threads
+  uint32_t expected = 0;        // the thread count the arrivals named (0: every thread)
+  uint64_t reduction_true = 0;  // arrived threads whose bar.red predicate held
+  int reduction = -1;           // the bar.red operation of its arrivals, -1 for sync/arrive
+};
+
+constexpr uint32_t kBarrierCount = 16;
+
 struct Block {
   Dim3 index;
   const Launch* launch = nullptr;
   std::vector<uint8_t> shared;  // static, then dynamic shared memory
   std::vector<Warp> warps;
-  uint64_t reduction_true = 0;  // threads at the current barrier whose bar.red predicate held
+  BlockBarrier barriers[kBarrierCount];
 };
+
+// barriers.cpp: a warp's lanes arrive at barrier `barrier` (expecting `threads`, 0: all) at
+// `inst`; they wait (barrier_wait) unless `arrive_only`, and the warp counts once all its
+// non-exited lanes have arrived. Faults on what the PTX ISA leaves undefined.
+void arrive_at_barrier(Warp& warp, const Inst& inst, uint32_t lanes, uint32_t barrier,
+                       uint32_t threads, bool arrive_only, int reduction, uint32_t holds);
+// The warps whose last lanes exited count at their barrier, and complete barriers release
+// their waiting warps; returns whether any warp was released.
+bool settle_barriers(Block& block);
 
 // Runs one block to completion; throws ExecutionFault.
 void run_block(const Launch& launch, Block& block, uint64_t* instructions);

@@ -67,39 +67,42 @@ void run_call(Warp& warp, const Inst& inst, uint32_t mask) {
     for_lanes(mask, [&](int lane) { copy_call_value(from, frame, copy, lane); });
 }
 
-// The arriving lanes wait; a sibling path of a divergent warp not yet run gets to run first
-// (on Volta and later barrier.sync counts threads, so both sides of a branch may reach one).
-// An aligned barrier (bar.sync, bar.red, barrier.sync.aligned) is the exception: the PTX ISA
-// leaves it undefined unless the threads of a warp execute that same instruction, and an
-// H200 hung on a grid sync whose lanes reached two copies of bar.sync. Here it faults.
-void run_barrier(Warp& warp, const Inst& inst, uint32_t mask) {
-  if (warp.barrier_mask != 0 && warp.barrier_at != &inst &&
-      (inst.target == kAlignedBarrier || warp.barrier_at->target == kAlignedBarrier)) {
-    char lanes[96];
-    std::snprintf(lanes, sizeof lanes, "lanes 0x%08x of a warp whose lanes 0x%08x wait at another",
-                  mask, warp.barrier_mask);
-    warp.fault(Fault::IllegalInstruction, inst, __builtin_ctz(mask),
-               std::string("an aligned barrier (bar.sync, bar.red, barrier.sync.aligned) "
-                           "reached by ") +
-                   lanes +
-                   ": undefined on a GPU (it can hang); every thread of a warp must reach "
-                   "syncthreads at the same call");
-  }
-  warp.barrier_at = &inst;
-  warp.top().at_barrier = true;
-  warp.barrier_mask |= mask;
-  if (!warp.run_another_path()) warp.state = Warp::State::AtBarrier;
+// Inst layout of barriers: op[0] bar.red's destination, op[1] its predicate (negated when
+// inst.count is 1), op[2] the barrier number, op[3] the thread count (kNoSlot: every thread);
+// inst.size the ReductionOp, inst.offset 1 for barrier.arrive.
+constexpr int kBarrierNumber = 2, kThreadCount = 3;
+constexpr int kNoReduction = 0xFF;
+
+// An operand every executing lane must agree on (the barrier number, the thread count).
+uint32_t uniform_operand(Warp& warp, const Inst& inst, uint32_t mask, int index, const char* what) {
+  const uint64_t* values = warp.reg(inst.op[index]);
+  const uint32_t value = uint32_t(values[__builtin_ctz(mask)]);
+  for_lanes(mask, [&](int lane) {
+    if (uint32_t(values[lane]) != value)
+      warp.fault(Fault::IllegalInstruction, inst, lane,
+                 std::string("lanes of one warp name different ") + what + "s");
+  });
+  return value;
 }
 
-// bar.red: the barrier, and this warp's lanes' predicates counted for the block; op[0] gets
-// the result at the release (warp.cpp).
-void run_barrier_reduction(Warp& warp, const Inst& inst, uint32_t mask) {
-  const uint64_t* predicate = warp.reg(inst.op[1]);
+// The lanes arrive at one of the block's barriers (barriers.cpp): a sibling path of a divergent
+// warp runs meanwhile (on Volta and later barrier.sync counts threads, so both sides of a
+// branch may reach one), except at aligned barriers, where that is undefined and faults.
+void run_barrier(Warp& warp, const Inst& inst, uint32_t mask) {
+  if (mask == 0) return;
+  const uint32_t id = uniform_operand(warp, inst, mask, kBarrierNumber, "barrier number");
+  const uint32_t threads = inst.op[kThreadCount] == kNoSlot
+                               ? 0
+                               : uniform_operand(warp, inst, mask, kThreadCount, "thread count");
+  int reduction = inst.size == kNoReduction ? -1 : int(inst.size);
   uint32_t holds = 0;
-  for_lanes(mask, [&](int lane) { holds |= uint32_t((predicate[lane] & 1) ^ inst.count) << lane; });
-  warp.block->reduction_true += __builtin_popcount(holds);
-  warp.reductions.push_back({warp.frames.size() - 1, inst.op[0], mask, uint8_t(inst.size)});
-  run_barrier(warp, inst, mask);
+  if (reduction >= 0) {  // op[0] gets the result at the release
+    const uint64_t* predicate = warp.reg(inst.op[1]);
+    for_lanes(mask,
+              [&](int lane) { holds |= uint32_t((predicate[lane] & 1) ^ inst.count) << lane; });
+    warp.reductions.push_back({warp.frames.size() - 1, inst.op[0], mask, uint8_t(inst.size)});
+  }
+  arrive_at_barrier(warp, inst, mask, id, threads, inst.offset == 1, reduction, holds);
 }
 
 void run_fence(Warp&, const Inst&, uint32_t) {
@@ -169,21 +172,20 @@ void decode_call(DecodeContext& c, Inst& inst) {
   inst.is_control = true;
 }
 
-bool is_barrier_zero(const ptx::Operand& o) {
-  return o.kind == ptx::Operand::Kind::Integer && o.bits == 0;
-}
-
-// bar{.cta}.sync 0 / barrier{.cta}.sync{.aligned} 0: the block's barrier 0 over all threads.
-// bar{.cta}.red.popc.u32 d, 0, {!}p / bar.red.{and,or}.pred d, 0, {!}p: the same barrier,
-// reducing a predicate over the block.
+// barrier{.cta}.sync{.aligned} a{, b}     bar{.cta}.sync a{, b}
+// barrier{.cta}.arrive{.aligned} a, b      bar{.cta}.arrive a, b
+// barrier{.cta}.red.popc{.aligned}.u32 d, a{, b}, {!}c    bar.red.{and,or}.pred p, a{, b}, {!}c
+// a: the barrier (0..15), b: the threads taking part (a multiple of the warp size; none: all).
 void decode_barrier(DecodeContext& c, Inst& inst) {
   if (c.has("warp")) return opcode_table().at("bar.warp")(c, inst);
   inst.is_control = true;
-  // bar.sync and bar.red are barrier.sync.aligned and barrier.red.aligned.
+  inst.run = run_barrier;
+  inst.size = kNoReduction;
+  // bar.sync, bar.arrive and bar.red are barrier.sync.aligned, .arrive.aligned, .red.aligned.
   if (c.instruction().opcode == "bar" || c.has("aligned")) inst.target = kAlignedBarrier;
+  size_t first = 0, count = c.operand_count();
   if (c.has("red")) {
-    if (c.operand_count() != 3 || !is_barrier_zero(c.operand(1)))
-      c.error("only barrier 0 over the whole block is supported");
+    if (count != 3 && count != 4) c.error("expects d, a{, b}, {!}c");
     if (c.has("popc") && c.has("u32"))
       inst.size = kReducePopc;
     else if (c.has("and") && c.has("pred"))
@@ -192,20 +194,39 @@ void decode_barrier(DecodeContext& c, Inst& inst) {
       inst.size = kReduceOr;
     else
       c.unsupported();
-    const ptx::Operand& predicate = c.operand(2);
+    const ptx::Operand& predicate = c.operand(count - 1);
     inst.op[0] = c.reg(c.operand(0));
     inst.op[1] = c.value(predicate, "pred");
     inst.count = predicate.negated ? 1 : 0;
-    inst.run = run_barrier_reduction;
-    return;
+    first = 1, count -= 2;
+  } else if (c.has("arrive")) {
+    if (count != 2) c.error("expects a barrier and a thread count");
+    inst.offset = 1;
+  } else if (c.has("sync")) {
+    if (count != 1 && count != 2) c.error("expects a barrier and an optional thread count");
+  } else {
+    c.unsupported();
   }
-  if (!c.has("sync")) c.unsupported();
-  if (c.operand_count() != 1 || !is_barrier_zero(c.operand(0)))
-    c.error("only barrier 0 over the whole block is supported");
-  inst.run = run_barrier;
+  inst.op[kBarrierNumber] = c.value(c.operand(first), "u32");
+  if (count == 2) inst.op[kThreadCount] = c.value(c.operand(first + 1), "u32");
 }
 
 void decode_fence(DecodeContext&, Inst& inst) { inst.run = run_fence; }
+
+// griddepcontrol.wait waits until the prerequisite grids have completed and their memory
+// operations are visible; .launch_dependents lets dependent grids start early. A stream's
+// launches run here one after the other, so the prerequisites are complete before this grid
+// starts: wait is a fence, launch_dependents has nothing to do (PTX ISA 7.8, sm_90).
+void decode_griddepcontrol(DecodeContext& c, Inst& inst) {
+  c.require(90, 7, 8);
+  if (c.operand_count() != 0 || c.instruction().modifiers.size() != 1) c.unsupported();
+  if (c.has("wait"))
+    inst.run = run_fence;
+  else if (c.has("launch_dependents"))
+    inst.run = run_nothing;
+  else
+    c.unsupported();
+}
 void decode_nothing(DecodeContext&, Inst& inst) { inst.run = run_nothing; }
 void decode_nanosleep(DecodeContext&, Inst& inst) { inst.run = run_nanosleep; }
 
@@ -222,6 +243,7 @@ void register_control_ops(OpcodeTable& table) {
   table["membar"] = decode_fence;
   table["fence"] = decode_fence;
   table["nanosleep"] = decode_nanosleep;
+  table["griddepcontrol"] = decode_griddepcontrol;
   table["pmevent"] = decode_nothing;
 }
 

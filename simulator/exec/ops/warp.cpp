@@ -1,7 +1,8 @@
-// Warp-level operations: activemask, vote, shfl, match, redux, bar.warp.sync. The
-// warp runs in lockstep, so the lanes of a .sync operation are the lanes executing
-// it: a membermask naming a live lane that is on another path of a divergent warp
-// (which Volta's independent scheduling would wait for) is a fault, not a guess.
+// Warp-level operations: activemask, vote, shfl, match, redux, bar.warp.sync. A .sync
+// operation's lanes meet those of their membermask (Warp::join_meeting): lanes on another
+// path of a divergent warp are waited for, as on sm_70 and later, and each lane may name its
+// own mask (a cooperative group's tile). Each operation reads its lanes' sources when they
+// arrive (gather) and computes a group's results once all members are there (finish).
 #include "../warp.hpp"
 
 #include <bit>
@@ -15,25 +16,39 @@ namespace {
 // op[4]: the membermask slot; op[5]: a second (predicate) destination.
 constexpr int kMemberMask = 4, kPredicateOut = 5;
 
-uint32_t member_lanes(Warp& warp, const Inst& inst, uint32_t mask) {
-  if (inst.op[kMemberMask] == kNoSlot) return mask;  // the non-.sync forms
-  const uint64_t* members = warp.reg(inst.op[kMemberMask]);
-  uint32_t wanted = uint32_t(members[__builtin_ctz(mask)]);
-  for_lanes(mask, [&](int lane) {
-    if (uint32_t(members[lane]) != wanted)
-      warp.fault(Fault::IllegalInstruction, inst, lane,
-                 "lanes of one warp-synchronous operation pass different membermasks");
-  });
-  if ((mask & ~wanted) != 0)
-    warp.fault(Fault::IllegalInstruction, inst, __builtin_ctz(mask & ~wanted),
-               "an executing lane is not in the membermask");
-  uint32_t elsewhere = wanted & ~mask & ~warp.exited;
-  if (elsewhere != 0)
-    warp.fault(Fault::IllegalInstruction, inst, __builtin_ctz(elsewhere),
-               "the membermask names lane " + std::to_string(__builtin_ctz(elsewhere)) +
-                   ", which is on another path of the divergent warp (the simulator runs a "
-                   "warp's paths one after the other; see docs/dev/simulator.md)");
-  return mask;
+// The lanes of `mask` join the meetings of their membermasks; `Op::gather` records their
+// sources. Lanes whose meeting is not complete wait (the warp runs its other paths).
+template <class Op>
+void run_synchronized(Warp& warp, const Inst& inst, uint32_t mask) {
+  uint32_t members[kWarpSize];
+  if (inst.op[kMemberMask] == kNoSlot) {  // the deprecated non-.sync forms: the executing lanes
+    for_lanes(mask, [&](int lane) { members[lane] = mask; });
+  } else {
+    const uint64_t* given = warp.reg(inst.op[kMemberMask]);
+    for_lanes(mask, [&](int lane) {
+      members[lane] = uint32_t(given[lane]);
+      if (!(members[lane] >> lane & 1u))  // "undefined if the executing thread is not in" it
+        warp.fault(Fault::IllegalInstruction, inst, lane,
+                   "an executing lane is not in its membermask");
+    });
+  }
+  for (uint32_t remaining = mask; remaining != 0;) {
+    const uint32_t wanted = members[__builtin_ctz(remaining)];
+    uint32_t lanes = 0;
+    for_lanes(remaining, [&](int lane) { lanes |= uint32_t(members[lane] == wanted) << lane; });
+    remaining &= ~lanes;
+    WarpRendezvous& meeting = warp.join_meeting(inst, wanted, lanes, Op::finish);
+    Op::gather(warp, inst, lanes, meeting, meeting.group_count == 1);
+  }
+  warp.sync_waiting |= mask;
+  warp.top().at_warp_sync = true;
+  warp.complete_meetings();  // clears both where every member has arrived
+}
+
+// Where a group writes: its instruction's registers in its frame.
+uint64_t* destination(Warp& warp, const WarpRendezvous::Group& group, int index) {
+  uint32_t slot = group.inst->op[index];
+  return slot == kNoSlot ? nullptr : warp.reg(group.frame, slot);
 }
 
 void run_activemask(Warp& warp, const Inst& inst, uint32_t mask) {
@@ -41,32 +56,31 @@ void run_activemask(Warp& warp, const Inst& inst, uint32_t mask) {
   for_lanes(mask, [&](int lane) { d[lane] = mask; });
 }
 
-// Predicate source, possibly negated (aux bit 0).
-uint32_t predicate_bits(Warp& warp, const Inst& inst, uint32_t mask) {
-  const uint64_t* a = warp.reg(inst.op[1]);
-  uint32_t bits = 0;
-  for_lanes(mask, [&](int lane) { bits |= uint32_t((a[lane] & 1) ^ (inst.aux & 1)) << lane; });
-  return bits;
-}
+enum VoteMode : uint8_t { kAll, kAny, kUni, kBallot };
 
-enum VoteMode : uint8_t { kAll = 0, kAny = 2, kUni = 4, kBallot = 6 };
-
+// vote: a[lane] holds the lane's predicate (negated when aux bit 0 is set).
 template <uint8_t mode>
-void run_vote(Warp& warp, const Inst& inst, uint32_t mask) {
-  uint32_t lanes = member_lanes(warp, inst, mask);
-  uint32_t bits = predicate_bits(warp, inst, lanes);
-  uint64_t* d = warp.reg(inst.op[0]);
-  uint64_t value;
-  if constexpr (mode == kAll)
-    value = bits == lanes;
-  else if constexpr (mode == kAny)
-    value = bits != 0;
-  else if constexpr (mode == kUni)
-    value = bits == 0 || bits == lanes;
-  else
-    value = bits;
-  for_lanes(lanes, [&](int lane) { d[lane] = value; });
-}
+struct Vote {
+  static void gather(Warp& warp, const Inst& inst, uint32_t lanes, WarpRendezvous& m, bool) {
+    const uint64_t* a = warp.reg(inst.op[1]);
+    for_lanes(lanes, [&](int lane) { m.a[lane] = (a[lane] & 1) ^ (inst.aux & 1); });
+  }
+  static void finish(Warp& warp, const WarpRendezvous& m, const WarpRendezvous::Group& g) {
+    uint32_t bits = 0;
+    for_lanes(m.arrived, [&](int lane) { bits |= uint32_t(m.a[lane]) << lane; });
+    uint64_t value;
+    if constexpr (mode == kAll)
+      value = bits == m.arrived;
+    else if constexpr (mode == kAny)
+      value = bits != 0;
+    else if constexpr (mode == kUni)
+      value = bits == 0 || bits == m.arrived;
+    else
+      value = bits;
+    uint64_t* d = destination(warp, g, 0);
+    for_lanes(g.lanes, [&](int lane) { d[lane] = value; });
+  }
+};
 
 void decode_vote(DecodeContext& c, Inst& inst) {
   bool sync = c.has("sync");
@@ -79,13 +93,13 @@ void decode_vote(DecodeContext& c, Inst& inst) {
   if (sync) inst.op[kMemberMask] = c.value(c.operand(2), "b32");
   if (c.has("ballot")) {
     if (!c.has("b32")) c.unsupported();
-    inst.run = run_vote<kBallot>;
+    inst.run = run_synchronized<Vote<kBallot>>;
   } else if (c.has("all")) {
-    inst.run = run_vote<kAll>;
+    inst.run = run_synchronized<Vote<kAll>>;
   } else if (c.has("any")) {
-    inst.run = run_vote<kAny>;
+    inst.run = run_synchronized<Vote<kAny>>;
   } else if (c.has("uni")) {
-    inst.run = run_vote<kUni>;
+    inst.run = run_synchronized<Vote<kUni>>;
   } else {
     c.unsupported();
   }
@@ -93,37 +107,40 @@ void decode_vote(DecodeContext& c, Inst& inst) {
 
 enum ShuffleMode : uint8_t { kUp, kDown, kButterfly, kIndex };
 
+// shfl: a, b, c as the lanes give them. A source lane that is not taking part gives an
+// unpredictable value on hardware; here, the bits its register held when the first lane arrived.
 template <uint8_t mode>
-void run_shfl(Warp& warp, const Inst& inst, uint32_t mask) {
-  uint32_t lanes = member_lanes(warp, inst, mask);
-  uint64_t* d = warp.reg(inst.op[0]);
-  const uint64_t* a = warp.reg(inst.op[1]);
-  const uint64_t* b = warp.reg(inst.op[2]);
-  const uint64_t* c = warp.reg(inst.op[3]);
-  uint64_t* p = inst.op[kPredicateOut] == kNoSlot ? nullptr : warp.reg(inst.op[kPredicateOut]);
-  uint64_t source[kWarpSize];
-  std::memcpy(source, a, sizeof source);  // d may be a
-  for_lanes(lanes, [&](int lane) {
-    int bval = int(b[lane] & 31), cval = int(c[lane] & 31), segmask = int((c[lane] >> 8) & 31);
-    int max_lane = (lane & segmask) | (cval & ~segmask);
-    int min_lane = lane & segmask;
-    int j;
-    bool pval;
-    if constexpr (mode == kUp)
-      j = lane - bval, pval = j >= max_lane;
-    else if constexpr (mode == kDown)
-      j = lane + bval, pval = j <= max_lane;
-    else if constexpr (mode == kButterfly)
-      j = lane ^ bval, pval = j <= max_lane;
-    else
-      j = min_lane | (bval & ~segmask), pval = j <= max_lane;
-    if (!pval) j = lane;
-    // A source lane that is not executing gives an unpredictable value on hardware; here, its
-    // register's current bits.
-    d[lane] = uint32_t(source[j]);
-    if (p) p[lane] = pval;
-  });
-}
+struct Shuffle {
+  static void gather(Warp& warp, const Inst& inst, uint32_t lanes, WarpRendezvous& m, bool first) {
+    const uint64_t *a = warp.reg(inst.op[1]), *b = warp.reg(inst.op[2]), *c = warp.reg(inst.op[3]);
+    if (first) std::memcpy(m.a, a, sizeof m.a);
+    for_lanes(lanes,
+              [&](int lane) { m.a[lane] = a[lane], m.b[lane] = b[lane], m.c[lane] = c[lane]; });
+  }
+  static void finish(Warp& warp, const WarpRendezvous& m, const WarpRendezvous::Group& g) {
+    uint64_t* d = destination(warp, g, 0);
+    uint64_t* p = destination(warp, g, kPredicateOut);
+    for_lanes(g.lanes, [&](int lane) {
+      int bval = int(m.b[lane] & 31), cval = int(m.c[lane] & 31);
+      int segmask = int((m.c[lane] >> 8) & 31);
+      int max_lane = (lane & segmask) | (cval & ~segmask);
+      int min_lane = lane & segmask;
+      int j;
+      bool pval;
+      if constexpr (mode == kUp)
+        j = lane - bval, pval = j >= max_lane;
+      else if constexpr (mode == kDown)
+        j = lane + bval, pval = j <= max_lane;
+      else if constexpr (mode == kButterfly)
+        j = lane ^ bval, pval = j <= max_lane;
+      else
+        j = min_lane | (bval & ~segmask), pval = j <= max_lane;
+      if (!pval) j = lane;
+      d[lane] = uint32_t(m.a[j]);
+      if (p) p[lane] = pval;
+    });
+  }
+};
 
 void decode_shfl(DecodeContext& c, Inst& inst) {
   bool sync = c.has("sync");
@@ -142,40 +159,44 @@ void decode_shfl(DecodeContext& c, Inst& inst) {
   inst.op[3] = c.value(c.operand(3), "b32");
   if (sync) inst.op[kMemberMask] = c.value(c.operand(4), "b32");
   if (c.has("up"))
-    inst.run = run_shfl<kUp>;
+    inst.run = run_synchronized<Shuffle<kUp>>;
   else if (c.has("down"))
-    inst.run = run_shfl<kDown>;
+    inst.run = run_synchronized<Shuffle<kDown>>;
   else if (c.has("bfly"))
-    inst.run = run_shfl<kButterfly>;
+    inst.run = run_synchronized<Shuffle<kButterfly>>;
   else if (c.has("idx"))
-    inst.run = run_shfl<kIndex>;
+    inst.run = run_synchronized<Shuffle<kIndex>>;
   else
     c.unsupported();
 }
 
-// match.any: the lanes holding the same value; match.all: all lanes if all hold one value.
+// match.any: the lanes holding the same value; match.all: all the (non-exited) members if all
+// hold one value, else 0.
 template <class T, bool all>
-void run_match(Warp& warp, const Inst& inst, uint32_t mask) {
-  uint32_t lanes = member_lanes(warp, inst, mask);
-  uint64_t* d = warp.reg(inst.op[0]);
-  const uint64_t* a = warp.reg(inst.op[1]);
-  uint64_t* p = inst.op[kPredicateOut] == kNoSlot ? nullptr : warp.reg(inst.op[kPredicateOut]);
-  uint32_t same[kWarpSize] = {};
-  for_lanes(lanes, [&](int lane) {
-    for_lanes(lanes, [&](int other) {
-      if (get<T>(a, other) == get<T>(a, lane)) same[lane] |= 1u << other;
+struct Match {
+  static void gather(Warp& warp, const Inst& inst, uint32_t lanes, WarpRendezvous& m, bool) {
+    const uint64_t* a = warp.reg(inst.op[1]);
+    for_lanes(lanes, [&](int lane) { m.a[lane] = uint64_t(get<T>(a, lane)); });
+  }
+  static void finish(Warp& warp, const WarpRendezvous& m, const WarpRendezvous::Group& g) {
+    uint64_t* d = destination(warp, g, 0);
+    uint64_t* p = destination(warp, g, kPredicateOut);
+    auto same_as = [&](int lane) {
+      uint32_t same = 0;
+      for_lanes(m.arrived, [&](int other) { same |= uint32_t(m.a[other] == m.a[lane]) << other; });
+      return same;
+    };
+    const bool uniform = same_as(__builtin_ctz(m.arrived)) == m.arrived;
+    for_lanes(g.lanes, [&](int lane) {
+      if constexpr (all) {
+        d[lane] = uniform ? m.arrived : 0;
+        if (p) p[lane] = uniform;
+      } else {
+        d[lane] = same_as(lane);
+      }
     });
-  });
-  bool uniform = same[__builtin_ctz(lanes)] == lanes;
-  for_lanes(lanes, [&](int lane) {
-    if constexpr (all) {
-      d[lane] = uniform ? lanes : 0;
-      if (p) p[lane] = uniform;
-    } else {
-      d[lane] = same[lane];
-    }
-  });
-}
+  }
+};
 
 void decode_match(DecodeContext& c, Inst& inst) {
   if (!c.has("sync") || c.operand_count() != 3) c.unsupported();
@@ -193,9 +214,11 @@ void decode_match(DecodeContext& c, Inst& inst) {
   inst.op[1] = c.value(c.operand(1), type);
   inst.op[kMemberMask] = c.value(c.operand(2), "b32");
   if (type == "b32")
-    inst.run = all ? run_match<uint32_t, true> : run_match<uint32_t, false>;
+    inst.run =
+        all ? run_synchronized<Match<uint32_t, true>> : run_synchronized<Match<uint32_t, false>>;
   else if (type == "b64")
-    inst.run = all ? run_match<uint64_t, true> : run_match<uint64_t, false>;
+    inst.run =
+        all ? run_synchronized<Match<uint64_t, true>> : run_synchronized<Match<uint64_t, false>>;
   else
     c.unsupported();
 }
@@ -203,39 +226,41 @@ void decode_match(DecodeContext& c, Inst& inst) {
 enum ReduxOp : uint8_t { kAdd, kMin, kMax, kAnd, kOr, kXor };
 
 template <class T, uint8_t op>
-void run_redux(Warp& warp, const Inst& inst, uint32_t mask) {
-  uint32_t lanes = member_lanes(warp, inst, mask);
-  uint64_t* d = warp.reg(inst.op[0]);
-  const uint64_t* a = warp.reg(inst.op[1]);
-  T result = get<T>(a, __builtin_ctz(lanes));
-  bool first = true;
-  for_lanes(lanes, [&](int lane) {
-    T v = get<T>(a, lane);
-    if (first) return void(first = false);
-    if constexpr (op == kAdd)
-      result = T(uint32_t(result) + uint32_t(v));  // wraps
-    else if constexpr (op == kMin)
-      result = v < result ? v : result;
-    else if constexpr (op == kMax)
-      result = v > result ? v : result;
-    else if constexpr (op == kAnd)
-      result &= v;
-    else if constexpr (op == kOr)
-      result |= v;
-    else
-      result ^= v;
-  });
-  for_lanes(lanes, [&](int lane) { put<T>(d, lane, result); });
-}
+struct Redux {
+  static void gather(Warp& warp, const Inst& inst, uint32_t lanes, WarpRendezvous& m, bool) {
+    const uint64_t* a = warp.reg(inst.op[1]);
+    for_lanes(lanes, [&](int lane) { m.a[lane] = uint64_t(get<T>(a, lane)); });
+  }
+  static void finish(Warp& warp, const WarpRendezvous& m, const WarpRendezvous::Group& g) {
+    T result = T(m.a[__builtin_ctz(m.arrived)]);
+    for_lanes(m.arrived & (m.arrived - 1), [&](int lane) {
+      T v = T(m.a[lane]);
+      if constexpr (op == kAdd)
+        result = T(uint32_t(result) + uint32_t(v));  // wraps
+      else if constexpr (op == kMin)
+        result = v < result ? v : result;
+      else if constexpr (op == kMax)
+        result = v > result ? v : result;
+      else if constexpr (op == kAnd)
+        result &= v;
+      else if constexpr (op == kOr)
+        result |= v;
+      else
+        result ^= v;
+    });
+    uint64_t* d = destination(warp, g, 0);
+    for_lanes(g.lanes, [&](int lane) { put<T>(d, lane, result); });
+  }
+};
 
 template <class T>
 Handler redux_for(const DecodeContext& c) {
-  if (c.has("add")) return run_redux<T, kAdd>;
-  if (c.has("min")) return run_redux<T, kMin>;
-  if (c.has("max")) return run_redux<T, kMax>;
-  if (c.has("and")) return run_redux<T, kAnd>;
-  if (c.has("or")) return run_redux<T, kOr>;
-  if (c.has("xor")) return run_redux<T, kXor>;
+  if (c.has("add")) return run_synchronized<Redux<T, kAdd>>;
+  if (c.has("min")) return run_synchronized<Redux<T, kMin>>;
+  if (c.has("max")) return run_synchronized<Redux<T, kMax>>;
+  if (c.has("and")) return run_synchronized<Redux<T, kAnd>>;
+  if (c.has("or")) return run_synchronized<Redux<T, kOr>>;
+  if (c.has("xor")) return run_synchronized<Redux<T, kXor>>;
   return nullptr;
 }
 
@@ -262,12 +287,17 @@ void decode_activemask(DecodeContext& c, Inst& inst) {
   inst.run = run_activemask;
 }
 
-void run_warp_sync(Warp& warp, const Inst& inst, uint32_t mask) { member_lanes(warp, inst, mask); }
+// bar.warp.sync: a meeting with nothing to compute.
+struct WarpBarrier {
+  static void gather(Warp&, const Inst&, uint32_t, WarpRendezvous&, bool) {}
+  static void finish(Warp&, const WarpRendezvous&, const WarpRendezvous::Group&) {}
+};
 
-// bar.warp.sync membermask: the lanes are in lockstep already; only the mask is checked.
+// bar.warp.sync membermask: each lane waits until every non-exited lane of the mask has executed
+// a bar.warp.sync with the same mask (PTX ISA 9.7.12.2).
 void decode_warp_barrier(DecodeContext& c, Inst& inst) {
   inst.op[kMemberMask] = c.value(c.operand(0), "b32");
-  inst.run = run_warp_sync;
+  inst.run = run_synchronized<WarpBarrier>;
 }
 
 }  // namespace

@@ -157,10 +157,9 @@ TEST_CASE("testp.normal holds for positive and negative zero, testp.subnormal do
   const std::string normal = "testp.normal.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;";
   REQUIRE(run_elements<uint32_t>(normal, std::vector<float>{0.0f, -0.0f, 1e-40f}) ==
           std::vector<uint32_t>{1, 1, 0});
-  REQUIRE(run<uint32_t, double>("f64", "b32",
-                                "testp.normal.f64 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;",
-                                std::vector<double>{0.0, -0.0, 4e-320}) ==
-          std::vector<uint32_t>{1, 1, 0});
+  REQUIRE(run<uint32_t, double>(
+              "f64", "b32", "testp.normal.f64 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;",
+              std::vector<double>{0.0, -0.0, 4e-320}) == std::vector<uint32_t>{1, 1, 0});
   REQUIRE(run_elements<uint32_t>("testp.subnormal.f32 %p1, %a;\n\tselp.u32 %d, 1, 0, %p1;",
                                  std::vector<float>{0.0f, -0.0f}) == std::vector<uint32_t>{0, 0});
 }
