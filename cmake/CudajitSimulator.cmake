@@ -10,6 +10,11 @@ add_library(cudajit_sim_core OBJECT ${CUDAJIT_SIM_CORE_SOURCES})
 set_target_properties(cudajit_sim_core PROPERTIES POSITION_INDEPENDENT_CODE ON)
 target_include_directories(cudajit_sim_core PUBLIC ${PROJECT_SOURCE_DIR}/simulator)
 target_link_libraries(cudajit_sim_core PUBLIC Threads::Threads)
+# Fatbins compress their PTX with zstd (CUDA 12.8+): the linker reads it (link/ptx_linker.cpp).
+if(TARGET zstd::libzstd_static)
+  target_link_libraries(cudajit_sim_core PRIVATE zstd::libzstd_static)
+  target_compile_definitions(cudajit_sim_core PRIVATE CUDAJIT_SIM_HAVE_ZSTD=1)
+endif()
 # Float instructions set the host's rounding mode around their lanes: no operation may be
 # folded or moved across it.
 set_source_files_properties(${PROJECT_SOURCE_DIR}/simulator/exec/ops/float.cpp

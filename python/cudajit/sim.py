@@ -19,6 +19,9 @@ What it sets:
   nvJitLink older than 12.3, has no version query: numba-cuda then compiles without
   link-time optimisation and cuda.core links with the driver's ``cuLink*``, which the
   simulated GPU implements for PTX.
+- ``CUDAJIT_DEVICE=sim`` where it is unset: cudajit in the same program runs on the same
+  simulated GPU (cudajit otherwise prefers its cpu device to a simulated GPU it was not
+  asked for).
 - ``PYTHONWARNINGS`` ignores cuda.core's warning that nvJitLink is too old (that is the
   arrangement above, not a problem of the user's installation).
 """
@@ -78,6 +81,7 @@ def environment(base: dict[str, str] | None = None) -> dict[str, str]:
     folder = str(driver_folder())
     env["LD_LIBRARY_PATH"] = _prepend(env.get("LD_LIBRARY_PATH"), folder, ":")
     env["LD_PRELOAD"] = _prepend(env.get("LD_PRELOAD"), _PRELOAD, " ")
+    env.setdefault("CUDAJIT_DEVICE", "sim")
     env["PYTHONWARNINGS"] = _prepend(env.get("PYTHONWARNINGS"), _WARNING_FILTER, ",")
     return env
 

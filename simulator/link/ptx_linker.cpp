@@ -12,6 +12,10 @@
 #include <map>
 #include <set>
 
+#if CUDAJIT_SIM_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
 namespace cudajit::sim::link {
 
 namespace {
@@ -379,6 +383,44 @@ std::string PtxLinker::link() const {
   return out;
 }
 
+namespace {
+
+// A fatbin entry's payload as text: as stored, or decompressed (flag 0x8000: zstd, CUDA
+// 12.8's default; 0x2000: the LZ4-style format of earlier toolkits, which is not read here).
+std::string entry_text(const uint8_t* entry, uint64_t header, uint64_t payload,
+                       const std::string& name) {
+  uint64_t flags = 0, stored = 0, expanded = 0;
+  if (header >= 0x40) {
+    std::memcpy(&flags, entry + 0x28, 8);
+    std::memcpy(&stored, entry + 0x10, 4);
+    std::memcpy(&expanded, entry + 0x38, 8);
+  }
+  const char* text = reinterpret_cast<const char*>(entry + header);
+  if (flags & 0x8000) {
+#if CUDAJIT_SIM_HAVE_ZSTD
+    if (stored == 0 || stored > payload || expanded == 0 || expanded > (1ull << 32))
+      throw LinkError("'" + name + "' is a corrupt fatbin (compressed entry sizes)");
+    std::string out(expanded, '\0');
+    size_t n = ZSTD_decompress(out.data(), out.size(), text, stored);
+    if (ZSTD_isError(n))
+      throw LinkError("'" + name + "': its compressed PTX cannot be read (" + ZSTD_getErrorName(n) +
+                      ")");
+    out.resize(strnlen(out.data(), n));
+    return out;
+#else
+    throw LinkError("'" + name + "' holds zstd-compressed PTX, and this build has no zstd");
+#endif
+  }
+  if (flags & 0x2000)
+    throw LinkError("'" + name +
+                    "' holds PTX compressed in the format of toolkits before 12.8, which the "
+                    "simulated GPU cannot read; rebuild it with nvcc -Xfatbin=-compress=false, "
+                    "or link its PTX");
+  return std::string(text, strnlen(text, payload));
+}
+
+}  // namespace
+
 std::vector<std::string> fatbin_ptx(const void* data, size_t size, const std::string& name) {
   // The container: a 16-byte header (magic, version, header size, size of what follows),
   // then entries, each a header (kind 1 = PTX, 2 = ELF; its size; the payload's size;
@@ -400,17 +442,10 @@ std::vector<std::string> fatbin_ptx(const void* data, size_t size, const std::st
     while (entry + 16 <= end) {
       uint64_t kind = read(entry, 2), entry_header = read(entry + 4, 4),
                payload = read(entry + 8, 8);
-      uint64_t flags = entry_header >= 0x38 ? read(entry + 0x28, 8) : 0;
       if (entry + entry_header + payload > end)
         throw LinkError("'" + name + "' is a corrupt fatbin");
       if (kind == 1) {
-        if (flags & 0x2000)
-          throw LinkError("'" + name +
-                          "' holds compressed PTX, which the simulated GPU cannot read yet; "
-                          "build it with fatbinary's --no-compress (nvcc "
-                          "-Xfatbin=-compress-all=false) or link its PTX");
-        const char* text = reinterpret_cast<const char*>(b + entry + entry_header);
-        ptx.emplace_back(text, strnlen(text, payload));
+        ptx.push_back(entry_text(b + entry, entry_header, payload, name));
       } else if (kind == 2) {
         has_elf = true;
       }

@@ -1,0 +1,182 @@
+"""``cudajit-sim``: any program gets the simulated GPU as its CUDA driver (libcuda.so.1).
+
+Each test runs a program in a subprocess under ``python -m cudajit.sim``: a ctypes client that
+resolves the driver as cuda.bindings and cuda.core do (cuGetProcAddress_v2), links PTX with
+cuLink* and launches through cuLibrary*/cuLaunchKernelEx; and cudajit itself, which then finds
+a GPU without being told to simulate one.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PYTHON_DIR = REPO / "python"
+
+
+def run_under_sim(code: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(PYTHON_DIR)}
+    env.pop("CUDAJIT_DEVICE", None)
+    env.pop("CUDAJIT_DRIVER_LIBRARY", None)
+    return subprocess.run([sys.executable, "-m", "cudajit.sim", *args, sys.executable, "-c",
+                           textwrap.dedent(code)], env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_print_env_names_the_driver_folder_and_preload():
+    env = {**os.environ, "PYTHONPATH": str(PYTHON_DIR)}
+    out = subprocess.run([sys.executable, "-m", "cudajit.sim", "--print-env"], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    lines = dict(line.removeprefix("export ").split("=", 1) for line in out.splitlines())
+    folder = Path(lines["LD_LIBRARY_PATH"].split(":")[0])
+    assert (folder / "libcuda.so.1").resolve().name == "libcudajit_sim.so"
+    assert (folder / "libnvJitLink.so.13").resolve() == (folder / "libcuda.so.1").resolve()
+    assert lines["LD_PRELOAD"] == "libnvJitLink.so.13"
+
+
+def test_usage_errors_are_clear():
+    env = {**os.environ, "PYTHONPATH": str(PYTHON_DIR)}
+    bad = subprocess.run([sys.executable, "-m", "cudajit.sim", "--frobnicate"], env=env,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "unknown option '--frobnicate'" in bad.stderr
+    missing = subprocess.run([sys.executable, "-m", "cudajit.sim", "no-such-program-xyz"],
+                             env=env, capture_output=True, text=True)
+    assert missing.returncode == 127 and "cannot run 'no-such-program-xyz'" in missing.stderr
+
+
+# A ctypes client of the driver, written as cuda.bindings resolves it: only
+# cuGetProcAddress_v2 is looked up by name.
+CLIENT = r'''
+import ctypes
+lib = ctypes.CDLL("libcuda.so.1")
+getter = lib.cuGetProcAddress_v2
+getter.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int,
+                   ctypes.c_uint64, ctypes.POINTER(ctypes.c_int)]
+
+def entry(name, version=13000, *argtypes):
+    p, status = ctypes.c_void_p(), ctypes.c_int(-1)
+    assert getter(name.encode(), ctypes.byref(p), version, 0, ctypes.byref(status)) == 0, name
+    assert status.value == 0 and p.value, name
+    return ctypes.CFUNCTYPE(ctypes.c_int, *argtypes)(p.value)
+
+V, P, I, U, S = ctypes.c_void_p, ctypes.POINTER, ctypes.c_int, ctypes.c_uint, ctypes.c_size_t
+assert entry("cuInit", 2000, U)(0) == 0
+count = I()
+assert entry("cuDeviceGetCount", 2000, P(I))(ctypes.byref(count)) == 0 and count.value == 1
+ctx = V()
+assert entry("cuDevicePrimaryCtxRetain", 7000, P(V), I)(ctypes.byref(ctx), 0) == 0
+assert entry("cuCtxSetCurrent", 4000, V)(ctx) == 0
+
+# cuMemAlloc as of CUDA 3.2 is cuMemAlloc_v2 (64-bit pointers); as of 2.0 it is the 32-bit
+# v1, which the simulated GPU does not offer: a stub that says so.
+ptr = ctypes.c_uint64()
+assert entry("cuMemAlloc", 3020, P(ctypes.c_uint64), S)(ctypes.byref(ptr), 64) == 0 and ptr.value
+old = entry("cuMemAlloc", 2000, P(ctypes.c_uint64), S)
+print("v1", old(ctypes.byref(ptr), 64), old(ctypes.byref(ptr), 64))
+unknown = entry("cuGraphCreate", 10000, P(V), U)
+print("unknown", unknown(ctypes.byref(V()), 0))
+
+# Two PTX modules linked with cuLink*: a kernel calls a device function of the other.
+caller = b""".version 8.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b32 r) twice(.param .b32 x);
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  { .param .b32 a; st.param.b32 [a], %r1; .param .b32 ret;
+    call.uni (ret), twice, (a); ld.param.b32 %r2, [ret]; }
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+"""
+callee = b""".version 8.0
+.target sm_80
+.address_size 64
+.visible .func (.param .b32 r) twice(.param .b32 x) {
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [x];
+  add.s32 %r2, %r1, %r1;
+  st.param.b32 [r], %r2;
+  ret;
+}
+"""
+state = V()
+assert entry("cuLinkCreate", 6050, U, V, V, P(V))(0, None, None, ctypes.byref(state)) == 0
+add = entry("cuLinkAddData", 6050, V, I, ctypes.c_char_p, S, ctypes.c_char_p, U, V, V)
+assert add(state, 1, caller, len(caller), b"caller.ptx", 0, None, None) == 0
+assert add(state, 1, callee, len(callee), b"callee.ptx", 0, None, None) == 0
+image, size = V(), S()
+assert entry("cuLinkComplete", 5050, V, P(V), P(S))(state, ctypes.byref(image),
+                                                     ctypes.byref(size)) == 0
+library, kernel, function = V(), V(), V()
+assert entry("cuLibraryLoadData", 12000, P(V), V, V, V, U, V, V, U)(
+    ctypes.byref(library), image, None, None, 0, None, None, 0) == 0
+assert entry("cuLinkDestroy", 5050, V)(state) == 0
+assert entry("cuLibraryGetKernel", 12000, P(V), V, ctypes.c_char_p)(
+    ctypes.byref(kernel), library, b"k") == 0
+assert entry("cuKernelGetFunction", 12000, P(V), V)(ctypes.byref(function), kernel) == 0
+
+class LaunchConfig(ctypes.Structure):
+    _fields_ = [("grid", U * 3), ("block", U * 3), ("shared", U), ("stream", V),
+                ("attrs", V), ("num_attrs", U)]
+
+out = ctypes.c_uint64()
+assert entry("cuMemAlloc", 3020, P(ctypes.c_uint64), S)(ctypes.byref(out), 32 * 4) == 0
+config = LaunchConfig((U * 3)(1, 1, 1), (U * 3)(32, 1, 1), 0, None, None, 0)
+arg = ctypes.c_uint64(out.value)
+params = (V * 1)(ctypes.cast(ctypes.byref(arg), V))
+assert entry("cuLaunchKernelEx", 11060, P(LaunchConfig), V, P(V), P(V))(
+    ctypes.byref(config), function, params, None) == 0
+host = (ctypes.c_uint32 * 32)()
+assert entry("cuMemcpyDtoH", 3020, V, ctypes.c_uint64, S)(host, out.value, 32 * 4) == 0
+print("result", list(host))
+'''
+
+
+def test_a_driver_client_links_and_launches_through_get_proc_address():
+    done = run_under_sim(CLIENT)
+    assert done.returncode == 0, done.stderr
+    assert "v1 801 801" in done.stdout  # CUDA_ERROR_NOT_SUPPORTED
+    assert "unknown 801" in done.stdout
+    assert f"result {[2 * i for i in range(32)]}" in done.stdout
+    # Each stub names itself once, however often it is called.
+    assert done.stderr.count("cuMemAlloc (as of CUDA 2.0) is not implemented") == 1
+    assert done.stderr.count("cuGraphCreate is not implemented") == 1
+
+
+def test_cudajit_under_the_simulator_runs_on_the_same_simulated_gpu():
+    done = run_under_sim("""
+        import numpy as np
+        import cudajit as cuda
+
+        @cuda.jit
+        def add_one(x):
+            i = cuda.grid(1)
+            if i < x.size:
+                x[i] += 1
+
+        x = np.arange(100, dtype=np.float32)
+        add_one[4, 32](x)
+        print(cuda.get_current_device().name, bool(np.array_equal(x, np.arange(100) + 1)))
+    """)
+    assert done.returncode == 0, done.stderr
+    assert "cudajit simulated GPU" in done.stdout and done.stdout.strip().endswith("True")
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_help_describes_the_command(flag):
+    env = {**os.environ, "PYTHONPATH": str(PYTHON_DIR)}
+    out = subprocess.run([sys.executable, "-m", "cudajit.sim", flag], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    assert "usage: cudajit-sim" in out and "--print-env" in out
