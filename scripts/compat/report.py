@@ -18,6 +18,15 @@ from causes import first_line, normalise
 
 PASSED = ("passed",)
 TOP_CAUSES_PRINTED = 15
+# Each cudajit run and the numba-cuda run it is measured against: Numba's CUDA simulator for
+# the runs under it, numba-cuda on the simulated GPU for the GPU run.
+BASELINE_OF = {"cpu": "numba", "sim": "numba", "sim-gpu": "numba-gpu"}
+BASELINES = ("numba", "numba-gpu")
+
+
+def baseline_of(target: str) -> str:
+    """The baseline a cudajit target is compared with."""
+    return BASELINE_OF.get(target, "numba")
 
 
 def _usage(record: dict[str, Any]) -> str:
@@ -55,7 +64,8 @@ def tabulate(runs: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
         for rel, result in run["files"].items():
             for test in sorted(ids_by_file[rel]):
                 table[test][target] = classify(result["tests"].get(test),
-                                               result["collect_error"], target != "numba")
+                                               result["collect_error"],
+                                               target not in BASELINES)
     return table
 
 
@@ -71,11 +81,11 @@ def summarise(table: dict[str, dict[str, dict[str, Any]]], target: str) -> dict[
         row = rows[target]
         counts["tests"] += 1
         counts[row["outcome"]] += 1
-        if target == "numba":
+        if target in BASELINES:
             continue
         if row["outcome"] in PASSED:
             counts[f"passed_using_{row['used']}"] += 1
-        if rows["numba"]["outcome"] in PASSED:
+        if rows[baseline_of(target)]["outcome"] in PASSED:
             counts["baseline_passed"] += 1
             if _passes_with_cudajit(row):
                 counts["baseline_passed_passes_with_cudajit"] += 1
@@ -92,9 +102,23 @@ def rank_causes(table: dict[str, dict[str, dict[str, Any]]], target: str
     blocked: dict[str, list[str]] = collections.defaultdict(list)
     for test, rows in table.items():
         row = rows[target]
-        if rows["numba"]["outcome"] in PASSED and row["outcome"] not in PASSED:
+        if rows[baseline_of(target)]["outcome"] in PASSED and row["outcome"] not in PASSED:
             blocked[row.get("cause", row["outcome"])].append(test)
     ranked = sorted(blocked.items(), key=lambda item: (-len(item[1]), item[0]))
+    return [{"cause": cause, "count": len(tests), "tests": sorted(tests)}
+            for cause, tests in ranked]
+
+
+def rank_failures(table: dict[str, dict[str, dict[str, Any]]], target: str
+                  ) -> list[dict[str, Any]]:
+    """Causes of the tests that fail on a baseline, most tests first: on ``numba-gpu`` each is
+    the simulated GPU's (numba-cuda passes these tests on GPUs)."""
+    failing: dict[str, list[str]] = collections.defaultdict(list)
+    for test, rows in table.items():
+        row = rows[target]
+        if row["outcome"] == "failed":
+            failing[row.get("cause", "failed")].append(test)
+    ranked = sorted(failing.items(), key=lambda item: (-len(item[1]), item[0]))
     return [{"cause": cause, "count": len(tests), "tests": sorted(tests)}
             for cause, tests in ranked]
 
@@ -110,7 +134,7 @@ def per_file(table: dict[str, dict[str, dict[str, Any]]], targets: list[str]
             row = rows[target]
             counts = files[rel][target]
             counts[row["outcome"]] += 1
-            if target != "numba" and row["outcome"] in PASSED:
+            if target not in BASELINES and row["outcome"] in PASSED:
                 counts["passed_no_cudajit" if row["used"] == "none" else "passed_cudajit"] += 1
     return dict(sorted(files.items()))
 
@@ -124,13 +148,17 @@ def markdown(summary: dict[str, dict[str, int]], causes: dict[str, list[dict[str
              files: dict[str, Any], table: dict[str, Any], targets: list[str],
              seconds: dict[str, int]) -> str:
     """report.md: the summary, the causes, the files, the baseline-passing tests."""
-    cudajit_targets = [t for t in targets if t != "numba"]
+    cudajit_targets = [t for t in targets if t not in BASELINES]
+    baselines = [t for t in targets if t in BASELINES]
     base = summary["numba"]
     lines = ["# numba-cuda's tests against cudajit", "",
-             "Written by `make compat` (scripts/compat). Baseline: numba-cuda's simulator "
-             "(`NUMBA_ENABLE_CUDASIM=1`); cudajit runs: the same files and settings with "
-             "`numba.cuda` bound to cudajit (`cpu`: `CUDAJIT_DEVICE=cpu`, `sim`: the "
-             "simulated GPU).", "", summary_table(summary, targets, seconds), ""]
+             "Written by `make compat` (scripts/compat). Baselines: `numba`, numba-cuda on its "
+             "own simulator (`NUMBA_ENABLE_CUDASIM=1`), for `cpu` (`CUDAJIT_DEVICE=cpu`) and "
+             "`sim` (the simulated GPU), which run the same files and settings with "
+             "`numba.cuda` bound to cudajit; `numba-gpu`, numba-cuda itself with cudajit's "
+             "simulated GPU as its CUDA driver (cudajit-sim; the whole suite, GPU-only tests "
+             "included), for `sim-gpu`, cudajit on the simulated GPU without Numba's "
+             "simulator.", "", summary_table(summary, targets, seconds), ""]
     for target in cudajit_targets:
         lines += [f"## Causes ({target}): baseline-passing tests that do not pass", "",
                   "| # | tests | cause | example |", "|---|---|---|---|"]
@@ -138,15 +166,15 @@ def markdown(summary: dict[str, dict[str, int]], causes: dict[str, list[dict[str
             lines.append(f"| {i} | {cause['count']} | {_md_escape(cause['cause'])} | "
                          f"`{cause['tests'][0]}` |")
         lines.append("")
-    header = "| file | baseline passed | " + " | ".join(
+    header = "| file | " + " | ".join(f"{b} passed" for b in baselines) + " | " + " | ".join(
         f"{t} passed (cudajit) | {t} passed without cudajit | {t} failed" for t in
         cudajit_targets) + " |"
-    lines += ["## Per file", "", header, "|---" * (2 + 3 * len(cudajit_targets)) + "|"]
+    lines += ["## Per file", "", header,
+              "|---" * (1 + len(baselines) + 3 * len(cudajit_targets)) + "|"]
     for rel, counts in files.items():
-        if not counts["numba"]["passed"] and not any(
-                counts[t]["passed"] for t in cudajit_targets):
+        if not any(counts[t]["passed"] for t in targets):
             continue
-        cells = [rel, str(counts["numba"]["passed"])]
+        cells = [rel] + [str(counts[b]["passed"]) for b in baselines]
         for t in cudajit_targets:
             cells += [str(counts[t]["passed_cudajit"]), str(counts[t]["passed_no_cudajit"]),
                       str(counts[t]["failed"])]
@@ -158,11 +186,14 @@ def markdown(summary: dict[str, dict[str, int]], causes: dict[str, list[dict[str
               "| test | " + " | ".join(cudajit_targets) + " |",
               "|---" * (1 + len(cudajit_targets)) + "|"]
     for test, rows in sorted(table.items()):
-        if rows["numba"]["outcome"] not in PASSED:
+        if not any(rows[b]["outcome"] in PASSED for b in baselines):
             continue
         cells = [f"`{test}`"]
         for t in cudajit_targets:
             row = rows[t]
+            if rows[baseline_of(t)]["outcome"] not in PASSED:
+                cells.append("(baseline did not pass)")
+                continue
             cell = row["outcome"] + ("" if row["outcome"] not in PASSED else
                                      f" ({row['used']})")
             if "cause" in row:
@@ -193,7 +224,7 @@ def summary_table(summary: dict[str, dict[str, int]], targets: list[str],
     """The headline numbers as a Markdown table, a column per target."""
     lines = ["| | " + " | ".join(targets) + " |", "|---" * (1 + len(targets)) + "|"]
     for key, label in SUMMARY_ROWS:
-        cells = [str(summary[t].get(key, 0)) if t != "numba" or not key.startswith(
+        cells = [str(summary[t].get(key, 0)) if t not in BASELINES or not key.startswith(
             ("passed_", "baseline_")) else "" for t in targets]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines.append("| minutes | " + " | ".join(f"{seconds[t] / 60:.1f}" for t in targets) + " |")
@@ -233,7 +264,7 @@ def write(runs: dict[str, Any], out: Path, doc_runs: dict[str, Any] | None = Non
     targets = list(runs)
     table = tabulate(runs)
     summary = {t: summarise(table, t) for t in targets}
-    causes = {t: rank_causes(table, t) for t in targets if t != "numba"}
+    causes = {t: rank_causes(table, t) for t in targets if t not in BASELINES}
     files = per_file(table, targets)
     seconds = {t: runs[t]["seconds"] for t in targets}
     data = {"summary": summary, "seconds": seconds, "causes": causes,
@@ -242,6 +273,18 @@ def write(runs: dict[str, Any], out: Path, doc_runs: dict[str, Any] | None = Non
             "tests": table}
     text_md = markdown(summary, causes, files, table, targets, seconds)
     text = [summary_table(summary, targets, seconds)]
+    if "numba-gpu" in targets:
+        failures = rank_failures(table, "numba-gpu")
+        data["numba_gpu_failures"] = failures
+        section = ["## numba-gpu: numba-cuda's failures on the simulated GPU", "",
+                   "numba-cuda passes these on GPUs: each is a fidelity defect of the simulated "
+                   "GPU or its driver, or something it does not model (docs/compatibility.md).",
+                   "", "| # | tests | cause | example |", "|---|---|---|---|"]
+        section += [f"| {i} | {f['count']} | {_md_escape(f['cause'])} | `{f['tests'][0]}` |"
+                    for i, f in enumerate(failures, 1)]
+        text_md += "\n" + "\n".join(section) + "\n"
+        text.append("\nnumba-gpu failures, by tests:")
+        text += [f"{f['count']:5d}  {f['cause']}" for f in failures[:TOP_CAUSES_PRINTED]]
     if doc_runs:
         data["doc_examples"], section = doc_examples(doc_runs)
         text_md += "\n" + "\n".join(section)

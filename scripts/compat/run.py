@@ -4,10 +4,17 @@
    import (requirements.txt, pinned), made with the Python that runs this script (cudajit's
    extension is built for it); cudajit comes from the tree (PYTHONPATH=python).
 2. Every test file of numba-cuda (numba/cuda/tests/**/test_*.py, shipped in its wheel) runs
-   under Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1): the baseline.
+   under Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1): the baseline (target ``numba``).
 3. The same files, with the same settings, with ``numba.cuda`` bound to cudajit
-   (binding.py) on cudajit's cpu device, and optionally on the simulated GPU.
-4. report.py compares them: build/compat/report.md and report.json.
+   (binding.py) on cudajit's cpu device (``cpu``), and optionally on the simulated GPU
+   (``sim``).
+4. The whole suite, GPU-only tests included, without Numba's simulator: numba-cuda itself
+   with cudajit's simulated GPU as its CUDA driver (``numba-gpu``, through cudajit-sim:
+   the baseline of the next, and a fidelity check of the simulated GPU with PTX that
+   NVIDIA's NVVM wrote), and ``numba.cuda`` bound to cudajit on the simulated GPU
+   (``sim-gpu``).
+5. report.py compares each cudajit run with its baseline: build/compat/report.md and
+   report.json.
 
 Each file runs in a pytest process of its own (plugin.py), several at once; each test has
 a timeout, and a test that hangs past it or crashes its process is recorded as such and
@@ -18,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import importlib.util
 import json
 import os
 import signal
@@ -36,11 +44,14 @@ VENV = REPO / "build" / "compat-venv"
 OUT = REPO / "build" / "compat"
 REQUIREMENTS = HERE / "requirements.txt"
 
-# name -> (COMPAT_TARGET, extra environment)
-TARGETS: dict[str, tuple[str, dict[str, str]]] = {
-    "numba": ("numba", {}),
-    "cpu": ("cudajit", {"CUDAJIT_DEVICE": "cpu"}),
-    "sim": ("cudajit", {"CUDAJIT_DEVICE": "sim"}),
+# name -> (COMPAT_TARGET, extra environment, on a GPU: the simulated GPU as the CUDA driver
+# instead of Numba's CUDA simulator)
+TARGETS: dict[str, tuple[str, dict[str, str], bool]] = {
+    "numba": ("numba", {}, False),
+    "cpu": ("cudajit", {"CUDAJIT_DEVICE": "cpu"}, False),
+    "sim": ("cudajit", {"CUDAJIT_DEVICE": "sim"}, False),
+    "numba-gpu": ("numba", {}, True),
+    "sim-gpu": ("cudajit", {"CUDAJIT_DEVICE": "sim"}, True),
 }
 RETRIES = 3  # runs of one file after hangs or crashes
 DOC_EXAMPLES = "doc_examples/"
@@ -58,6 +69,15 @@ def ensure_venv_support() -> None:
     subprocess.run(sudo + ["apt-get", "update", "-qq"], check=True)
     subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", package],
                    check=True, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+
+
+def simulated_driver_env() -> dict[str, str]:
+    """What cudajit-sim sets (python/cudajit/sim.py, loaded alone: it needs no cudajit)."""
+    spec = importlib.util.spec_from_file_location("cudajit_sim", REPO / "python" / "cudajit" /
+                                                  "sim.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.environment()
 
 
 def venv_python() -> Path:
@@ -106,15 +126,18 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 def run_file(python: Path, root: Path, target: str, rel: str, args: argparse.Namespace,
              more_env: dict[str, str]) -> dict[str, Any]:
     """Run one test file for one target: {'tests': {id: record}, 'collect_error': str|None}."""
-    kind, extra_env = TARGETS[target]
+    kind, extra_env, on_gpu = TARGETS[target]
     extra_env = {**extra_env, **more_env}
     work = OUT / "runs" / (target + ("-doc" if more_env else ""))
     work.mkdir(parents=True, exist_ok=True)
     stem = rel.replace("/", "__")
     results, log = work / f"{stem}.jsonl", work / f"{stem}.log"
-    env = {**os.environ, **extra_env, "NUMBA_ENABLE_CUDASIM": "1", "COMPAT_TARGET": kind,
+    base = simulated_driver_env() if on_gpu else {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    env = {**base, **extra_env, "COMPAT_TARGET": kind,
            "COMPAT_RESULTS": str(results), "PYTHONDONTWRITEBYTECODE": "1",
            "PYTHONPATH": os.pathsep.join([str(HERE), str(REPO / "python")])}
+    if on_gpu:
+        env["COMPAT_ON_GPU"] = "1"  # sitecustomize: the real `cuda` package first
     tests: dict[str, dict[str, Any]] = {}
     collect_error = None
     deselect: list[str] = []
@@ -187,13 +210,17 @@ def main() -> None:
     parser.add_argument("--timeout", type=int, default=60, help="seconds per test")
     parser.add_argument("--file-timeout", type=int, default=900, help="seconds per file")
     parser.add_argument("--targets", default="numba,cpu",
-                        help="comma-separated: numba (the baseline, always run), cpu, sim")
+                        help="comma-separated: numba (the baseline of cpu and sim, always "
+                        "run), cpu, sim, numba-gpu (the baseline of sim-gpu), sim-gpu")
     parser.add_argument("--files", default="", help="only test files whose path contains this")
     args = parser.parse_args()
-    targets = ["numba"] + [t for t in args.targets.split(",") if t and t != "numba"]
-    unknown = set(targets) - set(TARGETS)
+    wanted = [t for t in args.targets.split(",") if t]
+    unknown = set(wanted) - set(TARGETS)
     if unknown:
         parser.error(f"unknown targets {sorted(unknown)}; known: {sorted(TARGETS)}")
+    # Each cudajit run with its baseline, the baselines first.
+    targets = [report.BASELINE_OF.get(t, t) for t in wanted] + wanted
+    targets = list(dict.fromkeys(["numba"] + targets))
 
     check_cudajit_built()
     python = venv_python()
@@ -206,7 +233,8 @@ def main() -> None:
     # numba-cuda runs them on a GPU), run whole with cudajit on each of its targets.
     examples = [rel for rel in files if rel.startswith(DOC_EXAMPLES)]
     doc_runs = {target: run_target(python, root, target, examples, args, DOC_ENV)
-                for target in targets if target != "numba" and examples}
+                for target in targets
+                if TARGETS[target][0] == "cudajit" and not TARGETS[target][2] and examples}
     (OUT / "results.json").write_text(json.dumps({"runs": runs, "doc_examples": doc_runs},
                                                  indent=1))
     print(report.write(runs, OUT, doc_runs))

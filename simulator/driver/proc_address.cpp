@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "api_types.hpp"
 #include "export.hpp"
 
 using namespace cudajit::sim::driver;
@@ -180,4 +181,12 @@ CUDAJIT_SIM_API cuGetProcAddress_v2(const char* symbol, void** out, int cuda_ver
 CUDAJIT_SIM_API cuGetProcAddress(const char* symbol, void** out, int cuda_version,
                                  unsigned long long flags) {
   return get_proc_address(symbol, out, cuda_version, flags, nullptr);
+}
+
+// The driver's private tables (NVRTC, the CUDA runtime and profilers ask for them by UUID):
+// this driver has none, which the callers handle as an older driver that lacks the table.
+CUDAJIT_SIM_API cuGetExportTable(const void** table, const CUuuid* id) {
+  if (!table || !id) return CUDA_ERROR_INVALID_VALUE;
+  *table = nullptr;
+  return CUDA_ERROR_NOT_FOUND;
 }
