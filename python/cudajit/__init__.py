@@ -17,6 +17,8 @@ from . import cudadrv  # noqa: E402  (cuda.cudadrv.driver.CudaAPIError ...)
 from .cudadrv.driver import profile_start, profile_stop, profiling  # noqa: E402
 from .cudadrv.runtime import runtime  # noqa: E402  (cuda.runtime.get_version())
 from .compiler import compile_ptx, jit
+from .linking import (LTOIR, Archive, Cubin, CUSource, Fatbin, LinkableCode,  # noqa: E402
+                      Object, PTXSource, declare_device)
 from .config import config
 from .devicearray import DeviceNDArray, is_device_array
 from .interop import as_cuda_array, from_cuda_array_interface, from_dlpack, is_cuda_array

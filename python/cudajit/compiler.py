@@ -10,6 +10,7 @@ from . import _core, caching, frontend
 from .dispatcher import (DebugDispatcher, DeviceFunction, Dispatcher, cc_number,
                          return_type_from_name)
 from .errors import hides_cudajit_frames
+from .linking import link_items
 from .types import Signature, Type, from_numba, parse_signature
 
 __all__ = ["jit", "compile_ptx"]
@@ -21,7 +22,6 @@ _ACCEPTED_WITHOUT_EFFECT: dict[str, tuple[Any, ...]] = {
     # follow the code). cudajit optimises at -O3 either way; debug=True's exception checks and
     # line tables work on optimised code, so opt=False is what it means here: nothing to do.
     "opt": (True, False),
-    "link": ((), [], None),  # no linking of external CUDA sources yet
 }
 
 # The most registers a thread can have (PTX ISA: .maxnreg; sm_50 and newer).
@@ -45,7 +45,7 @@ def _check_max_registers(max_registers: Any) -> int | None:
 
 def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
         lineinfo: bool = False, debug: bool = False, max_registers: int | None = None,
-        cache: bool = False, **options: Any) -> Any:
+        cache: bool = False, link: Any = None, **options: Any) -> Any:
     """Compile a Python function into a CUDA kernel or device function.
 
     ``@jit`` compiles lazily, at the first launch for each set of argument
@@ -60,9 +60,12 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     kernel (PTX ``.maxnreg``), trading spills for occupancy. ``cache=True``
     keeps each kernel's PTX on disk (``__pycache__`` beside the source file,
     or ``CUDAJIT_CACHE_DIR``) so that later processes load it instead of
-    compiling; on the cpu device it changes nothing.
+    compiling; on the cpu device it changes nothing. ``link`` names foreign code
+    (files, ``cuda.CUSource`` and the other ``LinkableCode`` objects) that the driver links
+    with the kernel on the cuda device, defining the functions of ``cuda.declare_device``.
     """
     max_registers = _check_max_registers(max_registers)
+    link = link_items(link)
     unknown = set(options) - set(_ACCEPTED_WITHOUT_EFFECT)
     if unknown:
         raise TypeError(f"jit() got unexpected options {sorted(unknown)}; expected device, "
@@ -76,11 +79,15 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     @hides_cudajit_frames  # an eager compile's CompileError
     def decorate(pyfunc: Callable[..., Any], signatures: list[Any]) -> Any:
         if device:
+            if link:
+                raise NotImplementedError(
+                    "cudajit links foreign code with kernels: give link= to the kernels "
+                    "that call this device function, or to cuda.declare_device")
             return DeviceFunction(pyfunc, list(signatures), fastmath=fastmath)
         kind = DebugDispatcher if debug else Dispatcher
         return kind(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug,
                     max_registers=max_registers,
-                    cache_dir=caching.cache_dir_for(pyfunc) if cache else None)
+                    cache_dir=caching.cache_dir_for(pyfunc) if cache else None, link=link)
 
     # functools.partial, not a lambda: a frame of ours between the user's decorator line
     # and decorate() would stay in a CompileError's traceback.

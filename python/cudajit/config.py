@@ -12,11 +12,14 @@ CPU_WORKERS (env CUDAJIT_CPU_WORKERS, default: one per core): the threads that r
     cpu device's blocks, the launching thread one of them. Set it to 1 where each process
     is one worker of many (a Dask worker per core), so that they do not oversubscribe the
     machine; it applies to the launches that start after it is set.
+CUDA_NVRTC_EXTRA_SEARCH_PATHS (env CUDAJIT_NVRTC_EXTRA_SEARCH_PATHS): folders, separated by
+    ':', that NVRTC searches for #include when it compiles CUDA C++ linked with kernels
+    (cuda.CUSource, .cu files), as in numba-cuda.
 """
 
 from __future__ import annotations
 
-from . import _core
+from . import _core, linking
 
 
 class _Config:
@@ -52,6 +55,17 @@ class _Config:
         if not 1 <= value <= 4096:
             raise ValueError(f"CPU_WORKERS must be from 1 to 4096, got {value}")
         _core.set_host_worker_count(value)
+
+    @property
+    def CUDA_NVRTC_EXTRA_SEARCH_PATHS(self) -> str:
+        return linking.extra_search_paths
+
+    @CUDA_NVRTC_EXTRA_SEARCH_PATHS.setter
+    def CUDA_NVRTC_EXTRA_SEARCH_PATHS(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise TypeError(f"CUDA_NVRTC_EXTRA_SEARCH_PATHS must be a str of folders separated "
+                            f"by ':', got {value!r}")
+        linking.extra_search_paths = value
 
     def __setattr__(self, name: str, value: object) -> None:
         if not hasattr(type(self), name):

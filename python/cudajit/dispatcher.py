@@ -9,6 +9,7 @@ C++ (``cudajit._core.Dispatcher``); this module only holds the Python face.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import operator
@@ -18,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import _core, frontend
+from . import _core, frontend, linking
 from .function_pickling import bind_owner, by_value
 from .errors import hides_cudajit_frames
 from .source import attach_text, function_text
@@ -60,7 +61,8 @@ class Dispatcher(_core.Dispatcher):
 
     def __init__(self, py_func: Callable[..., Any], signatures: Sequence[Any] = (),
                  fastmath: bool = False, lineinfo: bool = False, debug: bool = False,
-                 max_registers: int | None = None, cache_dir: str | None = None):
+                 max_registers: int | None = None, cache_dir: str | None = None,
+                 link: Sequence[Any] = ()):
         name = getattr(py_func, "__name__", "kernel")
         # The IR is built at the first compile (a launch, an inspect_*), called from C++.
         super().__init__(name, hides_cudajit_frames(self._build_ir), fastmath=fastmath,
@@ -76,7 +78,8 @@ class Dispatcher(_core.Dispatcher):
         self.debug = debug
         # What a copy in another process is made from (pickling by value).
         self._options = dict(fastmath=fastmath, lineinfo=lineinfo, debug=debug,
-                             max_registers=max_registers, cache_dir=cache_dir)
+                             max_registers=max_registers, cache_dir=cache_dir, link=link)
+        self.link = linking.link_items(link)
         self._declared = [parse_signature(s) for s in signatures]
         self._exceptions: list[tuple[type, tuple, str, int, str]] = []
         self._captured_arrays: list[Any] = []
@@ -88,9 +91,15 @@ class Dispatcher(_core.Dispatcher):
         # Device arrays the kernel reads by address live as long as the kernel (Numba's
         # captured device arrays). The IR is built once, so these are the arrays of the
         # first compile, as in Numba.
-        text, self._exceptions, self._captured_arrays = frontend.build_kernel_module(
-            self.py_func, self.debug)
-        return text
+        module = frontend.build_kernel_module(self.py_func, self.debug)
+        self._exceptions, self._captured_arrays = module.exceptions, module.captured
+        # Foreign code (jit(link=), the declared functions' link=) is linked at each load on
+        # a cuda device, read and compiled then; the compiled code (and its caches) is the
+        # kernel's own PTX. A partial of the items, not a method: no cycle through self.
+        linked = linking.linked_code(self.link, module.foreign)
+        if linked:
+            self._set_link_provider(functools.partial(linking.link_inputs, linked))
+        return module.text
 
     def __call__(self, *args: Any) -> None:
         raise ValueError(f"kernel '{self.__name__}': the launch configuration was not "

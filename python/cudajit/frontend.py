@@ -15,7 +15,7 @@ import builtins
 import inspect
 import math
 from types import FunctionType, ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -39,7 +39,7 @@ from .frontend_names import (  # what names refer to
     UNARY_OPERATORS, COMPARE_OPERATORS, UNSUPPORTED_SYNTAX, _Ref, _ModuleRef, _Constant,
     _ConstArray, _CapturedArray, _BuiltinFunction, _Dim3, _GridIntrinsic, _ValueIntrinsic,
     _KernelIntrinsic, _DeviceFunction, _OperatorFunction, _EnumClass, _GridGroup, Resolved,
-    _KNOWN_OBJECTS,
+    _ForeignFunction, _KNOWN_OBJECTS,
 )
 
 __all__ = ["build_module"]
@@ -632,6 +632,8 @@ class _FunctionTranslator(CompileTimeValues, GlobalObjects, ForLoops, DeviceCall
             return IRNode(callee.node, loc, callee.symbol, *args)
         if isinstance(callee, _KernelIntrinsic):
             return IRNode("call", loc, callee.ir_name, *self._args(node))
+        if isinstance(callee, _ForeignFunction):
+            return self._foreign_call(callee.declared, loc, node)
         if isinstance(callee, _DeviceFunction):
             other = dict(callee.by_arity).get(len(node.args))
             if other is not None:
@@ -704,6 +706,8 @@ class _ModuleBuilder:
         self.keep_alive: list[Any] = []  # static values keyed by id() stay alive
         # Device arrays the kernel captured by address: the kernel holds them.
         self.captured: list[Any] = []
+        # Foreign device functions called (cuda.declare_device): their code is linked.
+        self.foreign: list[Any] = []
         self.counter = 0
 
     def add_exception(self, cls: type, args: tuple, filename: str, line: int,
@@ -766,16 +770,23 @@ def build_module(pyfunc: Callable[..., Any]) -> str:
     return build_kernel_module(pyfunc, debug=False)[0]
 
 
-def build_kernel_module(pyfunc: Callable[..., Any], debug: bool
-                        ) -> tuple[str, list[tuple[type, tuple, str, int, str]], list[Any]]:
-    """As build_module, and the exceptions the kernel may raise and the device arrays it
+class KernelModule(NamedTuple):
+    text: str  # the kernel IR
+    exceptions: list[tuple[type, tuple, str, int, str]]
+    captured: list[Any]  # device arrays captured by address: whoever runs it keeps them alive
+    foreign: list[Any]  # the foreign device functions it calls (linking.DeclaredDevice)
+
+
+def build_kernel_module(pyfunc: Callable[..., Any], debug: bool) -> KernelModule:
+    """As build_module, and the exceptions the kernel may raise, the device arrays it
     captured by address (global or closure device arrays), which whoever runs the kernel
-    must keep alive. With ``debug`` every function takes the hidden last argument
-    ``exception.record`` (an int32 array the first raising thread writes; dispatcher.py
-    reads it) and asserts are checked."""
+    must keep alive, and the foreign device functions it calls. With ``debug`` every function
+    takes the hidden last argument ``exception.record`` (an int32 array the first raising
+    thread writes; dispatcher.py reads it) and asserts are checked."""
     builder = _ModuleBuilder(_unwrap(pyfunc), debug)
     try:
-        return builder.build(), builder.exceptions, builder.captured
+        return KernelModule(builder.build(), builder.exceptions, builder.captured,
+                            builder.foreign)
     except CompileError as exc:
         # Point the traceback at the user's code, not the translator's recursion.
         raise exc.with_traceback(None) from None

@@ -80,6 +80,21 @@ class DeviceCalls:
             return calls[0]
         return IRNode("call", loc, f"overload.{len(node.args)}", *self._args(node), *calls)
 
+    def _foreign_call(self, declared: Any, loc: Any, node: ast.Call) -> IRNode:
+        """A call of a foreign device function (cuda.declare_device): IR `extern.NAME`,
+        its declaration first (as bytes), then the arguments, numbers cast to the declared
+        types as Numba converts them. Its code is linked with the kernel."""
+        params = declared.sig.args
+        if len(node.args) != len(params):
+            raise self._error(f"foreign function '{declared.name}' takes {len(params)} "
+                              f"arguments, got {len(node.args)}", node)
+        args = [IRNode("call", loc, f"cast.{t}", a) if isinstance(t, cjtypes.ScalarType) else a
+                for t, a in zip(params, self._args(node))]
+        if declared not in self.module.foreign:
+            self.module.foreign.append(declared)
+        declaration = IRNode("bytes", loc, '"' + declared.ir_declaration.encode().hex() + '"')
+        return IRNode("call", loc, f"extern.{declared.name}", declaration, *args)
+
     def _declared_call(self, callee: Any, sig: Any, name: str, loc: Any,
                        node: ast.Call) -> IRNode:
         """The call converting its scalar arguments and result to `sig`."""

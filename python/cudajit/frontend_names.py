@@ -135,6 +135,12 @@ class _DeviceFunction(_Ref):
     by_arity: tuple[tuple[int, FunctionType], ...] = ()
 
 
+@dataclass(frozen=True, eq=False)
+class _ForeignFunction(_Ref):
+    """A foreign device function (cuda.declare_device): a call is IR `extern.NAME`."""
+    declared: Any  # linking.DeclaredDevice
+
+
 @dataclass(frozen=True)
 class _OperatorFunction(_Ref):
     """operator.add and friends: a call is the operator's expression."""

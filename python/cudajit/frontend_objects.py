@@ -18,8 +18,9 @@ from . import types as cjtypes
 from .devicearray import is_device_array
 from .frontend_names import (
     _KNOWN_OBJECTS, _BuiltinFunction, _CapturedArray, _ConstArray, _Constant, _DeviceFunction,
-    _EnumClass, _ModuleRef, _Ref, _is_frozen_constant, _module_kind,
+    _EnumClass, _ForeignFunction, _ModuleRef, _Ref, _is_frozen_constant, _module_kind,
 )
+from .linking import DeclaredDevice
 from .frontend_static import is_number as _is_number
 from .kernel_ir import IRNode
 
@@ -66,6 +67,8 @@ class GlobalObjects:
             if implementation is not None:
                 return _DeviceFunction(implementation._cudajit_device_pyfunc, by_arity=tuple(
                     (n, f._cudajit_device_pyfunc) for n, f in BY_ARITY.get(name, {}).items()))
+        if isinstance(value, DeclaredDevice):
+            return _ForeignFunction(value)
         if getattr(value, "_cudajit_device_pyfunc", None) is not None:
             return _DeviceFunction(value._cudajit_device_pyfunc,
                                    tuple(getattr(value, "signatures", ())))

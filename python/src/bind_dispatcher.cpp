@@ -79,6 +79,9 @@ void bind_dispatcher(py::module_& m) {
           py::return_value_policy::reference_internal,
           "Numba's dispatcher extensions: each one's prepare_args(ty, val, stream=, retr=) "
           "may replace an argument before every launch")
+      .def("_set_link_provider", &Dispatcher::set_link_provider, py::arg("provider"),
+           "provider(cc) -> [(kind, name, bytes)]: foreign code linked with the kernel at each "
+           "load on a cuda device (cuda.declare_device, jit(link=)); None for none")
       .def("__getitem__",
            [](py::object self, py::handle config) { return configure(self, config); })
       .def(

@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdlib>
 #include <functional>
+#include <tuple>
+#include <unordered_map>
 
 #include "code_cache.hpp"
 #include "cudajit/runtime/bench.hpp"
@@ -127,12 +129,14 @@ const Program& Dispatcher::program() {
 int Dispatcher::traverse(visitproc visit, void* arg) const {
   Py_VISIT(ir_provider_.ptr());
   Py_VISIT(extensions_.ptr());
+  Py_VISIT(link_provider_.ptr());
   return 0;
 }
 
 void Dispatcher::clear_python_references() {
   ir_provider_ = py::none();
   extensions_ = py::list();
+  link_provider_ = py::none();
 }
 
 void Dispatcher::declare(const std::vector<Type>& arg_types) {
@@ -152,6 +156,27 @@ Dispatcher::Specialization& Dispatcher::specialize(const std::vector<Type>& arg_
   return specializations_.emplace_back(Specialization{arg_types, param_layout(arg_types), {}});
 }
 
+namespace {
+
+// The link provider's [(kind, name, bytes)] as the runtime takes them.
+std::vector<runtime::LinkInput> link_inputs(const py::handle& items) {
+  using Kind = runtime::LinkInput::Kind;
+  static const std::unordered_map<std::string, Kind> kinds = {
+      {"ptx", Kind::Ptx},       {"cubin", Kind::Cubin},     {"fatbin", Kind::Fatbin},
+      {"object", Kind::Object}, {"library", Kind::Library},
+  };
+  std::vector<runtime::LinkInput> inputs;
+  for (py::handle item : items) {
+    auto [kind, name, data] = item.cast<std::tuple<std::string, std::string, py::bytes>>();
+    auto found = kinds.find(kind);
+    if (found == kinds.end()) throw std::invalid_argument("unknown kind of linked code: " + kind);
+    inputs.push_back({found->second, std::move(name), std::string(data)});
+  }
+  return inputs;
+}
+
+}  // namespace
+
 const std::shared_ptr<runtime::LoadedKernel>& Dispatcher::kernel_for(Specialization& spec,
                                                                      runtime::Device& device) {
   auto found = spec.loaded.find(&device);
@@ -160,7 +185,10 @@ const std::shared_ptr<runtime::LoadedKernel>& Dispatcher::kernel_for(Specializat
   CompileOptions options = options_;
   // A GPU newer than our table runs the PTX of the newest capability we know.
   if (!for_cpu) options.cc = target::ptx_cc_for_device(device.compute_capability());
-  return spec.loaded[&device] = device.load(compile(spec.arg_types, options, for_cpu));
+  runtime::KernelCode code = compile(spec.arg_types, options, for_cpu);
+  if (!for_cpu && !link_provider_.is_none())
+    code.links = link_inputs(link_provider_(device.compute_capability()));
+  return spec.loaded[&device] = device.load(code);
 }
 
 namespace {

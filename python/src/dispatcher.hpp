@@ -58,6 +58,10 @@ class Dispatcher {
   // Numba's dispatcher extensions: objects whose prepare_args(ty, val, stream=, retr=)
   // may replace each argument before a launch (kernel.extensions.append(...)).
   py::list& extensions() { return extensions_; }
+  // Foreign code to link with the kernel on the cuda device (cuda.declare_device, jit(link=)):
+  // `provider(cc)` returns [(kind, name, bytes)], CUDA C++ compiled for the compute
+  // capability cc (major*10+minor). Called at each load on a cuda device; None: no linking.
+  void set_link_provider(py::object provider) { link_provider_ = std::move(provider); }
 
   // The Python objects it holds, for the garbage collector: the IR provider is a bound
   // method of the Python Dispatcher, a cycle through C++ that only tp_traverse shows (a
@@ -100,6 +104,7 @@ class Dispatcher {
 
   std::string name_;
   py::object ir_provider_;
+  py::object link_provider_ = py::none();
   CompileOptions options_;
   std::string cache_dir_;
   std::string ir_text_;  // the program's, once made: part of the CodeCache key

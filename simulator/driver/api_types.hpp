@@ -10,7 +10,6 @@
 
 extern "C" {
 
-typedef struct CUlinkState_st* CUlinkState;
 typedef struct CUlib_st* CUlibrary;
 typedef struct CUkern_st* CUkernel;
 typedef struct CUmemPoolHandle_st* CUmemoryPool;
@@ -18,15 +17,6 @@ typedef struct CUmemPoolHandle_st* CUmemoryPool;
 typedef struct CUuuid_st {
   char bytes[16];
 } CUuuid;
-
-typedef enum CUjitInputType_enum {
-  CU_JIT_INPUT_CUBIN = 0,
-  CU_JIT_INPUT_PTX = 1,
-  CU_JIT_INPUT_FATBINARY = 2,
-  CU_JIT_INPUT_OBJECT = 3,
-  CU_JIT_INPUT_LIBRARY = 4,
-  CU_JIT_INPUT_NVVM = 5,
-} CUjitInputType;
 
 // CUjit_option values beyond cuda_api.h's log buffers.
 inline constexpr int CU_JIT_TARGET = 9;

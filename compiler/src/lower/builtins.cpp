@@ -16,6 +16,7 @@ llvm::Value* FunctionLowering::call_builtin(const Node& n) {
   if (name.starts_with("overload.") || name.starts_with("choose."))
     return expr(n.child(f_.constants.at(&n)));
   if (name.starts_with("cuda.")) return call_cuda_builtin(n, name.substr(5));
+  if (name.starts_with("extern.")) return call_foreign(n);
   if (name == "isnone" || name == "notnone") {  // x is None: a constant, or the optional's flag
     auto known = f_.constants.find(&n);
     if (known != f_.constants.end()) return b_.getInt1(known->second != 0);

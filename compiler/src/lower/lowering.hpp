@@ -222,6 +222,8 @@ class FunctionLowering {
   llvm::Value* call_function(const ir::Node& n);
   // A call's arguments, a `*tuple`'s items in its place (ir::NodeKind::Star).
   std::vector<Value> argument_values(const ir::Node& n);
+  // foreign_calls.cpp: a foreign device function (cuda.declare_device), IR `extern.NAME`.
+  llvm::Value* call_foreign(const ir::Node& n);
 
   // arrays.cpp (and tuples)
   llvm::Value* subscript(const ir::Node& n);

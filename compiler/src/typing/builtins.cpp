@@ -624,6 +624,7 @@ Type type_builtin_call(const Node& call, const std::vector<Type>& args, TypedFun
     return args[0];
   }
   if (name.starts_with("math.")) return type_math(call, name.substr(5), args);
+  if (name.starts_with("extern.")) return type_foreign_call(call, args);
   if (name.starts_with("cuda.")) return type_cuda(call, name.substr(5), args, out);
   if (name.starts_with("cast.")) {
     auto target = scalar_from_name(name.substr(5));

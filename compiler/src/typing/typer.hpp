@@ -19,6 +19,9 @@ namespace cudajit::typing {
 // `out` receives constants the call folds (cuda.grid's dimension count).
 Type type_builtin_call(const ir::Node& call, const std::vector<Type>& args, TypedFunction& out);
 
+// foreign_calls.cpp: the type of a call of a foreign device function (IR `extern.NAME`).
+Type type_foreign_call(const ir::Node& call, const std::vector<Type>& args);
+
 // function_facts.cpp. True when control cannot fall off the end of `stmts`; whether a
 // `return VALUE` is among them (nested blocks too); a function's name as its Python source
 // spells it ("scale_3" is "scale", "test__locals__inner_4" "inner").

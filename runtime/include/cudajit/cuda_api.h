@@ -20,6 +20,7 @@ typedef struct CUmod_st* CUmodule;
 typedef struct CUfunc_st* CUfunction;
 typedef struct CUstream_st* CUstream;
 typedef struct CUevent_st* CUevent;
+typedef struct CUlinkState_st* CUlinkState;
 
 // --- results ---------------------------------------------------------------------------
 
@@ -138,6 +139,16 @@ typedef enum CUjit_option_enum {
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
 } CUjit_option;
 
+// What cuLinkAddData is given (foreign code linked with a kernel: cuda.declare_device).
+typedef enum CUjitInputType_enum {
+  CU_JIT_INPUT_CUBIN = 0,
+  CU_JIT_INPUT_PTX = 1,
+  CU_JIT_INPUT_FATBINARY = 2,
+  CU_JIT_INPUT_OBJECT = 3,
+  CU_JIT_INPUT_LIBRARY = 4,
+  CU_JIT_INPUT_NVVM = 5,
+} CUjitInputType;
+
 // --- flags -------------------------------------------------------------------------------
 
 typedef enum CUstream_flags_enum {
@@ -213,6 +224,13 @@ CUresult cuModuleLoadData(CUmodule* module, const void* image);
 CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int option_count,
                             CUjit_option* options, void** option_values);
 CUresult cuModuleUnload(CUmodule module);
+CUresult cuLinkCreate_v2(unsigned int option_count, CUjit_option* options, void** option_values,
+                         CUlinkState* state);
+CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void* data, size_t size,
+                          const char* name, unsigned int option_count, CUjit_option* options,
+                          void** option_values);
+CUresult cuLinkComplete(CUlinkState state, void** image, size_t* size);
+CUresult cuLinkDestroy(CUlinkState state);
 CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name);
 CUresult cuModuleGetGlobal_v2(CUdeviceptr* pointer, size_t* bytes, CUmodule module,
                               const char* name);

@@ -226,7 +226,7 @@ std::shared_ptr<LoadedKernel> CudaDevice::load(const KernelCode& code) {
   if (code.ptx.empty())
     throw std::invalid_argument("device " + label_ + " loads PTX: KernelCode::ptx is empty for " +
                                 "kernel '" + code.entry_name + "'");
-  auto module = std::make_shared<CudaModule>(*this, code.ptx);
+  auto module = std::make_shared<CudaModule>(*this, code.ptx, code.links);
   return std::make_shared<CudaKernel>(*this, std::move(module), code.entry_name, code.cooperative);
 }
 

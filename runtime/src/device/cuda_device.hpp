@@ -119,8 +119,9 @@ class CudaEvent final : public Event {
 // A module loaded from PTX; unloaded when the last kernel of it goes.
 class CudaModule {
  public:
-  // Throws DriverError carrying the JIT's error log when the PTX does not load.
-  CudaModule(CudaDevice& device, const std::string& ptx);
+  // Throws DriverError carrying the JIT's error log when the PTX does not load. With
+  // `links`, the PTX and they are linked first (cuLink*) and the linked image is loaded.
+  CudaModule(CudaDevice& device, const std::string& ptx, const std::vector<LinkInput>& links = {});
   ~CudaModule();
   CudaModule(const CudaModule&) = delete;
   CudaModule& operator=(const CudaModule&) = delete;

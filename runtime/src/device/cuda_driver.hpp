@@ -40,6 +40,10 @@ namespace cudajit::runtime::cuda {
   X(cuMemHostUnregister)                         \
   X(cuModuleLoadDataEx)                          \
   X(cuModuleUnload)                              \
+  X(cuLinkCreate_v2)                             \
+  X(cuLinkAddData_v2)                            \
+  X(cuLinkComplete)                              \
+  X(cuLinkDestroy)                               \
   X(cuModuleGetFunction)                         \
   X(cuFuncGetAttribute)                          \
   X(cuFuncSetAttribute)                          \

@@ -57,4 +57,15 @@ Scalar arithmetic_result(Scalar a, Scalar b);
 // Scalar NumPy promotion of two scalars.
 Scalar promote(Scalar a, Scalar b);
 
+// A call of a foreign device function (cuda.declare_device), IR `extern.NAME`: its
+// declaration, which the call carries as its first argument (bytes: the ABI, the return type,
+// then each parameter's type, one a line). Throws CompileError at the call when malformed.
+struct ForeignSignature {
+  std::string name;
+  bool numba_abi = true;  // Numba's: int32 status = f(result*, args...); C's: result = f(args...)
+  Type return_type;
+  std::vector<Type> params;
+};
+ForeignSignature foreign_signature(const ir::Node& call);
+
 }  // namespace cudajit::typing

@@ -118,9 +118,21 @@ struct DeviceLimits {
   int multiprocessors = 1;
 };
 
+// Foreign device code a kernel is linked with on the cuda device (cuda.declare_device,
+// jit(link=...)): bytes as the driver's linker takes them. CUDA C++ arrives compiled to PTX.
+struct LinkInput {
+  enum class Kind { Ptx, Cubin, Fatbin, Object, Library };
+  Kind kind = Kind::Ptx;
+  std::string name;  // for the linker's messages (a file's path)
+  std::string data;
+};
+
 // What a device loads: PTX (cuda) or a host entry point (cpu).
 struct KernelCode {
   std::string ptx;
+  // Linked with `ptx` through the driver's cuLink* before loading; attached at load, never
+  // cached with the code (so the code cache and the disk hold the kernel's own PTX only).
+  std::vector<LinkInput> links;
   std::string entry_name;
   // The kernel syncs its grid (cuda.cg): a cooperative launch, whose PTX
   // entry takes the grid workspace as a last parameter the device supplies.
