@@ -90,10 +90,13 @@ def _changed(env: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in env.items() if os.environ.get(k) != v}
 
 
-_USAGE = """usage: cudajit-sim [--print-env] COMMAND [ARGS...]
+_USAGE = """usage: cudajit-sim [--check race,init] [--print-env] COMMAND [ARGS...]
 
 Runs COMMAND with cudajit's simulated GPU as its CUDA driver (libcuda.so.1).
 
+  --check LIST  report shared-memory races (race) and reads of device memory nothing
+                wrote (init), as compute-sanitizer's racecheck and initcheck do
+                (sets CUDAJIT_SIM_CHECK)
   --print-env   print the variables it sets, as shell assignments, and exit
   -h, --help    this text
 
@@ -101,20 +104,37 @@ Simulator settings (environment): CUDAJIT_SIM_CC=7.5|8.0|9.0 (the device modelle
 CUDAJIT_SIM_THREADS (host threads per launch)."""
 
 
+# CUDAJIT_SIM_CHECK's names (simulator/exec/checks.cpp).
+_CHECKS = ("race", "racecheck", "init", "initcheck", "all", "none")
+
+
 def main(argv: list[str] | None = None) -> int:
     """The ``cudajit-sim`` command."""
     args = list(sys.argv[1:] if argv is None else argv)
+    checks = None
+    while args and (args[0] == "--check" or args[0].startswith("--check=")):
+        if args[0] == "--check" and len(args) < 2:
+            print(f"cudajit-sim: --check needs a list of checks\n\n{_USAGE}", file=sys.stderr)
+            return 2
+        checks, args = (args[1], args[2:]) if args[0] == "--check" else (args[0][8:], args[1:])
+        unknown = [c for c in checks.split(",") if c and c not in _CHECKS]
+        if unknown:
+            print(f"cudajit-sim: unknown check {unknown[0]!r} (known: race, init, all)",
+                  file=sys.stderr)
+            return 2
     if not args or args[0] in ("-h", "--help"):
         print(_USAGE)
         return 0 if args else 2
-    if args[0] == "--print-env":
-        for key, value in _changed(environment()).items():
-            print(f"export {key}={shlex.quote(value)}")
-        return 0
-    if args[0].startswith("-"):
+    if args[0].startswith("-") and args[0] != "--print-env":
         print(f"cudajit-sim: unknown option {args[0]!r}\n\n{_USAGE}", file=sys.stderr)
         return 2
     env = environment()
+    if checks is not None:
+        env["CUDAJIT_SIM_CHECK"] = checks
+    if args[0] == "--print-env":
+        for key, value in _changed(env).items():
+            print(f"export {key}={shlex.quote(value)}")
+        return 0
     try:
         os.execvpe(args[0], args, env)
     except OSError as e:
