@@ -256,8 +256,7 @@ void PtxLinker::add_image(const void* data, size_t size, std::string name) {
     case ImageKind::Ptx:
       return add_ptx(std::string(static_cast<const char*>(data), size), std::move(name));
     case ImageKind::Fatbin:
-      for (auto& ptx : fatbin_ptx(data, size, name)) add_ptx(std::move(ptx), name);
-      return;
+      return add_ptx(fatbin_ptx(data, size, name, arch_.empty() ? -1 : sm_of(arch_)), name);
     case ImageKind::Elf:
       throw LinkError("'" + name +
                       "' is a cubin (ELF): the simulated GPU runs PTX, and a cubin holds "
@@ -421,10 +420,11 @@ std::string entry_text(const uint8_t* entry, uint64_t header, uint64_t payload,
 
 }  // namespace
 
-std::vector<std::string> fatbin_ptx(const void* data, size_t size, const std::string& name) {
+std::string fatbin_ptx(const void* data, size_t size, const std::string& name, int target_sm) {
   // The container: a 16-byte header (magic, version, header size, size of what follows),
-  // then entries, each a header (kind 1 = PTX, 2 = ELF; its size; the payload's size;
-  // flags) and its payload.
+  // then entries, each a header (kind 1 = PTX, 2 = ELF; its size; the payload's size; the
+  // virtual architecture; flags) and its payload. As the driver does, the PTX of the newest
+  // architecture the target runs is taken (libcudadevrt.a carries PTX for several).
   const auto* b = static_cast<const uint8_t*>(data);
   auto read = [&](size_t at, size_t bytes) {
     uint64_t v = 0;
@@ -432,7 +432,8 @@ std::vector<std::string> fatbin_ptx(const void* data, size_t size, const std::st
     std::memcpy(&v, b + at, bytes);
     return v;
   };
-  std::vector<std::string> ptx;
+  std::string ptx;
+  int best_arch = -1, oldest_arch = -1;
   bool has_elf = false;
   size_t at = 0;
   while (at + 16 <= size && read(at, 4) == 0xBA55ED50u) {
@@ -445,7 +446,12 @@ std::vector<std::string> fatbin_ptx(const void* data, size_t size, const std::st
       if (entry + entry_header + payload > end)
         throw LinkError("'" + name + "' is a corrupt fatbin");
       if (kind == 1) {
-        ptx.push_back(entry_text(b + entry, entry_header, payload, name));
+        int arch = entry_header >= 0x20 ? int(read(entry + 0x1c, 4)) : 0;
+        if (oldest_arch < 0 || arch < oldest_arch) oldest_arch = arch;
+        if ((target_sm < 0 || arch <= target_sm) && arch > best_arch) {
+          best_arch = arch;
+          ptx = entry_text(b + entry, entry_header, payload, name);
+        }
       } else if (kind == 2) {
         has_elf = true;
       }
@@ -453,7 +459,10 @@ std::vector<std::string> fatbin_ptx(const void* data, size_t size, const std::st
     }
     at = end;
   }
-  if (ptx.empty())
+  if (best_arch < 0 && oldest_arch >= 0)
+    throw LinkError("'" + name + "' holds PTX for compute_" + std::to_string(oldest_arch) +
+                    " and newer only, newer than the link's sm_" + std::to_string(target_sm));
+  if (best_arch < 0)
     throw LinkError("'" + name + "' is a fatbin without PTX" +
                     (has_elf ? " (only cubins: machine code)" : "") +
                     ": the simulated GPU runs PTX; rebuild it with PTX included "

@@ -45,7 +45,8 @@ class PtxLinker {
   std::vector<Input> inputs_;
 };
 
-// The PTX entries of a fatbin (uncompressed ones; a compressed entry is a LinkError).
-std::vector<std::string> fatbin_ptx(const void* data, size_t size, const std::string& name);
+// The PTX of a fatbin that a target runs: the entry of the newest virtual architecture not
+// newer than `target_sm` (-1: the newest of all). Compressed entries are read (zstd).
+std::string fatbin_ptx(const void* data, size_t size, const std::string& name, int target_sm);
 
 }  // namespace cudajit::sim::link
