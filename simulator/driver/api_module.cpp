@@ -4,6 +4,7 @@
 
 #include "export.hpp"
 #include "link/ptx_linker.hpp"
+#include "profile.hpp"
 #include "ptx/module.hpp"
 
 using namespace cudajit::sim;
@@ -297,6 +298,7 @@ CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsi
     launch.dynamic_shared_bytes = shared;
     launch.sm_count = device_model().multiprocessors;
     launch.cooperative = cooperative;
+    launch.profile = driver::profiling();
     try {
       if (params && extra) return CUDA_ERROR_INVALID_VALUE;
       if (extra) {
@@ -341,6 +343,7 @@ CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsi
             LaunchStats stats = cudajit::sim::execute(launch, host_threads);
             Driver& d = driver::driver();
             d.thread_instructions += stats.thread_instructions;
+            record_launch_profile(launch.kernel->name, stats.profile);
             d.launches += 1;
             d.execution_ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                            std::chrono::steady_clock::now() - start)

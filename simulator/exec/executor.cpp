@@ -47,6 +47,7 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
   std::mutex mutex;
   std::exception_ptr failure;
   std::atomic<uint64_t> total{0};
+  Profile profile;  // the workers' counts, added under `mutex`
 
   auto worker = [&] {
     Block block;
@@ -66,6 +67,8 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
       local.abort->store(true);
     }
     total += instructions;
+    std::lock_guard lock(mutex);
+    profile.add(block.counts);
   };
   if (threads <= 1) {
     worker();
@@ -81,7 +84,8 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
     written += size_t(n);
   }
   if (failure) std::rethrow_exception(failure);
-  return {total.load()};
+  profile.thread_instructions = total.load();
+  return {total.load(), profile};
 }
 
 }  // namespace cudajit::sim

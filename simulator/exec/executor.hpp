@@ -14,6 +14,7 @@ namespace cudajit::sim {
 
 struct LaunchStats {
   uint64_t thread_instructions = 0;
+  Profile profile;  // memory counters only when Launch::profile; thread_instructions copied in
 };
 
 // Runs every block of `launch` (launch.abort may be null) on up to `threads`

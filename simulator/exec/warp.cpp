@@ -216,6 +216,7 @@ void Warp::run() {
       mask = inst.guard_negated ? live & ~holds : holds;
     }
     ++entry.pc;
+    ++counts.warp_instructions;  // issued, as on hardware, whether or not its guard holds
     if (mask != 0 || inst.is_control) {
       instructions += __builtin_popcount(mask);
       inst.run(*this, inst, mask);
@@ -247,6 +248,7 @@ void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
     warp.exited = ~present;
     warp.local_stride = kernel.max_local_bytes;
     warp.local.assign(size_t(kernel.max_local_bytes) * kWarpSize, 0);
+    warp.profiled = launch.profile;
     warp.push_frame(kernel, present, nullptr);
   }
   for (;;) {
@@ -269,7 +271,10 @@ void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
     if (!stuck) break;  // all done
     report_deadlock(*stuck, waiting, live);
   }
-  for (const Warp& warp : block.warps) *instructions += warp.instructions;
+  for (const Warp& warp : block.warps) {
+    *instructions += warp.instructions;
+    block.counts.add(warp.counts);
+  }
 }
 
 }  // namespace cudajit::sim

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "memory.hpp"
+#include "profile.hpp"
 #include "program.hpp"
 
 namespace cudajit::sim {
@@ -40,6 +41,7 @@ struct Launch {
   std::vector<uint8_t> params;         // the kernel's .param area, as packed from kernelParams
   std::atomic<bool>* abort = nullptr;  // set when a block faults: the others stop early
   int sm_count = 1;
+  bool profile = false;            // count memory accesses (exec/profile.hpp)
   PrintfOutput* printf = nullptr;  // set by execute()
   // cuLaunchCooperativeKernel: every block runs at once (a host thread each),
   // so blocks may wait for each other; blocks that have ended, set by execute().
@@ -149,6 +151,8 @@ struct Warp {
   uint64_t local_stride = 0;
   Range cached_range;         // last global range an access hit
   uint64_t instructions = 0;  // thread-instructions executed
+  Profile counts;             // warp instructions and branches; memory when `profiled`
+  bool profiled = false;      // the launch counts memory accesses (Launch::profile)
   // nanosleep: when this warp's current run of sleeps began, and its last sleep (ns).
   int64_t sleeping_since = 0, last_sleep = 0;
 
@@ -198,6 +202,7 @@ struct Block {
   std::vector<uint8_t> shared;  // static, then dynamic shared memory
   std::vector<Warp> warps;
   BlockBarrier barriers[kBarrierCount];
+  Profile counts;  // its warps' counts, summed over the blocks this host thread ran
 };
 
 // barriers.cpp: a warp's lanes arrive at barrier `barrier` (expecting `threads`, 0: all) at

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "../decode_context.hpp"
+#include "../profile.hpp"
 #include "../warp.hpp"
 #include "float_bits.hpp"
 #include "memory_access.hpp"
@@ -89,6 +90,12 @@ void run_atomic(Warp& warp, const Inst& inst, uint32_t mask) {
   uint64_t* d = returns ? warp.reg(inst.op[0]) : nullptr;
   const uint64_t* b = warp.reg(inst.op[1]);
   const uint64_t* c = inst.op[2] == kNoSlot ? nullptr : warp.reg(inst.op[2]);
+  if (warp.profiled && mask != 0) [[unlikely]]
+    profile_access(warp, inst, mask,
+                   where == kGlobal   ? ProfiledSpace::kGlobal
+                   : where == kShared ? ProfiledSpace::kShared
+                                      : ProfiledSpace::kGeneric,
+                   sizeof(T), ProfiledAccess::kAtomic);
   for_lanes(mask, [&](int lane) {
     bool global = false;
     U* p = reinterpret_cast<U*>(atomic_address<where>(warp, inst, lane, sizeof(T), global));

@@ -34,6 +34,8 @@ void branch_to(Warp& warp, uint32_t taken, uint32_t target, uint32_t reconverge)
 }
 
 void run_bra(Warp& warp, const Inst& inst, uint32_t mask) {
+  ++warp.counts.branches;
+  if (mask != 0 && (warp.active & ~mask) != 0) ++warp.counts.divergent_branches;
   branch_to(warp, mask, inst.target, inst.reconverge);
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "../decode_context.hpp"
+#include "../profile.hpp"
 #include "../warp.hpp"
 #include "memory_access.hpp"
 
@@ -45,6 +46,24 @@ inline uint8_t* locate(Warp& warp, const Inst& inst, int lane, uint64_t size, bo
   }
 }
 
+// exec/profile.hpp counts a warp's accesses when the launch asks; .param and .const are not
+// memory traffic it judges (inst.aux marks .const, which runs as kGlobal).
+constexpr uint8_t kConstSpace = 1;
+
+template <Kind kind>
+inline void profile(Warp& warp, const Inst& inst, uint32_t mask, uint32_t size,
+                    ProfiledAccess access) {
+  if constexpr (kind != kKernelParam && kind != kFrameParam) {
+    if (!warp.profiled || mask == 0 || inst.aux == kConstSpace) [[likely]]
+      return;
+    constexpr ProfiledSpace space = kind == kGlobal   ? ProfiledSpace::kGlobal
+                                    : kind == kShared ? ProfiledSpace::kShared
+                                    : kind == kLocal  ? ProfiledSpace::kLocal
+                                                      : ProfiledSpace::kGeneric;
+    profile_access(warp, inst, mask, space, size, access);
+  }
+}
+
 // Loaded values are extended to the register's 64 bits: signed types by sign.
 template <class T>
 inline uint64_t widen(const uint8_t* p) {
@@ -63,6 +82,7 @@ template <Kind kind, class T, int count>
 void run_ld(Warp& warp, const Inst& inst, uint32_t mask) {
   uint64_t* dst[count];
   for (int i = 0; i < count; ++i) dst[i] = inst.op[i] == kNoSlot ? nullptr : warp.reg(inst.op[i]);
+  profile<kind>(warp, inst, mask, sizeof(T) * count, ProfiledAccess::kLoad);
   for_lanes(mask, [&](int lane) {
     const uint8_t* p = locate<kind>(warp, inst, lane, sizeof(T) * count, false);
     for (int i = 0; i < count; ++i)
@@ -74,6 +94,7 @@ template <Kind kind, class T, int count>
 void run_st(Warp& warp, const Inst& inst, uint32_t mask) {
   const uint64_t* src[count];
   for (int i = 0; i < count; ++i) src[i] = warp.reg(inst.op[i]);
+  profile<kind>(warp, inst, mask, sizeof(T) * count, ProfiledAccess::kStore);
   for_lanes(mask, [&](int lane) {
     uint8_t* p = locate<kind>(warp, inst, lane, sizeof(T) * count, true);
     for (int i = 0; i < count; ++i) {
@@ -213,6 +234,7 @@ void decode_ld(DecodeContext& c, Inst& inst) {
   if (c.operand_count() != 2) c.error("expects a destination and an address");
   value_slots(c, inst, c.operand(0), count, type, true);
   Kind kind = decode_address(c, inst, c.operand(1), space_of(c));
+  if (space_of(c) == Space::Const) inst.aux = kConstSpace;
   inst.run = by_kind<Load>(kind, type, count);
   inst.size = uint8_t(ptx::type_size(type) * count);
   inst.count = uint8_t(count);
