@@ -11,6 +11,7 @@
 
 #include "code_cache.hpp"
 #include "cudajit/runtime/bench.hpp"
+#include "cudajit/runtime/interrupt.hpp"
 #include "device_array.hpp"
 #include "devices.hpp"
 #include "disk_cache.hpp"
@@ -552,6 +553,26 @@ void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Di
     throw;
   }
   producers.after(s);
+  if (!p.writebacks && !p.has_host_arrays) return;
+  // The copies back (which wait for the kernel, on a GPU with the GIL held) come after a wait
+  // that Ctrl-C can end: the interrupt abandons the grid on the cpu device and the simulated
+  // GPU, whose work then ends in moments; a real GPU's kernel runs to its end first. The host
+  // arrays are the caller's once this returns, so the wait goes on until the stream is idle
+  // (what the abandoned work reports gives way to the KeyboardInterrupt), and nothing is
+  // copied back: their contents are undefined.
+  {
+    py::gil_scoped_release release;
+    try {
+      runtime::InterruptibleWaits interruptible;
+      s.synchronize();
+    } catch (const runtime::Interrupted&) {
+      try {
+        s.synchronize();
+      } catch (...) {
+      }
+      throw;
+    }
+  }
   if (p.writebacks)
     for (py::handle writeback : *p.writebacks) writeback();  // copies into host memory: they wait
   if (!p.has_host_arrays) return;

@@ -1,4 +1,6 @@
 // cuInit, errors, the device and its attributes, the primary context.
+#include <pthread.h>
+
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -243,8 +245,17 @@ CUDAJIT_SIM_API cuInit(unsigned flags) {
   if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
   return guarded([] {
     Driver& d = driver();
+    // A child forked after the driver started has none of its threads: as with CUDA's
+    // driver, every call there fails (numba-cuda reports "CUDA initialized before forking").
+    if (d.forked.load()) return CUDA_ERROR_NOT_INITIALIZED;
     static std::once_flag once;
-    std::call_once(once, [&] { d.primary = new Context(); });  // lives as long as the process
+    std::call_once(once, [&] {
+      d.primary = new Context();  // lives as long as the process
+      pthread_atfork(nullptr, nullptr, [] {
+        Driver& child = driver();
+        if (child.initialized.exchange(false)) child.forked.store(true);
+      });
+    });
     d.initialized.store(true);
     return CUDA_SUCCESS;
   });

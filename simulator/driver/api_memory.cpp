@@ -299,12 +299,15 @@ CUresult memset_async(CUdeviceptr dst, uint32_t value, size_t size, size_t count
   if (count == 0) return CUDA_SUCCESS;
   if (dst % size != 0) return CUDA_ERROR_INVALID_VALUE;
   auto target_allocation = find(c, dst);
-  if (!target_allocation || !target_allocation->holds(dst, count * size))
-    return CUDA_ERROR_INVALID_VALUE;
+  bool held = target_allocation ? target_allocation->holds(dst, count * size)
+                                : c->memory.find(dst, count * size).end != 0;
+  if (!held) return CUDA_ERROR_INVALID_VALUE;
   return guarded([&] {
     auto* target = reinterpret_cast<uint8_t*>(uintptr_t(dst));
     stream->enqueue(
         [c, target, value, size, count] {
+  // An allocation, or a module variable (cuModuleGetGlobal's address: numba-cuda clears its
+  // exception flag so), must hold the whole range.
           if (c->sticky.load() != CUDA_SUCCESS) return;
           if (size == 1) return void(std::memset(target, int(value), count));
           for (size_t i = 0; i < count; ++i) std::memcpy(target + i * size, &value, size);
@@ -367,10 +370,8 @@ CUDAJIT_SIM_API cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t by
 CUDAJIT_SIM_API cuMemGetAddressRange_v2(CUdeviceptr* base, size_t* size, CUdeviceptr pointer) {
   Context* c;
   if (CUresult r = check_context(c)) return r;
-  auto a = find(c, pointer);
-  if (!a || a->allocation.kind == Allocation::Kind::HostRegistered ||
-      a->allocation.kind == Allocation::Kind::HostAllocated)
-    return CUDA_ERROR_NOT_FOUND;
+  auto a = find(c, pointer);  // mapped host memory has a device address too (unified)
+  if (!a) return CUDA_ERROR_NOT_FOUND;
   if (base) *base = a->begin;
   if (size) *size = a->allocation.size;
   return CUDA_SUCCESS;

@@ -2,6 +2,7 @@
 // kernels and their attributes, launches.
 #include <cstring>
 
+#include "abandon.hpp"
 #include "export.hpp"
 #include "link/ptx_linker.hpp"
 #include "profile.hpp"
@@ -336,8 +337,11 @@ CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsi
       return CUDA_SUCCESS;
     }
     stream->enqueue(
-        [c, launch = std::move(launch), host_threads] {
+        [c, launch = std::move(launch), host_threads, queued = abandon_epoch()]() mutable {
           if (c->sticky.load() != CUDA_SUCCESS) return;
+          RunningGrid running(queued);  // cudajitSimAbandonGrids stops it: it just ends
+          if (running.abandoned()) return;
+          launch.abort = running.abort();
           try {
             auto start = std::chrono::steady_clock::now();
             LaunchStats stats = cudajit::sim::execute(launch, host_threads);
@@ -349,9 +353,9 @@ CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsi
                                            std::chrono::steady_clock::now() - start)
                                            .count());
           } catch (const ExecutionFault& e) {
-            c->fault(fault_code(e.fault()), e.what());
+            if (!running.abandoned()) c->fault(fault_code(e.fault()), e.what());
           } catch (const std::exception& e) {
-            c->fault(CUDA_ERROR_LAUNCH_FAILED, e.what());
+            if (!running.abandoned()) c->fault(CUDA_ERROR_LAUNCH_FAILED, e.what());
           }
         },
         c->implicit_waits(stream));

@@ -119,6 +119,7 @@ struct Kernel {
   Module* module = nullptr;
   const Function* function = nullptr;
   std::atomic<int> max_dynamic_shared{0};
+  std::atomic<int> shared_carveout{-1};  // CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
 };
 
 struct Module {
@@ -179,6 +180,7 @@ class Context {
 // The driver singleton (never destroyed: work may still be queued at exit).
 struct Driver {
   std::atomic<bool> initialized{false};
+  std::atomic<bool> forked{false};  // this process is a child forked after cuInit
   Context* primary = nullptr;
   bool execute = true;   // CUDAJIT_SIM_EXECUTE=0: launches are checked and queued, not run
   unsigned threads = 0;  // host threads per launch (CUDAJIT_SIM_THREADS; 0: all cores)

@@ -171,7 +171,16 @@ bool Warp::run_another_path() {
 }
 
 void Warp::run() {
+  // A launch stopped elsewhere (a fault in another block, or abandoned by a Ctrl-C through
+  // cudajitSimAbandonGrids): the warp stops within kAbortCheck instructions, even in a loop
+  // that never ends; run_block sees the flag and returns.
+  constexpr uint32_t kAbortCheck = 4096;
+  uint32_t until_check = kAbortCheck;
   while (state == State::Running) {
+    if (--until_check == 0) {
+      until_check = kAbortCheck;
+      if (launch->abort && launch->abort->load(std::memory_order_relaxed)) return;
+    }
     Frame& frame = frames.back();
     SimtEntry& entry = frame.stack.back();
     if (entry.at_warp_sync && complete_meetings()) continue;  // members may have exited

@@ -180,3 +180,23 @@ def test_help_describes_the_command(flag):
     out = subprocess.run([sys.executable, "-m", "cudajit.sim", flag], env=env,
                          capture_output=True, text=True, check=True).stdout
     assert "usage: cudajit-sim" in out and "--print-env" in out
+
+
+def test_a_child_forked_after_the_driver_started_gets_not_initialized():
+    # As CUDA's driver: the child has none of the driver's threads, so every call fails
+    # (numba-cuda turns this into "CUDA initialized before forking"), and the parent goes on.
+    done = run_under_sim("""
+        import ctypes, os
+        lib = ctypes.CDLL("libcuda.so.1")
+        assert lib.cuInit(0) == 0
+        pid = os.fork()
+        if pid == 0:
+            n = ctypes.c_int()
+            os._exit(10 * lib.cuInit(0) + lib.cuDeviceGetCount(ctypes.byref(n)))
+        _, status = os.waitpid(pid, 0)
+        n = ctypes.c_int()
+        print("child", os.waitstatus_to_exitcode(status), "parent",
+              lib.cuDeviceGetCount(ctypes.byref(n)), n.value)
+    """)
+    assert done.returncode == 0, done.stderr
+    assert "child 33 parent 0 1" in done.stdout  # CUDA_ERROR_NOT_INITIALIZED twice

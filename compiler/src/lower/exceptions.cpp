@@ -84,6 +84,27 @@ void FunctionLowering::stack_guard() {
   b_.SetInsertPoint(fine);
 }
 
+// At a host loop's head (each iteration, or each run of iterations): a thread of an abandoned
+// launch (a Ctrl-C, runtime/interrupt.hpp) stops as a raise does, so a kernel that loops for
+// minutes ends within moments. One load of a flag that is almost never set; the GPU has no such
+// check (a kernel runs to its end; the simulator checks between instructions).
+void FunctionLowering::abandon_point() {
+  if (!thread_ctx_) return;
+  llvm::StructType* ctx_type = m_.thread_ctx_type();
+  llvm::Value* flag =
+      b_.CreateLoad(b_.getPtrTy(), b_.CreateStructGEP(ctx_type, thread_ctx_, kAbandon));
+  auto* set = b_.CreateAlignedLoad(b_.getInt32Ty(), flag, llvm::Align(4));
+  set->setAtomic(llvm::AtomicOrdering::Monotonic);  // read afresh each time, never hoisted
+  auto* leave = llvm::BasicBlock::Create(m_.context, "abandoned", fn_);
+  auto* go_on = llvm::BasicBlock::Create(m_.context, "not.abandoned", fn_);
+  b_.CreateCondBr(b_.CreateICmpNE(set, b_.getInt32(0)), leave, go_on,
+                  llvm::MDBuilder(m_.context).createBranchWeights(1, 1 << 20));
+  b_.SetInsertPoint(leave);
+  leave_raising();  // ends in a new dead block
+  b_.CreateBr(go_on);
+  b_.SetInsertPoint(go_on);
+}
+
 // Raises exception `code` (of the kernel's table) where `condition` holds; goes on after.
 void FunctionLowering::raise_if(llvm::Value* condition, int64_t code) {
   auto* fails = llvm::BasicBlock::Create(m_.context, "check.fails", fn_);
@@ -167,6 +188,14 @@ bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name)
 
 int64_t raise_code(std::string_view name) {
   return std::stoll(std::string(name.substr(name.rfind('.') + 1)));
+}
+
+bool contains_loop(const std::vector<ir::NodePtr>& nodes) {
+  for (const auto& n : nodes) {
+    if (n->kind == ir::NodeKind::While || n->kind == ir::NodeKind::For) return true;
+    if (contains_loop(n->children)) return true;
+  }
+  return false;
 }
 
 bool contains_raise(const std::vector<ir::NodePtr>& nodes) {

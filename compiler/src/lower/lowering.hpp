@@ -39,6 +39,7 @@ enum HostContextField : unsigned {
   kRaised = 8,
   kStackLimit = 9,
   kStackOverflow = 10,
+  kAbandon = 11,
 };
 
 // What differs between the GPU and the cpu device inside a function body.
@@ -280,6 +281,7 @@ class FunctionLowering {
   void assert_stmt(const ir::Node& s);
   void leave_raising();
   void stack_guard();
+  void abandon_point();
   llvm::Value* checked(const ir::Node& n);
   void raise_if(llvm::Value* condition, int64_t code);
   void return_if_raised();
@@ -366,6 +368,8 @@ struct LoweredProgram {
 // per-thread entry) calling it.
 // Whether statements hold a raise or an assert, at any depth.
 bool contains_raise(const std::vector<ir::NodePtr>& nodes);
+// Whether `nodes` hold a while or for loop (host code polls the launch's abandon flag there).
+bool contains_loop(const std::vector<ir::NodePtr>& nodes);
 // The exception code the front end put at the end of a name (debug.zerodiv.N, reshape.N).
 int64_t raise_code(std::string_view name);
 // Host: fills ModuleLowering::block_syncing and tail_statements (synchronization.cpp).

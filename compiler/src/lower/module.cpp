@@ -70,12 +70,12 @@ llvm::StructType* ModuleLowering::thread_ctx_type() {
   // each, in that order); the launch's IndexErrorRecord*; the block's shared
   // memory, its dynamic part and that part's size (i64); the barrier and warp
   // functions, the runtime's state of the thread, whether it raised (i32); the
-  // stack limit of recursion (i64) and the launch's stack-overflow flag.
+  // stack limit of recursion (i64), the launch's stack-overflow flag and its abandon flag.
   auto* ptr = llvm::PointerType::get(context, 0);
   auto* i32 = llvm::Type::getInt32Ty(context);
   auto* i64 = llvm::Type::getInt64Ty(context);
-  return llvm::StructType::get(
-      context, {llvm::ArrayType::get(i32, 12), ptr, ptr, ptr, i64, ptr, ptr, ptr, i32, i64, ptr});
+  return llvm::StructType::get(context, {llvm::ArrayType::get(i32, 12), ptr, ptr, ptr, i64, ptr,
+                                         ptr, ptr, i32, i64, ptr, ptr});
 }
 
 llvm::StructType* ModuleLowering::error_record_type() {
@@ -261,6 +261,12 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
                 b.CreateStructGEP(ctx_type, ctx, kStackLimit));
   b.CreateStore(b.CreateLoad(ptr, b.CreateConstGEP1_32(b.getInt8Ty(), dims, 48)),
                 b.CreateStructGEP(ctx_type, ctx, kStackOverflow));
+  // LaunchDims::abandon, or a flag that is never set (callers that pass none: tests).
+  llvm::Value* abandon = b.CreateLoad(ptr, b.CreateConstGEP1_32(b.getInt8Ty(), dims, 56));
+  auto* never = new llvm::GlobalVariable(m.module, i32, true, llvm::GlobalValue::PrivateLinkage,
+                                         b.getInt32(0), "abandon.never");
+  b.CreateStore(b.CreateSelect(b.CreateIsNull(abandon), never, abandon),
+                b.CreateStructGEP(ctx_type, ctx, kAbandon));
   for (unsigned field : {kBarrier, kWarp, kRuntime})  // no fibers here
     b.CreateStore(llvm::ConstantPointerNull::get(ptr), b.CreateStructGEP(ctx_type, ctx, field));
   // LaunchDims is {grid[3], block[3]}; the context holds blockDim at 3..5, gridDim at 9..11.
@@ -373,6 +379,10 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
       if (recursive(*f)) m.stack_guarded.insert(f);
   m.may_raise |= !m.stack_guarded.empty();
   m.may_raise |= contains_raise(program.entry->function->body);
+  // Host loops leave an abandoned launch as a raise does (abandon_point): callers return too.
+  if (target == TargetKind::Host)
+    for (const TypedFunction* f : reachable) m.may_raise |= contains_loop(f->function->body);
+  if (target == TargetKind::Host) m.may_raise |= contains_loop(program.entry->function->body);
   if (target == TargetKind::Host) {
     std::vector<const TypedFunction*> all = reachable;
     if (std::find(all.begin(), all.end(), program.entry) == all.end())

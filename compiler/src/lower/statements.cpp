@@ -222,6 +222,7 @@ void FunctionLowering::while_loop(const Node& s) {
   auto* exit_bb = llvm::BasicBlock::Create(m_.context, "while.end", fn_);
   b_.CreateBr(cond_bb);
   b_.SetInsertPoint(cond_bb);
+  abandon_point();  // host: every iteration (`continue` comes here too)
   b_.CreateCondBr(to_bool(expr(s.child(0)), type_of(s.child(0))), body_bb, exit_bb);
   b_.SetInsertPoint(body_bb);
   loops_.push_back({cond_bb, exit_bb});
@@ -236,7 +237,10 @@ void FunctionLowering::while_loop(const Node& s) {
 // copied into `i` at the top of each iteration, so the body may reassign `i`
 // and `i` keeps its last value after the loop, as in Python. A zero step runs
 // no iteration (Python raises ValueError; a kernel cannot).
+// Host code runs the range in chunks of kAbandonChunk iterations with an abandon_point()
+// between them: the loop over one chunk keeps a single exit, so it still vectorises.
 void FunctionLowering::for_range(const Node& s) {
+  constexpr int64_t kAbandonChunk = 4096;
   Type i64 = Type::scalar(Scalar::Int64);
   llvm::Value* start = expr_as(s.child(1), i64);
   llvm::Value* stop = expr_as(s.child(2), i64);
@@ -252,13 +256,41 @@ void FunctionLowering::for_range(const Node& s) {
   auto* body_bb = llvm::BasicBlock::Create(m_.context, "for.body", fn_);
   auto* next_bb = llvm::BasicBlock::Create(m_.context, "for.next", fn_);
   auto* exit_bb = llvm::BasicBlock::Create(m_.context, "for.end", fn_);
+  const bool chunked = thread_ctx_ != nullptr;
+  auto* chunk_bb = chunked ? llvm::BasicBlock::Create(m_.context, "for.chunk", fn_) : nullptr;
+  auto* chunk_end_bb =
+      chunked ? llvm::BasicBlock::Create(m_.context, "for.chunk.end", fn_) : nullptr;
+  llvm::Value* limit = nullptr;  // where this chunk ends (saturated: no wrap-around)
+  if (chunked) {
+    b_.CreateBr(chunk_bb);
+    b_.SetInsertPoint(chunk_bb);
+    abandon_point();
+    llvm::Value* first = b_.CreateLoad(b_.getInt64Ty(), counter);
+    llvm::Value* clamped = b_.CreateBinaryIntrinsic(
+        llvm::Intrinsic::smax,
+        b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, step, int64(1LL << 40)),
+        int64(-(1LL << 40)));
+    limit = b_.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_sat, first,
+                                     b_.CreateMul(clamped, int64(kAbandonChunk)));
+  }
   b_.CreateBr(cond_bb);
 
   b_.SetInsertPoint(cond_bb);
   llvm::Value* i = b_.CreateLoad(b_.getInt64Ty(), counter);
   llvm::Value* up = b_.CreateAnd(b_.CreateICmpSGT(step, int64(0)), b_.CreateICmpSLT(i, stop));
   llvm::Value* down = b_.CreateAnd(b_.CreateICmpSLT(step, int64(0)), b_.CreateICmpSGT(i, stop));
-  b_.CreateCondBr(b_.CreateOr(up, down), body_bb, exit_bb);
+  llvm::Value* in_range = b_.CreateOr(up, down);
+  if (chunked) {
+    llvm::Value* in_chunk =
+        b_.CreateOr(b_.CreateICmpSLT(i, limit), b_.CreateICmpSLT(step, int64(0)));
+    in_chunk = b_.CreateAnd(
+        in_chunk, b_.CreateOr(b_.CreateICmpSGT(i, limit), b_.CreateICmpSGT(step, int64(0))));
+    b_.CreateCondBr(b_.CreateAnd(in_range, in_chunk), body_bb, chunk_end_bb);
+    b_.SetInsertPoint(chunk_end_bb);  // the chunk is done: the next one, or the loop is
+    b_.CreateCondBr(in_range, chunk_bb, exit_bb);
+  } else {
+    b_.CreateCondBr(in_range, body_bb, exit_bb);
+  }
 
   b_.SetInsertPoint(body_bb);
   assign(s.child(0), i, i64);

@@ -1,6 +1,7 @@
 #include "cuda_driver.hpp"
 
 #include "cudajit/runtime/fork.hpp"
+#include "cudajit/runtime/interrupt.hpp"
 
 #include <dlfcn.h>
 
@@ -56,11 +57,14 @@ LoadResult load() {
     missing = "cuEventElapsedTime";
   resolve(library, "cuStreamGetCtx", api->cuStreamGetCtx);            // optional
   resolve(library, "cudajitSimLastFault", api->cudajitSimLastFault);  // the simulated GPU only
+  resolve(library, "cudajitSimAbandonGrids", api->cudajitSimAbandonGrids);
   api->library = path;
   if (missing) {
     result.reason = path + " has no " + missing + " (the NVIDIA driver is too old for cudajit)";
     return result;
   }
+  // A Ctrl-C abandons the simulated GPU's grids too; a real GPU's kernels run to their end.
+  if (api->cudajitSimAbandonGrids) add_grid_abandoner(api->cudajitSimAbandonGrids);
   result.api = std::move(api);
   return result;
 }

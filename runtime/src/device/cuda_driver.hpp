@@ -73,6 +73,8 @@ struct DriverApi {
   CUresult (*cuStreamGetCtx)(CUstream stream, CUcontext* context) = nullptr;
   // Only in cudajit's simulated GPU (simulator/driver): the last fault's diagnostic.
   const char* (*cudajitSimLastFault)() = nullptr;
+  // Likewise: stops every queued and running grid (a Ctrl-C; runtime/interrupt.hpp).
+  void (*cudajitSimAbandonGrids)() = nullptr;
   std::string library;  // the file the table was loaded from
   bool simulated() const { return cudajitSimLastFault != nullptr; }
 };

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/context/detail/fcontext.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -220,6 +221,12 @@ BlockFibers::BlockFibers(target::HostThreadEntry entry, void** params,
 
 BlockFibers::~BlockFibers() = default;
 
+namespace {
+
+alignas(4) const int32_t kNeverAbandoned = 0;  // the flag of launches that cannot be abandoned
+
+}  // namespace
+
 void BlockFibers::run(int64_t linear_block) {
   const uint32_t gx = dims_.grid[0], gy = dims_.grid[1];
   const uint32_t bx = dims_.block[0], by = dims_.block[1];
@@ -248,6 +255,7 @@ void BlockFibers::run(int64_t linear_block) {
     t.raised = 0;
     t.stack_limit = reinterpret_cast<uintptr_t>(stacks.top(i)) - BlockFibers::kRecursionBytes;
     t.stack_overflow = dims_.stack_overflow;
+    t.abandon = dims_.abandon ? dims_.abandon : &kNeverAbandoned;
     f.state = State::Ready;
     f.block = this;
     f.context = fctx::make_fcontext(stacks.top(i), FiberStacks::kBytes, fiber_main);
@@ -259,6 +267,10 @@ void BlockFibers::run(int64_t linear_block) {
       all_done = all_done && f.state == State::Done;
     }
     if (all_done) return;
+    // An abandoned launch (a Ctrl-C): threads returned at loop back-edges while others may
+    // wait at barriers they will never complete. The waiting fibers are dropped, as a
+    // BarrierError drops them (their stacks hold no objects to destroy).
+    if (dims_.abandon && std::atomic_ref<const int32_t>(*dims_.abandon).load() != 0) return;
     if (!release_barriers()) throw BarrierError(stuck_message());
   }
 }

@@ -199,6 +199,7 @@ void launch_cooperative(const target::HostKernel& kernel, const target::LaunchDi
     }
   }
   if (first_error) std::rethrow_exception(first_error);
+  if (dims.abandon && std::atomic_ref<const int32_t>(*dims.abandon).load() != 0) return;
   // A block that ended early let the others past the syncs it missed: on a GPU they would
   // have waited for it forever. Said, not hidden.
   auto [fewest, most] = std::minmax_element(syncs.begin(), syncs.end());
@@ -248,23 +249,27 @@ void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
                  std::optional<uint64_t> epoch) {
   if (!kernel) throw std::invalid_argument("launch_host: the kernel has no host entry");
   alignas(4) int32_t overflow = 0;  // set (atomically) by a thread that recursed too deep
+  // Set by a Ctrl-C (cancel_host_grids()): threads return at their loops' back-edges.
+  std::optional<HostGridAbandonFlag> abandon;
+  if (epoch) abandon.emplace(*epoch);
   target::LaunchDims dims{{grid.x, grid.y, grid.z},
                           {block.x, block.y, block.z},
                           errors,
                           dynamic_shared_bytes,
                           0,
-                          &overflow};
+                          &overflow,
+                          abandon ? abandon->get() : nullptr};
   const uint64_t dynamic_offset = target::shared_offset(kernel.static_shared_bytes);
   const uint64_t shared_bytes = dynamic_offset + dynamic_shared_bytes;
   if (kernel.cooperative) {  // CpuDevice::launch checked the grid against the limit
     launch_cooperative(kernel, dims, params, shared_bytes, dynamic_offset);
-    throw_if_overflowed(overflow);
+    if (!(abandon && abandon->set())) throw_if_overflowed(overflow);
     return;
   }
   // Blocks [begin, end) on this OS thread, one after the other, reusing its shared memory;
   // in runs of kCancelCheck blocks, between which a cancelled grid stops.
   constexpr int64_t kCancelCheck = 4;
-  auto cancelled = [&] { return epoch && host_grid_epoch() != *epoch; };
+  auto cancelled = [&] { return abandon && abandon->set(); };
   auto run_blocks = [&](int64_t begin, int64_t end) {
     unsigned char* shared = shared_bytes != 0 ? thread_shared_buffer(shared_bytes) : nullptr;
     if (kernel.entry != nullptr) {

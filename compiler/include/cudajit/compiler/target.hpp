@@ -70,6 +70,9 @@ struct LaunchDims {
   // (this OS thread's, set per worker; 0: unchecked) and set *stack_overflow.
   uint64_t stack_limit = 0;
   int32_t* stack_overflow = nullptr;
+  // Set (non-zero, atomically) when the launch is abandoned (a Ctrl-C, runtime/interrupt.hpp):
+  // every thread returns at its next loop back-edge. Null: never.
+  const int32_t* abandon = nullptr;
 };
 
 // The entry point the host target generates for a kernel that never
@@ -137,6 +140,7 @@ struct HostThreadContext {
   int32_t raised = 0;             // set by a raise in the kernel: its callers return
   uint64_t stack_limit = 0;       // as LaunchDims: the lowest stack address recursion may use
   int32_t* stack_overflow = nullptr;
+  const int32_t* abandon = nullptr;  // as LaunchDims (never null here: a zero flag instead)
 };
 
 // The entry point for a kernel that synchronises: runs one thread, `ctx`

@@ -21,9 +21,10 @@ struct Dim3 {
 // BarrierError when the threads of a block cannot meet at a barrier,
 // StackOverflowError when a thread's recursion outgrew its stack. A
 // cooperative kernel's grid must fit host_cooperative_blocks (the caller checks).
-// With an `epoch` (host_grid_epoch() when the launch was queued), the grid stops at its next
-// few blocks once a Ctrl-C has moved the epoch on (interrupt.hpp); a cooperative grid runs
-// to its end (its blocks wait for each other).
+// With an `epoch` (host_grid_epoch() when the launch was queued), the grid is abandoned once a
+// Ctrl-C has moved the epoch on (interrupt.hpp): blocks not started never run, and running
+// threads return at their next loop back-edge (cooperative grids too); it returns normally,
+// its outputs undefined.
 void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
                  uint64_t dynamic_shared_bytes, void** params,
                  target::IndexErrorRecord* errors = nullptr,
