@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "api_types.hpp"
+#include "exec/checks.hpp"
 #include "export.hpp"
 
 using namespace cudajit::sim::driver;
@@ -41,7 +42,11 @@ CUresult allocate(Context* c, void** out, size_t bytes, Allocation::Kind kind) {
     std::lock_guard lock(c->mutex);
     c->allocations[address] = {bytes, kind};
   }
-  c->memory.add(address, bytes, kind_name(kind));
+  // initcheck: device memory starts unwritten (managed and host memory the host may write
+  // without the driver seeing it, so they count as written).
+  bool track = kind == Allocation::Kind::Device &&
+               (cudajit::sim::checks_from_environment() & cudajit::sim::kInitCheck);
+  c->memory.add(address, bytes, kind_name(kind), track);
   *out = p;
   return CUDA_SUCCESS;
 }
@@ -275,7 +280,9 @@ CUDAJIT_SIM_API cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CU
     void* target = reinterpret_cast<void*>(uintptr_t(dst));
     Point done = stream->enqueue(
         [c, target, source, bytes, staged] {
-          if (c->sticky.load() == CUDA_SUCCESS) std::memmove(target, source, bytes);
+          if (c->sticky.load() != CUDA_SUCCESS) return;
+          std::memmove(target, source, bytes);
+          c->memory.mark_written(uint64_t(uintptr_t(target)), bytes);  // initcheck
         },
         c->implicit_waits(stream));
     if (!to) done.wait();
@@ -309,6 +316,7 @@ CUresult memset_async(CUdeviceptr dst, uint32_t value, size_t size, size_t count
   // An allocation, or a module variable (cuModuleGetGlobal's address: numba-cuda clears its
   // exception flag so), must hold the whole range.
           if (c->sticky.load() != CUDA_SUCCESS) return;
+          c->memory.mark_written(uint64_t(uintptr_t(target)), size * count);  // initcheck
           if (size == 1) return void(std::memset(target, int(value), count));
           for (size_t i = 0; i < count; ++i) std::memcpy(target + i * size, &value, size);
         },

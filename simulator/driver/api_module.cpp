@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "abandon.hpp"
+#include "exec/checks.hpp"
 #include "export.hpp"
 #include "link/ptx_linker.hpp"
 #include "profile.hpp"
@@ -92,6 +93,7 @@ CUresult load_module(Context* c, const void* image, JitLog log, Module*& loaded)
         return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
       }
       module->program = decode(parsed);
+      instrument(*module->program, checks_from_environment());  // CUDAJIT_SIM_CHECK
       int sm = module->program->sm;
       if (sm > device.sm()) {
         log.error("ptx JIT: SM version specified by .target (" + parsed.target +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "racecheck.hpp"
 #include "warp.hpp"
 
 namespace cudajit::sim {
@@ -32,12 +33,14 @@ void complete(Block& block, uint32_t id) {
       uint64_t* slot = warp.reg(r.frame, r.slot);
       for_lanes(r.lanes, [&](int lane) { slot[lane] = value; });
     }
+    if (block.race) block.race->release(warp.index, id);
     warp.reductions.clear();
     warp.arrival = {};
     release_entries(warp);
     if (warp.state == Warp::State::AtBarrier) warp.state = Warp::State::Running;
   }
   barrier = {};
+  if (block.race) block.race->reset(id);
 }
 
 // Without a thread count every thread of the block that has not exited takes part; with one,
@@ -80,6 +83,7 @@ void count_arrival(Warp& warp) {
   barrier.reduction = arrival.reduction;
   barrier.reduction_true += arrival.reduction_true;
   arrival.counted = true;
+  if (warp.block->race) warp.block->race->arrive(warp.index, id);
   if (arrival.arrive_only) {  // barrier.arrive: the warp's lanes go on
     arrival = {};
     release_entries(warp);

@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <thread>
+
+#include "checks.hpp"
+#include "racecheck.hpp"
 
 namespace cudajit::sim {
 
@@ -43,6 +47,8 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
   if (!local.abort) local.abort = &abort;
   PrintfOutput printed;
   local.printf = &printed;
+  CheckReports reports;
+  if (launch.program->checks) local.reports = &reports;
   local.finished_blocks = &finished;
   std::mutex mutex;
   std::exception_ptr failure;
@@ -50,7 +56,9 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
   Profile profile;  // the workers' counts, added under `mutex`
 
   auto worker = [&] {
+    RaceShadow race;
     Block block;
+    if (launch.program->checks & kRaceCheck) block.race = &race;
     uint64_t instructions = 0;
     try {
       for (uint64_t b; !local.abort->load(std::memory_order_relaxed) &&
@@ -83,9 +91,13 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
     if (n <= 0) break;
     written += size_t(n);
   }
+  // The checks' findings, as compute-sanitizer reports them: the kernel ran on.
+  std::vector<std::string> found = reports.lines();
+  for (const std::string& line : found)
+    std::fprintf(stderr, "cudajit simulated GPU: %s\n", line.c_str());
   if (failure) std::rethrow_exception(failure);
   profile.thread_instructions = total.load();
-  return {total.load(), profile};
+  return {total.load(), profile, std::move(found)};
 }
 
 }  // namespace cudajit::sim

@@ -15,6 +15,7 @@ namespace cudajit::sim {
 struct LaunchStats {
   uint64_t thread_instructions = 0;
   Profile profile;  // memory counters only when Launch::profile; thread_instructions copied in
+  std::vector<std::string> check_reports;  // what racecheck/initcheck found (also on stderr)
 };
 
 // Runs every block of `launch` (launch.abort may be null) on up to `threads`

@@ -5,8 +5,11 @@
 // can take (the top 16 bits of a user-space x86-64/arm64 pointer are zero).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <shared_mutex>
 #include <stdexcept>
 #include <string>
@@ -49,20 +52,39 @@ struct Range {
 // shared lock (warps keep the last range they hit, so most accesses take none).
 class GlobalMemory {
  public:
-  void add(uint64_t begin, uint64_t size, std::string what);
+  // `track_writes` (initcheck, device allocations): the range starts unwritten, and which of
+  // its bytes have been written since is kept.
+  void add(uint64_t begin, uint64_t size, std::string what, bool track_writes = false);
   void remove(uint64_t begin);
   // The live range holding [address, address + size), or an empty range.
   Range find(uint64_t address, uint64_t size) const;
   // A description of what lies near an address that no range holds (for diagnostics).
   std::string describe_miss(uint64_t address) const;
 
+  // initcheck: bytes written (by a copy, a memset or a kernel). Does nothing where no range
+  // tracks writes.
+  void mark_written(uint64_t address, uint64_t size);
+  struct Unwritten {
+    uint64_t begin, size;
+    std::string what;
+  };
+  // initcheck: a read of [address, address + size) that takes a byte nothing wrote, the first
+  // such read of its range (each range is reported once); else nothing.
+  std::optional<Unwritten> unwritten_read(uint64_t address, uint64_t size);
+
  private:
+  struct WriteShadow {
+    std::unique_ptr<std::atomic<uint64_t>[]> bits;  // a bit per byte: written since allocated
+    std::atomic<bool> reported{false};
+  };
   mutable std::shared_mutex mutex_;
   struct Entry {
     uint64_t end;
     std::string what;
+    std::unique_ptr<WriteShadow> written;  // null: not tracked (counts as written)
   };
   std::map<uint64_t, Entry> ranges_;
+  std::atomic<size_t> tracked_{0};  // ranges with a WriteShadow: none, no lookup
 };
 
 }  // namespace cudajit::sim

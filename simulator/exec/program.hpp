@@ -40,6 +40,7 @@ struct Inst {
   uint8_t aux = 0;          // handler-specific (comparison, space, rounding)
   uint32_t source = 0;      // index into Function::sources
   bool is_control = false;  // may change the pc or stop the warp: never skipped
+  uint8_t access = 0;       // ld/st/atom/red: the space and kind of access (exec/checks.hpp)
 };
 
 // Where an instruction came from, for diagnostics.
@@ -94,6 +95,10 @@ struct Function {
   uint64_t max_local_bytes = 0;        // kernels: deepest chain of locals over calls
   uint64_t dynamic_shared_offset = 0;  // kernels: where extern .shared arrays start
   int ptx_line = 0;
+  // Checks (exec/checks.hpp): the decoded handlers of instrumented instructions, by pc, and the
+  // number of this function's first instruction among the program's.
+  std::vector<Handler> unchecked;
+  uint32_t site_base = 0;
 };
 
 struct Program {
@@ -111,6 +116,7 @@ struct Program {
     uint64_t align = 1;
   };
   std::vector<std::unique_ptr<Global>> globals;
+  uint8_t checks = 0;  // the CheckSet it was instrumented for (exec/checks.hpp)
 
   const Function* find(const std::string& name) const {
     auto it = by_name.find(name);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "racecheck.hpp"
 #include "special_registers.hpp"
 
 namespace cudajit::sim {
@@ -260,6 +261,7 @@ void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
     warp.profiled = launch.profile;
     warp.push_frame(kernel, present, nullptr);
   }
+  if (block.race) block.race->begin_block(block);
   for (;;) {
     for (Warp& warp : block.warps) {
       if (warp.state != Warp::State::Running) continue;

@@ -20,6 +20,9 @@ namespace cudajit::sim {
 constexpr int kWarpSize = 32;
 constexpr uint32_t kFullMask = 0xFFFFFFFFu;
 
+class CheckReports;
+class RaceShadow;
+
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
   uint64_t count() const { return uint64_t(x) * y * z; }
@@ -41,8 +44,9 @@ struct Launch {
   std::vector<uint8_t> params;         // the kernel's .param area, as packed from kernelParams
   std::atomic<bool>* abort = nullptr;  // set when a block faults: the others stop early
   int sm_count = 1;
-  bool profile = false;            // count memory accesses (exec/profile.hpp)
-  PrintfOutput* printf = nullptr;  // set by execute()
+  bool profile = false;             // count memory accesses (exec/profile.hpp)
+  PrintfOutput* printf = nullptr;   // set by execute()
+  CheckReports* reports = nullptr;  // set by execute() when the program is instrumented
   // cuLaunchCooperativeKernel: every block runs at once (a host thread each),
   // so blocks may wait for each other; blocks that have ended, set by execute().
   bool cooperative = false;
@@ -202,7 +206,8 @@ struct Block {
   std::vector<uint8_t> shared;  // static, then dynamic shared memory
   std::vector<Warp> warps;
   BlockBarrier barriers[kBarrierCount];
-  Profile counts;  // its warps' counts, summed over the blocks this host thread ran
+  RaceShadow* race = nullptr;  // racecheck's state, when on (exec/racecheck.hpp)
+  Profile counts;              // its warps' counts, summed over the blocks this host thread ran
 };
 
 // barriers.cpp: a warp's lanes arrive at barrier `barrier` (expecting `threads`, 0: all) at

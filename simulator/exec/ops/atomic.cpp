@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "../checks.hpp"
 #include "../decode_context.hpp"
 #include "../profile.hpp"
 #include "../warp.hpp"
@@ -214,6 +215,10 @@ void decode_atomic(DecodeContext& c, Inst& inst, bool returns) {
   if (!h) c.unsupported();
   inst.run = h;
   inst.size = uint8_t(ptx::type_size(type));
+  inst.access = uint8_t((where == kGlobal   ? kAccessGlobal
+                         : where == kShared ? kAccessShared
+                                            : kAccessGeneric) |
+                        kAccessAtomic);
 }
 
 void decode_atom(DecodeContext& c, Inst& inst) { decode_atomic(c, inst, true); }

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "../checks.hpp"
 #include "../decode_context.hpp"
 #include "../profile.hpp"
 #include "../warp.hpp"
@@ -228,6 +229,20 @@ void value_slots(DecodeContext& c, Inst& inst, const ptx::Operand& values, int c
   }
 }
 
+// What the checks (exec/checks.hpp) look at: global, shared and generic accesses.
+uint8_t checked_access(Kind kind, uint8_t mode) {
+  switch (kind) {
+    case kGeneric:
+      return kAccessGeneric | mode;
+    case kGlobal:
+      return kAccessGlobal | mode;
+    case kShared:
+      return kAccessShared | mode;
+    default:
+      return 0;
+  }
+}
+
 void decode_ld(DecodeContext& c, Inst& inst) {
   int count = access_modifiers(c);
   std::string type = c.type();
@@ -236,6 +251,7 @@ void decode_ld(DecodeContext& c, Inst& inst) {
   Kind kind = decode_address(c, inst, c.operand(1), space_of(c));
   if (space_of(c) == Space::Const) inst.aux = kConstSpace;
   inst.run = by_kind<Load>(kind, type, count);
+  inst.access = checked_access(kind, kAccessRead);
   inst.size = uint8_t(ptx::type_size(type) * count);
   inst.count = uint8_t(count);
 }
@@ -249,6 +265,7 @@ void decode_st(DecodeContext& c, Inst& inst) {
   Kind kind = decode_address(c, inst, c.operand(0), space_of(c));
   if (kind == kKernelParam) c.error("stores to kernel parameters are not allowed");
   inst.run = by_kind<Store>(kind, type, count);
+  inst.access = checked_access(kind, kAccessWrite);
   inst.size = uint8_t(ptx::type_size(type) * count);
   inst.count = uint8_t(count);
 }

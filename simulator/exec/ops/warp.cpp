@@ -8,6 +8,7 @@
 #include <bit>
 
 #include "../decode_context.hpp"
+#include "../racecheck.hpp"
 
 namespace cudajit::sim {
 
@@ -287,10 +288,12 @@ void decode_activemask(DecodeContext& c, Inst& inst) {
   inst.run = run_activemask;
 }
 
-// bar.warp.sync: a meeting with nothing to compute.
+// bar.warp.sync: a meeting with nothing to compute; it orders its lanes' memory accesses.
 struct WarpBarrier {
   static void gather(Warp&, const Inst&, uint32_t, WarpRendezvous&, bool) {}
-  static void finish(Warp&, const WarpRendezvous&, const WarpRendezvous::Group&) {}
+  static void finish(Warp& warp, const WarpRendezvous& meeting, const WarpRendezvous::Group&) {
+    if (warp.block->race) warp.block->race->sync_lanes(warp.index, meeting.arrived);
+  }
 };
 
 // bar.warp.sync membermask: each lane waits until every non-exited lane of the mask has executed
