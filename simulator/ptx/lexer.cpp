@@ -56,8 +56,24 @@ std::vector<Token> tokenize(const std::string& text) {
       i = j;
     } else if (identifier_start(c)) {
       size_t j = i + 1;
-      while (j < n && identifier_char(text[j])) ++j;
-      tokens.push_back({Token::Kind::Identifier, text.substr(i, j - i), line});
+      // Modifiers with a scope, such as ld.shared::cta, stay in their instruction's word.
+      while (j < n && (identifier_char(text[j]) ||
+                       (text[j] == ':' && j + 2 < n && text[j + 1] == ':' &&
+                        std::isalpha(static_cast<unsigned char>(text[j + 2]))))) {
+        j += text[j] == ':' ? 2 : 1;
+      }
+      std::string word = text.substr(i, j - i);
+      if (word[0] == '.' && word.find('.', 1) != std::string::npos) {
+        // Directives written together (".reg.b16 x;" in cuda_fp16.h's inline PTX) are
+        // separate tokens, as ptxas reads them.
+        for (size_t at = 0; at < word.size();) {
+          size_t next = word.find('.', at + 1);
+          tokens.push_back({Token::Kind::Identifier, word.substr(at, next - at), line});
+          at = next == std::string::npos ? word.size() : next;
+        }
+      } else {
+        tokens.push_back({Token::Kind::Identifier, word, line});
+      }
       i = j;
     } else if (std::string_view(",;:{}[]()+-<>@!=|").find(c) != std::string_view::npos) {
       tokens.push_back({Token::Kind::Punct, std::string(1, c), line});

@@ -535,7 +535,10 @@ class Parser {
     ins.opcode = word.substr(0, dot);
     while (dot != std::string::npos) {
       size_t next_dot = word.find('.', dot + 1);
-      ins.modifiers.push_back(word.substr(dot + 1, next_dot - dot - 1));
+      std::string modifier = word.substr(dot + 1, next_dot - dot - 1);
+      // The executing CTA's shared memory is what .shared means without a scope.
+      if (modifier == "shared::cta") modifier = "shared";
+      ins.modifiers.push_back(modifier);
       dot = next_dot;
     }
     if (!accept(";")) {

@@ -98,3 +98,27 @@ TEST_CASE("declared names follow PTX's identifier grammar", "[simulator][ptx]") 
   REQUIRE_NOTHROW(
       ptx::parse(testing::ptx_module(".global .b8 $name_$_1[1];\n.global .b8 x9[1];\n")));
 }
+
+TEST_CASE("directives written together and scoped state spaces read as ptxas reads them",
+          "[simulator][ptx]") {
+  // cuda_fp16.h's inline PTX declares "{.reg.b16 low, high; ...}"; newer PTX writes
+  // ld.shared::cta for the executing CTA's shared memory.
+  auto program = testing::load(testing::ptx_module(R"(
+.visible .entry k(.param .u64 out) {
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<2>;
+	.shared .align 4 .b32 cell;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, 0x00050003;
+	{.reg.b16 low, high;
+	mov.b32 {low, high}, %r1;
+	cvt.u32.u16 %r2, high;
+	}
+	st.shared::cta.u32 [cell], %r2;
+	ld.shared::cta.u32 %r3, [cell];
+	st.global.u32 [%rd1], %r3;
+	ret;
+}
+)"));
+  REQUIRE(testing::run_with_output<uint32_t>(*program, "k", 1, {1, 1, 1})[0] == 5u);
+}
