@@ -158,6 +158,7 @@ CUDAJIT_SIM_API cuLinkCreate_v2(unsigned count, CUjit_option* options, void** va
     std::string arch =
         log.target.empty() ? "sm_" + std::to_string(device_model().sm()) : log.target;
     auto* l = new DriverLink{LinkJob(arch), log};
+    l->job.linker.limit_registers(log.max_registers);
     std::lock_guard lock(links_mutex);
     live_links().insert(l);
     *out = reinterpret_cast<CUlinkState>(l);
@@ -287,14 +288,17 @@ CUDAJIT_JITLINK_API nvJitLinkCreate(Handle* out, uint32_t count, const char** op
   if (!out || (count > 0 && !options)) return NVJITLINK_ERROR_NULL_INPUT;
   return jitlink_guarded([&] {
     std::string arch;
+    int registers = 0;
     for (uint32_t i = 0; i < count; ++i) {
       std::string option = options[i] ? options[i] : "";
       if (option.rfind("-arch=", 0) == 0) arch = option.substr(6);
       if (option == "-lto") return int(NVJITLINK_ERROR_UNRECOGNIZED_OPTION);
+      if (option.rfind("-maxrregcount=", 0) == 0) registers = std::atoi(option.c_str() + 14);
     }
     if (arch.rfind("sm_", 0) != 0) return int(NVJITLINK_ERROR_MISSING_ARCH);
     arch = "sm_" + std::to_string(std::atoi(arch.c_str() + 3));  // sm_90a -> sm_90
     *out = new JitLinkHandle{LinkJob(arch)};
+    (*out)->job.linker.limit_registers(registers);
     return int(NVJITLINK_SUCCESS);
   });
 }

@@ -305,6 +305,8 @@ CUresult memset_async(CUdeviceptr dst, uint32_t value, size_t size, size_t count
   if (!stream) return CUDA_ERROR_INVALID_HANDLE;
   if (count == 0) return CUDA_SUCCESS;
   if (dst % size != 0) return CUDA_ERROR_INVALID_VALUE;
+  // An allocation, or a module variable (cuModuleGetGlobal's address: numba-cuda clears its
+  // exception flag so), must hold the whole range.
   auto target_allocation = find(c, dst);
   bool held = target_allocation ? target_allocation->holds(dst, count * size)
                                 : c->memory.find(dst, count * size).end != 0;
@@ -313,8 +315,6 @@ CUresult memset_async(CUdeviceptr dst, uint32_t value, size_t size, size_t count
     auto* target = reinterpret_cast<uint8_t*>(uintptr_t(dst));
     stream->enqueue(
         [c, target, value, size, count] {
-  // An allocation, or a module variable (cuModuleGetGlobal's address: numba-cuda clears its
-  // exception flag so), must hold the whole range.
           if (c->sticky.load() != CUDA_SUCCESS) return;
           c->memory.mark_written(uint64_t(uintptr_t(target)), size * count);  // initcheck
           if (size == 1) return void(std::memset(target, int(value), count));

@@ -1,6 +1,8 @@
 // Modules (PTX only: parsed, checked against the device and decoded once),
 // kernels and their attributes, launches.
+#include <array>
 #include <cstring>
+#include <tuple>
 
 #include "abandon.hpp"
 #include "exec/checks.hpp"
@@ -17,18 +19,18 @@ namespace {
 constexpr int kSharedWithoutOptIn = 48 * 1024;
 constexpr int kMaxPtxMajor = 9, kMaxPtxMinor = 0;  // what a CUDA 13 driver JITs
 
-// The lowest PTX ISA version that knows a target.
+// The lowest PTX ISA version that knows a target (the PTX ISA's release notes: sm_10 came
+// with 1.0, sm_20 with 2.0, ... sm_90 with 7.8). Drivers JIT PTX of any older target.
 std::pair<int, int> minimum_isa(int sm) {
-  if (sm >= 89) return {7, 8};
-  if (sm >= 87) return {7, 4};
-  if (sm >= 86) return {7, 1};
-  if (sm >= 80) return {7, 0};
-  if (sm >= 75) return {6, 3};
-  if (sm >= 72) return {6, 1};
-  if (sm >= 70) return {6, 0};
-  if (sm >= 60) return {5, 0};
-  if (sm >= 52) return {4, 1};
-  return {4, 0};
+  static constexpr std::array<std::tuple<int, int, int>, 22> kIntroduced = {{
+      {90, 7, 8}, {89, 7, 8}, {87, 7, 4}, {86, 7, 1}, {80, 7, 0}, {75, 6, 3},
+      {72, 6, 1}, {70, 6, 0}, {60, 5, 0}, {53, 4, 2}, {52, 4, 1}, {50, 4, 0},
+      {37, 4, 1}, {35, 3, 1}, {32, 4, 0}, {30, 3, 0}, {20, 2, 0}, {13, 1, 2},
+      {12, 1, 2}, {11, 1, 0}, {10, 1, 0}, {0, 1, 0},
+  }};
+  for (auto [target, major, minor] : kIntroduced)
+    if (sm >= target) return {major, minor};
+  return {1, 0};
 }
 
 }  // namespace
@@ -92,6 +94,10 @@ CUresult load_module(Context* c, const void* image, JitLog log, Module*& loaded)
                   std::to_string(kMaxPtxMajor) + "." + std::to_string(kMaxPtxMinor) + ")");
         return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
       }
+      // CU_JIT_MAX_REGISTERS bounds every kernel's registers, as .maxnreg does.
+      if (log.max_registers > 0)
+        for (auto& f : parsed.functions)
+          if (f.maxnreg == 0 || f.maxnreg > log.max_registers) f.maxnreg = log.max_registers;
       module->program = decode(parsed);
       instrument(*module->program, checks_from_environment());  // CUDAJIT_SIM_CHECK
       int sm = module->program->sm;
@@ -224,14 +230,19 @@ CUDAJIT_SIM_API cuFuncGetAttribute(int* value, CUfunction_attribute attribute,
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
       *value = int(f.static_shared_bytes);
       break;
-    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
-      *value = 0;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: {  // the module's .const variables
+      uint64_t bytes = 0;
+      for (const auto& g : p.globals)
+        if (g->space == ptx::Space::Const) bytes += g->storage.size();
+      *value = int(bytes);
       break;
+    }
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
       *value = int(f.max_local_bytes);
       break;
-    case CU_FUNC_ATTRIBUTE_NUM_REGS:
-      *value = int(std::min<uint32_t>(255, f.register_count));
+    case CU_FUNC_ATTRIBUTE_NUM_REGS:  // PTX's virtual registers, within .maxnreg and 255
+      *value = int(std::min<uint32_t>(f.maxnreg > 0 ? std::min(f.maxnreg, 255) : 255,
+                                      f.register_count));
       break;
     case CU_FUNC_ATTRIBUTE_PTX_VERSION:
       *value = p.version_major * 10 + p.version_minor;
@@ -241,6 +252,18 @@ CUDAJIT_SIM_API cuFuncGetAttribute(int* value, CUfunction_attribute attribute,
       break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
       *value = k->max_dynamic_shared;
+      break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+      *value = k->shared_carveout;
+      break;
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+      *value = 0;  // no clusters, no L1 caching choice
       break;
     default:
       return CUDA_ERROR_INVALID_VALUE;
@@ -253,6 +276,12 @@ CUDAJIT_SIM_API cuFuncSetAttribute(CUfunction function, CUfunction_attribute att
   if (CUresult r = check_context(c)) return r;
   Kernel* k = live_kernel(c, function);
   if (!k) return CUDA_ERROR_INVALID_HANDLE;
+  if (attribute == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {
+    // A percentage of the shared/L1 split, or -1 for no preference: a hint, remembered.
+    if (value < -1 || value > 100) return CUDA_ERROR_INVALID_VALUE;
+    k->shared_carveout = value;
+    return CUDA_SUCCESS;
+  }
   if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return CUDA_ERROR_INVALID_VALUE;
   int64_t limit =
       int64_t(device_model().shared_per_block_optin) - int64_t(k->function->static_shared_bytes);

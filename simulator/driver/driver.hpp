@@ -201,7 +201,8 @@ struct JitLog {
   size_t error_log_size = 0;
   char* info_log = nullptr;
   size_t info_log_size = 0;
-  std::string target;  // CU_JIT_TARGET, as "sm_90"; empty: the device's
+  std::string target;    // CU_JIT_TARGET, as "sm_90"; empty: the device's
+  int max_registers = 0;  // CU_JIT_MAX_REGISTERS; 0: none
   void error(const std::string& text) const;
   void info(const std::string& text) const;
 };

@@ -36,6 +36,9 @@ CUresult read_jit_options(unsigned count, CUjit_option* options, void** values, 
       case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
         out.info_log_size = uintptr_t(values[i]);
         break;
+      case 0:  // CU_JIT_MAX_REGISTERS
+        out.max_registers = int(uintptr_t(values[i]));
+        break;
       case CU_JIT_TARGET: {  // a CUjit_target: 10 * major + minor, + 0x10000 for sm_90a's kind
         unsigned target = unsigned(uintptr_t(values[i]));
         out.target = "sm_" + std::to_string(target & 0xffff) +

@@ -373,7 +373,11 @@ std::string PtxLinker::link() const {
         case Kind::Other:
           break;
       }
-      out += rewrite(st.text, renames, file_offset);
+      std::string text = rewrite(st.text, renames, file_offset);
+      if (max_registers_ > 0 && st.kind == Kind::Function && st.has_body &&
+          text.find(".entry") != std::string::npos && text.find(".maxnreg") == std::string::npos)
+        text.insert(text.find('{'), ".maxnreg " + std::to_string(max_registers_) + "\n");
+      out += text;
       out += "\n";
     }
     out += "\n";

@@ -33,6 +33,10 @@ class PtxLinker {
   // used; a cubin (ELF) or a fatbin without PTX is a LinkError saying why.
   void add_image(const void* data, size_t size, std::string name);
 
+  // Every kernel of the link keeps within `registers` (CU_JIT_MAX_REGISTERS, -maxrregcount):
+  // the linked PTX gives each entry a .maxnreg.
+  void limit_registers(int registers) { max_registers_ = registers; }
+
   // The linked module, or LinkError.
   std::string link() const;
 
@@ -42,6 +46,7 @@ class PtxLinker {
     std::string text;
   };
   std::string arch_;
+  int max_registers_ = 0;
   std::vector<Input> inputs_;
 };
 

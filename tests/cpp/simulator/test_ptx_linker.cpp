@@ -217,3 +217,13 @@ TEST_CASE("the PTX inside a fatbin is linked", "[simulator][link]") {
   REQUIRE_THROWS_WITH(link::PtxLinker().add_image(fatbin.data(), fatbin.size(), "z.fatbin"),
                       Contains("compressed"));
 }
+
+TEST_CASE("a register limit gives each kernel of the link a .maxnreg", "[simulator][link]") {
+  link::PtxLinker linker;
+  linker.limit_registers(38);
+  linker.add_ptx(kCaller, "caller.ptx");
+  linker.add_ptx(kCallee, "callee.ptx");
+  auto module = ptx::parse(linker.link());
+  REQUIRE(module.find_function("k")->maxnreg == 38);
+  REQUIRE(module.find_function("twice")->maxnreg == 0);  // device functions take no .maxnreg
+}
