@@ -144,7 +144,8 @@ def run_file(python: Path, root: Path, target: str, rel: str, args: argparse.Nam
     for _ in range(RETRIES):
         results.unlink(missing_ok=True)
         command = [str(python), "-m", "pytest", "-q", "-p", "plugin", "-p", "no:cacheprovider",
-                   f"--rootdir={root}", f"--timeout={args.timeout}", str(root / rel)]
+                   f"--rootdir={root}", f"--timeout={args.timeout}", "--benchmark-disable",
+                   str(root / rel)]
         command += [f"--deselect={t}" for t in deselect]
         status = _run(command, env, log, args.file_timeout)
         records = read_records(results)
@@ -203,6 +204,17 @@ def run_target(python: Path, root: Path, target: str, files: list[str],
     return {"seconds": round(seconds), "files": by_file}
 
 
+def run_numba_program(python: Path) -> dict[str, Any]:
+    """numba_program.py (numba-cuda's jit, device arrays, streams, events, link=) with the
+    simulated GPU as its driver: {'returncode', 'summary', 'output'}."""
+    env = {**simulated_driver_env(), "PYTHONPATH": str(REPO / "python")}
+    done = subprocess.run([str(python), str(HERE / "numba_program.py")], env=env,
+                          capture_output=True, text=True, timeout=600)
+    lines = done.stdout.strip().splitlines()
+    return {"returncode": done.returncode, "summary": lines[-1] if lines else "no output",
+            "output": done.stdout + done.stderr}
+
+
 def main() -> None:
     """Parse the options, run the targets, write the report."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -235,9 +247,12 @@ def main() -> None:
     doc_runs = {target: run_target(python, root, target, examples, args, DOC_ENV)
                 for target in targets
                 if TARGETS[target][0] == "cudajit" and not TARGETS[target][2] and examples}
-    (OUT / "results.json").write_text(json.dumps({"runs": runs, "doc_examples": doc_runs},
-                                                 indent=1))
+    program = run_numba_program(python) if "numba-gpu" in targets else None
+    (OUT / "results.json").write_text(json.dumps(
+        {"runs": runs, "doc_examples": doc_runs, "numba_program": program}, indent=1))
     print(report.write(runs, OUT, doc_runs))
+    if program is not None:
+        print(f"\nnumba_program.py (numba-cuda under cudajit-sim): {program['summary']}")
 
 
 if __name__ == "__main__":
