@@ -7,13 +7,15 @@
 #   make demo     build, then run every examples/*.py (on the GPU if present, else the cpu device)
 #   make fuzz     build, then the Hypothesis fuzz suite at length (FUZZ_EXAMPLES per target)
 #   make compat   build, then numba-cuda's own test suite against cudajit (scripts/compat; not
-#                 part of test): a venv in build/compat-venv, the report in build/compat/
+#                 part of test): on Numba's simulator and, whole, on the simulated GPU (numba-cuda
+#                 itself there too); a venv in build/compat-venv, the report in build/compat/
 #   make format   clang-format our C++
 #   make clean    remove build/ and the copied binaries
 #
 # Variables: JOBS (2), BUILD_DIR (build), BUILD_TYPE (Release), PYTHON (python3),
 # CUDAJIT_LLVM_VERSION (19; also read from the environment), CMAKE_ARGS (extra -D options),
-# COMPAT_ARGS (options of scripts/compat/run.py, e.g. --targets numba,cpu,sim).
+# COMPAT_ARGS (options of scripts/compat/run.py, e.g. --targets numba,cpu,sim or
+# --targets numba-gpu,sim-gpu).
 
 BUILD_DIR ?= build
 JOBS ?= 2

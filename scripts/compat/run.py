@@ -221,7 +221,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", "2")))
     parser.add_argument("--timeout", type=int, default=60, help="seconds per test")
     parser.add_argument("--file-timeout", type=int, default=900, help="seconds per file")
-    parser.add_argument("--targets", default="numba,cpu",
+    parser.add_argument("--targets", default="numba,cpu,numba-gpu,sim-gpu",
                         help="comma-separated: numba (the baseline of cpu and sim, always "
                         "run), cpu, sim, numba-gpu (the baseline of sim-gpu), sim-gpu")
     parser.add_argument("--files", default="", help="only test files whose path contains this")
