@@ -454,6 +454,20 @@ std::vector<Context*>& contexts_below() {
   thread_local std::vector<Context*> below;
   return below;
 }
+
+// The current context for calls that still answer after a fault made an error sticky
+// (limits, preferences): only no driver or no context is an error.
+CUresult queryable_context(Context*& c) {
+  CUresult r = check_context(c);
+  return r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT ? r : CUDA_SUCCESS;
+}
+
+// The context a handle names (null: the current one), which must be the primary context.
+CUresult named_context(CUcontext handle, Context*& c) {
+  if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  c = handle ? reinterpret_cast<Context*>(handle) : current_context();
+  return c && c == driver().primary ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
 }  // namespace
 
 CUDAJIT_SIM_API cuCtxPushCurrent_v2(CUcontext context) {
@@ -478,27 +492,23 @@ CUDAJIT_SIM_API cuCtxPopCurrent_v2(CUcontext* context) {
 CUDAJIT_SIM_API cuCtxGetFlags(unsigned* flags) {
   Context* c;
   if (!flags) return CUDA_ERROR_INVALID_VALUE;
-  if (CUresult r = check_context(c);
-      r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
-    return r;
+  if (CUresult r = queryable_context(c)) return r;
   *flags = 0;
   return CUDA_SUCCESS;
 }
 
 CUDAJIT_SIM_API cuCtxGetApiVersion(CUcontext context, unsigned* version) {
+  Context* c;
   if (!version) return CUDA_ERROR_INVALID_VALUE;
-  if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
-  Context* c = context ? reinterpret_cast<Context*>(context) : current_context();
-  if (!c || c != driver().primary) return CUDA_ERROR_INVALID_CONTEXT;
+  if (CUresult r = named_context(context, c)) return r;
   *version = 3020;  // the primary context's: the v2 API
   return CUDA_SUCCESS;
 }
 
 CUDAJIT_SIM_API cuCtxGetId(CUcontext context, unsigned long long* id) {
+  Context* c;
   if (!id) return CUDA_ERROR_INVALID_VALUE;
-  if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
-  Context* c = context ? reinterpret_cast<Context*>(context) : current_context();
-  if (!c || c != driver().primary) return CUDA_ERROR_INVALID_CONTEXT;
+  if (CUresult r = named_context(context, c)) return r;
   *id = 1;
   return CUDA_SUCCESS;
 }
@@ -506,9 +516,7 @@ CUDAJIT_SIM_API cuCtxGetId(CUcontext context, unsigned long long* id) {
 CUDAJIT_SIM_API cuCtxGetLimit(size_t* value, CUlimit limit) {
   Context* c;
   if (!value) return CUDA_ERROR_INVALID_VALUE;
-  if (CUresult r = check_context(c);
-      r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
-    return r;
+  if (CUresult r = queryable_context(c)) return r;
   std::lock_guard lock(c->mutex);
   auto it = c->limits.find(int(limit));
   if (it == c->limits.end()) return CUDA_ERROR_UNSUPPORTED_LIMIT;
@@ -518,9 +526,7 @@ CUDAJIT_SIM_API cuCtxGetLimit(size_t* value, CUlimit limit) {
 
 CUDAJIT_SIM_API cuCtxSetLimit(CUlimit limit, size_t value) {
   Context* c;
-  if (CUresult r = check_context(c);
-      r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
-    return r;
+  if (CUresult r = queryable_context(c)) return r;
   std::lock_guard lock(c->mutex);
   auto it = c->limits.find(int(limit));
   if (it == c->limits.end()) return CUDA_ERROR_UNSUPPORTED_LIMIT;
@@ -532,18 +538,14 @@ CUDAJIT_SIM_API cuCtxSetLimit(CUlimit limit, size_t value) {
 CUDAJIT_SIM_API cuCtxGetCacheConfig(int* config) {
   Context* c;
   if (!config) return CUDA_ERROR_INVALID_VALUE;
-  if (CUresult r = check_context(c);
-      r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
-    return r;
+  if (CUresult r = queryable_context(c)) return r;
   *config = c->cache_config.load();
   return CUDA_SUCCESS;
 }
 
 CUDAJIT_SIM_API cuCtxSetCacheConfig(int config) {
   Context* c;
-  if (CUresult r = check_context(c);
-      r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
-    return r;
+  if (CUresult r = queryable_context(c)) return r;
   if (config < 0 || config > 3) return CUDA_ERROR_INVALID_VALUE;
   c->cache_config.store(config);
   return CUDA_SUCCESS;
@@ -551,9 +553,7 @@ CUDAJIT_SIM_API cuCtxSetCacheConfig(int config) {
 
 CUDAJIT_SIM_API cuCtxGetStreamPriorityRange(int* least, int* greatest) {
   Context* c;
-  if (CUresult r = check_context(c);
-      r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
-    return r;
+  if (CUresult r = queryable_context(c)) return r;
   if (least) *least = 0;
   if (greatest) *greatest = -5;  // an H100's range
   return CUDA_SUCCESS;
