@@ -36,7 +36,7 @@ from .reduction import Reduce, reduce  # noqa: E402
 from .args import In, InOut, Out  # noqa: E402  (argument hints, as numba.cuda)
 from .ufunc import vectorize  # noqa: E402  (CUDA ufuncs, as numba.cuda.vectorize)
 from .gufunc import guvectorize  # noqa: E402  (generalized ufuncs)
-from .host_api import (close, compile, compile_for_current_device,  # noqa: E402
+from .host_api import (close, compile, compile_all, compile_for_current_device,  # noqa: E402
                        compile_ptx_for_current_device, defer_cleanup)
 from . import fp16  # noqa: E402  (cuda.fp16.hadd ...: device functions, needs jit)
 from .vector_types import *  # noqa: E402,F401,F403  (cuda.float32x4, cuda.float4 ...)

@@ -9,9 +9,10 @@ asynchronous queues and kernels run on worker threads.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import operator
-from typing import Any, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -25,7 +26,7 @@ __all__ = [
     "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
     "synchronize", "select_device", "get_current_device", "list_devices", "gpus",
     "is_available", "cuda_available", "is_supported_version", "is_float16_supported",
-    "detect", "Stream", "Event", "Device",
+    "is_bfloat16_supported", "require_context", "detect", "Stream", "Event", "Device",
     "current_context", "Context", "MemoryInfo",
 ]
 
@@ -95,6 +96,23 @@ def is_float16_supported() -> bool:
     """numba.cuda.is_float16_supported(): float16 kernels work on every cudajit device (on
     the GPU natively, sm_75 and later; elsewhere in software): True."""
     return True
+
+
+def is_bfloat16_supported() -> bool:
+    """numba.cuda.is_bfloat16_supported(): whether kernels compute in bfloat16. cudajit reads
+    and writes bfloat16 arrays but has no bfloat16 values in kernels (``numba.cuda.bf16``'s
+    arithmetic): False on every device."""
+    return False
+
+
+def require_context(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """numba.cuda.require_context: ``fn``, calling which first makes sure that the current
+    device is initialised (its context made current), as Numba's decorator does."""
+    @functools.wraps(fn)
+    def with_context(*args: Any, **kwargs: Any) -> Any:
+        _core.current_device()
+        return fn(*args, **kwargs)
+    return with_context
 
 
 def list_devices() -> list[Device]:

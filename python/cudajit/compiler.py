@@ -22,6 +22,9 @@ _ACCEPTED_WITHOUT_EFFECT: dict[str, tuple[Any, ...]] = {
     # follow the code). cudajit optimises at -O3 either way; debug=True's exception checks and
     # line tables work on optimised code, so opt=False is what it means here: nothing to do.
     "opt": (True, False),
+    # numba-cuda's forceinline=True inlines device functions at NVVM IR; cudajit leaves
+    # inlining to LLVM's O3, as forceinline=False (the default) does.
+    "forceinline": (False,),
 }
 
 # The most registers a thread can have (PTX ISA: .maxnreg; sm_50 and newer).

@@ -30,6 +30,12 @@ __all__ = ["Dispatcher", "DebugDispatcher", "DeviceFunction"]
 DEFAULT_CC = (8, 0)
 
 
+def current_cc() -> tuple[int, int] | None:
+    """The current GPU's compute capability; None on the cpu device (compile_ptx's default)."""
+    device = _core.current_device()
+    return tuple(device.compute_capability) if device.kind == "cuda" else None
+
+
 def cc_number(cc: tuple[int, int] | None) -> int:
     """(8, 0) -> 80, checked."""
     if cc is None:
@@ -81,6 +87,11 @@ class Dispatcher(_core.Dispatcher):
                              max_registers=max_registers, cache_dir=cache_dir, link=link)
         self.link = linking.link_items(link)
         self._declared = [parse_signature(s) for s in signatures]
+        # Numba's rule: a kernel declared with one signature, or made by specialize(), is
+        # specialized; specialize() on it is an error. specialize()'s kernels, by argument
+        # types and compute capability, so that the same types give the same kernel.
+        self.specialized = len(signatures) == 1
+        self.specializations: dict[tuple[Any, tuple[str, ...]], Dispatcher] = {}
         self._exceptions: list[tuple[type, tuple, str, int, str]] = []
         self._captured_arrays: list[Any] = []
         self._llvm_ir_cache: dict[tuple[tuple[str, ...], int], str] = {}
@@ -144,13 +155,18 @@ class Dispatcher(_core.Dispatcher):
         if sig.return_type is not None and str(sig.return_type) != "none":
             raise TypeError(f"kernel '{self.__name__}' must return void; the signature "
                             f"declares {sig.return_type}")
-        extra = [EXCEPTION_RECORD_TYPE] if self.debug else []
-        self.declare([str(t) for t in sig.args] + extra)
+        self.declare(list(self._compiled_key(tuple(str(t) for t in sig.args))))
+
+    def _compiled_key(self, signature: tuple[str, ...]) -> tuple[str, ...]:
+        """The argument types the kernel is compiled for: a debug kernel's end with its hidden
+        exception record, which its users never pass nor name."""
+        return signature + (EXCEPTION_RECORD_TYPE,) if self.debug else signature
 
     @property
     def signatures(self) -> list[tuple[str, ...]]:
         """The argument types of every specialization compiled so far."""
-        return [tuple(s) for s in super().signatures]
+        hidden = 1 if self.debug else 0
+        return [tuple(s)[:len(s) - hidden] for s in super().signatures]
 
     def _texts(self, signature: tuple[str, ...], cc: int) -> dict:
         key = (signature, cc)
@@ -171,8 +187,8 @@ class Dispatcher(_core.Dispatcher):
                  cc: tuple[int, int] | None) -> Any:
         number = cc_number(cc)
         if signature is not None:
-            return get(_signature_key(signature), number)
-        return {sig: get(sig, number) for sig in self.signatures}
+            return get(self._compiled_key(_signature_key(signature)), number)
+        return {sig: get(self._compiled_key(sig), number) for sig in self.signatures}
 
     @hides_cudajit_frames
     def inspect_llvm(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
@@ -187,8 +203,10 @@ class Dispatcher(_core.Dispatcher):
     def _resource(self, name: str, signature: Any) -> Any:
         device = _core.current_device()
         if signature is not None:
-            return self.resources(list(_signature_key(signature)), device)[name]
-        return {sig: self.resources(list(sig), device)[name] for sig in self.signatures}
+            return self.resources(list(self._compiled_key(_signature_key(signature))),
+                                  device)[name]
+        return {sig: self.resources(list(self._compiled_key(sig)), device)[name]
+                for sig in self.signatures}
 
     def get_regs_per_thread(self, signature: Any = None) -> Any:
         """Registers per thread of the kernel for ``signature`` on the current device (a dict
@@ -222,7 +240,7 @@ class Dispatcher(_core.Dispatcher):
                                 "signatures; say which with signature=")
             signature = self.signatures[0]
         threads = int(np.prod(blockdim if isinstance(blockdim, tuple) else (blockdim,)))
-        return self.max_resident_blocks(list(_signature_key(signature)),
+        return self.max_resident_blocks(list(self._compiled_key(_signature_key(signature))),
                                         _core.current_device(), threads, dynsmemsize)
 
     @hides_cudajit_frames
@@ -248,10 +266,20 @@ class Dispatcher(_core.Dispatcher):
     @hides_cudajit_frames
     def specialize(self, *args: Any) -> "Dispatcher":
         """A kernel compiled for the types of ``args`` and for no others (Numba's
-        ``specialize``): a launch with other types is a TypeError."""
-        from .types import typeof
-
-        return type(self)(self.py_func, [tuple(typeof(a) for a in args)], **self._options)
+        ``specialize``): a launch with other types is a TypeError. A type given in place of
+        a value (``float32[::1]``) stands for a value of that type. The same types on the
+        same compute capability give the same kernel (``specializations``); a specialized
+        kernel cannot be specialized again (RuntimeError, as in Numba)."""
+        if self.specialized:
+            raise RuntimeError(f"Dispatcher already specialized: kernel '{self.__name__}' "
+                               f"was compiled for {self.signatures or self._declared} only")
+        arg_types = tuple(_type_of(a) for a in args)
+        key = (current_cc(), _signature_key(arg_types))
+        kernel = self.specializations.get(key)
+        if kernel is None:
+            kernel = type(self)(self.py_func, [arg_types], **self._options)
+            self.specializations[key] = kernel
+        return kernel
 
     @hides_cudajit_frames
     def inspect_types(self, file: Any = None, signature: Any = None) -> None:
@@ -266,6 +294,14 @@ class Dispatcher(_core.Dispatcher):
             print("-" * 80, file=out)
             print(text, file=out)
             print("=" * 80, file=out)
+
+
+def _type_of(value: Any) -> Any:
+    """A value's type for specialize(); a type (cudajit's, Numba's) is itself."""
+    from .types import Type, from_numba, typeof
+
+    converted = from_numba(value)
+    return converted if isinstance(converted, Type) else typeof(value)
 
 
 class Overloads(dict):

@@ -8,18 +8,13 @@ import contextlib
 import threading
 from typing import Any, Callable, Iterator
 
-from . import _core
+from . import _core, frontend, linking
 from .compiler import compile_ptx
+from .dispatcher import cc_number, current_cc
 from .errors import hides_cudajit_frames
 
-__all__ = ["compile", "compile_for_current_device", "compile_ptx_for_current_device",
-           "close", "defer_cleanup"]
-
-
-def _current_cc() -> tuple[int, int] | None:
-    """The current GPU's compute capability; None on the cpu device (compile_ptx's default)."""
-    device = _core.current_device()
-    return tuple(device.compute_capability) if device.kind == "cuda" else None
+__all__ = ["compile", "compile_all", "compile_for_current_device",
+           "compile_ptx_for_current_device", "close", "defer_cleanup"]
 
 
 @hides_cudajit_frames
@@ -38,11 +33,36 @@ def compile(pyfunc: Callable[..., Any], sig: Any, device: bool = False, fastmath
 
 
 @hides_cudajit_frames
+def compile_all(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
+                lineinfo: bool = False, device: bool = True, fastmath: bool = False,
+                cc: tuple[int, int] | None = None, opt: Any = None, abi: str = "c",
+                abi_info: Any = None, output: str = "ltoir", forceinline: bool = False,
+                launch_bounds: Any = None) -> tuple[list[Any], Any]:
+    """numba.cuda.compile_all: ``([code, ...], return_type)``, the function's code followed by
+    the code of the foreign functions it calls (``cuda.declare_device``'s ``link=``): CUDA C++
+    compiled with NVRTC to PTX for ``cc``, PTX as text, other kinds (cubins, fatbins ...) as
+    their bytes, so that another toolchain can link them all. cudajit makes PTX
+    (``output="ptx"``); LTO-IR, numba-cuda's default here, is not supported."""
+    if output not in ("ptx", "ltoir"):
+        raise NotImplementedError(f"Unsupported output type: {output}")
+    if forceinline and output != "ltoir":
+        raise ValueError("Can only designate forced inlining in LTO-IR")
+    code, return_type = compile(pyfunc, sig, device=device, fastmath=fastmath, cc=cc,
+                                output=output, debug=bool(debug), lineinfo=lineinfo, abi=abi)
+    declared = frontend.build_kernel_module(pyfunc, bool(debug)).foreign
+    codes: list[Any] = [code]
+    for kind, _name, data in linking.link_inputs(linking.linked_code((), declared),
+                                                 cc_number(cc)):
+        codes.append(data.decode() if kind == "ptx" else data)
+    return codes, return_type
+
+
+@hides_cudajit_frames
 def compile_for_current_device(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
                                fastmath: bool = False, output: str = "ptx", debug: bool = False,
                                lineinfo: bool = False, abi: str = "numba") -> tuple[str, Any]:
     """cuda.compile for the current GPU's compute capability (8.0 on the cpu device)."""
-    return compile(pyfunc, sig, device=device, fastmath=fastmath, cc=_current_cc(),
+    return compile(pyfunc, sig, device=device, fastmath=fastmath, cc=current_cc(),
                    output=output, debug=debug, lineinfo=lineinfo, abi=abi)
 
 
@@ -51,7 +71,7 @@ def compile_ptx_for_current_device(pyfunc: Callable[..., Any], sig: Any, device:
                                    fastmath: bool = False, debug: bool = False,
                                    lineinfo: bool = False) -> tuple[str, Any]:
     """compile_ptx for the current GPU's compute capability (8.0 on the cpu device)."""
-    return compile_ptx(pyfunc, sig, device=device, fastmath=fastmath, cc=_current_cc(),
+    return compile_ptx(pyfunc, sig, device=device, fastmath=fastmath, cc=current_cc(),
                        debug=debug, lineinfo=lineinfo)
 
 

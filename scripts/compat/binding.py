@@ -37,6 +37,16 @@ from typing import Any, Callable
 # (numpy_support.as_dtype, its typing tests), which know no other types.
 FROM_NUMBA = ("config", "HAS_NUMBA", "types")
 
+# cudajit's submodules that are its user API under numba.cuda's names (cuda.cudadrv.driver,
+# cuda.libdevice.sinf, cuda.fp16.hadd, cuda.cg.this_grid, cuda.float32x4's module): the tests
+# get cudajit's, and names only numba-cuda has (its typing registries, cudadrv.driver.Stream)
+# from numba-cuda's module of that name, which numba-cuda's own lazy imports (`from . import
+# vector_types` inside a function, run while numba.cuda is bound) need. cudajit's other
+# submodules (compiler, dispatcher, errors, api, intrinsics, args) are its implementation,
+# not numba.cuda's API; where numba.cuda has a submodule of the same name (numba.cuda.compiler
+# with run_frontend ...), the tests reach numba-cuda's internals, so they get numba-cuda's.
+API_MODULES = ("cudadrv", "libdevice", "fp16", "cg", "vector_types")
+
 # numba-cuda modules that are helpers of the tests, not tests: they see the real numba.cuda.
 # extensions_usecases defines types with Numba's extension API (not a kernel in it); bound to
 # cudajit it failed to import and took down every test of the three files that import it,
@@ -144,6 +154,10 @@ def make_cuda_module(real: types.ModuleType, cudajit: types.ModuleType) -> types
     api_functions = set(getattr(cudajit.api, "__all__", ())) | {
         "jit", "as_cuda_array", "from_cuda_array_interface", "from_dlpack", "is_cuda_array"}
     for name, value in _public(cudajit).items():
+        if isinstance(value, types.ModuleType) and _has_submodule(real, name):
+            if name not in API_MODULES:
+                continue  # numba.cuda.compiler ...: numba-cuda's internals, not cudajit's
+            value = _with_fallback(value, importlib.import_module(f"{real.__name__}.{name}"))
         if name in api_functions and callable(value) and not isinstance(value, type):
             value = _counting("api", value)
         setattr(module, name, value)
@@ -153,6 +167,39 @@ def make_cuda_module(real: types.ModuleType, cudajit: types.ModuleType) -> types
     module.__path__ = list(real.__path__)  # numba.cuda.* submodules still import
     module.__getattr__ = _submodule_getter(real)  # type: ignore[attr-defined]
     return module
+
+
+def _has_submodule(real: types.ModuleType, name: str) -> bool:
+    """Whether numba.cuda has a submodule ``name``, imported or not."""
+    if isinstance(getattr(real, name, None), types.ModuleType):
+        return True
+    try:
+        return importlib.util.find_spec(f"{real.__name__}.{name}") is not None
+    except ImportError:
+        return False
+
+
+def _with_fallback(module: types.ModuleType, fallback: types.ModuleType) -> types.ModuleType:
+    """A module holding ``module``'s names (the same objects, so cudajit's front end knows
+    them in kernels) that looks up the names it lacks in ``fallback``, numba-cuda's module of
+    the same name; cudajit's own module stays as it is."""
+    merged = types.ModuleType(module.__name__, module.__doc__)
+    merged.__dict__.update(vars(module))
+    for name, value in vars(module).items():  # submodules of submodules: cudadrv.driver
+        real = getattr(fallback, name, None)
+        if (isinstance(value, types.ModuleType) and isinstance(real, types.ModuleType)
+                and value is not real):
+            setattr(merged, name, _with_fallback(value, real))
+
+    def lookup(name: str) -> Any:
+        """numba-cuda's ``name`` where cudajit has none."""
+        try:
+            return getattr(fallback, name)
+        except AttributeError:
+            raise AttributeError(f"module '{module.__name__}' has no attribute "
+                                 f"'{name}'") from None
+    merged.__getattr__ = lookup  # type: ignore[attr-defined]
+    return merged
 
 
 def _submodule_getter(real: types.ModuleType) -> Callable[[str], types.ModuleType]:

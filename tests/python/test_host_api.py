@@ -188,3 +188,62 @@ def test_specialize_and_overloads_as_in_numba():
     assert ".entry" in overload.inspect_asm()
     assert overload.shared_mem_per_block == 0 and overload.regs_per_thread >= 0
     assert repr(overload) == "<cudajit kernel fill(array(float64, 1d, C), int64)>"
+
+
+def test_specialize_gives_one_kernel_per_argument_types_and_refuses_twice():
+    @cuda.jit
+    def keep(x):
+        x[0] = x[0]
+
+    assert not keep.specialized and keep.specializations == {}
+    by_type = keep.specialize(cuda.float32[::1])  # a type stands for a value of that type
+    assert keep.specialize(np.zeros(3, np.float32)) is by_type
+    assert keep.specialize(cuda.int32[::1]) is not by_type
+    assert len(keep.specializations) == 2 and by_type.specialized
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        by_type.specialize(cuda.float32[::1])
+    declared = cuda.jit("void(float64[::1])")(keep.py_func)
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        declared.specialize(cuda.float64[::1])
+
+
+def test_a_debug_kernel_is_inspected_by_the_types_its_users_pass():
+    # The hidden exception record of debug=True is no argument of the user's signatures.
+    @cuda.jit("void(int32, int32)", debug=True, opt=False)
+    def compare(x, y):
+        z = x == y  # noqa: F841
+
+    assert compare.signatures == [("int32", "int32")]
+    assert "define" in compare.inspect_llvm((cuda.int32, cuda.int32))
+    assert list(compare.inspect_asm()) == [("int32", "int32")]
+
+
+def test_compile_all_gives_the_code_of_the_function_and_of_what_it_links():
+    ptx = (".version 7.0\n.target sm_80\n.address_size 64\n"
+           ".visible .func (.param .b32 r) twice(.param .b32 x)\n"
+           "{\n.reg .b32 %r<3>;\nld.param.b32 %r1, [x];\nadd.s32 %r2, %r1, %r1;\n"
+           "st.param.b32 [r], %r2;\nret;\n}\n")
+    twice = cuda.declare_device("twice", "int32(int32)", link=cuda.PTXSource(ptx), abi="c")
+
+    def use(x):
+        return twice(x) + 1
+
+    codes, resty = cuda.compile_all(use, (cuda.int32,), device=True, output="ptx")
+    assert resty == cuda.int64  # int32 + 1 (an int64 literal), as Numba types it
+    assert len(codes) == 2 and ".visible .func" in codes[0] and codes[1] == ptx
+    with pytest.raises(NotImplementedError, match="cudajit makes PTX only"):
+        cuda.compile_all(use, (cuda.int32,), device=True)  # numba-cuda's default is LTO-IR
+    with pytest.raises(NotImplementedError, match="Unsupported output type: cubin"):
+        cuda.compile_all(use, (cuda.int32,), device=True, output="cubin")
+
+
+def test_bfloat16_support_and_require_context_as_in_numba():
+    # bfloat16 arrays are read and written, but kernels have no bfloat16 arithmetic.
+    assert cuda.is_bfloat16_supported() is False
+
+    @cuda.require_context
+    def current():
+        return cuda.current_context().device
+
+    assert current() == cuda.get_current_device()
+    assert current.__name__ == "current"

@@ -132,7 +132,7 @@ def test_debug_kernels_declared_eagerly_and_compiled_to_ptx(check_ptx):
     a = np.array([-1.0])
     with pytest.raises(ValueError, match="negative"):
         eager[1, 1](a)
-    ptx = eager.inspect_asm(("array(float64, 1d, C)", "array(int32, 1d, C)"))
+    ptx = eager.inspect_asm(("array(float64, 1d, C)",))  # the hidden record is not named
     assert "exit;" in ptx and "atom" in ptx
     check_ptx(ptx)
 
