@@ -80,18 +80,31 @@ bool leaves_kernel(const Warp& warp, uint32_t pc) {
   return inst.is_control && inst.aux == 2 && inst.guard == kNoSlot;
 }
 
+// A meeting that cannot complete: where the members it waits for are.
+[[noreturn]] void report_stuck_meeting(const Warp& w) {
+  const WarpRendezvous& meeting = w.meetings.front();
+  const uint32_t missing = meeting.members & ~meeting.arrived & ~w.exited;
+  const char* where = (missing & w.arrival.lanes)  ? "wait at a block barrier"
+                      : (missing & w.sync_waiting) ? "wait at a warp-synchronous instruction "
+                                                     "with another membermask or kind"
+                                                   : "wait to reconverge at the end of a "
+                                                     "called function or in its caller";
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "lanes 0x%08x wait at a warp-synchronous instruction (membermask 0x%08x) for "
+                "lanes 0x%08x of it, which %s and cannot reach one (see docs/dev/simulator.md)",
+                meeting.arrived & ~w.exited, meeting.members, missing, where);
+  // The instruction of a group in the running frame, so that where() names its function.
+  const Inst* at = &w.function().code[w.frames.back().stack.back().pc - 1];
+  for (uint32_t g = 0; g < meeting.group_count; ++g)
+    if (meeting.groups[g].frame == w.frames.size() - 1) at = meeting.groups[g].inst;
+  w.fault(Fault::BarrierDeadlock, *at, __builtin_ctz(meeting.arrived & ~w.exited), text);
+}
+
 [[noreturn]] void report_deadlock(const Warp& w, uint64_t waiting, uint64_t live) {
+  if (!w.meetings.empty()) report_stuck_meeting(w);
   const SimtEntry& top = w.frames.back().stack.back();
   const Inst& at = w.function().code[top.pc - 1];
-  if (top.at_warp_sync) {
-    char text[224];
-    std::snprintf(text, sizeof text,
-                  "lanes 0x%08x wait at a warp-synchronous instruction for lanes of their "
-                  "membermask that do not reach one (they wait elsewhere, or to reconverge: "
-                  "see docs/dev/simulator.md)",
-                  w.sync_waiting);
-    w.fault(Fault::BarrierDeadlock, at, __builtin_ctz(w.sync_waiting & ~w.exited), text);
-  }
   const Inst& barrier = w.arrival.at ? *w.arrival.at : at;
   w.fault(Fault::BarrierDeadlock, barrier, __builtin_ctz(w.arrival.lanes | (w.arrival.lanes == 0)),
           std::to_string(waiting) + " of the block's " + std::to_string(live) +
@@ -171,6 +184,38 @@ bool Warp::run_another_path() {
   return false;
 }
 
+// On sm_70 and later, lanes waiting at a reconvergence point are not held there while the
+// lanes they wait for wait at a warp meeting that names them: they run on, and reach the
+// meeting or exit (numba-cuda's reduction: `if tid < 2: ...; syncwarp()`). The stack's entry E
+// {pc J, lanes M, reconverge R} whose lanes W wait at J (no path above holds them) becomes
+// three: {R, M, R}, where E's paths meet again; {J, M & ~W, R}, below E's diverged paths; and
+// {J, W, R} on top, which runs now. An entry at its reconvergence point holds lanes that wait
+// where the entry below it does, so they are taken from there.
+bool Warp::run_past_reconvergence() {
+  uint32_t wanted = 0;
+  for (const WarpRendezvous& meeting : meetings) wanted |= meeting.members & ~meeting.arrived;
+  wanted &= ~exited;
+  auto& stack = frames.back().stack;
+  uint32_t above = 0;
+  for (size_t i = stack.size(); i-- > 0;) {
+    SimtEntry& entry = stack[i];
+    const bool waits = entry.at_barrier || entry.at_warp_sync;
+    if (!waits && entry.pc == entry.reconverge) continue;
+    const uint32_t lanes = waits ? 0 : entry.mask & ~above & wanted;
+    if (lanes == 0) {
+      above |= entry.mask;
+      continue;
+    }
+    const SimtEntry rest{entry.pc, entry.mask & ~lanes, entry.reconverge};
+    for (size_t j = i + 1; j < stack.size(); ++j) stack[j].mask &= ~lanes;  // see above
+    entry = {entry.reconverge, entry.mask, entry.reconverge};
+    stack.insert(stack.begin() + ptrdiff_t(i) + 1, rest);
+    stack.push_back({rest.pc, lanes, rest.reconverge});
+    return true;
+  }
+  return false;
+}
+
 void Warp::run() {
   // A launch stopped elsewhere (a fault in another block, or abandoned by a Ctrl-C through
   // cudajitSimAbandonGrids): the warp stops within kAbortCheck instructions, even in a loop
@@ -187,6 +232,7 @@ void Warp::run() {
     if (entry.at_warp_sync && complete_meetings()) continue;  // members may have exited
     if (entry.at_barrier || entry.at_warp_sync) {
       if (run_another_path()) continue;
+      if (!meetings.empty() && run_past_reconvergence()) continue;
       state = State::AtBarrier;
       return;
     }
@@ -277,7 +323,7 @@ void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
       live += __builtin_popcount(~warp.exited);
       if (warp.state != Warp::State::AtBarrier) continue;
       waiting += __builtin_popcount(warp.arrival.lanes & ~warp.exited);
-      if (!stuck) stuck = &warp;
+      if (!stuck || (stuck->meetings.empty() && !warp.meetings.empty())) stuck = &warp;
     }
     if (!stuck) break;  // all done
     report_deadlock(*stuck, waiting, live);

@@ -173,6 +173,10 @@ struct Warp {
   // (not at the barrier, not waiting to reconverge, no diverged paths of its own above it)
   // to the top and returns true, or returns false when there is none.
   bool run_another_path();
+  // No path can run, and a warp meeting waits for lanes that wait to reconverge: those lanes
+  // go on past their reconvergence point as a path of their own (independent thread
+  // scheduling, sm_70 and later); returns false when no meeting waits for such lanes.
+  bool run_past_reconvergence();
   // Lanes `lanes` of the top frame join the meeting of membermask `members` at `inst`; they
   // wait unless that completes it. Faults when lanes of another kind wait on that mask.
   WarpRendezvous& join_meeting(const Inst& inst, uint32_t members, uint32_t lanes,
