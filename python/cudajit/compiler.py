@@ -55,7 +55,8 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     types; ``@jit("void(float32[::1], float32)")`` (or a list of signatures)
     compiles eagerly; ``@jit(device=True)`` makes a device function, callable
     from kernels and other device functions. ``fastmath`` enables fast-math
-    flags, flush-to-zero and approximate division and square root.
+    flags, flush-to-zero, approximate division and square root, and on the GPU
+    libdevice's fast float32 cos, sin, tan, exp, log, log2, log10 and pow.
     ``lineinfo=True`` puts line tables in the PTX (``.file``/``.loc``, as
     ``nvcc -lineinfo``), which profilers and cuda-gdb map back to the Python
     source; ``debug=True`` gives the same line tables (no variable

@@ -4,9 +4,12 @@ After :func:`install`, ``from numba import cuda``, ``import numba.cuda as cuda``
 ``from numba.cuda import jit`` give the tests a module named ``cudajit`` (so that cudajit's
 front end reads ``cuda.threadIdx.x`` in kernels as its own) holding:
 
-- every public name of cudajit, with cudajit's object;
-- numba.cuda's submodules that cudajit lacks (``testing``, ``cudadrv``, ``core`` ...), also
-  those not imported yet: the tests' helpers, not the API under test;
+- every public name of cudajit, with cudajit's object, but for its implementation modules
+  that share a name with a numba.cuda submodule (``compiler``, ``dispatcher`` ...: see
+  :data:`API_MODULES`);
+- numba.cuda's submodules that cudajit lacks (``testing``, ``core`` ...), also those not
+  imported yet: the tests' helpers, not the API under test; cudajit's API submodules
+  (``cudadrv``, ``vector_types`` ...) look up the names they lack in numba.cuda's;
 - :data:`FROM_NUMBA`: names the tests read to decide what to run, kept from numba.
 
 A name that numba.cuda has and cudajit lacks is absent, as it would be after replacing

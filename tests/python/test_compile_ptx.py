@@ -727,3 +727,25 @@ def test_a_lambda_compiles_under_a_valid_symbol():
     assert ".visible .entry _lambda_(" in ptx
     ptx, return_type = cuda.compile_ptx(lambda x: x * 3, "float64(float64)", device=True)
     assert ".visible .func" in ptx and "_lambda_" in ptx and str(return_type) == "float64"
+
+
+def fast_functions(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        out[i] = math.cos(v) + math.sin(v) + math.log2(v) + math.exp(v)
+
+
+def test_fastmath_calls_the_fast_approximate_float32_functions_as_numba(device):
+    # numba-cuda's mathimpl: cos, sin, tan, exp, log, log2, log10 and pow of float32 become
+    # libdevice's __nv_fast_*f (sin.approx, lg2.approx, ex2.approx) under fastmath=True.
+    sig = void(float32[::1], float32[::1])
+    fast, _ = cuda.compile_ptx(fast_functions, sig, fastmath=True)
+    precise, _ = cuda.compile_ptx(fast_functions, sig)
+    for instruction in ("cos.approx.ftz.f32 ", "sin.approx.ftz.f32 ", "lg2.approx.ftz.f32 "):
+        assert instruction in fast and instruction not in precise, instruction
+    x = np.linspace(0.5, 4.0, 64, dtype=np.float32)
+    out = np.zeros_like(x)
+    cuda.jit(fastmath=True)(fast_functions)[1, 64](x, out)
+    expected = np.cos(x) + np.sin(x) + np.log2(x) + np.exp(x)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)

@@ -52,6 +52,9 @@ class TargetHooks {
                                         llvm::Value* thread_ctx) = 0;
   // The symbol of a C math function: ("sin", f32) -> "__nv_sinf" or "sinf".
   virtual std::string math_symbol(std::string_view name, bool f32) const = 0;
+  // The fast approximate float32 version of a math function that fastmath=True calls, as
+  // Numba does ("cos" -> "__nv_fast_cosf"); empty where there is none (the host's libm).
+  virtual std::string fast_math_symbol(std::string_view) const { return {}; }
   // True on the host: every function takes the thread context first.
   virtual bool has_thread_ctx() const = 0;
   // A generic pointer to a new static shared array (`bytes` long, `alignment` aligned).

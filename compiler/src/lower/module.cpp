@@ -104,6 +104,10 @@ llvm::FunctionCallee ModuleLowering::math_function(std::string_view name, Scalar
   llvm::Type* t = scalar_type(float_type);
   std::vector<llvm::Type*> params(arity, t);
   std::string symbol = hooks.math_symbol(name, float_type == Scalar::Float32);
+  if (options.fastmath && float_type == Scalar::Float32) {
+    std::string fast = hooks.fast_math_symbol(name);
+    if (!fast.empty()) symbol = fast;
+  }
   return module.getOrInsertFunction(symbol, llvm::FunctionType::get(t, params, false));
 }
 

@@ -4,6 +4,7 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include <algorithm>
 #include <array>
 
 #include "cudajit/compiler/target.hpp"
@@ -91,6 +92,14 @@ class NvptxHooks final : public TargetHooks {
 
   std::string math_symbol(std::string_view name, bool f32) const override {
     return "__nv_" + std::string(libm_name(name)) + (f32 ? "f" : "");
+  }
+
+  std::string fast_math_symbol(std::string_view name) const override {
+    // numba-cuda's mathimpl.py: the functions libdevice has __nv_fast_*f versions of.
+    static constexpr std::array<std::string_view, 8> kFast = {"cos", "sin", "tan", "exp",
+                                                              "log", "log2", "log10", "pow"};
+    if (std::find(kFast.begin(), kFast.end(), name) == kFast.end()) return {};
+    return "__nv_fast_" + std::string(name) + "f";
   }
 
   bool has_thread_ctx() const override { return false; }
