@@ -9,6 +9,12 @@
 #   make compat   build, then numba-cuda's own test suite against cudajit (scripts/compat; not
 #                 part of test): on Numba's simulator and, whole, on the simulated GPU (numba-cuda
 #                 itself there too); a venv in build/compat-venv, the report in build/compat/
+#   make wheels   a manylinux wheel for each CPython reachable here, into build/wheels/: the host's
+#                 (3.11), Debian 13's (3.13) and Debian unstable's newest, the last two built in root
+#                 file systems that debootstrap makes in build/roots/ (scripts/pythons.sh; not part
+#                 of test; PYTHONS="host trixie sid" chooses)
+#   make test-pythons  wheels, then each in a fresh virtual environment of its Python, pytest
+#                 tests/python there: one line per Python (docs/dev/pythons.md: how long it takes)
 #   make format   clang-format our C++
 #   make clean    remove build/ and the copied binaries
 #
@@ -29,7 +35,7 @@ COMPAT_ARGS ?=
 PY_EXE := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/null)
 CXX_DIRS := compiler runtime python/src simulator support tests/cpp
 
-.PHONY: all deps configure build test wheel-test demo fuzz compat format clean
+.PHONY: all deps configure build test wheel-test wheels test-pythons demo fuzz compat format clean
 
 all: build
 
@@ -57,6 +63,14 @@ test: build
 # The manylinux wheel, built, repaired and run from a fresh virtual environment (part of test).
 wheel-test: deps
 	PYTHON=$(PYTHON) JOBS=$(JOBS) bash scripts/wheel-test.sh
+
+# Every reachable CPython's wheel (scripts/pythons.sh), and the Python tests on each.
+wheels:
+	LLVM_VERSION=$(CUDAJIT_LLVM_VERSION) bash scripts/install-deps.sh --roots
+	PYTHON=$(PYTHON) JOBS=$(JOBS) bash scripts/pythons.sh wheels
+
+test-pythons: wheels
+	PYTHON=$(PYTHON) JOBS=$(JOBS) bash scripts/pythons.sh test
 
 demo: build
 	@set -e; for f in examples/*.py; do \

@@ -3,6 +3,8 @@
 # Safe to run again: each step checks first.
 #   LLVM_VERSION (or CUDAJIT_LLVM_VERSION): the LLVM to install, 19 by default.
 #   PYTHON: the interpreter the Python packages are for, python3 by default.
+#   --roots: also debootstrap, for the other Pythons' root file systems (scripts/pythons.sh:
+#            make wheels, make test-pythons); nothing else needs it.
 set -euo pipefail
 
 LLVM_VERSION=${LLVM_VERSION:-${CUDAJIT_LLVM_VERSION:-19}}
@@ -41,6 +43,7 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+[ "${1:-}" = --roots ] && apt_packages+=(debootstrap)
 apt_install "${apt_packages[@]}"
 
 missing=()

@@ -356,11 +356,22 @@ class CompiledOverload:
         return f"<cudajit kernel {self._kernel.__name__}({', '.join(self.signature)})>"
 
 
+# Python 3.14 evaluates annotations when they are first asked for: a kernel's parameter
+# annotated with a name defined nowhere (or later) is legal there, and a signature that
+# evaluates it would raise NameError. Binding needs only the parameters' names.
+if sys.version_info >= (3, 14):
+    import annotationlib
+
+    _ANNOTATIONS_UNEVALUATED = {"annotation_format": annotationlib.Format.FORWARDREF}
+else:
+    _ANNOTATIONS_UNEVALUATED = {}
+
+
 def bind_arguments(kernel: "Dispatcher", args: tuple, kwargs: dict) -> tuple:
     """The arguments of a launch with keywords, in the order of the kernel's
     parameters (as a Python call binds them); a TypeError naming the kernel and
     its parameters when they do not fit."""
-    signature = inspect.signature(kernel.py_func)
+    signature = inspect.signature(kernel.py_func, **_ANNOTATIONS_UNEVALUATED)
     try:
         bound = signature.bind(*args, **kwargs)
     except TypeError as exc:

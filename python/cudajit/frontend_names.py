@@ -69,6 +69,9 @@ UNSUPPORTED_SYNTAX = {
     "Yield": "yield expressions", "YieldFrom": "yield expressions",
     "NamedExpr": "assignment expressions (:=)", "Starred": "starred expressions (*x)",
     "Slice": "slices",
+    # Python 3.12's type statement, 3.14's template strings
+    "TypeAlias": "type aliases (type X = ...)",
+    "TemplateStr": "template strings (t-strings)", "Interpolation": "template strings (t-strings)",
 }
 
 

@@ -275,8 +275,7 @@ def _check_source_is_the_loaded_code(pyfunc: FunctionType, funcdef: ast.Function
         compiled = compile(module, filename, "exec", dont_inherit=True)
     except SyntaxError:
         return  # it needs its enclosing function (nonlocal): nothing to compare with
-    code = next((c for c in compiled.co_consts
-                 if isinstance(c, CodeType) and c.co_name == funcdef.name), None)
+    code = _function_code(compiled, funcdef.name)
     if code is None:
         return
     # Contained, not equal: import hooks such as pytest's assert rewriting add
@@ -289,6 +288,19 @@ def _check_source_is_the_loaded_code(pyfunc: FunctionType, funcdef: ast.Function
             "loaded (was the file edited after it was imported?); reload the module, or "
             "restart, to compile what the file says", filename, funcdef.lineno,
             funcdef.col_offset)
+
+
+def _function_code(module: CodeType, name: str) -> CodeType | None:
+    """The code of the function `name` that a module defines: among the module's constants,
+    or, for a generic function (Python 3.12's def f[T]), inside the code that makes its type
+    parameters."""
+    for const in module.co_consts:
+        if isinstance(const, CodeType):
+            if const.co_name == name:
+                return const
+            if const.co_name == f"<generic parameters of {name}>":
+                return _function_code(const, name)
+    return None
 
 
 def _type_params(funcdef: ast.FunctionDef) -> dict:

@@ -13,7 +13,8 @@ import cudajit as cuda
 
 pytestmark = pytest.mark.usefixtures("on_cpu_device")
 
-PYTHON_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "python")
+# Where the cudajit under test is (this tree's python/, or an installed wheel's site-packages).
+PYTHON_DIR = os.path.dirname(os.path.dirname(cuda.__file__))
 
 
 @cuda.jit

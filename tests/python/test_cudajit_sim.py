@@ -8,6 +8,7 @@ a GPU without being told to simulate one.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -17,7 +18,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PYTHON_DIR = REPO / "python"
+# Where the cudajit under test is (this tree's python/, or an installed wheel's site-packages),
+# found without importing it.
+PYTHON_DIR = Path(importlib.util.find_spec("cudajit").origin).parents[1]
 
 
 def run_under_sim(code: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:

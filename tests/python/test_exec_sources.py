@@ -14,7 +14,8 @@ import cudajit as cuda
 pytestmark = [pytest.mark.usefixtures("device"),
               pytest.mark.filterwarnings("ignore::cudajit.PerformanceWarning")]
 
-PYTHON_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "python")
+# Where the cudajit under test is (this tree's python/, or an installed wheel's site-packages).
+PYTHON_DIR = os.path.dirname(os.path.dirname(cuda.__file__))
 
 TEMPLATE = """
 @cuda.jit(device=True)

@@ -1,6 +1,7 @@
 """The warning that kernels run on the cpu device (no usable GPU) names the user's line that
 first needed a device, whichever cudajit function that went through, once per process."""
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -9,7 +10,9 @@ import textwrap
 import pytest
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
-PYTHON_DIR = os.path.join(os.path.dirname(os.path.dirname(TESTS_DIR)), "python")
+# Where the cudajit under test is (this tree's python/, or an installed wheel's site-packages),
+# found without importing it.
+PYTHON_DIR = os.path.dirname(os.path.dirname(importlib.util.find_spec("cudajit").origin))
 
 
 def _run_without_a_gpu(tmp_path, program):

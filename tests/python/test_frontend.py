@@ -49,6 +49,16 @@ def _load_cudajit_modules():
     package = pytypes.ModuleType("_cudajit_sources")
     package.__path__ = [str(SOURCE_DIR)]
     sys.modules[package.__name__] = package
+    # The front end imports _core (device arrays): an installed cudajit's, already loaded by
+    # the other tests, where this checkout's is not built for this Python (make test-pythons
+    # runs this file against the wheel); one copy of the extension, never a second.
+    try:
+        from cudajit import _core
+    except ImportError:
+        pass
+    else:
+        sys.modules["_cudajit_sources._core"] = _core
+        package._core = _core
     loaded = [importlib.import_module(f"_cudajit_sources.{name}")
               for name in ("errors", "frontend", "intrinsics", "types")]
     # What `import cudajit as cuda` gives a kernel: the front end knows it by name.
