@@ -4,6 +4,7 @@
 // cuLibraryLoadData load. LTO-IR, NVVM IR and cubins without PTX are refused with a message
 // that says the simulated GPU links and runs PTX.
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -92,6 +93,11 @@ bool complete(LinkJob& job) {
     job.error_log = std::string("error   : ") + e.what() + "\n";
   } catch (const ptx::PtxError& e) {
     job.error_log = std::string("ptxas error   : ") + e.what() + "\n";
+    // The linked text the error's line numbers refer to, for whoever investigates.
+    if (const char* path = std::getenv("CUDAJIT_SIM_DUMP_FAILED_LINK"); path && *path) {
+      std::ofstream(path, std::ios::binary) << job.linked;
+      job.error_log += "(the linked PTX is in " + std::string(path) + ")\n";
+    }
   }
   return false;
 }

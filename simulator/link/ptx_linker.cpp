@@ -182,10 +182,14 @@ bool defines(const Statement& st) {
   return st.kind == Kind::Variable && !st.is_extern;
 }
 
-// Functions the driver provides to every module (CUDA's device runtime and printf).
+// Functions the driver provides to every module: printf, malloc, assertions, and the device
+// runtime's calls into the driver that libcudadevrt.a makes (cnp*, __cuda_syscall_*: grid
+// synchronisation, launches from the device). Which of them the simulated GPU executes is
+// its loader's and executor's matter (a call of one it lacks is a fault naming it).
 bool provided_by_driver(const std::string& name) {
   static const std::set<std::string> names = {"vprintf", "malloc", "free", "__assertfail"};
-  return names.count(name) > 0;
+  return names.count(name) > 0 || name.rfind("cnp", 0) == 0 ||
+         name.rfind("__cuda_syscall_", 0) == 0;
 }
 
 // Every identifier `from` outside comments and strings becomes `to`; `.file`, `.loc` and
@@ -436,9 +440,9 @@ std::string fatbin_ptx(const void* data, size_t size, const std::string& name, i
     std::memcpy(&v, b + at, bytes);
     return v;
   };
-  std::string ptx;
-  int best_arch = -1, oldest_arch = -1;
-  bool has_elf = false;
+  std::string ptx, newest_ptx;
+  int best_arch = -1, oldest_arch = -1, newest_arch = -1;
+  bool has_elf = false, has_elf_for_target = false;
   size_t at = 0;
   while (at + 16 <= size && read(at, 4) == 0xBA55ED50u) {
     uint64_t header_size = read(at + 6, 2), body = read(at + 8, 8);
@@ -456,12 +460,30 @@ std::string fatbin_ptx(const void* data, size_t size, const std::string& name, i
           best_arch = arch;
           ptx = entry_text(b + entry, entry_header, payload, name);
         }
+        if (arch > newest_arch) {
+          newest_arch = arch;
+          newest_ptx = entry_text(b + entry, entry_header, payload, name);
+        }
       } else if (kind == 2) {
         has_elf = true;
+        int arch = entry_header >= 0x20 ? int(read(entry + 0x1c, 4)) : 0;
+        if (target_sm >= 0 && arch <= target_sm) has_elf_for_target = true;
       }
       entry += entry_header + payload;
     }
     at = end;
+  }
+  if (best_arch < 0 && oldest_arch >= 0 && has_elf_for_target) {
+    // Only newer PTX, and machine code for the target (the toolkit's libcudadevrt.a: PTX for
+    // the newest architecture alone). The driver would load that machine code; the simulated
+    // GPU runs the PTX it was built from instead, as for the target: every instruction is
+    // still checked against the device at load (docs/dev/simulator.md).
+    ptx = newest_ptx;
+    size_t at_target = ptx.find(".target");
+    size_t line_end = ptx.find('\n', at_target);
+    if (at_target != std::string::npos)
+      ptx.replace(at_target, line_end - at_target, ".target sm_" + std::to_string(target_sm));
+    return ptx;
   }
   if (best_arch < 0 && oldest_arch >= 0)
     throw LinkError("'" + name + "' holds PTX for compute_" + std::to_string(oldest_arch) +
