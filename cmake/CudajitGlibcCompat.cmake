@@ -1,7 +1,8 @@
 # glibc compatibility of the shipped libraries (_core, libcudajit.so, libcudajit_sim.so).
 #
-# Built on Debian 12 (glibc 2.36, GCC 12), the libraries reference glibc and libstdc++ symbol
-# versions that older distributions lack (arc4random@GLIBC_2.36 from LLVM's libLLVMSupport, ...),
+# Built on Debian 12 (glibc 2.36, GCC 12), or Debian 13 and unstable for their Pythons
+# (scripts/pythons.sh), the libraries reference glibc and libstdc++ symbol versions that older
+# distributions lack (arc4random@GLIBC_2.36 from LLVM's libLLVMSupport, ...),
 # and auditwheel tags the wheel for the newest of them. cudajit_glibc_compat(target) links
 # support/glibc_compat.cpp into the target and redirects each symbol below to its shim there
 # (-Wl,--wrap=SYMBOL: references to SYMBOL go to __wrap_SYMBOL), which calls a version that old
@@ -39,6 +40,11 @@ option(CUDAJIT_GLIBC_COMPAT
 
 # The symbols redirected to support/glibc_compat.cpp, each with the version it replaces.
 set(CUDAJIT_GLIBC_COMPAT_WRAPPED
+  # GLIBC_2.38 (C23 strtol), GLIBCXX_3.4.31 (GCC 13), CXXABI_1.3.15 (GCC 14): Debian 13 and later
+  __isoc23_strtol __isoc23_strtoul __isoc23_strtoll __isoc23_strtoull
+  _ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE15_M_replace_coldEPcmPKcmm
+  __cxa_call_terminate
+  sqrtf  # GLIBC_2.43 (Debian unstable)
   arc4random  # GLIBC_2.36
   _ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE  # GLIBCXX_3.4.30
   # GLIBC_2.34: libpthread and libdl merged into libc

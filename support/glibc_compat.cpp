@@ -19,13 +19,16 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <exception>
 #include <ios>
 
 #define CUDAJIT_SHIM extern "C" __attribute__((visibility("hidden")))
@@ -384,3 +387,111 @@ CUDAJIT_SHIM double __wrap_log2(double x) { return cudajit_log2(x); }
 extern "C" double cudajit_pow(double, double);
 CUDAJIT_BIND(cudajit_pow, "pow@GLIBC_2.2.5");
 CUDAJIT_SHIM double __wrap_pow(double x, double y) { return cudajit_pow(x, y); }
+
+// --- GLIBC_2.38, GLIBCXX_3.4.31 (GCC 13), CXXABI_1.3.15 (GCC 14): Debian 13's toolchain -------
+
+// strtol and its kin as C23 reads them (glibc 2.38; with _GNU_SOURCE, as g++ always defines, the
+// headers send every call there, and Debian 13's LLVM archives were built so). C23 adds one
+// thing: base 0 or 2 also takes a "0b" or "0B" prefix before binary digits. The old versions
+// (GLIBC_2.2.5) do the rest; the prefix is read here, the digits after it by the old function
+// with base 2, so that overflow, errno and the end pointer stay glibc's.
+extern "C" long cudajit_strtol(const char*, char**, int);
+CUDAJIT_BIND(cudajit_strtol, "strtol@GLIBC_2.2.5");
+extern "C" unsigned long cudajit_strtoul(const char*, char**, int);
+CUDAJIT_BIND(cudajit_strtoul, "strtoul@GLIBC_2.2.5");
+extern "C" long long cudajit_strtoll(const char*, char**, int);
+CUDAJIT_BIND(cudajit_strtoll, "strtoll@GLIBC_2.2.5");
+extern "C" unsigned long long cudajit_strtoull(const char*, char**, int);
+CUDAJIT_BIND(cudajit_strtoull, "strtoull@GLIBC_2.2.5");
+
+// Where a C23 binary prefix starts in `text` for `base` (after blanks and a sign, "0b" or "0B"
+// followed by a binary digit), else nullptr.
+static const char* binary_prefix(const char* text, int base) {
+  if (base != 0 && base != 2) return nullptr;
+  const char* p = text;
+  while (*p == ' ' || (*p >= '\t' && *p <= '\r')) ++p;
+  if (*p == '+' || *p == '-') ++p;
+  if (p[0] == '0' && (p[1] == 'b' || p[1] == 'B') && (p[2] == '0' || p[2] == '1')) return p;
+  return nullptr;
+}
+
+// The old function on `text` with the prefix removed ("-0b101" read as "-101" in base 2): the
+// sign stays where the old function reads it; the end pointer is mapped back into `text`.
+template <typename T, typename Old>
+static T from_binary(const char* text, const char* prefix, char** end, Old old) {
+  const size_t before = static_cast<size_t>(prefix - text);
+  size_t digits = 0;
+  while (prefix[2 + digits] == '0' || prefix[2 + digits] == '1') ++digits;
+  char* copy = static_cast<char*>(malloc(before + digits + 1));
+  if (!copy) return old(text, end, 2);  // reads "0" and stops at the 'b', as C17 would
+  memcpy(copy, text, before);
+  memcpy(copy + before, prefix + 2, digits);
+  copy[before + digits] = '\0';
+  char* copy_end = copy;
+  const T value = old(copy, &copy_end, 2);
+  const int saved = errno;
+  const ptrdiff_t read = copy_end - copy - static_cast<ptrdiff_t>(before);
+  if (end) *end = const_cast<char*>(read > 0 ? prefix + 2 + read : text);
+  free(copy);
+  errno = saved;
+  return value;
+}
+
+CUDAJIT_SHIM long __wrap___isoc23_strtol(const char* text, char** end, int base) {
+  const char* prefix = binary_prefix(text, base);
+  return prefix ? from_binary<long>(text, prefix, end, cudajit_strtol)
+                : cudajit_strtol(text, end, base);
+}
+
+CUDAJIT_SHIM unsigned long __wrap___isoc23_strtoul(const char* text, char** end, int base) {
+  const char* prefix = binary_prefix(text, base);
+  return prefix ? from_binary<unsigned long>(text, prefix, end, cudajit_strtoul)
+                : cudajit_strtoul(text, end, base);
+}
+
+CUDAJIT_SHIM long long __wrap___isoc23_strtoll(const char* text, char** end, int base) {
+  const char* prefix = binary_prefix(text, base);
+  return prefix ? from_binary<long long>(text, prefix, end, cudajit_strtoll)
+                : cudajit_strtoll(text, end, base);
+}
+
+CUDAJIT_SHIM unsigned long long __wrap___isoc23_strtoull(const char* text, char** end, int base) {
+  const char* prefix = binary_prefix(text, base);
+  return prefix ? from_binary<unsigned long long>(text, prefix, end, cudajit_strtoull)
+                : cudajit_strtoull(text, end, base);
+}
+
+// std::string::_M_replace_cold (GCC 13): the out-of-line part of replace() where the new text
+// lies inside the string itself. It uses no member of the string: the same moves and copies as
+// libstdc++'s basic_string.tcc, on the characters at p.
+CUDAJIT_SHIM void __wrap__ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE15_M_replace_coldEPcmPKcmm(
+    void* /*self*/, char* p, size_t len1, const char* s, size_t len2, size_t how_much) {
+  if (len2 && len2 <= len1) memmove(p, s, len2);
+  if (how_much && len1 != len2) memmove(p + len2, p + len1, how_much);
+  if (len2 > len1) {
+    if (s + len2 <= p + len1) {
+      memmove(p, s, len2);
+    } else if (s >= p + len1) {
+      const size_t offset = static_cast<size_t>(s - p) + (len2 - len1);
+      memcpy(p, p + offset, len2);
+    } else {
+      const size_t left = static_cast<size_t>((p + len1) - s);
+      memmove(p, s, left);
+      memcpy(p + left, p + len2, len2 - left);
+    }
+  }
+}
+
+// __cxa_call_terminate (GCC 14 calls it where an exception leaves a noexcept function): the
+// exception is caught, as a handler would, then std::terminate, which is what it does.
+CUDAJIT_SHIM [[noreturn]] void __wrap___cxa_call_terminate(void* exception) noexcept {
+  if (exception) __cxxabiv1::__cxa_begin_catch(exception);
+  std::terminate();
+}
+
+// --- GLIBC_2.43: Debian unstable's glibc ----------------------------------------------------------
+
+// sqrtf got a new version in glibc 2.43; the old one (GLIBC_2.2.5) returns the same values.
+extern "C" float cudajit_sqrtf(float);
+CUDAJIT_BIND(cudajit_sqrtf, "sqrtf@GLIBC_2.2.5");
+CUDAJIT_SHIM float __wrap_sqrtf(float x) { return cudajit_sqrtf(x); }

@@ -24,12 +24,12 @@ Scalar dtype_scalar(const py::dtype& dtype, size_t position) {
     throw py::type_error("argument " + std::to_string(position) +
                          ": expected an array of bool, int8..int64, uint8..uint64, float16, "
                          "float32, float64, complex64, complex128 or bfloat16, got dtype " +
-                         std::string(py::str(dtype)));
+                         std::string(py::str(py::handle(dtype))));
   };
   if (dtype.attr("byteorder").cast<std::string>() == ">")
     throw py::type_error("argument " + std::to_string(position) +
                          ": expected native (little-endian) byte order, got dtype " +
-                         std::string(py::str(dtype)) +
+                         std::string(py::str(py::handle(dtype))) +
                          "; use arr.astype(arr.dtype.newbyteorder('='))");
   switch (kind) {
     case 'b':
@@ -73,7 +73,7 @@ std::shared_ptr<const RecordLayout> record_layout(const py::dtype& dtype, size_t
     if (c.dtype == dtype.ptr()) return c.layout;
   auto bad = [&](const std::string& why) {
     std::string where = position > 0 ? "argument " + std::to_string(position) + ": " : "";
-    return py::type_error(where + "record dtype " + std::string(py::str(dtype)) +
+    return py::type_error(where + "record dtype " + std::string(py::str(py::handle(dtype))) +
                           " cannot be used in kernels: " + why);
   };
   auto layout = std::make_shared<RecordLayout>();
@@ -132,7 +132,7 @@ std::shared_ptr<const RecordLayout> record_layout(const py::dtype& dtype, size_t
 std::shared_ptr<const RecordLayout> record_layout_of(const py::dtype& dtype) {
   if (!is_structured(dtype))
     throw py::type_error("expected a structured dtype (with fields), got " +
-                         std::string(py::str(dtype)));
+                         std::string(py::str(py::handle(dtype))));
   return record_layout(dtype, 0);
 }
 

@@ -12,6 +12,13 @@ namespace cudajit::python {
 
 namespace {
 
+// Whether pybind11 has built the C++ object of a Python instance yet (a collection may visit
+// one between its allocation and __init__). pybind11 3's detail::is_holder_constructed does
+// the same; pybind11 2.x (Debian 13's 2.13) has only the instance's own accessor.
+bool holder_constructed(PyObject* self) {
+  return reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder().holder_constructed();
+}
+
 unsigned parse_shared_bytes(py::handle obj) {
   long long v = -1;
   if (PyLong_Check(obj.ptr())) v = PyLong_AsLongLong(obj.ptr());
@@ -52,11 +59,11 @@ void bind_dispatcher(py::module_& m) {
     type->tp_flags |= Py_TPFLAGS_HAVE_GC;
     type->tp_traverse = [](PyObject* self, visitproc visit, void* arg) {
       Py_VISIT(Py_TYPE(self));
-      if (!py::detail::is_holder_constructed(self)) return 0;
+      if (!holder_constructed(self)) return 0;
       return py::cast<const Dispatcher&>(py::handle(self)).traverse(visit, arg);
     };
     type->tp_clear = [](PyObject* self) {
-      if (py::detail::is_holder_constructed(self))
+      if (holder_constructed(self))
         py::cast<Dispatcher&>(py::handle(self)).clear_python_references();
       return 0;
     };

@@ -93,7 +93,13 @@ def test_a_later_process_loads_the_ptx_instead_of_compiling(module_dir):
 
 def test_an_edited_kernel_compiles_anew(module_dir):
     fresh_kernel().inspect_asm(SIG)
-    (module_dir / "kernels.py").write_text(SOURCE.replace("2.0 * a[i]", "3.0 * a[i]"))
+    path = module_dir / "kernels.py"
+    path.write_text(SOURCE.replace("2.0 * a[i]", "3.0 * a[i]"))
+    # The same size within the same second would let Python load the stale .pyc (its check is
+    # the source's size and mtime in whole seconds): cudajit would then refuse, rightly, to
+    # compile a source that is not the loaded code.
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000_000))
     ptx = fresh_kernel().inspect_asm(SIG)
     assert disk_counts() == (0, 1)
     assert "0f40400000" in ptx  # 3.0

@@ -2,6 +2,7 @@
 workers, multiprocessing): by module and qualified name where importable, else
 by their Python function, declared signatures and options."""
 
+import importlib.util
 import os
 import pickle
 import subprocess
@@ -19,7 +20,9 @@ import pickled_kernels
 pytestmark = pytest.mark.usefixtures("device")
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
-PYTHON_DIR = os.path.join(os.path.dirname(os.path.dirname(TESTS_DIR)), "python")
+# Where the cudajit under test is (this tree's python/, or an installed wheel's site-packages),
+# found without importing it.
+PYTHON_DIR = os.path.dirname(os.path.dirname(importlib.util.find_spec("cudajit").origin))
 
 
 def test_importable_kernels_and_device_functions_pickle_by_reference():

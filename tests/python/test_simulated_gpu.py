@@ -2,6 +2,7 @@
 PTX cudajit generates, refuses what the driver refuses, reports memory errors with
 the kernel's source line, and fails when the PTX or the packed parameters are broken."""
 
+import importlib.util
 import math
 import os
 import subprocess
@@ -20,7 +21,9 @@ pytestmark = pytest.mark.skipif(
            "libcudajit_sim.so was not built)")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PYTHON_DIR = os.path.join(os.path.dirname(os.path.dirname(HERE)), "python")
+# Where the cudajit under test is (this tree's python/, or an installed wheel's site-packages),
+# found without importing it.
+PYTHON_DIR = os.path.dirname(os.path.dirname(importlib.util.find_spec("cudajit").origin))
 
 
 @pytest.fixture(scope="module")

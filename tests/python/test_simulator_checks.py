@@ -4,6 +4,7 @@ both source lines and threads, a read of device memory nothing wrote with its li
 runs on and its results arrive. Each runs in a process of its own, as the checks are chosen
 when the simulated GPU loads."""
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -19,7 +20,9 @@ pytestmark = pytest.mark.skipif(
            "libcudajit_sim.so was not built)")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PYTHON_DIR = os.path.join(os.path.dirname(os.path.dirname(HERE)), "python")
+# Where the cudajit under test is (this tree's python/, or an installed wheel's site-packages),
+# found without importing it.
+PYTHON_DIR = os.path.dirname(os.path.dirname(importlib.util.find_spec("cudajit").origin))
 
 EXCHANGE = """\
     import numpy as np

@@ -5,6 +5,7 @@
 #define CATCH_CONFIG_MAIN
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <math.h>
@@ -29,6 +30,13 @@
 
 extern "C" {
 uint32_t __wrap_arc4random(void);
+long __wrap___isoc23_strtol(const char*, char**, int);
+unsigned long __wrap___isoc23_strtoul(const char*, char**, int);
+long long __wrap___isoc23_strtoll(const char*, char**, int);
+unsigned long long __wrap___isoc23_strtoull(const char*, char**, int);
+void __wrap__ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE15_M_replace_coldEPcmPKcmm(
+    void*, char*, size_t, const char*, size_t, size_t);
+float __wrap_sqrtf(float);
 void __wrap__ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE(void*, void*);
 int __wrap_pthread_create(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 int __wrap_pthread_join(pthread_t, void**);
@@ -379,4 +387,46 @@ TEST_CASE("exp, exp2, log, log2 and pow give glibc's values and errno", "[glibc_
   CHECK(std::isinf(__wrap_exp(1000.0)));
   CHECK(errno == ERANGE);
   CHECK(__wrap_pow(2.0, 10.0) == 1024.0);
+}
+
+TEST_CASE("C23's strtol family: the old functions, and the 0b prefix read here", "[glibc_compat]") {
+  char* end = nullptr;
+  const char* decimal = "  -1234xyz";
+  CHECK(__wrap___isoc23_strtol(decimal, &end, 10) == -1234);
+  CHECK(end == decimal + 7);
+  CHECK(__wrap___isoc23_strtoul("0x1f", &end, 0) == 31ul);
+  CHECK(__wrap___isoc23_strtoll("0777", &end, 0) == 0777ll);
+  const char* binary = " -0b101z";
+  CHECK(__wrap___isoc23_strtol(binary, &end, 0) == -5);
+  CHECK(end == binary + 7);
+  CHECK(__wrap___isoc23_strtoull("0B11", &end, 2) == 3ull);
+  const char* no_digit = "0b2";  // no binary digit after the prefix: "0", stopping at the b
+  CHECK(__wrap___isoc23_strtol(no_digit, &end, 0) == 0);
+  CHECK(end == no_digit + 1);
+  errno = 0;
+  CHECK(__wrap___isoc23_strtoll("99999999999999999999", &end, 10) == LLONG_MAX);
+  CHECK(errno == ERANGE);
+  CHECK(__wrap_sqrtf(2.0f) == sqrtf(2.0f));
+}
+
+TEST_CASE("std::string's cold replace moves text that lies inside the string", "[glibc_compat]") {
+  // replace(pos, len1, s, len2) where s points into the string itself, as basic_string calls it
+  // after making room: each case against std::string's own result.
+  struct Case { size_t pos, len1, from, len2; };
+  for (Case c : {Case{0, 2, 4, 2}, Case{1, 1, 3, 4}, Case{2, 4, 0, 2}, Case{0, 1, 1, 5}}) {
+    std::string expected = "abcdefghij";
+    const std::string source = expected.substr(c.from, c.len2);
+    expected.replace(c.pos, c.len1, source);
+    std::string text = "abcdefghij";
+    text.resize(text.size() + 8);
+    char* p = text.data() + c.pos;
+    const size_t how_much = 10 - c.pos - c.len1;
+    const char* s = text.data() + c.from;
+    // As _M_replace does before the cold call when the text grows: the source, if it lies past
+    // the replaced part, is found after the tail moves; the caller passes its original place.
+    __wrap__ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE15_M_replace_coldEPcmPKcmm(
+        &text, p, c.len1, s, c.len2, how_much);
+    text.resize(10 - c.len1 + c.len2);
+    CHECK(text == expected);
+  }
 }
