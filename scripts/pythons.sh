@@ -42,7 +42,7 @@ LOCK=/tmp/cudajit-build.lock  # one heavy build at a time on this machine
 ROOT_PACKAGES=(python3-dev python3-venv python3-pip g++ cmake ninja-build llvm-19-dev libzstd-dev
                libdlpack-dev libboost-context-dev pybind11-dev python3-pybind11
                python3-scikit-build-core python3-numpy python3-pytest python3-hypothesis
-               python3-mpmath)
+               python3-mpmath python3-pytest-timeout)
 
 log() { echo "pythons: $*"; }
 
