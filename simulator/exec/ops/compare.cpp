@@ -1,7 +1,9 @@
 // setp and set: a comparison of two values, optionally combined with a predicate c
 // (.and/.or/.xor, c possibly negated). setp writes a predicate (0 or 1), and to its second
 // destination (p|q) the same combination of the complement of the comparison; set writes
-// 0xffffffff or 1.0f for true, 0 for false. The handler is instantiated per type and
+// its destination type's true (0xffffffff, 0xffff, 1.0f, 1.0 as f16 or bf16) or 0. The .f16x2
+// and .bf16x2 forms compare both halves: setp writes the low half's result to p and the high
+// half's to q, set packs two 16-bit results. The handler is instantiated per type and
 // comparison; the combination, rarer, is a loop shared by all of them.
 #include <algorithm>
 #include <string_view>
@@ -35,8 +37,9 @@ enum Comparison : uint8_t {
   kNan,
 };
 
-// Inst::aux: the combination, whether c is negated, what set writes for true.
-enum : uint8_t { kCombine = 3, kAnd = 1, kOr = 2, kXor = 3, kNegateC = 4, kSet = 8, kSetF32 = 16 };
+// Inst::aux: the combination, whether c is negated, set (whose true value is Inst::offset),
+// two comparisons per operand (.f16x2, .bf16x2).
+enum : uint8_t { kCombine = 3, kAnd = 1, kOr = 2, kXor = 3, kNegateC = 4, kSet = 8, kPair = 16 };
 // Inst::count: a setp with one destination and no combination (the common case).
 constexpr uint8_t kPlain = 1;
 
@@ -48,15 +51,16 @@ inline float flushed(uint32_t bits) {
   return f;
 }
 
-// T: the register's type; Half and BFloat are read as the float they hold (exactly).
+// T: the register's type; Half and BFloat are read as the float they hold (exactly), from the
+// 16 bits at `shift` (16: the high half of an .f16x2/.bf16x2 register).
 template <class T, bool ftz>
-inline auto operand(const uint64_t* slot, int lane) {
+inline auto operand(const uint64_t* slot, int lane, int shift = 0) {
   if constexpr (std::is_same_v<T, Half>) {
-    auto bits = uint16_t(slot[lane]);
+    auto bits = uint16_t(slot[lane] >> shift);
     if (ftz) bits = flush_half(bits);
     return half_to_float(Half{bits});
   } else if constexpr (std::is_same_v<T, BFloat>) {
-    return bfloat_to_float(BFloat{uint16_t(slot[lane])});
+    return bfloat_to_float(BFloat{uint16_t(slot[lane] >> shift)});
   } else if constexpr (ftz) {
     return flushed(get<uint32_t>(slot, lane));
   } else {
@@ -96,14 +100,17 @@ inline bool compare(T a, T b) {
     return a != a || b != b;  // kNan
 }
 
-// p = t, or the combination of t with c; q the combination of !t with c; set's encoding.
+// t[lane]: the comparison (bit 0), and the high half's (bit 1) for a pair.
+// setp: p = t, or the combination of t with c; q the combination of !t with c (of the high
+// half's t for a pair). set: d = the combination's true value or 0, per half for a pair.
 void combine(Warp& warp, const Inst& inst, uint32_t mask, const uint8_t* t) {
   const uint8_t op = inst.aux & kCombine;
   const uint64_t negate = (inst.aux & kNegateC) ? 1 : 0;
+  const bool set = inst.aux & kSet, pair = inst.aux & kPair;
   const uint64_t* c = op ? warp.reg(inst.op[3]) : nullptr;
   uint64_t* p = inst.op[0] == kNoSlot ? nullptr : warp.reg(inst.op[0]);
   uint64_t* q = inst.op[kSecond] == kNoSlot ? nullptr : warp.reg(inst.op[kSecond]);
-  const uint64_t truth = !(inst.aux & kSet) ? 1 : (inst.aux & kSetF32) ? 0x3F800000u : 0xFFFFFFFFu;
+  const uint64_t truth = set ? uint64_t(inst.offset) : 1;
   for_lanes(mask, [&](int lane) {
     bool with = c && ((c[lane] & 1) ^ negate);  // read before p or q, which may be c
     auto apply = [&](bool v) {
@@ -117,10 +124,30 @@ void combine(Warp& warp, const Inst& inst, uint32_t mask, const uint8_t* t) {
       }
       return v;
     };
-    bool x = t[lane];
-    if (p) p[lane] = apply(x) ? truth : 0;
-    if (q) q[lane] = apply(!x) ? truth : 0;
+    bool x = t[lane] & 1, high = t[lane] & 2;
+    if (set && pair) {
+      p[lane] = (apply(x) ? truth : 0) | (apply(high) ? truth : 0) << 16;
+    } else if (pair) {
+      if (p) p[lane] = apply(x);
+      if (q) q[lane] = apply(high);
+    } else {
+      if (p) p[lane] = apply(x) ? truth : 0;
+      if (q) q[lane] = apply(!x) ? truth : 0;
+    }
   });
+}
+
+// .f16x2 and .bf16x2: each half compared on its own.
+template <class T, uint8_t cmp, bool ftz>
+void run_compare_pair(Warp& warp, const Inst& inst, uint32_t mask) {
+  const uint64_t* a = warp.reg(inst.op[1]);
+  const uint64_t* b = warp.reg(inst.op[2]);
+  uint8_t t[kWarpSize] = {};
+  for_lanes(mask, [&](int lane) {
+    t[lane] = compare<cmp>(operand<T, ftz>(a, lane), operand<T, ftz>(b, lane)) |
+              compare<cmp>(operand<T, ftz>(a, lane, 16), operand<T, ftz>(b, lane, 16)) << 1;
+  });
+  combine(warp, inst, mask, t);
 }
 
 template <class T, uint8_t cmp, bool ftz>
@@ -148,41 +175,49 @@ void run_compare(Warp& warp, const Inst& inst, uint32_t mask) {
   combine(warp, inst, mask, t);
 }
 
-template <class T, bool ftz = false>
+template <class T, uint8_t cmp, bool ftz, bool pair>
+constexpr Handler handler() {
+  if constexpr (pair)
+    return run_compare_pair<T, cmp, ftz>;
+  else
+    return run_compare<T, cmp, ftz>;
+}
+
+template <class T, bool ftz = false, bool pair = false>
 Handler by_comparison(uint8_t cmp) {
   switch (cmp) {
     case kEq:
-      return run_compare<T, kEq, ftz>;
+      return handler<T, kEq, ftz, pair>();
     case kNe:
-      return run_compare<T, kNe, ftz>;
+      return handler<T, kNe, ftz, pair>();
     case kLt:
-      return run_compare<T, kLt, ftz>;
+      return handler<T, kLt, ftz, pair>();
     case kLe:
-      return run_compare<T, kLe, ftz>;
+      return handler<T, kLe, ftz, pair>();
     case kGt:
-      return run_compare<T, kGt, ftz>;
+      return handler<T, kGt, ftz, pair>();
     case kGe:
-      return run_compare<T, kGe, ftz>;
+      return handler<T, kGe, ftz, pair>();
   }
   if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
                 std::is_same_v<T, BFloat>) {
     switch (cmp) {
       case kEqu:
-        return run_compare<T, kEqu, ftz>;
+        return handler<T, kEqu, ftz, pair>();
       case kNeu:
-        return run_compare<T, kNeu, ftz>;
+        return handler<T, kNeu, ftz, pair>();
       case kLtu:
-        return run_compare<T, kLtu, ftz>;
+        return handler<T, kLtu, ftz, pair>();
       case kLeu:
-        return run_compare<T, kLeu, ftz>;
+        return handler<T, kLeu, ftz, pair>();
       case kGtu:
-        return run_compare<T, kGtu, ftz>;
+        return handler<T, kGtu, ftz, pair>();
       case kGeu:
-        return run_compare<T, kGeu, ftz>;
+        return handler<T, kGeu, ftz, pair>();
       case kNum:
-        return run_compare<T, kNum, ftz>;
+        return handler<T, kNum, ftz, pair>();
       case kNan:
-        return run_compare<T, kNan, ftz>;
+        return handler<T, kNan, ftz, pair>();
     }
   }
   return nullptr;
@@ -205,10 +240,14 @@ constexpr Named kComparisons[] = {{"eq", kEq, false},   {"ne", kNe, false},   {"
 Handler comparison_handler(const DecodeContext& c, const std::string& type, const Named& named,
                            bool ftz) {
   bool is_float = named.cmp >= kEqu;
-  if (ftz && type != "f32" && type != "f16") c.unsupported();
+  if (ftz && type != "f32" && type != "f16" && type != "f16x2") c.unsupported();
   if (type == "f16")
     return ftz ? by_comparison<Half, true>(named.cmp) : by_comparison<Half>(named.cmp);
+  if (type == "f16x2")
+    return ftz ? by_comparison<Half, true, true>(named.cmp)
+               : by_comparison<Half, false, true>(named.cmp);
   if (type == "bf16") return by_comparison<BFloat>(named.cmp);
+  if (type == "bf16x2") return by_comparison<BFloat, false, true>(named.cmp);
   if (type == "f32")
     return ftz ? by_comparison<float, true>(named.cmp) : by_comparison<float>(named.cmp);
   if (type == "f64") return by_comparison<double>(named.cmp);
@@ -227,6 +266,38 @@ Handler comparison_handler(const DecodeContext& c, const std::string& type, cons
     if (size == 8) return by_comparison<uint64_t>(named.cmp);
   }
   c.unsupported();
+}
+
+// What set writes for true: the destination type's all-ones or 1.0 (per half for a pair), for
+// the pairs of types the PTX ISA lists (set, and "Half Precision Comparison Instructions: set").
+uint64_t set_true_value(const DecodeContext& c, const std::string& dtype, const std::string& stype,
+                        bool ftz) {
+  const bool half_source = stype == "f16" || stype == "bf16";
+  if (ftz && dtype.starts_with("bf16")) c.unsupported();
+  uint64_t truth = 0;
+  if (stype == "f16x2" || stype == "bf16x2") {
+    if (dtype == "u32" || dtype == "s32")
+      truth = 0xFFFF;
+    else if (dtype == stype)
+      truth = stype == "f16x2" ? 0x3C00 : 0x3F80;
+    else
+      c.unsupported();
+  } else if (dtype == "u32" || dtype == "s32") {
+    truth = 0xFFFFFFFFu;
+  } else if ((dtype == "u16" || dtype == "s16") && half_source) {
+    truth = 0xFFFF;
+  } else if (dtype == "f32" && !half_source) {
+    truth = 0x3F800000u;  // 1.0f
+  } else if (dtype == "f16") {
+    truth = 0x3C00;  // 1.0 as f16
+  } else if (dtype == "bf16") {
+    truth = 0x3F80;  // 1.0 as bf16
+  } else {
+    c.unsupported();
+  }
+  if (stype.starts_with("bf16") || dtype.starts_with("bf16"))
+    c.require(90, 7, 8);  // the bf16 forms: PTX ISA 7.8, sm_90
+  return truth;
 }
 
 // setp.CmpOp{.BoolOp}{.ftz}.type p[|q], a, b{, {!}c}
@@ -254,13 +325,17 @@ void decode_compare(DecodeContext& c, Inst& inst) {
   auto types = c.types();
   if (types.size() != (set ? 2u : 1u)) c.unsupported();
   const std::string& type = types.back();
+  const bool pair = type == "f16x2" || type == "bf16x2";
   inst.run = comparison_handler(c, type, *named, ftz);
   if (!inst.run) c.unsupported();
+  if (set) inst.offset = set_true_value(c, types[0], type, ftz);
 
   if (c.operand_count() != (op ? 4u : 3u))
     c.error(op ? "expects d, a, b and a predicate c" : "expects d, a and b");
   using Kind = ptx::Operand::Kind;
   const ptx::Operand& d = c.operand(0);
+  if (!set && pair && (d.kind != Kind::Vector || d.name != "|"))
+    c.error("expects two destinations p|q, one per half");
   if (!set && d.kind == Kind::Vector && d.name == "|") {
     const ptx::Operand &p = d.elements[0], &q = d.elements[1];
     if (p.kind == Kind::Sink && q.kind == Kind::Sink) c.error("both destinations are '_'");
@@ -272,7 +347,7 @@ void decode_compare(DecodeContext& c, Inst& inst) {
   const bool sixteen = type == "f16" || type == "bf16";  // held in .b16 registers
   for (size_t i = 1; i <= 2; ++i) {
     if (c.operand(i).negated) c.error("only the predicate c may be negated");
-    inst.op[i] = c.value(c.operand(i), sixteen ? "b16" : type);
+    inst.op[i] = c.value(c.operand(i), sixteen ? "b16" : pair ? "b32" : type);
   }
   inst.aux = op;
   if (op) {
@@ -280,12 +355,9 @@ void decode_compare(DecodeContext& c, Inst& inst) {
     inst.op[3] = c.value(with, "pred");
     if (with.negated) inst.aux |= kNegateC;
   }
-  if (set) {
-    const std::string& dtype = types[0];
-    if (dtype != "u32" && dtype != "s32" && dtype != "f32") c.unsupported();
-    inst.aux |= kSet | (dtype == "f32" ? kSetF32 : 0);
-  }
-  inst.count = !set && !op && inst.op[kSecond] == kNoSlot ? kPlain : 0;
+  if (set) inst.aux |= kSet;
+  if (pair) inst.aux |= kPair;
+  inst.count = !set && !op && !pair && inst.op[kSecond] == kNoSlot ? kPlain : 0;
 }
 
 }  // namespace

@@ -266,3 +266,77 @@ TEST_CASE("setp.f16 and setp.bf16 compare the values the bits hold; .ftz flushes
   REQUIRE(run_compare<uint16_t>("b16", compare_bits({"lt"}, "bf16"), {0x3F80}, {0x4000}) ==
           std::vector<uint32_t>{1});
 }
+
+namespace {
+
+// Runs an element_kernel body in a module for sm_90 (the bf16 forms of set require it).
+template <class R, class A>
+std::vector<R> run_sm90(const std::string& in, const std::string& out, const std::string& body,
+                        const std::vector<A>& a, const std::vector<A>& b) {
+  std::string text = element_kernel(in, out, body);
+  text.replace(text.find("sm_80"), 5, "sm_90");
+  return run_binary<R, A, A>(text, a, b);
+}
+
+}  // namespace
+
+// PTX ISA "Half Precision Comparison Instructions: set": true is 1.0 in the destination's
+// format for .f16 (0x3C00) and .bf16 (0x3F80), 0xffff for .u16/.s16, 0xffffffff for .u32/.s32.
+TEST_CASE("set with a half destination writes 1.0 or 0.0 in that format", "[simulator][compare]") {
+  // 1.0 == 1.0; 1.0 against NaN; -0.0 == +0.0.
+  std::vector<uint16_t> a = {0x3C00, 0x3C00, 0x8000};
+  std::vector<uint16_t> b = {0x3C00, 0x7E00, 0x0000};
+  REQUIRE(run<uint16_t, uint16_t>("b16", "b16", "set.eq.f16.f16 %d, %a, %b;", a, b) ==
+          std::vector<uint16_t>{0x3C00, 0, 0x3C00});
+  REQUIRE(run<uint16_t, uint16_t>("b16", "b16", "set.neu.u16.f16 %d, %a, %b;", a, b) ==
+          std::vector<uint16_t>{0, 0xFFFF, 0});
+  REQUIRE(run<uint32_t, uint16_t>("b16", "b32", "set.nan.s32.f16 %d, %a, %b;", a, b) ==
+          std::vector<uint32_t>{0, 0xFFFFFFFFu, 0});
+  // A 32-bit source with an .f16 destination, combined with a predicate: (a < b) xor (a == 3).
+  std::vector<int32_t> ia = {1, 3, 5};
+  std::vector<int32_t> ib = {2, 4, 4};
+  REQUIRE(run<uint16_t, int32_t>("s32", "b16",
+                                 "setp.eq.s32 %p1, %a, 3;\n\tset.lt.xor.f16.s32 %d, %a, %b, %p1;",
+                                 ia, ib) == std::vector<uint16_t>{0x3C00, 0, 0});
+  // bfloat16: 1.0 (0x3F80) against 2.0 (0x4000) and NaN (0x7FC0).
+  std::vector<uint16_t> ba = {0x3F80, 0x3F80};
+  std::vector<uint16_t> bb = {0x4000, 0x7FC0};
+  REQUIRE(run_sm90<uint16_t, uint16_t>("b16", "b16", "set.nan.bf16.bf16 %d, %a, %b;", ba, bb) ==
+          std::vector<uint16_t>{0, 0x3F80});
+  REQUIRE(run_sm90<uint16_t, uint16_t>("b16", "b16", "set.lt.f16.bf16 %d, %a, %b;", ba, bb) ==
+          std::vector<uint16_t>{0x3C00, 0});
+}
+
+TEST_CASE("set and setp on .f16x2 and .bf16x2 compare each half on its own",
+          "[simulator][compare]") {
+  // Low halves 1.0 < 2.0 (true), high halves 3.0 < 1.0 (false); then both equal.
+  std::vector<uint32_t> a = {0x42003C00u, 0x3C003C00u};
+  std::vector<uint32_t> b = {0x3C004000u, 0x3C003C00u};
+  REQUIRE(run<uint32_t, uint32_t>("b32", "b32", "set.lt.f16x2.f16x2 %d, %a, %b;", a, b) ==
+          std::vector<uint32_t>{0x00003C00u, 0});
+  REQUIRE(run<uint32_t, uint32_t>("b32", "b32", "set.le.u32.f16x2 %d, %a, %b;", a, b) ==
+          std::vector<uint32_t>{0x0000FFFFu, 0xFFFFFFFFu});
+  // setp: p the low half's result, q the high half's.
+  REQUIRE(run<uint32_t, uint32_t>("b32", "b32",
+                                  "setp.lt.f16x2 %p1|%p2, %a, %b;\n\tselp.u32 %r1, 1, 0, %p1;\n"
+                                  "\tselp.u32 %r2, 2, 0, %p2;\n\tor.b32 %d, %r1, %r2;",
+                                  a, b) == std::vector<uint32_t>{1, 0});
+  // bfloat16 pairs: low 1.0 == 1.0, high 2.0 == 1.0.
+  REQUIRE(run_sm90<uint32_t, uint32_t>("b32", "b32", "set.eq.bf16x2.bf16x2 %d, %a, %b;",
+                                       {0x40003F80u},
+                                       {0x3F803F80u}) == std::vector<uint32_t>{0x00003F80u});
+}
+
+TEST_CASE("set refuses destination and source types the manual does not pair",
+          "[simulator][compare]") {
+  for (const char* instruction :
+       {"set.eq.f32.f16 %r1, %r1, %r2;", "set.eq.u16.f32 %r1, %r1, %r2;",
+        "set.eq.f16x2.bf16x2 %r1, %r1, %r2;", "set.eq.f32.f16x2 %r1, %r1, %r2;",
+        "set.eq.u16.f16x2 %r1, %r1, %r2;"}) {
+    CAPTURE(instruction);
+    REQUIRE_THAT(decode_error(instruction), Contains("unsupported instruction"));
+  }
+  // The bf16 forms came with PTX ISA 7.8 for sm_90; decode_error's module targets sm_80.
+  REQUIRE_THAT(decode_error("set.eq.bf16.bf16 %r1, %r1, %r2;"), Contains("requires sm_90"));
+  REQUIRE_THAT(decode_error("setp.lt.f16x2 %p1, %r1, %r2;"), Contains("p|q"));
+}
