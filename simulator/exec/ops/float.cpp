@@ -16,7 +16,7 @@ namespace cudajit::sim {
 
 namespace {
 
-constexpr uint8_t kFtz = 0x10, kSat = 0x20, kNaN = 0x40;
+constexpr uint8_t kFtz = 0x10, kSat = 0x20, kNaN = 0x40, kRelu = 0x08;
 // fma's contracted forms (exec/contraction.cpp): -(a*b) + c and a*b - c.
 constexpr uint8_t kNegProduct = 0x01, kNegAddend = 0x02;
 
@@ -146,6 +146,8 @@ inline long double widen16(uint16_t bits) {
 template <bool brain>
 inline uint16_t narrow16(long double x, uint8_t flags) {
   if (flags & kSat) x = std::isnan(x) ? 0.0L : std::fmin(std::fmax(x, 0.0L), 1.0L);
+  // .relu: a negative result is 0; a NaN stays NaN (the canonical one, as narrowing makes it).
+  if ((flags & kRelu) && x < 0) x = 0.0L;
   uint16_t bits = brain ? round_to_bfloat(x, kNearest).bits : round_to_half(x, kNearest).bits;
   return !brain && (flags & kFtz) ? flush_half(bits) : bits;
 }
@@ -191,8 +193,13 @@ Handler arith16_for(const std::string& type) {
 
 template <uint8_t op>
 void decode_arith16(DecodeContext& c, Inst& inst, const std::string& type) {
-  arith_modifiers(c, inst, false);
+  arith_modifiers(c, inst, false, {"relu"});
   if (inst.count != kNearest) c.error("half-precision arithmetic rounds to nearest only (.rn)");
+  if (c.has("relu")) {  // fma.rn.relu (PTX ISA 7.0, sm_80): clamps a negative result to 0
+    if (op != kFma || (inst.aux & kSat)) c.unsupported();
+    c.require(80, 7, 0);
+    inst.aux |= kRelu;
+  }
   if (type[0] == 'b' && (inst.aux & (kFtz | kSat))) c.error(".ftz and .sat do not apply to bf16");
   operands(c, inst, op == kFma ? 4 : 3, type.size() > 4 ? "b32" : "b16");  // the packed bits
   inst.run = arith16_for<op>(type);

@@ -195,6 +195,28 @@ TEST_CASE("half-precision arithmetic rounds once to the nearest half, lane by la
       Catch::Contains("rounds to nearest only"));
 }
 
+// PTX ISA fma: "fma.relu.{f16, f16x2, bf16, bf16x2} clamps the result to 0 if negative. NaN
+// result is converted to canonical NaN."
+TEST_CASE("fma.relu clamps a negative half or bfloat16 result to 0 and keeps NaN",
+          "[simulator][float]") {
+  // bf16: 1*2 + 1 = 3 (0x4040) stays; -1*2 + (-1) = -3 becomes +0; NaN*1 + NaN is NaN.
+  auto bf = run_elements<uint16_t>("fma.rn.relu.bf16 %d, %a, %b, %a;",
+                                   std::vector<uint16_t>{0x3F80, 0xBF80, 0x7FC0},
+                                   std::vector<uint16_t>{0x4000, 0x4000, 0x3F80});
+  REQUIRE(bf[0] == 0x4040);
+  REQUIRE(bf[1] == 0x0000);
+  REQUIRE((bf[2] & 0x7F80) == 0x7F80);
+  REQUIRE((bf[2] & 0x007F) != 0);
+  // f16x2: low 1*3 + 1 = 4 (0x4400), high -1*3 + (-1) = -4 clamped to 0.
+  auto packed = run_elements<uint32_t>("fma.rn.relu.f16x2 %d, %a, %b, %a;",
+                                       std::vector<uint32_t>{0xBC003C00u},
+                                       std::vector<uint32_t>{0x42004200u});
+  REQUIRE(packed[0] == 0x00004400u);
+  REQUIRE_THROWS_WITH(
+      run_elements<uint16_t>("add.rn.relu.bf16 %d, %a, %b;", std::vector<uint16_t>{0x3F80}),
+      Catch::Contains("unsupported instruction"));
+}
+
 TEST_CASE("neg, abs, min and max of f16 and bf16 work on the halves' values and sign bits",
           "[simulator][float]") {
   std::vector<uint16_t> a = {0x3C00, 0x8001, 0x7E00, 0x0000};  // 1.0, -subnormal, NaN, +0
