@@ -448,6 +448,11 @@ class Parser {
         continue;
       }
       if (t.kind == Kind::Identifier && peek(1).text == ":" && peek(1).kind == Kind::Punct) {
+        // Function pointers: `name: .callprototype ...;` and `name: .calltargets ...;` declare
+        // the targets of indirect calls, which the simulator does not run yet.
+        if (peek(2).text == ".callprototype" || peek(2).text == ".calltargets")
+          throw PtxError(line, "indirect calls through function pointers (" + peek(2).text +
+                                   ") are not supported");
         f.labels[next().text] = f.body.size();
         next();
         continue;
