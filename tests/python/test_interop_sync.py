@@ -50,6 +50,14 @@ def spin():
     return spin_iterations(SPIN_SECONDS)
 
 
+@pytest.fixture(scope="module")
+def long_spin(spin):
+    """Iterations that take about 1.5 s: for the tests that must still find the kernel
+    running after gc.collect(), which takes a while in a process that has run the whole
+    suite on a loaded machine."""
+    return int(spin * 1.5 / SPIN_SECONDS)
+
+
 def seen(device_array):
     """What a kernel wrote to `device_array`, read without any stream wait (the
     caller synchronised the stream that wrote it)."""
@@ -512,14 +520,14 @@ def test_from_cuda_array_interface_without_an_owner_holds_nothing():
     np.testing.assert_array_equal(view.copy_to_host(), keep_memory)
 
 
-def test_a_launch_keeps_an_argument_deleted_straight_after_it_alive(spin):
+def test_a_launch_keeps_an_argument_deleted_straight_after_it_alive(long_spin):
     s = cuda.stream()
     out = cuda.device_array(N)
     memory = np.full(N, 7.0)
     p = CaiProducer(memory)  # the producer holds the only reference to the memory
     del memory
     ref, memory_ref = weakref.ref(p), weakref.ref(p.array)
-    slow_copy[1, 1, s](p, out, spin)
+    slow_copy[1, 1, s](p, out, long_spin)
     del p
     gc.collect()
     assert ref() is not None and memory_ref() is not None
@@ -539,7 +547,7 @@ def slow_sum3(a, b, c, out, iterations):
         out[i] = a[i] + b[i] + c[i] + acc * 0.0
 
 
-def test_a_launch_keeps_every_argument_deleted_straight_after_it_alive(spin):
+def test_a_launch_keeps_every_argument_deleted_straight_after_it_alive(long_spin):
     # One launch's producers are held together: none may go before the kernel ends.
     s = cuda.stream()
     out = cuda.device_array(N)
@@ -547,7 +555,7 @@ def test_a_launch_keeps_every_argument_deleted_straight_after_it_alive(spin):
     refs = [weakref.ref(p) for p in producers]
     slow_sum3[1, 1, s](*[CaiProducer(np.zeros(N)) for _ in range(3)], out, 1)  # compiled
     s.synchronize()
-    slow_sum3[1, 1, s](*producers, out, spin)
+    slow_sum3[1, 1, s](*producers, out, long_spin)
     del producers
     gc.collect()
     assert all(r() is not None for r in refs)
@@ -557,14 +565,14 @@ def test_a_launch_keeps_every_argument_deleted_straight_after_it_alive(spin):
     assert all(released(r) for r in refs)
 
 
-def test_a_launch_keeps_a_view_deleted_straight_after_it_alive(spin):
+def test_a_launch_keeps_a_view_deleted_straight_after_it_alive(long_spin):
     s = cuda.stream()
     out = cuda.device_array(N)
     p = CaiProducer(np.full(N, 5.0))
     ref = weakref.ref(p)
     view = cuda.as_cuda_array(p)
     del p
-    slow_copy[1, 1, s](view, out, spin)
+    slow_copy[1, 1, s](view, out, long_spin)
     del view
     gc.collect()
     assert ref() is not None
