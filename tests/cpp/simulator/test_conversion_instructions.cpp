@@ -165,3 +165,59 @@ TEST_CASE("cvt.rz, .rm and .rp of an infinity to f16 stay infinite", "[simulator
   REQUIRE(run_elements<uint16_t>("cvt.rz.f16.f32 %d, %a;", std::vector<float>{1e6f, -1e6f}) ==
           std::vector<uint16_t>{0x7BFF, 0xFBFF});
 }
+
+// ---- fp8 pairs. Expected bytes: ml_dtypes' float8_e4m3fn/float8_e5m2 (round to nearest even)
+// for values in range; by the manual's .satfinite (beyond the largest finite value, infinities
+// included: that value, 0x7E/0x7B with the sign; NaN: NaN, 0x7F) for the rest.
+namespace {
+
+template <class R, class A>
+std::vector<R> run_sm89(const std::string& in, const std::string& out, const std::string& body,
+                        const std::vector<A>& a, const std::vector<A>& b) {
+  std::string text = element_kernel(in, out, body);
+  text.replace(text.find("sm_80"), 5, "sm_89");
+  return run_binary<R, A, A>(text, a, b);
+}
+
+}  // namespace
+
+TEST_CASE("cvt.rn.satfinite.e4m3x2.f32 packs a in the upper byte, b in the lower, saturating",
+          "[simulator][conversion]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> a = {1.0f, -2.5f, 1e-3f, 500.0f, inf, std::nanf("")};
+  std::vector<float> b = {0.3f, 0.0009765625f, 3.3f, -1e-9f, -inf, 440.0f};
+  REQUIRE(
+      run_sm89<uint16_t, float>("f32", "b16", "cvt.rn.satfinite.e4m3x2.f32 %d, %a, %b;", a, b) ==
+      std::vector<uint16_t>{0x382A, 0xC200, 0x0145, 0x7E80, 0x7EFE, 0x7F7E});
+  std::vector<float> c = {1.0f, 3e-5f, 60000.0f, std::nanf("")};
+  std::vector<float> d = {0.3f, -2.5f, -inf, 1.5e-5f};
+  REQUIRE(run_sm89<uint16_t, float>("f32", "b16", "cvt.rn.satfinite.e5m2x2.f32 %d, %a, %b;", c,
+                                    d) == std::vector<uint16_t>{0x3C35, 0x02C1, 0x7BFB, 0x7F01});
+  // .relu: -2.5 becomes +0.
+  REQUIRE(run_sm89<uint16_t, float>("f32", "b16", "cvt.rn.satfinite.relu.e4m3x2.f32 %d, %a, %b;",
+                                    {-2.5f}, {1.0f}) == std::vector<uint16_t>{0x0038});
+}
+
+TEST_CASE("fp8 pairs convert from and to f16x2 half by half", "[simulator][conversion]") {
+  // (-2.5, 0.3) as halves: 0xC100, 0x34CD.
+  REQUIRE(run_sm89<uint16_t, uint32_t>("b32", "b16", "cvt.rn.satfinite.e4m3x2.f16x2 %d, %a;",
+                                       {0xC10034CDu}, {0}) == std::vector<uint16_t>{0xC22A});
+  REQUIRE(run_sm89<uint16_t, uint32_t>("b32", "b16", "cvt.rn.satfinite.e5m2x2.f16x2 %d, %a;",
+                                       {0xC10034CDu}, {0}) == std::vector<uint16_t>{0xC135});
+  // Back: every fp8 value is a half (e4m3 0x01 = 2^-9, 0x7E = 448; e5m2 0x7C = infinity).
+  REQUIRE(run_sm89<uint32_t, uint16_t>("b16", "b32", "cvt.rn.f16x2.e4m3x2 %d, %a;",
+                                       {0x3AC4, 0x017E},
+                                       {0, 0}) == std::vector<uint32_t>{0x3D00C200u, 0x18005F00u});
+  REQUIRE(run_sm89<uint32_t, uint16_t>("b16", "b32", "cvt.rn.f16x2.e5m2x2 %d, %a;",
+                                       {0x35C1, 0x7C7B},
+                                       {0, 0}) == std::vector<uint32_t>{0x3500C100u, 0x7C007B00u});
+  // fp8 came with sm_89; .satfinite is required towards fp8 and absent from it.
+  auto older = [] {
+    return run<uint32_t, uint16_t>("b16", "b32", "cvt.rn.f16x2.e4m3x2 %d, %a;", {0x3AC4}, {0});
+  };
+  REQUIRE_THROWS_WITH(older(), Catch::Contains("requires sm_89"));
+  auto unsaturated = [] {
+    return run_sm89<uint16_t, float>("f32", "b16", "cvt.rn.e4m3x2.f32 %d, %a, %b;", {1.0f}, {1.0f});
+  };
+  REQUIRE_THROWS_WITH(unsaturated(), Catch::Contains("unsupported instruction"));
+}
