@@ -316,10 +316,42 @@ void decode_rounded_unary(DecodeContext& c, Inst& inst) {
   inst.run = unary_for<op>(type);
 }
 
+// tanh.approx of halves and bfloat16 (and pairs): the correctly rounded value, within the
+// manual's bound.
+template <bool brain, int halves>
+void run_tanh16(Warp& warp, const Inst& inst, uint32_t mask) {
+  uint64_t* d = warp.reg(inst.op[0]);
+  const uint64_t* a = warp.reg(inst.op[1]);
+  for_lanes(mask, [&](int lane) {
+    uint64_t result = 0;
+    for (int half = 0; half < halves; ++half) {
+      long double x = widen16<brain>(uint16_t(a[lane] >> (16 * half)));
+      result |= uint64_t(narrow16<brain>(std::tanh(x), 0)) << (16 * half);
+    }
+    d[lane] = result;
+  });
+}
+
+// tanh.approx.{f16,f16x2} (PTX ISA 7.0, sm_75) and .{bf16,bf16x2} (PTX ISA 7.8, sm_90).
+void decode_tanh16(DecodeContext& c, Inst& inst, const std::string& type) {
+  if (!c.has("approx")) c.error("needs .approx");
+  for (const auto& m : c.instruction().modifiers)
+    if (m != "approx" && m != type) c.unsupported();
+  if (type[0] == 'b')
+    c.require(90, 7, 8);
+  else
+    c.require(75, 7, 0);
+  operands(c, inst, 2, type.size() > 4 ? "b32" : "b16");
+  const bool pair = type.size() > 4;
+  inst.run = type[0] == 'b' ? (pair ? run_tanh16<true, 2> : run_tanh16<true, 1>)
+                            : (pair ? run_tanh16<false, 2> : run_tanh16<false, 1>);
+}
+
 // rsqrt, ex2, lg2, sin, cos, tanh: .approx only.
 template <uint8_t op>
 void decode_approx_unary(DecodeContext& c, Inst& inst) {
   std::string type = c.type();
+  if (op == kTanh && is_sixteen_bit_float(type)) return decode_tanh16(c, inst, type);
   bool f64_ok = op == kRsqrt;
   if (type != "f32" && !(type == "f64" && f64_ok)) c.unsupported();
   if (!c.has("approx")) c.error("needs .approx");

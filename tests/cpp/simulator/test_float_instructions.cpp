@@ -239,3 +239,16 @@ TEST_CASE("neg, abs, min and max of f16 and bf16 work on the halves' values and 
   REQUIRE_THROWS_WITH(run_elements<uint16_t>("neg.ftz.bf16 %d, %a;", a),
                       Catch::Contains(".ftz does not apply to bf16"));
 }
+
+// PTX ISA tanh: .approx.{f16, f16x2, bf16, bf16x2}; here the correctly rounded value.
+TEST_CASE("tanh.approx of halves and bfloat16 pairs is tanh of each half", "[simulator][float]") {
+  // bf16: tanh(1.0) = 0.76159... -> 0x3F43 (0.76171875, the nearest); tanh(-inf) = -1 (0xBF80).
+  std::string sm90 = element_kernel("b32", "b32", "tanh.approx.bf16x2 %d, %a;");
+  sm90.replace(sm90.find("sm_80"), 5, "sm_90");
+  REQUIRE(run_binary<uint32_t, uint32_t, uint32_t>(sm90, {0xFF803F80u}, {0}) ==
+          std::vector<uint32_t>{0xBF803F43u});
+  // f16: tanh(1.0) -> 0x3A18 (0.76171875); tanh(0) = 0.
+  REQUIRE(run_elements<uint16_t>("tanh.approx.f16 %d, %a;", std::vector<uint16_t>{0x3C00, 0},
+                                 std::vector<uint16_t>{0, 0}) ==
+          std::vector<uint16_t>{0x3A18, 0x0000});
+}
