@@ -14,6 +14,8 @@
 #                               or SUITE:python3.X for another of its Pythons
 #   PYTEST_ARGS                 what pytest runs: tests/python by default
 #                               ("-x tests/python/test_frontend.py")
+#   TEST_ENV                    variables for the tests ("CUDAJIT_LIBCUDA=/none": no cuda device,
+#                               its tests skipped, the cpu device's alone)
 #   JOBS (2), PYTHON (python3: the host's Python, which also runs auditwheel)
 #
 # Where things go, all under build/ (ignored by git):
@@ -34,6 +36,7 @@ PYTHON=${PYTHON:-python3}
 JOBS=${JOBS:-2}
 PYTHONS=${PYTHONS:-host trixie sid:python3.14 sid}
 PYTEST_ARGS=${PYTEST_ARGS:-tests/python}
+TEST_ENV=${TEST_ENV:-}
 OUT=$ROOT/build/pythons
 WHEELS=$ROOT/build/wheels
 LOCK=/tmp/cudajit-build.lock  # one heavy build at a time on this machine
@@ -207,7 +210,7 @@ test_wheel() {
   log "$tag ($env): pytest tests/python (log: build/pythons/logs/test-$tag.log)"
   local start=$SECONDS status=0
   # Run from the tree's root, where no cudajit package is importable: the venv's is used.
-  in_env "$env" "cd $src && CUDA_HOME=$src/build/pythons/cuda \
+  in_env "$env" "cd $src && CUDA_HOME=$src/build/pythons/cuda $TEST_ENV \
     $venv/bin/python -m pytest -q -p no:cacheprovider $PYTEST_ARGS" \
     >"$OUT/logs/test-$tag.log" 2>&1 || status=$?
   local summary
