@@ -2,8 +2,6 @@
 // (cuKernel*): what cuda.core loads and launches through. One device and one context here, so
 // a library is one module, and a CUkernel is the same handle as its CUfunction.
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "api_types.hpp"
 #include "export.hpp"
@@ -52,12 +50,9 @@ CUDAJIT_SIM_API cuLibraryLoadFromFile(CUlibrary* out, const char* path, CUjit_op
                                       void** /*library_values*/, unsigned /*library_count*/) {
   if (!path) return CUDA_ERROR_INVALID_VALUE;
   return guarded([&] {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) return CUDA_ERROR_FILE_NOT_FOUND;
-    std::stringstream text;
-    text << file.rdbuf();
-    std::string image = text.str();
-    return load_library(out, image.c_str(), options, values, count);
+    std::optional<std::string> image = read_file(path);
+    if (!image) return CUDA_ERROR_FILE_NOT_FOUND;
+    return load_library(out, image->c_str(), options, values, count);
   });
 }
 

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 #include <unordered_set>
 
 #include "api_types.hpp"
@@ -28,14 +27,6 @@ struct LinkJob {
   bool complete = false;
   explicit LinkJob(std::string arch) : linker(std::move(arch)) {}
 };
-
-std::string read_file(const char* path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw link::LinkError(std::string("cannot open '") + path + "'");
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
 
 // The fatbins inside a host object or a static library (its .nv_fatbin sections), found by
 // their magic number.
@@ -187,10 +178,9 @@ CUDAJIT_SIM_API cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const c
   if (!l) return CUDA_ERROR_INVALID_HANDLE;
   if (!path) return CUDA_ERROR_INVALID_VALUE;
   return guarded([&] {
-    std::ifstream probe(path);
-    if (!probe) return CUDA_ERROR_FILE_NOT_FOUND;
-    std::string data = read_file(path);
-    return add_to_driver_link(l, type, data.data(), data.size(), path);
+    std::optional<std::string> data = read_file(path);
+    if (!data) return CUDA_ERROR_FILE_NOT_FOUND;
+    return add_to_driver_link(l, type, data->data(), data->size(), path);
   });
 }
 
@@ -334,8 +324,9 @@ CUDAJIT_JITLINK_API nvJitLinkAddFile(Handle h, int type, const char* path) {
   if (!h || !path) return NVJITLINK_ERROR_NULL_INPUT;
   return jitlink_guarded([&] {
     try {
-      std::string data = read_file(path);
-      add_input(h->job, jitlink_input(type), data.data(), data.size(), path);
+      std::optional<std::string> data = read_file(path);
+      if (!data) throw link::LinkError(std::string("cannot open '") + path + "'");
+      add_input(h->job, jitlink_input(type), data->data(), data->size(), path);
       return int(NVJITLINK_SUCCESS);
     } catch (const link::LinkError& e) {
       h->job.error_log += std::string("error   : ") + e.what() + "\n";

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -195,13 +196,17 @@ Context*& current_context();
 // For entry points: CUDA_ERROR_NOT_INITIALIZED, no context, or the sticky error.
 CUresult check_context(Context*& context);
 
+// A file's bytes (cuLibraryLoadFromFile, cuLinkAddFile, nvJitLinkAddFile); nullopt if it cannot
+// be opened.
+std::optional<std::string> read_file(const char* path);
+
 // The JIT's log buffers, as cuModuleLoadDataEx and cuLinkCreate are given them.
 struct JitLog {
   char* error_log = nullptr;
   size_t error_log_size = 0;
   char* info_log = nullptr;
   size_t info_log_size = 0;
-  std::string target;    // CU_JIT_TARGET, as "sm_90"; empty: the device's
+  std::string target;     // CU_JIT_TARGET, as "sm_90"; empty: the device's
   int max_registers = 0;  // CU_JIT_MAX_REGISTERS; 0: none
   void error(const std::string& text) const;
   void info(const std::string& text) const;

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "driver.hpp"
 
@@ -161,6 +163,14 @@ Driver& driver() {
     return d;
   }();
   return *instance;
+}
+
+std::optional<std::string> read_file(const char* path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return std::nullopt;
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
 }
 
 Context*& current_context() {
