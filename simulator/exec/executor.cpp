@@ -81,7 +81,16 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
   if (threads <= 1) {
     worker();
   } else {
-    std::vector<std::jthread> pool;
+    // Joined on every way out, as std::jthread would (which GCC 16 builds on
+    // libstdc++ symbols no manylinux tag allows).
+    std::vector<std::thread> pool;
+    struct JoinAll {
+      std::vector<std::thread>& pool;
+      ~JoinAll() {
+        for (std::thread& t : pool) t.join();
+      }
+    } join_all{pool};
+    pool.reserve(threads);
     for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
   }
   // What the kernel printed reaches stdout before the launch counts as done

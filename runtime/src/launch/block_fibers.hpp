@@ -5,8 +5,9 @@
 // their threads run in a plain loop (lower/module.cpp, host_kernel).
 #pragma once
 
-#include <barrier>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,8 +21,44 @@ namespace cudajit::runtime {
 unsigned char* thread_shared_buffer(uint64_t bytes);
 
 // The blocks of a cooperative launch, each on an OS thread of its own, meet
-// here when their threads sync the grid; a block that ends drops out.
-using GridBarrier = std::barrier<>;
+// here when their threads sync the grid; a block that ends drops out. A mutex
+// and condition variable rather than std::barrier: GCC 16's std::barrier waits
+// through libstdc++ symbols (GLIBCXX_3.4.35) that no manylinux tag allows.
+class GridBarrier {
+ public:
+  explicit GridBarrier(int64_t blocks) : expected_(blocks), pending_(blocks) {}
+
+  // Waits until every block still in the grid has arrived in this phase.
+  void arrive_and_wait() {
+    std::unique_lock lock(mutex_);
+    const uint64_t phase = phase_;
+    if (arrive()) return;
+    met_.wait(lock, [&] { return phase_ != phase; });
+  }
+
+  // Arrives in this phase and leaves the grid for the phases after it.
+  void arrive_and_drop() {
+    std::lock_guard lock(mutex_);
+    --expected_;
+    arrive();
+  }
+
+ private:
+  // Counts one arrival; the last of a phase starts the next and wakes the rest.
+  bool arrive() {
+    if (--pending_ > 0) return false;
+    pending_ = expected_;
+    ++phase_;
+    met_.notify_all();
+    return true;
+  }
+
+  std::mutex mutex_;
+  std::condition_variable met_;
+  int64_t expected_;
+  int64_t pending_;
+  uint64_t phase_ = 0;
+};
 
 class BlockFibers {
  public:

@@ -180,7 +180,15 @@ void launch_cooperative(const target::HostKernel& kernel, const target::LaunchDi
   std::exception_ptr first_error;
   std::vector<uint64_t> syncs(size_t(blocks), 0);
   {
-    std::vector<std::jthread> threads;
+    // Joined on every way out, as std::jthread would (which GCC 16 builds on
+    // libstdc++ symbols no manylinux tag allows).
+    std::vector<std::thread> threads;
+    struct JoinAll {
+      std::vector<std::thread>& threads;
+      ~JoinAll() {
+        for (std::thread& t : threads) t.join();
+      }
+    } join_all{threads};
     threads.reserve(size_t(blocks));
     for (int64_t b = 0; b < blocks; ++b) {
       threads.emplace_back([&, b] {
