@@ -370,69 +370,17 @@ void append_type_key(const Type& t, std::string& key) {
   }
 }
 
-namespace {
-
-// Numba's conversion kinds between scalars (numba/core/typeconv/rules.py):
-// the closure of its base rules, a path being as bad as its worst step.
-class ConversionTable {
- public:
-  ConversionTable() {
-    for (auto& row : kind_) row.fill(kNoConversion);
-    for (int s = 0; s < kScalars; ++s) kind_[s][s] = kExact;
-    auto both = [&](Scalar a, Scalar b, Conversion forward, Conversion backward) {
-      set(a, b, forward);
-      if (backward != kNoConversion) set(b, a, backward);
-    };
-    both(Scalar::Bool, Scalar::Int8, kSafe, kUnsafe);
-    both(Scalar::Bool, Scalar::UInt8, kSafe, kUnsafe);
-    both(Scalar::Int8, Scalar::Int16, kPromote, kUnsafe);
-    both(Scalar::UInt8, Scalar::UInt16, kPromote, kUnsafe);
-    both(Scalar::Int16, Scalar::Int32, kPromote, kUnsafe);
-    both(Scalar::UInt16, Scalar::UInt32, kPromote, kUnsafe);
-    both(Scalar::Int32, Scalar::Int64, kPromote, kUnsafe);
-    both(Scalar::UInt32, Scalar::UInt64, kPromote, kUnsafe);
-    both(Scalar::UInt8, Scalar::Int16, kSafe, kUnsafe);
-    both(Scalar::UInt16, Scalar::Int32, kSafe, kUnsafe);
-    both(Scalar::UInt32, Scalar::Int64, kSafe, kUnsafe);
-    both(Scalar::Int16, Scalar::Float32, kSafe, kUnsafe);
-    both(Scalar::Int32, Scalar::Float64, kSafe, kUnsafe);
-    both(Scalar::Int32, Scalar::Float32, kUnsafe, kUnsafe);
-    both(Scalar::Int64, Scalar::Float64, kSafe, kUnsafe);
-    both(Scalar::UInt64, Scalar::Float64, kSafe, kUnsafe);
-    both(Scalar::Int8, Scalar::Float16, kSafe, kUnsafe);
-    both(Scalar::UInt8, Scalar::Float16, kSafe, kUnsafe);
-    both(Scalar::Float16, Scalar::Float32, kPromote, kUnsafe);
-    both(Scalar::Float32, Scalar::Float64, kPromote, kUnsafe);
-    both(Scalar::Float32, Scalar::Complex64, kSafe, kNoConversion);
-    both(Scalar::Float64, Scalar::Complex128, kSafe, kNoConversion);
-    both(Scalar::Complex64, Scalar::Complex128, kPromote, kUnsafe);
-    for (int via = 0; via < kScalars; ++via)  // Floyd-Warshall over (min, max)
-      for (int a = 0; a < kScalars; ++a)
-        for (int b = 0; b < kScalars; ++b)
-          kind_[a][b] = std::min(kind_[a][b], std::max(kind_[a][via], kind_[via][b]));
-  }
-  Conversion operator()(Scalar from, Scalar to) const { return kind_[int(from)][int(to)]; }
-
- private:
-  static constexpr int kScalars = int(Scalar::BFloat16) + 1;
-  void set(Scalar a, Scalar b, Conversion k) { kind_[int(a)][int(b)] = k; }
-  std::array<std::array<Conversion, kScalars>, kScalars> kind_{};
-};
-
-}  // namespace
-
 Conversion conversion_kind(const Type& given, const Type& wanted) {
-  static const ConversionTable table;
-  if (!argument_matches(given, wanted)) return kNoConversion;
-  if (wanted.is_pointer()) return kExact;  // an integer taken as the address
-  if (given.is_scalar()) return table(given.scalar(), wanted.scalar());
+  if (!argument_matches(given, wanted)) return Conversion::None;
+  if (wanted.is_pointer()) return Conversion::Exact;  // an integer taken as the address
+  if (given.is_scalar()) return conversion(given.scalar(), wanted.scalar());
   if (given.is_tuple()) {  // as its worst item
-    Conversion worst = kExact;
+    Conversion worst = Conversion::Exact;
     for (size_t i = 0; i < given.elements().size(); ++i)
       worst = std::max(worst, conversion_kind(given.elements()[i], wanted.elements()[i]));
     return worst;
   }
-  return given == wanted ? kExact : kPromote;  // C/F -> A
+  return given == wanted ? Conversion::Exact : Conversion::Promote;  // C/F -> A
 }
 
 bool argument_matches(const Type& given, const Type& wanted) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cudajit/compiler/compile.hpp"
+#include "cudajit/compiler/conversions.hpp"
 #include "cudajit/runtime/device.hpp"
 
 namespace cudajit::python {
@@ -72,9 +73,8 @@ runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
 // an A parameter and a writable one to a read-only parameter; scalars convert
 // where no information is lost (int to float, float to complex).
 bool argument_matches(const Type& given, const Type& wanted);
-// How a given argument converts to a declared type, as Numba rates it, best
-// first; kNoConversion where argument_matches refuses.
-enum Conversion : int { kExact, kPromote, kSafe, kUnsafe, kNoConversion };
+// How a given argument converts to a declared type, as Numba rates it
+// (Conversion::None where argument_matches refuses).
 Conversion conversion_kind(const Type& given, const Type& wanted);
 
 }  // namespace cudajit::python

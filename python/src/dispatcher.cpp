@@ -280,24 +280,18 @@ Dispatcher::Specialization& Dispatcher::resolve(const std::vector<Type>& given,
   if (declared_.empty()) {
     found = &specialize(given);
   } else {
-    // Numba's choice: the signature needing the fewest unsafe conversions, then
-    // the fewest safe ones, then the fewest promotions (the first of equals).
+    // Numba's choice (ConversionRank): fewest unsafe, then safe, then promoting conversions.
     const std::vector<Type>* best = nullptr;
-    std::array<int, 3> best_score{};
+    ConversionRank best_rank;
     for (const auto& declared : declared_) {
       if (declared.size() != given.size()) continue;
-      std::array<int, 3> score{};  // unsafe, safe, promotions
+      ConversionRank rank;
       bool ok = true;
-      for (size_t i = 0; ok && i < given.size(); ++i) {
-        Conversion kind = conversion_kind(given[i], declared[i]);
-        ok = kind != kNoConversion;
-        if (kind == kUnsafe) ++score[0];
-        if (kind == kSafe) ++score[1];
-        if (kind == kPromote) ++score[2];
-      }
-      if (ok && (!best || score < best_score)) {
+      for (size_t i = 0; ok && i < given.size(); ++i)
+        ok = rank.add(conversion_kind(given[i], declared[i]));
+      if (ok && (!best || rank < best_rank)) {
         best = &declared;
-        best_score = score;
+        best_rank = rank;
       }
     }
     if (best) found = &specialize(*best);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cudajit/compiler/conversions.hpp"
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/compiler/ir.hpp"
 #include "cudajit/compiler/typed.hpp"
@@ -110,6 +111,43 @@ const Type boolean = Type::scalar(Scalar::Bool);
 }  // namespace
 
 // --- the rule tables -------------------------------------------------------------------
+
+TEST_CASE("conversions between scalars are Numba's, closed over chains", "[typing]") {
+  // numba.core.typeconv.rules.default_type_manager.check_compatible(a, b) for every pair
+  // (numba 0.68): 1 exact, 2 promote, 3 safe, 4 unsafe, 0 none.
+  const Scalar order[] = {Scalar::Bool,      Scalar::Int8,      Scalar::Int16,   Scalar::Int32,
+                          Scalar::Int64,     Scalar::UInt8,     Scalar::UInt16,  Scalar::UInt32,
+                          Scalar::UInt64,    Scalar::Float16,   Scalar::Float32, Scalar::Float64,
+                          Scalar::Complex64, Scalar::Complex128};
+  const char* numba[] = {
+      "13333333333333", "41222444433333", "44122444443333", "44412444444343", "44441444444343",
+      "44333122243333", "44433412244343", "44443441244343", "44444444144343", "44444444412233",
+      "44444444441233", "44444444444143", "00000000000012", "00000000000041",
+  };
+  using cudajit::Conversion;
+  const Conversion kinds[] = {Conversion::None, Conversion::Exact, Conversion::Promote,
+                              Conversion::Safe, Conversion::Unsafe};
+  for (size_t a = 0; a < std::size(order); ++a)
+    for (size_t b = 0; b < std::size(order); ++b) {
+      INFO("from " << int(order[a]) << " to " << int(order[b]));
+      CHECK(cudajit::conversion(order[a], order[b]) == kinds[numba[a][b] - '0']);
+    }
+  // Ours: bfloat16 converts as float16 does.
+  CHECK(cudajit::conversion(Scalar::BFloat16, Scalar::Float32) == Conversion::Promote);
+  CHECK(cudajit::conversion(Scalar::Int8, Scalar::BFloat16) == Conversion::Safe);
+  CHECK(cudajit::conversion(Scalar::Float32, Scalar::BFloat16) == Conversion::Unsafe);
+}
+
+TEST_CASE("a conversion rank counts unsafe, then safe, then promoting conversions", "[typing]") {
+  using cudajit::Conversion;
+  cudajit::ConversionRank one_unsafe, two_safe;
+  CHECK(one_unsafe.add(Conversion::Unsafe));
+  CHECK(two_safe.add(Conversion::Safe));
+  CHECK(two_safe.add(Conversion::Safe));
+  CHECK(two_safe < one_unsafe);
+  CHECK_FALSE(two_safe.add(Conversion::None));
+  CHECK(two_safe.safe == 2);
+}
 
 TEST_CASE("promote follows NumPy for mixed signedness", "[typing]") {
   CHECK(promote(Scalar::Int64, Scalar::UInt64) == Scalar::Float64);

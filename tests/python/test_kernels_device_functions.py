@@ -436,6 +436,29 @@ def test_several_signatures_pick_the_best_conversions_as_numba_does():
     np.testing.assert_array_equal(out, [1.0, 1.0 + 2.0**-25, 1.0, 4.0, 7.0])
 
 
+@cuda.jit(["int32(int32)", "float64(float64)"], device=True)
+def keep_declared(x):
+    return x
+
+
+def test_kernel_signatures_and_device_overloads_rank_conversions_alike():
+    # One table (Numba's typeconv rules) for both choices: int64 -> float64 is safe and
+    # int64 -> int32 unsafe, so both pick float64 though int32 is declared first.
+    @cuda.jit(["void(float64[::1], int32)", "void(float64[::1], float64)"])
+    def kernel_declared(out, x):
+        out[0] = x
+
+    @cuda.jit
+    def through_device(out, x):
+        out[0] = keep_declared(x)
+
+    big = 2**40 + 1  # an int64 that int32 cannot hold
+    by_kernel, by_device = np.zeros(1), np.zeros(1)
+    kernel_declared[1, 1](by_kernel, big)
+    through_device[1, 1](by_device, big)
+    assert by_kernel[0] == by_device[0] == big
+
+
 def test_no_declared_signature_taking_the_arguments_is_a_compile_error():
     @cuda.jit
     def kernel(out):

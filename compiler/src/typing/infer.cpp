@@ -456,7 +456,7 @@ class FunctionTyper {
       args.push_back(*t);
     }
     std::optional<size_t> best;
-    Rank best_rank{};
+    ConversionRank best_rank;
     for (size_t c = count; c < n.size(); ++c) {
       auto params = declared_parameters(n.child(c));
       auto rank = params ? rank_conversions(args, *params) : std::nullopt;

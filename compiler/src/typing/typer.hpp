@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cudajit/compiler/conversions.hpp"
 #include "cudajit/compiler/typed.hpp"
 
 namespace cudajit::typing {
@@ -46,18 +47,13 @@ std::string field_list(const Type& v);  // "; its fields: .a .b", for messages
 // and a.view(dtype) (view.DTYPE.CODE): views of the array's memory, C order for reshape.
 Type array_method_type(const ir::Node& n, const Type& v, const std::vector<Type>& args);
 
-// Numba's conversions between scalar types, from best to worst; None: no conversion.
-enum class Conversion { Exact, Promote, Safe, Unsafe, None };
-Conversion conversion(Scalar from, Scalar to);
-
 // A converting call of a device function declared with several signatures (overload.N):
 // the declared type of each parameter (nothing for an array). Nothing if not such a call.
 std::optional<std::vector<std::optional<Scalar>>> declared_parameters(const ir::Node& call);
 
-// How well `args` fit `params`: the counts of unsafe, safe and promoting conversions
-// (compared in that order: fewer is better); nothing where one cannot convert.
-using Rank = std::array<int, 3>;
-std::optional<Rank> rank_conversions(const std::vector<Type>& args,
+// How well `args` fit `params` (Numba's conversions, cudajit/compiler/conversions.hpp);
+// nothing where one cannot convert.
+std::optional<ConversionRank> rank_conversions(const std::vector<Type>& args,
                                      const std::vector<std::optional<Scalar>>& params);
 
 // Specialises the functions of one module, each once per argument types.
