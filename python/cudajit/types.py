@@ -15,6 +15,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from . import _core
+
 __all__ = [
     "Type", "NoneType", "ScalarType", "Array", "Record", "Tuple", "UniTuple", "CPointer",
     "Signature",
@@ -30,7 +32,7 @@ __all__ = [
     "complex64", "complex128", "c8", "c16", "csingle", "cdouble",
 ]
 
-MAX_ARRAY_NDIM = 8  # the compiler's kMaxArrayDims
+MAX_ARRAY_NDIM: int = _core.MAX_ARRAY_NDIM  # the compiler's kMaxArrayDims
 LAYOUTS = ("C", "F", "A")
 
 
@@ -131,7 +133,6 @@ class Record(Type):
     def __init__(self, dtype: Any):
         self.dtype = np.dtype(dtype)
         # The compiler's spelling (Numba's), checked there: fields must be numbers or arrays.
-        from . import _core  # noqa: PLC0415 (types is imported by _core's users first)
         self._spelling = _core.record_type(self.dtype)
 
     def __getitem__(self, key: Any) -> "Array":
@@ -338,6 +339,11 @@ number_domain = integer_domain | real_domain | complex_domain
 
 SCALAR_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                 float16, float32, float64, complex64, complex128)
+# Every scalar type the compiler has, by its spelling there: a type added in C++ and not here
+# fails at import, not in the first kernel that uses it.
+if {str(t) for t in (*SCALAR_TYPES, bfloat16)} != set(_core.SCALAR_NAMES):
+    raise ImportError(f"cudajit.types has scalars {sorted(str(t) for t in SCALAR_TYPES)} + "
+                      f"bfloat16; the compiler has {sorted(_core.SCALAR_NAMES)}")
 _SCALAR_BY_DTYPE = {t.numpy_dtype: t for t in SCALAR_TYPES}
 if bfloat16.numpy_dtype.name == "bfloat16":  # opaque V2 bytes are not taken for bfloat16
     _SCALAR_BY_DTYPE[bfloat16.numpy_dtype] = bfloat16
@@ -416,7 +422,6 @@ def typeof(value: Any) -> Type:
         return complex128
     if isinstance(value, tuple):
         return Tuple([typeof(v) for v in value])
-    from . import _core  # noqa: PLC0415 (as in Record: types is imported before _core)
 
     if isinstance(value, _core.DeviceArray):  # device arrays, records (random states) too
         return _typeof_device_array(value)

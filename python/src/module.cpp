@@ -63,6 +63,13 @@ PYBIND11_MODULE(_core, m) {
   python::bind_dispatcher(m);
   python::bind_foreign_arrays(m);
 
+  // The type system's facts that python/cudajit/types.py builds on, taken rather than copied.
+  m.attr("MAX_ARRAY_NDIM") = kMaxArrayDims;
+  py::list scalar_names;
+  for (int s = 0; s <= int(Scalar::BFloat16); ++s)
+    scalar_names.append(std::string(scalar_name(Scalar(s))));
+  m.attr("SCALAR_NAMES") = py::tuple(scalar_names);
+
   m.def(
       "parse_type", [](const std::string& s) { return parse_type(s).str(); },
       "Normalises a type spelling; raises ValueError for an unknown one.");

@@ -57,3 +57,16 @@ def test_argument_hints_and_foreign_arrays_are_typed_as_what_the_launch_passes(d
         assert str(cuda.typeof(Producer())) == "array(float64, 1d, A)"
     with pytest.raises(TypeError, match="expected what a launch takes"):
         cuda.typeof(object())
+
+
+def test_the_type_system_facts_come_from_the_compiler():
+    from cudajit import _core, types
+
+    # One scalar type per compiler Scalar, spelled as the compiler spells it.
+    assert {str(t) for t in (*types.SCALAR_TYPES, cuda.bfloat16)} == set(_core.SCALAR_NAMES)
+    for name in _core.SCALAR_NAMES:
+        assert _core.parse_type(name) == name
+    assert types.MAX_ARRAY_NDIM == _core.MAX_ARRAY_NDIM == 8
+    cuda.float32[(slice(None),) * _core.MAX_ARRAY_NDIM]  # the most dimensions there are
+    with pytest.raises(TypeError, match=f"arrays have 1 to {_core.MAX_ARRAY_NDIM} dimensions"):
+        cuda.float32[(slice(None),) * (_core.MAX_ARRAY_NDIM + 1)]
