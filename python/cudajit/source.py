@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import dis
 import inspect
 import linecache
 import textwrap
@@ -259,7 +260,13 @@ def _fingerprint(code: CodeType) -> tuple[list[str], frozenset[str]]:
             consts.append(repr("\n".join(line.lstrip() for line in const.split("\n"))))
         else:
             consts.append(repr(const))
+    if _LOAD_SMALL_INT is not None:  # Python 3.14 loads 0..255 without a constant
+        consts += [repr(i.argval) for i in dis.get_instructions(code)
+                   if i.opcode == _LOAD_SMALL_INT]
     return sorted(consts), frozenset(names)
+
+
+_LOAD_SMALL_INT: int | None = dis.opmap.get("LOAD_SMALL_INT")
 
 
 def _check_source_is_the_loaded_code(pyfunc: FunctionType, funcdef: ast.FunctionDef,

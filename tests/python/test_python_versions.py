@@ -170,11 +170,22 @@ def _type_at_the_prompt(program: str) -> str:
     os.close(terminal)
     fd = main
     output = b""
-    # Pasted (bracketed paste) so that the prompt indents nothing itself.
-    os.write(fd, b"\x1b[200~" + program.encode() + b"\x1b[201~\r\r")
+    # Pasted (bracketed paste) so that the prompt indents nothing itself, once the prompt reads
+    # the terminal (it turns bracketed paste on: ESC[?2004h); then Enter once it has drawn the
+    # paste's last line. 3.14's prompt takes an Enter read together with the paste's end as
+    # part of the paste (a new line), and the block never runs.
+    ready_mark = b"\x1b[?2004h"
+    last_line = program.rstrip("\n").rsplit("\n", 1)[-1].encode()
     deadline = time.monotonic() + 120
-    sent_exit = False
+    pasted_at = None
+    sent_enter = sent_exit = False
     while time.monotonic() < deadline:
+        if pasted_at is None and ready_mark in output:
+            os.write(fd, b"\x1b[200~" + program.encode() + b"\x1b[201~")
+            pasted_at = len(output)
+        if pasted_at is not None and not sent_enter and last_line in output[pasted_at:]:
+            os.write(fd, b"\r")
+            sent_enter = True
         ready, _, _ = select.select([fd], [], [], 1.0)
         if ready:
             try:
@@ -184,7 +195,8 @@ def _type_at_the_prompt(program: str) -> str:
             if not chunk:
                 break
             output += chunk
-        if not sent_exit and (b"typed gave" in output or b"Error" in output):
+        # What the program printed (not the prompt's drawing of its text) ends the session.
+        if sent_enter and not sent_exit and (b"typed gave 4" in output or b"Error" in output):
             os.write(fd, b"exit()\r")
             sent_exit = True
     child.kill()
