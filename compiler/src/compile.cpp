@@ -122,6 +122,14 @@ PtxArtifact Program::compile_ptx(const std::vector<Type>& arg_types, bool device
                                  std::optional<Type> declared_return) const {
   Lowered l = lower_for_target(module_, arg_types, device, lower::TargetKind::Nvptx, options,
                                declared_return);
+  if (device && !options.export_name.empty()) {
+    llvm::Function* entry = l.module->getFunction(l.entry_name);
+    entry->setName(options.export_name);
+    if (entry->getName() != options.export_name)  // LLVM renamed it: the name is taken
+      throw std::invalid_argument("cannot name the device function '" + options.export_name +
+                                  "': a function it calls has that name");
+    l.entry_name = options.export_name;
+  }
   PtxArtifact out;
   out.llvm_ir = std::move(l.llvm_ir);
   out.typed_ir = std::move(l.typed_ir);
@@ -134,7 +142,8 @@ PtxArtifact Program::compile_ptx(const std::vector<Type>& arg_types, bool device
     out.ptx = target::emit_ptx(std::move(l.module), {.cc = options.cc,
                                                      .fastmath = options.fastmath,
                                                      .opt_level = 3,
-                                                     .max_registers = options.max_registers});
+                                                     .max_registers = options.max_registers,
+                                                     .launch_bounds = options.launch_bounds});
   }
   dump("ptx", signature_text(module_.functions[0].name, arg_types), out.ptx);
   return out;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 from typing import Any, Callable
 
@@ -46,9 +47,34 @@ def _check_max_registers(max_registers: Any) -> int | None:
     return max_registers
 
 
+_LAUNCH_BOUNDS_NAMES = "(max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)"
+
+
+def check_launch_bounds(launch_bounds: Any) -> tuple[int, int, int]:
+    """Numba's ``launch_bounds`` (an int, or a tuple of one to three ints) as three ints,
+    0 for those not given: the PTX's ``.maxntid``, ``.minnctapersm`` and ``.maxclusterrank``."""
+    if launch_bounds is None:
+        return (0, 0, 0)
+    bounds = (launch_bounds,) if isinstance(launch_bounds, int) else launch_bounds
+    if not isinstance(bounds, (tuple, list)):
+        raise TypeError(f"launch_bounds must be an int or a tuple of ints "
+                        f"{_LAUNCH_BOUNDS_NAMES}; got {launch_bounds!r}")
+    if len(bounds) > 3:
+        raise ValueError(f"Got {len(bounds)} launch bounds: {launch_bounds}. A maximum of three "
+                         f"are supported: {_LAUNCH_BOUNDS_NAMES}")
+    if not bounds or any(isinstance(b, bool) or not isinstance(b, int) or b < 1 for b in bounds):
+        raise ValueError(f"launch_bounds must be positive ints {_LAUNCH_BOUNDS_NAMES}; "
+                         f"got {launch_bounds!r}")
+    if bounds[0] > 1024:
+        raise ValueError(f"launch_bounds: a block has at most 1024 threads; got "
+                         f"max_threads_per_block={bounds[0]}")
+    return tuple(bounds) + (0,) * (3 - len(bounds))  # type: ignore[return-value]
+
+
 def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
         lineinfo: bool = False, debug: bool = False, max_registers: int | None = None,
-        cache: bool = False, link: Any = None, **options: Any) -> Any:
+        cache: bool = False, link: Any = None, launch_bounds: Any = None,
+        **options: Any) -> Any:
     """Compile a Python function into a CUDA kernel or device function.
 
     ``@jit`` compiles lazily, at the first launch for each set of argument
@@ -61,7 +87,11 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     ``nvcc -lineinfo``), which profilers and cuda-gdb map back to the Python
     source; ``debug=True`` gives the same line tables (no variable
     information yet). ``max_registers`` caps the registers per thread of a
-    kernel (PTX ``.maxnreg``), trading spills for occupancy. ``cache=True``
+    kernel (PTX ``.maxnreg``), trading spills for occupancy. ``launch_bounds``
+    (``max_threads_per_block`` or a tuple adding ``min_blocks_per_sm`` and
+    ``max_blocks_per_cluster``) promises the compiler the largest block the kernel is
+    launched with (PTX ``.maxntid``, ``.minnctapersm``, ``.maxclusterrank``); a larger block
+    is refused with CUDA_ERROR_INVALID_VALUE, as the driver refuses it. ``cache=True``
     keeps each kernel's PTX on disk (``__pycache__`` beside the source file,
     or ``CUDAJIT_CACHE_DIR``) so that later processes load it instead of
     compiling; on the cpu device it changes nothing. ``link`` names foreign code
@@ -69,11 +99,15 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     with the kernel on the cuda device, defining the functions of ``cuda.declare_device``.
     """
     max_registers = _check_max_registers(max_registers)
+    bounds = check_launch_bounds(launch_bounds)
+    if device and launch_bounds is not None:
+        raise ValueError("launch_bounds applies to kernels; a device function runs in the "
+                         "kernel that calls it (give launch_bounds to that kernel)")
     link = link_items(link)
     unknown = set(options) - set(_ACCEPTED_WITHOUT_EFFECT)
     if unknown:
         raise TypeError(f"jit() got unexpected options {sorted(unknown)}; expected device, "
-                        "fastmath, lineinfo, debug, max_registers, cache")
+                        "fastmath, lineinfo, debug, max_registers, cache, link, launch_bounds")
     # Numba programs pass these; say that they change nothing here rather than pretend.
     ignored = sorted(k for k, v in options.items() if v not in _ACCEPTED_WITHOUT_EFFECT[k])
     if ignored:
@@ -90,7 +124,7 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
             return DeviceFunction(pyfunc, list(signatures), fastmath=fastmath)
         kind = DebugDispatcher if debug else Dispatcher
         return kind(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug,
-                    max_registers=max_registers,
+                    max_registers=max_registers, launch_bounds=bounds,
                     cache_dir=caching.cache_dir_for(pyfunc) if cache else None, link=link)
 
     # functools.partial, not a lambda: a frame of ours between the user's decorator line
@@ -110,15 +144,24 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
 @hides_cudajit_frames
 def compile_ptx(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
                 fastmath: bool = False, cc: tuple[int, int] | None = None,
-                debug: bool = False, lineinfo: bool = False) -> tuple[str, Type | str]:
+                debug: bool = False, lineinfo: bool = False, abi: str = "numba",
+                abi_info: dict[str, Any] | None = None,
+                launch_bounds: Any = None) -> tuple[str, Type | str]:
     """Compile ``pyfunc`` for ``sig`` to PTX, as ``numba.cuda.compile_ptx``.
 
     Returns ``(ptx, return_type)``. ``device=True`` compiles a device function
     (a ``.func``), else a kernel (an ``.entry``). ``cc`` is the compute
     capability as ``(major, minor)``, default (8, 0); the PTX uses the lowest
     PTX ISA version that supports it. ``lineinfo`` (or ``debug``) adds line
-    tables: ``.loc`` directives naming the Python source lines.
+    tables: ``.loc`` directives naming the Python source lines. A device function
+    returns its value (``func_retval0``) with either ``abi``; ``abi="c"`` names it as
+    C code calls it: the Python function's ``__name__``, or ``abi_info["abi_name"]``
+    (a mangled C++ name, say). ``launch_bounds`` is as in :func:`jit`.
     """
+    export_name = _export_name(pyfunc, device, abi, abi_info)
+    bounds = check_launch_bounds(launch_bounds)
+    if device and launch_bounds is not None:
+        raise ValueError("launch_bounds applies to kernels, not device functions")
     signature = parse_signature(sig)
     declared = signature.return_type
     if not device and declared is not None and str(declared) != "none":
@@ -127,5 +170,23 @@ def compile_ptx(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
     result = program.compile_ptx([str(t) for t in signature.args], device=device,
                                  fastmath=fastmath, cc=cc_number(cc),
                                  return_type=str(declared) if device and declared else None,
-                                 lineinfo=lineinfo, debug=debug)
+                                 lineinfo=lineinfo, debug=debug, launch_bounds=bounds,
+                                 export_name=export_name)
     return result["ptx"], return_type_from_name(result["return_type"])
+
+
+def _export_name(pyfunc: Callable[..., Any], device: bool, abi: str,
+                 abi_info: dict[str, Any] | None) -> str:
+    """The name compile_ptx gives a device function: "" (the compiler's) for Numba's ABI."""
+    if abi not in ("numba", "c"):
+        raise NotImplementedError(f"Unsupported ABI: {abi} (expected 'numba' or 'c')")
+    if abi == "numba":
+        return ""
+    if not device:
+        raise NotImplementedError("The C ABI is not supported for kernels (pass device=True)")
+    name = (abi_info or {}).get("abi_name") or getattr(pyfunc, "__name__", "function")
+    if not isinstance(name, str):
+        raise TypeError(f"abi_info['abi_name'] must be a str; got {name!r}")
+    # A PTX identifier: letters, digits, _ and $, not starting with a digit ("<lambda>").
+    name = re.sub(r"[^A-Za-z0-9_$]", "_", name)
+    return "_" + name if name[0].isdigit() else name

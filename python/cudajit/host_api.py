@@ -18,18 +18,22 @@ __all__ = ["compile", "compile_all", "compile_for_current_device",
 
 
 @hides_cudajit_frames
-def compile(pyfunc: Callable[..., Any], sig: Any, device: bool = False, fastmath: bool = False,
-            cc: tuple[int, int] | None = None, output: str = "ptx", debug: bool = False,
-            lineinfo: bool = False, abi: str = "numba") -> tuple[str, Any]:
-    """numba.cuda.compile: ``(code, return_type)`` for ``sig``. cudajit makes PTX
-    (``output="ptx"``); LTO-IR is not supported."""
+def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
+            lineinfo: bool = False, device: bool = True, fastmath: bool = False,
+            cc: tuple[int, int] | None = None, opt: Any = None, abi: str = "c",
+            abi_info: dict[str, Any] | None = None, output: str = "ptx",
+            forceinline: bool = False, launch_bounds: Any = None) -> tuple[str, Any]:
+    """numba.cuda.compile: ``(code, return_type)`` for ``sig``, a device function with the C
+    ABI by default, as in numba-cuda (see :func:`compile_ptx` for ``abi``, ``abi_info`` and
+    ``launch_bounds``). cudajit makes PTX (``output="ptx"``); LTO-IR is not supported."""
     if output != "ptx":
         raise NotImplementedError(f"cuda.compile(output={output!r}): cudajit makes PTX only; "
                                   "pass output='ptx'")
-    if abi not in ("numba", "c"):
-        raise ValueError(f"cuda.compile(abi={abi!r}): expected 'numba' or 'c'")
-    return compile_ptx(pyfunc, sig, device=device, fastmath=fastmath, cc=cc, debug=debug,
-                       lineinfo=lineinfo)
+    if forceinline:
+        raise ValueError("Can only designate forced inlining in LTO-IR")
+    return compile_ptx(pyfunc, sig, device=device, fastmath=fastmath, cc=cc, debug=bool(debug),
+                       lineinfo=lineinfo, abi=abi, abi_info=abi_info,
+                       launch_bounds=launch_bounds)
 
 
 @hides_cudajit_frames
@@ -48,7 +52,8 @@ def compile_all(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
     if forceinline and output != "ltoir":
         raise ValueError("Can only designate forced inlining in LTO-IR")
     code, return_type = compile(pyfunc, sig, device=device, fastmath=fastmath, cc=cc,
-                                output=output, debug=bool(debug), lineinfo=lineinfo, abi=abi)
+                                output=output, debug=bool(debug), lineinfo=lineinfo, abi=abi,
+                                abi_info=abi_info, launch_bounds=launch_bounds)
     declared = frontend.build_kernel_module(pyfunc, bool(debug)).foreign
     codes: list[Any] = [code]
     for kind, _name, data in linking.link_inputs(linking.linked_code((), declared),
@@ -58,21 +63,32 @@ def compile_all(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
 
 
 @hides_cudajit_frames
-def compile_for_current_device(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
-                               fastmath: bool = False, output: str = "ptx", debug: bool = False,
-                               lineinfo: bool = False, abi: str = "numba") -> tuple[str, Any]:
+def compile_for_current_device(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
+                               lineinfo: bool = False, device: bool = True,
+                               fastmath: bool = False, opt: Any = None, abi: str = "c",
+                               abi_info: dict[str, Any] | None = None, output: str = "ptx",
+                               forceinline: bool = False,
+                               launch_bounds: Any = None) -> tuple[str, Any]:
     """cuda.compile for the current GPU's compute capability (8.0 on the cpu device)."""
-    return compile(pyfunc, sig, device=device, fastmath=fastmath, cc=current_cc(),
-                   output=output, debug=debug, lineinfo=lineinfo, abi=abi)
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                   fastmath=fastmath, cc=current_cc(), opt=opt, abi=abi, abi_info=abi_info,
+                   output=output, forceinline=forceinline, launch_bounds=launch_bounds)
 
 
 @hides_cudajit_frames
-def compile_ptx_for_current_device(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
-                                   fastmath: bool = False, debug: bool = False,
-                                   lineinfo: bool = False) -> tuple[str, Any]:
+def compile_ptx_for_current_device(pyfunc: Callable[..., Any], sig: Any,
+                                   debug: bool | None = None, lineinfo: bool = False,
+                                   device: bool = False, fastmath: bool = False,
+                                   opt: Any = None, abi: str = "numba",
+                                   abi_info: dict[str, Any] | None = None,
+                                   forceinline: bool = False,
+                                   launch_bounds: Any = None) -> tuple[str, Any]:
     """compile_ptx for the current GPU's compute capability (8.0 on the cpu device)."""
+    if forceinline:
+        raise ValueError("Can only designate forced inlining in LTO-IR")
     return compile_ptx(pyfunc, sig, device=device, fastmath=fastmath, cc=current_cc(),
-                       debug=debug, lineinfo=lineinfo)
+                       debug=bool(debug), lineinfo=lineinfo, abi=abi, abi_info=abi_info,
+                       launch_bounds=launch_bounds)
 
 
 def close() -> None:

@@ -54,33 +54,36 @@ LaunchConfig configure(py::object self, py::handle config) {
 
 void bind_dispatcher(py::module_& m) {
   // Collected as a container: the Python Dispatcher's bound method it holds is a cycle.
-  py::class_<Dispatcher>(m, "Dispatcher", py::custom_type_setup([](PyHeapTypeObject* heap_type) {
-    PyTypeObject* type = &heap_type->ht_type;
-    type->tp_flags |= Py_TPFLAGS_HAVE_GC;
-    type->tp_traverse = [](PyObject* self, visitproc visit, void* arg) {
-      Py_VISIT(Py_TYPE(self));
-      if (!holder_constructed(self)) return 0;
-      return py::cast<const Dispatcher&>(py::handle(self)).traverse(visit, arg);
-    };
-    type->tp_clear = [](PyObject* self) {
-      if (holder_constructed(self))
-        py::cast<Dispatcher&>(py::handle(self)).clear_python_references();
-      return 0;
-    };
-  }))
+  py::class_<Dispatcher>(
+      m, "Dispatcher", py::custom_type_setup([](PyHeapTypeObject* heap_type) {
+        PyTypeObject* type = &heap_type->ht_type;
+        type->tp_flags |= Py_TPFLAGS_HAVE_GC;
+        type->tp_traverse = [](PyObject* self, visitproc visit, void* arg) {
+          Py_VISIT(Py_TYPE(self));
+          if (!holder_constructed(self)) return 0;
+          return py::cast<const Dispatcher&>(py::handle(self)).traverse(visit, arg);
+        };
+        type->tp_clear = [](PyObject* self) {
+          if (holder_constructed(self))
+            py::cast<Dispatcher&>(py::handle(self)).clear_python_references();
+          return 0;
+        };
+      }))
       .def(py::init([](std::string name, py::object provider, bool fastmath, bool lineinfo,
-                       bool debug, int max_registers, std::string cache_dir) {
+                       bool debug, int max_registers, std::string cache_dir,
+                       std::array<int, 3> launch_bounds) {
              CompileOptions o;
              o.fastmath = fastmath;
              o.lineinfo = lineinfo;
              o.debug = debug;
              o.max_registers = max_registers;
+             o.launch_bounds = launch_bounds;
              return std::make_unique<Dispatcher>(std::move(name), std::move(provider), o,
                                                  std::move(cache_dir));
            }),
            py::arg("name"), py::arg("ir_provider"), py::arg("fastmath") = false,
            py::arg("lineinfo") = false, py::arg("debug") = false, py::arg("max_registers") = 0,
-           py::arg("cache_dir") = "")
+           py::arg("cache_dir") = "", py::arg("launch_bounds") = std::array<int, 3>{})
       .def_property_readonly(
           "extensions", [](Dispatcher& d) -> py::list& { return d.extensions(); },
           py::return_value_policy::reference_internal,

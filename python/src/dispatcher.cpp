@@ -217,6 +217,7 @@ runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
   key += std::string(options.fastmath ? "/fastmath" : "") + (options.lineinfo ? "/lineinfo" : "") +
          (options.debug ? "/debug" : "") + (options.boundscheck ? "/boundscheck" : "") +
          "/maxnreg=" + std::to_string(options.max_registers);
+  for (int bound : options.launch_bounds) key += "/" + std::to_string(bound);
   CodeCache& cache = CodeCache::shared();
   if (std::optional<runtime::KernelCode> found = cache.find(key)) return *std::move(found);
 
@@ -504,6 +505,19 @@ void Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::D
   }
 }
 
+// jit(launch_bounds=...): a block of more threads is refused on every device, as the driver
+// refuses it (CUDA_ERROR_INVALID_VALUE) for a kernel whose PTX says .maxntid.
+void Dispatcher::check_launch_bounds(runtime::Dim3 block) const {
+  const int most = options_.launch_bounds[0];
+  if (most == 0 || block.count() <= uint64_t(most)) return;
+  throw runtime::DriverError("launch", 1, "CUDA_ERROR_INVALID_VALUE",
+                             "kernel '" + name_ + "' has launch_bounds of at most " +
+                                 std::to_string(most) + " threads per block; got block (" +
+                                 std::to_string(block.x) + ", " + std::to_string(block.y) + ", " +
+                                 std::to_string(block.z) + ") of " + std::to_string(block.count()) +
+                                 " threads");
+}
+
 void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Dim3 block,
                         const std::shared_ptr<runtime::Stream>& stream, unsigned shared_bytes,
                         const py::args& args) {
@@ -522,6 +536,8 @@ void Dispatcher::launch(runtime::Device& device, runtime::Dim3 grid, runtime::Di
   ProducerSync producers;
   for (const ArgValue& v : p.values)
     if (v.producer_stream) producers.before(device, v.producer_stream, s);
+
+  check_launch_bounds(block);
 
   std::vector<StagedRange> staged;
   if (p.has_host_arrays && device.kind() == runtime::DeviceKind::Cuda) {

@@ -47,6 +47,7 @@ class Dispatcher {
   runtime::KernelCode compile(const std::vector<Type>& arg_types, const CompileOptions& options,
                               bool for_cpu);
   const CompileOptions& options() const { return options_; }
+  void check_launch_bounds(runtime::Dim3 block) const;
   const std::string& name() const { return name_; }
   // The argument types of every specialisation compiled so far, in order.
   std::vector<std::vector<Type>> compiled_signatures() const;

@@ -4,6 +4,7 @@
 
 #include "arguments.hpp"
 #include "conversions.hpp"
+#include "cudajit/compiler/builtins.hpp"
 #include "cudajit/compiler/compile.hpp"
 #include "cudajit/runtime/host_launch.hpp"
 #include "device_array.hpp"
@@ -39,16 +40,19 @@ PYBIND11_MODULE(_core, m) {
           "compile_ptx",
           [](const Program& p, const std::vector<std::string>& arg_types, bool device,
              bool fastmath, int cc, std::optional<std::string> return_type, bool lineinfo,
-             bool debug) {
+             bool debug, std::array<int, 3> launch_bounds, std::string export_name) {
             std::optional<Type> declared;
             if (return_type) declared = parse_type(*return_type);
-            return python::ptx_dict(p.compile_ptx(python::parse_types(arg_types), device,
-                                                  make_options(fastmath, lineinfo, debug, cc),
-                                                  declared));
+            CompileOptions options = make_options(fastmath, lineinfo, debug, cc);
+            options.launch_bounds = launch_bounds;
+            options.export_name = std::move(export_name);
+            return python::ptx_dict(
+                p.compile_ptx(python::parse_types(arg_types), device, options, declared));
           },
           py::arg("arg_types"), py::arg("device") = false, py::arg("fastmath") = false,
           py::arg("cc") = 80, py::arg("return_type") = py::none(), py::arg("lineinfo") = false,
-          py::arg("debug") = false)
+          py::arg("debug") = false, py::arg("launch_bounds") = std::array<int, 3>{},
+          py::arg("export_name") = "")
       .def(
           "return_type",
           [](const Program& p, const std::vector<std::string>& arg_types, bool device) {
@@ -75,6 +79,15 @@ PYBIND11_MODULE(_core, m) {
       "Normalises a type spelling; raises ValueError for an unknown one.");
   m.def("record_type", &python::record_type_name, py::arg("dtype"),
         "The compiler's spelling of a structured dtype; TypeError for one kernels cannot take.");
+  m.def(
+      "builtin_names",
+      [] {
+        py::list names;
+        for (const BuiltinName& b : builtin_names())
+          names.append(py::make_tuple(b.name, b.intrinsic));
+        return names;
+      },
+      "The compiler's builtins as (IR name, the name cudajit.intrinsics lists it under or '').");
   m.def("host_worker_count", &runtime::host_worker_count, "Threads the cpu device runs blocks on.");
   m.def("set_host_worker_count", &runtime::set_host_worker_count, py::arg("workers"),
         "Sets the threads the cpu device runs blocks on (at least 1).");

@@ -856,7 +856,8 @@ _COMPILE_PATHS = {
     "forall": lambda f, d: cuda.jit(f).forall(3)(d),
     "jit with a signature": lambda f, d: cuda.jit("void(float64[::1])")(f),
     "compile_ptx": lambda f, d: cuda.compile_ptx(f, "void(float64[::1])"),
-    "cuda.compile": lambda f, d: cuda.compile(f, "void(float64[::1])"),
+    "cuda.compile": lambda f, d: cuda.compile(f, "void(float64[::1])", device=False,
+                                              abi="numba"),
     "inspect_asm": lambda f, d: cuda.jit(f).inspect_asm("void(float64[::1])"),
 }
 

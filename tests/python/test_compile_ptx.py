@@ -133,6 +133,70 @@ def test_device_function_is_a_func_not_an_entry(cc, check_ptx):
     check_ptx(ptx, cc, kernel=False)
 
 
+def test_the_c_abi_names_a_device_function_as_c_calls_it(check_ptx):
+    def f(x, y):
+        return x + y
+
+    def func_line(ptx):
+        return re.search(r"\.visible\s+\.func\s+\(\.param\s+\.(\w+)\s+func_retval0\)\s+"
+                         r"([\w$]+)\(", ptx).groups()
+
+    ptx, _ = cuda.compile_ptx(f, "int32(int32, int32)", device=True, abi="c")
+    assert func_line(ptx) == ("b32", "f")
+    check_ptx(ptx, (8, 0), kernel=False)
+    ptx, _ = cuda.compile_ptx(f, "int64(int64, int64)", device=True, abi="c",
+                              abi_info={"abi_name": "_Z4funcll"})
+    assert func_line(ptx) == ("b64", "_Z4funcll")
+    ptx, _ = cuda.compile_ptx(lambda x: x, "int32(int32)", device=True, abi="c")
+    assert func_line(ptx) == ("b32", "_lambda_")  # <lambda> made a PTX identifier
+    with pytest.raises(NotImplementedError, match="The C ABI is not supported for kernels"):
+        cuda.compile_ptx(f, "void(int32, int32)", abi="c")
+    with pytest.raises(NotImplementedError, match="Unsupported ABI: fastcall"):
+        cuda.compile_ptx(f, "int32(int32, int32)", device=True, abi="fastcall")
+
+
+@pytest.mark.parametrize("bounds, present, absent", [
+    (128, [r"\.maxntid\s+128(, 1, 1)?\n"], [".minnctapersm", ".maxclusterrank"]),
+    ((128,), [r"\.maxntid\s+128(, 1, 1)?\n"], [".minnctapersm", ".maxclusterrank"]),
+    ((128, 2), [r"\.maxntid\s+128", r"\.minnctapersm\s+2\n"], [".maxclusterrank"]),
+    ((256, 2, 4), [r"\.maxntid\s+256", r"\.minnctapersm\s+2\n", r"\.maxclusterrank\s+4\n"], []),
+])
+def test_launch_bounds_become_the_entrys_performance_directives(bounds, present, absent,
+                                                                  check_ptx):
+    ptx, _ = cuda.compile_ptx(pyfunc(saxpy), SAXPY_SIG, cc=(9, 0), launch_bounds=bounds)
+    for directive in present:
+        assert re.search(directive, ptx), (directive, ptx[:600])
+    for directive in absent:
+        assert directive not in ptx
+    check_ptx(ptx, (9, 0))
+
+
+def test_max_cluster_rank_is_left_out_before_sm_90():
+    ptx, _ = cuda.compile_ptx(pyfunc(saxpy), SAXPY_SIG, cc=(8, 0), launch_bounds=(128, 2, 4))
+    assert ".maxntid" in ptx and ".minnctapersm" in ptx and ".maxclusterrank" not in ptx
+
+
+@pytest.mark.parametrize("bounds, error, message", [
+    ((128, 2, 4, 8), ValueError, r"Got 4 launch bounds: \(128, 2, 4, 8\)\. A maximum of three"),
+    (0, ValueError, "launch_bounds must be positive ints"),
+    ((128, 2.5), ValueError, "launch_bounds must be positive ints"),
+    (2048, ValueError, "at most 1024 threads; got max_threads_per_block=2048"),
+    ("128", TypeError, "launch_bounds must be an int or a tuple of ints"),
+])
+def test_bad_launch_bounds_are_refused_by_name(bounds, error, message):
+    with pytest.raises(error, match=message):
+        cuda.compile_ptx(pyfunc(saxpy), SAXPY_SIG, launch_bounds=bounds)
+    with pytest.raises(error, match=message):
+        cuda.jit("void()", launch_bounds=bounds)(lambda: None)
+
+
+def test_launch_bounds_of_a_device_function_are_refused():
+    with pytest.raises(ValueError, match="launch_bounds applies to kernels"):
+        cuda.jit(device=True, launch_bounds=128)(lambda: None)
+    with pytest.raises(ValueError, match="launch_bounds applies to kernels"):
+        cuda.compile_ptx(lambda x: x, "int32(int32)", device=True, launch_bounds=128)
+
+
 def test_a_saxpy_kernel_links_no_libdevice_function():
     ptx, _ = cuda.compile_ptx(pyfunc(saxpy), SAXPY_SIG)
     assert ".func" not in ptx

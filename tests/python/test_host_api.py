@@ -4,6 +4,8 @@ stream's add_callback and async_done."""
 import asyncio
 import threading
 
+import re
+
 import numpy as np
 import pytest
 
@@ -21,10 +23,12 @@ def add(a, b):
 
 
 def test_compile_gives_ptx_and_the_return_type(device):
-    ptx, resty = cuda.compile(store_one, "void(float64[::1])")
+    ptx, resty = cuda.compile(store_one, "void(float64[::1])", device=False, abi="numba")
     assert ".visible .entry" in ptx and str(resty) == "none"
-    ptx, resty = cuda.compile(add, "float32(float32, float32)", device=True)
-    assert ".visible .func" in ptx and resty == cuda.float32
+    # numba-cuda's defaults: a device function with the C ABI, named as in Python
+    ptx, resty = cuda.compile(add, "float32(float32, float32)")
+    assert re.search(r"\.visible\s+\.func\s+\(\.param\s+\.b32\s+func_retval0\)\s+add\(", ptx)
+    assert resty == cuda.float32
     with pytest.raises(NotImplementedError, match="cudajit makes PTX only"):
         cuda.compile(add, "float32(float32, float32)", device=True, output="ltoir")
 

@@ -231,3 +231,22 @@ def test_a_block_of_1024_threads():
     out = np.zeros(1024, np.int64)
     ids[1, (32, 32)](out)
     np.testing.assert_array_equal(out, np.repeat(np.arange(32), 32))
+
+
+def test_launch_bounds_refuse_a_larger_block_on_every_device():
+    @cuda.jit(launch_bounds=(64, 2))
+    def count(out):
+        cuda.atomic.add(out, 0, 1)
+
+    out = np.zeros(1, np.int64)
+    count[2, 64](out)
+    count[1, (8, 8)](out)
+    assert out[0] == 192
+    # numba-cuda's CUDAError (the driver's CUDA_ERROR_INVALID_VALUE), on the cpu device too
+    with pytest.raises(cuda.CudaDriverError,
+                       match=r"CUDA_ERROR_INVALID_VALUE \(kernel 'count' has launch_bounds of "
+                             r"at most 64 threads per block; got block \(65, 1, 1\) of 65"):
+        count[1, 65](out)
+    assert out[0] == 192  # nothing ran
+    assert ".maxntid 64, 1, 1" in count.inspect_asm(count.signatures[0])
+    assert count.launch_bounds == (64, 2, 0)

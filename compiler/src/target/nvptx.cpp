@@ -192,6 +192,35 @@ void limit_registers(llvm::Module& module, int max_registers) {
   }
 }
 
+// Numba's launch_bounds on every kernel: function attributes since LLVM 21, as for
+// .maxnreg; !nvvm.annotations before. .maxclusterrank exists from sm_90 (PTX ISA 7.8).
+void bound_launches(llvm::Module& module, const std::array<int, 3>& bounds, int cc) {
+  const auto [threads, min_blocks, cluster_blocks] = bounds;
+  if (threads == 0) return;
+  const bool clusters = cluster_blocks != 0 && cc >= 90;
+  for (llvm::Function& function : module) {
+    if (!is_kernel(function)) continue;
+#if LLVM_VERSION_MAJOR >= 21
+    function.addFnAttr("nvvm.maxntid", std::to_string(threads));
+    if (min_blocks != 0) function.addFnAttr("nvvm.minctasm", std::to_string(min_blocks));
+    if (clusters) function.addFnAttr("nvvm.maxclusterrank", std::to_string(cluster_blocks));
+#else
+    llvm::LLVMContext& context = module.getContext();
+    std::vector<llvm::Metadata*> operands{llvm::ValueAsMetadata::get(&function)};
+    auto add = [&](const char* key, int value) {
+      operands.push_back(llvm::MDString::get(context, key));
+      operands.push_back(llvm::ConstantAsMetadata::get(
+          llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), value)));
+    };
+    add("maxntidx", threads);
+    if (min_blocks != 0) add("minctasm", min_blocks);
+    if (clusters) add("maxclusterrank", cluster_blocks);
+    module.getOrInsertNamedMetadata("nvvm.annotations")
+        ->addOperand(llvm::MDNode::get(context, operands));
+#endif
+  }
+}
+
 #if LLVM_VERSION_MAJOR < 20
 // Before LLVM 20, !nvvm.annotations is how NVPTX learns which functions are
 // kernels (the calling convention is only its fallback), so say it there too.
@@ -463,6 +492,7 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
   annotate_kernels(*module);
 #endif
   limit_registers(*module, options.max_registers);
+  bound_launches(*module, options.launch_bounds, options.cc);
   // libdevice's functions are optimised on their own, once per process and
   // configuration (libdevice.hpp); the kernel is optimised with their
   // declarations, which carry the definitions' attributes (memory(none), ...)

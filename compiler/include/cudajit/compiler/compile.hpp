@@ -2,6 +2,7 @@
 // code for the cpu device. Each stage can be dumped (CUDAJIT_DUMP=ir,typed,llvm,ptx).
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,10 +16,13 @@ namespace cudajit {
 
 struct CompileOptions {
   bool fastmath = false;
-  bool lineinfo = false;  // PTX line tables (.file/.loc) to the Python source
-  bool debug = false;     // as lineinfo, for now: no variable information
-  int cc = 80;            // compute capability for PTX, major*10+minor
-  int max_registers = 0;  // .maxnreg of kernels (Numba's max_registers); 0: none
+  bool lineinfo = false;               // PTX line tables (.file/.loc) to the Python source
+  bool debug = false;                  // as lineinfo, for now: no variable information
+  int cc = 80;                         // compute capability for PTX, major*10+minor
+  int max_registers = 0;               // .maxnreg of kernels (Numba's max_registers); 0: none
+  std::array<int, 3> launch_bounds{};  // PtxOptions::launch_bounds (Numba's launch_bounds)
+  // compile_ptx(device=True, abi="c"): the visible .func's name; empty: the compiler's.
+  std::string export_name;
   // Host code checks every index against its extent and reports the first
   // failure (IndexErrorRecord) instead of touching memory out of bounds.
   // Off with CUDAJIT_BOUNDSCHECK=0; PTX is not checked (as Numba's).

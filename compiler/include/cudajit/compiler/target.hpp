@@ -2,6 +2,7 @@
 // native code for the cpu device through ORC LLJIT.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,6 +22,10 @@ struct PtxOptions {
   int opt_level = 3;
   // Registers per thread each kernel may use (.maxnreg); 0: ptxas decides.
   int max_registers = 0;
+  // Numba's launch_bounds: most threads per block (.maxntid), fewest blocks per
+  // multiprocessor (.minnctapersm), most blocks per cluster (.maxclusterrank, sm_90
+  // and newer); 0: not given.
+  std::array<int, 3> launch_bounds{};
 };
 
 // "sm_80" and the lowest PTX ISA version that supports it, as "ptx70".
