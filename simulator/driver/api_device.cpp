@@ -531,6 +531,7 @@ CUDAJIT_SIM_API cuCtxSetLimit(CUlimit limit, size_t value) {
   auto it = c->limits.find(int(limit));
   if (it == c->limits.end()) return CUDA_ERROR_UNSUPPORTED_LIMIT;
   it->second = value;
+  if (limit == CU_LIMIT_MALLOC_HEAP_SIZE) c->heap.set_size(value);  // until a kernel allocates
   return CUDA_SUCCESS;
 }
 

@@ -325,6 +325,7 @@ CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsi
     launch.program = k->module->program.get();
     launch.kernel = &f;
     launch.memory = &c->memory;
+    launch.heap = &c->heap;
     launch.grid = {gx, gy, gz};
     launch.block = {bx, by, bz};
     launch.dynamic_shared_bytes = shared;

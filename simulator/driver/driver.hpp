@@ -20,6 +20,7 @@
 #include <unordered_set>
 
 #include "cudajit/cuda_api.h"
+#include "exec/device_heap.hpp"
 #include "exec/executor.hpp"
 #include "exec/memory.hpp"
 #include "exec/program.hpp"
@@ -152,7 +153,8 @@ class Context {
   Context();
 
   GlobalMemory memory;
-  std::mutex mutex;  // the maps below
+  DeviceHeap heap{memory};  // kernels' malloc/free; its size is CU_LIMIT_MALLOC_HEAP_SIZE's
+  std::mutex mutex;         // the maps below
   std::map<uint64_t, Allocation> allocations;
   std::unordered_set<Stream*> streams;
   std::unordered_set<Event*> events;

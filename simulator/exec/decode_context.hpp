@@ -39,9 +39,10 @@ class DecodeContext {
   virtual uint32_t label(const ptx::Operand& operand) = 0;
   // The slot of a special register (exec/special_registers.hpp), e.g. kCarryFlag.
   virtual uint32_t special(uint32_t which) const = 0;
-  // Registers a call site (callee, parameter copies) and returns its index.
+  // Registers a call site (callee, parameter copies) and returns its index. An indirect call's
+  // callee is a register, and `targets` its .callprototype, .calltargets or call table.
   virtual uint32_t call_site(const ptx::Operand& callee, const ptx::Operand* results,
-                             const ptx::Operand* arguments) = 0;
+                             const ptx::Operand* arguments, const ptx::Operand* targets) = 0;
 
   // Refuses the instruction unless the module's .target is at least sm_`sm` and its .version
   // at least major.minor (an instruction's "PTX ISA Notes" and "Target ISA Notes").

@@ -142,6 +142,9 @@ std::string function_scope_name(const std::string& function, const std::string& 
 
 struct ModuleLayout {
   std::unordered_map<std::string, Symbol> symbols;  // module scope
+  // Call tables (PTX ISA "call": an array initialised with function names, an indirect
+  // call's flist): the functions each names.
+  std::unordered_map<std::string, std::vector<uint32_t>> call_tables;
   uint64_t static_shared = 0;
   bool has_dynamic_shared = false;
   uint64_t dynamic_shared_offset = 0;
@@ -153,6 +156,7 @@ class FunctionDecoder final : public DecodeContext {
                   const std::unordered_map<std::string, uint32_t>& functions,
                   const std::vector<const ptx::Function*>& sources, const Program& program)
       : source_(source), out_(out), layout_(layout), functions_(functions), sources_(sources) {
+    serial_ = program.serial;
     sm_ = program.sm;
     version_major_ = program.version_major;
     version_minor_ = program.version_minor;
@@ -213,6 +217,8 @@ class FunctionDecoder final : public DecodeContext {
       case Operand::Kind::Float:
         return constant(float_bits(o, type));
       case Operand::Kind::Symbol: {
+        if (auto f = functions_.find(o.name); f != functions_.end() && !is_data(o.name))
+          return constant(function_address(serial_, f->second));  // mov.u64 %rd, f
         Symbol s = symbol(o.name);
         if (s.kernel_param)
           error("the address of kernel parameter '" + o.name + "' is not supported");
@@ -235,6 +241,8 @@ class FunctionDecoder final : public DecodeContext {
       inst.op[base_index] = reg_named(o.name);
       return Space::Generic;
     }
+    if (functions_.count(o.name) && !is_data(o.name))
+      error("'" + o.name + "' is a function: its address holds no data to access");
     Symbol s = symbol(o.name);
     if (space != Space::Generic && space != s.space &&
         !(space == Space::Global && s.space == Space::Const))
@@ -255,33 +263,57 @@ class FunctionDecoder final : public DecodeContext {
     return uint32_t(it->second);
   }
 
-  uint32_t call_site(const Operand& callee, const Operand* results,
-                     const Operand* arguments) override {
-    if (callee.kind != Operand::Kind::Symbol)
-      error("indirect calls are not supported ('" + text(callee) + "')");
-    auto it = functions_.find(callee.name);
-    if (it == functions_.end()) error("call of unknown function '" + callee.name + "'");
-    const ptx::Function& target = *sources_[it->second];
+  uint32_t call_site(const Operand& callee, const Operand* results, const Operand* arguments,
+                     const Operand* targets) override {
     CallSite site;
-    site.callee = it->second;
+    const std::vector<ptx::Variable>*params = nullptr, *returns = nullptr;
+    const ptx::Function* target = nullptr;  // a direct call's callee
+    std::string name;                       // what the messages call the callee
+    if (callee.kind == Operand::Kind::Register) {
+      if (!targets || targets->kind != Operand::Kind::Symbol)
+        error("an indirect call through '" + callee.name +
+              "' names its targets: a .callprototype, a .calltargets or a call table");
+      require(20, 2, 1);
+      site.indirect = true;
+      site.pointer = reg(callee);
+      site.signature = targets->name;
+      name = "'" + targets->name + "'";
+      if (auto p = source_.prototypes.find(targets->name); p != source_.prototypes.end()) {
+        params = &p->second.params, returns = &p->second.returns;
+      } else {
+        site.allowed = call_targets(targets->name);
+        const ptx::Function& first = *sources_[site.allowed.front()];
+        params = &first.params, returns = &first.returns;
+      }
+    } else {
+      if (callee.kind != Operand::Kind::Symbol) error("calls a function or a register");
+      if (targets) error("a direct call of '" + callee.name + "' names call targets");
+      auto it = functions_.find(callee.name);
+      if (it == functions_.end()) error("call of unknown function '" + callee.name + "'");
+      target = sources_[it->second];
+      site.callee = it->second;
+      params = &target->params, returns = &target->returns;
+      name = "'" + target->name + "'";
+    }
     auto copies = [&](const Operand* list, const std::vector<ptx::Variable>& formals,
                       bool into_callee, std::vector<ParamCopy>& out) {
       size_t given = list ? list->elements.size() : 0;
       if (given != formals.size())
-        error("call of '" + target.name + "' passes " + std::to_string(given) + " " +
+        error("call of " + name + " passes " + std::to_string(given) + " " +
               (into_callee ? "arguments" : "results") + ", it declares " +
               std::to_string(formals.size()));
-      uint64_t callee_offset = into_callee ? 0 : params_size(target.params);
+      uint64_t callee_offset = into_callee ? 0 : params_size(*params);
       for (size_t i = 0; i < given; ++i) {
         const ptx::Variable& formal = formals[i];
         ParamCopy copy;
         copy.size = formal.bytes();
-        // The callee's side: a register of its body, or its .param area.
+        // The callee's side: a register of its body, or its .param area (an indirect call's
+        // is the target's, Function::formal_params/formal_returns, found when it runs).
         uint64_t& callee_place = into_callee ? copy.to : copy.from;
         (into_callee ? copy.to_place : copy.from_place) =
             formal.space == Space::Reg ? ParamCopy::kRegister : ParamCopy::kParamArea;
         if (formal.space == Space::Reg) {
-          callee_place = callee_register(target, formal.name);
+          callee_place = target ? callee_register(*target, formal.name) : kNoSlot;
         } else {
           callee_offset = align_up(callee_offset, alignment(formal));
           callee_place = callee_offset;
@@ -312,8 +344,8 @@ class FunctionDecoder final : public DecodeContext {
         out.push_back(copy);
       }
     };
-    copies(arguments, target.params, true, site.arguments);
-    copies(results, target.returns, false, site.results);
+    copies(arguments, *params, true, site.arguments);
+    copies(results, *returns, false, site.results);
     out_.calls.push_back(std::move(site));
     return uint32_t(out_.calls.size() - 1);
   }
@@ -400,6 +432,46 @@ class FunctionDecoder final : public DecodeContext {
     error("unknown symbol '" + name + "'");
   }
 
+  // Whether `name` is a variable here (which a function's name never is in valid PTX).
+  bool is_data(const std::string& name) const {
+    return params_.count(name) || locals_.count(name) || layout_.symbols.count(name);
+  }
+
+  // An indirect call's flist: a .calltargets label of this function or a call table (PTX ISA
+  // "call"); the functions it lists, which the manual requires to share one signature.
+  std::vector<uint32_t> call_targets(const std::string& label) const {
+    std::vector<uint32_t> listed;
+    if (auto t = source_.calltargets.find(label); t != source_.calltargets.end()) {
+      for (const auto& f : t->second.functions) {
+        auto it = functions_.find(f);
+        if (it == functions_.end())
+          error(".calltargets '" + label + "' names '" + f + "', which is not a function");
+        listed.push_back(it->second);
+      }
+    } else if (auto table = layout_.call_tables.find(label); table != layout_.call_tables.end()) {
+      listed = table->second;
+    } else {
+      error("'" + label + "' is not a .callprototype, a .calltargets or a call table");
+    }
+    if (listed.empty()) error("call targets '" + label + "' name no function");
+    const ptx::Function& first = *sources_[listed.front()];
+    for (uint32_t i : listed) {
+      const ptx::Function& f = *sources_[i];
+      if (!same_signature(f.params, first.params) || !same_signature(f.returns, first.returns))
+        error("call targets '" + label + "': '" + f.name + "' and '" + first.name +
+              "' have different signatures");
+    }
+    return listed;
+  }
+
+  static bool same_signature(const std::vector<ptx::Variable>& a,
+                             const std::vector<ptx::Variable>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i].space != b[i].space || a[i].bytes() != b[i].bytes()) return false;
+    return true;
+  }
+
   // The bytes of a .param list (its .reg parameters are registers, not in the area).
   static uint64_t params_size(const std::vector<ptx::Variable>& params) {
     uint64_t size = 0;
@@ -425,9 +497,20 @@ class FunctionDecoder final : public DecodeContext {
 
   void lay_out_params() {
     uint64_t offset = 0;
+    auto formal = [&](const ptx::Variable& p, uint64_t at) -> Formal {
+      if (p.space == Space::Reg) {  // a declaration has no registers: calling it faults first
+        auto it = registers_.find(p.name);
+        return {ParamCopy::kRegister, it == registers_.end() ? kNoSlot : it->second, p.bytes()};
+      }
+      return {ParamCopy::kParamArea, at, p.bytes()};
+    };
     for (const auto& p : source_.params) {
-      if (p.space == Space::Reg) continue;  // a register of the body
+      if (p.space == Space::Reg) {  // a register of the body
+        out_.formal_params.push_back(formal(p, 0));
+        continue;
+      }
       offset = align_up(offset, alignment(p));
+      out_.formal_params.push_back(formal(p, offset));
       params_[p.name] = {Space::Param, offset, false, source_.is_entry};
       out_.param_offsets.push_back(offset);
       out_.param_sizes.push_back(p.bytes());
@@ -438,8 +521,12 @@ class FunctionDecoder final : public DecodeContext {
       offset = 0;  // the per-thread area holds only call blocks' .param
     }
     for (const auto& r : source_.returns) {
-      if (r.space == Space::Reg) continue;
+      if (r.space == Space::Reg) {
+        out_.formal_returns.push_back(formal(r, 0));
+        continue;
+      }
       offset = align_up(offset, alignment(r));
+      out_.formal_returns.push_back(formal(r, offset));
       params_[r.name] = {Space::Param, offset, false, false};
       out_.return_offsets.push_back(offset);
       out_.return_sizes.push_back(r.bytes());
@@ -478,6 +565,7 @@ class FunctionDecoder final : public DecodeContext {
   std::unordered_map<uint64_t, uint32_t> constants_;
   std::unordered_map<std::string, Symbol> params_, locals_;
   uint32_t next_slot_ = 0, special_base_ = 0;
+  uint32_t serial_ = 0;  // the program's, for functions' addresses
 };
 
 void FunctionDecoder::compute_reconvergence() {
@@ -557,7 +645,8 @@ void FunctionDecoder::compute_reconvergence() {
 
 // Module scope: .global/.const storage, one .shared layout for the module
 // (function-scope .shared included, under function_scope_name).
-ModuleLayout lay_out_module(const ptx::Module& module, Program& program) {
+ModuleLayout lay_out_module(const ptx::Module& module, Program& program,
+                            const std::unordered_map<std::string, uint32_t>& functions) {
   ModuleLayout layout;
   uint64_t shared = 0, dynamic_align = 16;
   std::vector<std::string> dynamic;
@@ -590,18 +679,30 @@ ModuleLayout lay_out_module(const ptx::Module& module, Program& program) {
       throw PtxError(v.line, "module-scope variable '" + v.name + "' in an unsupported space");
     }
   }
-  // Initialisers naming other variables: their addresses, now that all exist.
+  // Initialisers naming other variables or functions: their addresses, now that all exist. An
+  // array of functions' addresses is also a call table, an indirect call's list of targets.
   size_t g = 0;
   for (const auto& v : module.globals) {
     if (v.space != Space::Global && v.space != Space::Const) continue;
+    std::vector<uint32_t> table;
     for (const auto& [offset, name] : v.init_symbols) {
-      auto it = layout.symbols.find(name);
-      if (it == layout.symbols.end())
+      if (ptx::type_size(v.type) != 8)
+        throw PtxError(v.line, "initialiser of '" + v.name + "' stores the address of '" + name +
+                                   "' in ." + v.type + " elements; addresses take 8 bytes");
+      uint64_t address = 0;
+      if (auto it = layout.symbols.find(name); it != layout.symbols.end()) {
+        address = it->second.value;
+        if (it->second.space == Space::Shared) address += kSharedWindow;
+      } else if (auto f = functions.find(name); f != functions.end()) {
+        address = function_address(program.serial, f->second);
+        table.push_back(f->second);
+      } else {
         throw PtxError(v.line, "initialiser of '" + v.name + "' names unknown '" + name + "'");
-      uint64_t address = it->second.value;
-      if (it->second.space == Space::Shared) address += kSharedWindow;
+      }
       std::memcpy(program.globals[g]->storage.data() + offset, &address, 8);
     }
+    if (!table.empty() && table.size() == v.init_symbols.size())
+      layout.call_tables[v.name] = std::move(table);
     ++g;
   }
   layout.static_shared = shared;
@@ -623,7 +724,6 @@ std::unique_ptr<Program> decode(const ptx::Module& module) {
   if (module.target.rfind("sm_", 0) != 0)
     throw PtxError(1, "unsupported .target '" + module.target + "'");
   program->sm = std::atoi(module.target.c_str() + 3);
-  ModuleLayout layout = lay_out_module(module, *program);
 
   // One Function per name; a definition wins over declarations.
   std::vector<const ptx::Function*> sources;
@@ -638,15 +738,20 @@ std::unique_ptr<Program> decode(const ptx::Module& module) {
       throw PtxError(f.line, "function '" + f.name + "' is defined twice");
     }
   }
+  if (sources.size() > kMaxFunctions)
+    throw PtxError(1, "more than " + std::to_string(kMaxFunctions) + " functions");
+  ModuleLayout layout = lay_out_module(module, *program, program->by_name);
   for (const auto* f : sources) {
     auto function = std::make_unique<Function>();
     FunctionDecoder(*f, *function, layout, program->by_name, sources, *program).run();
     program->functions.push_back(std::move(function));
   }
   // Kernels: static shared (the module's layout) and the deepest chain of locals over calls.
-  // A recursive chain has no deepest: its frames take a stack of kRecursionStackBytes per
-  // thread beyond the rest, as CUDA's default stack size (cuCtxSetLimit's STACK_SIZE), and
-  // a thread that needs more faults as hardware does.
+  // A recursive chain has no deepest, nor has an indirect call through a .callprototype (its
+  // targets are not known; one through .calltargets or a call table counts its listed
+  // functions): their frames take a stack of kRecursionStackBytes per thread beyond the rest,
+  // as CUDA's default stack size (cuCtxSetLimit's STACK_SIZE), and a thread that needs more
+  // faults as hardware does.
   bool recursive = false;
   std::function<uint64_t(uint32_t, std::vector<char>&)> depth = [&](uint32_t index,
                                                                     std::vector<char>& on_path) {
@@ -657,7 +762,11 @@ std::unique_ptr<Program> decode(const ptx::Module& module) {
     }
     on_path[index] = 1;
     uint64_t deepest = 0;
-    for (const auto& call : f.calls) deepest = std::max(deepest, depth(call.callee, on_path));
+    for (const auto& call : f.calls) {
+      if (!call.indirect) deepest = std::max(deepest, depth(call.callee, on_path));
+      for (uint32_t target : call.allowed) deepest = std::max(deepest, depth(target, on_path));
+      if (call.indirect && call.allowed.empty()) recursive = true;
+    }
     on_path[index] = 0;
     return f.local_bytes + deepest;
   };

@@ -1,8 +1,8 @@
 // The simulated GPU's address spaces. Global memory is host memory that the
 // stand-in driver made accessible (allocations, registered and mapped host
 // memory, module variables); every access is checked against those ranges.
-// Generic addresses of shared and local memory live in windows no host pointer
-// can take (the top 16 bits of a user-space x86-64/arm64 pointer are zero).
+// Generic addresses of shared and local memory, and functions' addresses, live in windows
+// no host pointer can take (the top 16 bits of a user-space x86-64/arm64 pointer are zero).
 #pragma once
 
 #include <atomic>
@@ -19,6 +19,9 @@ namespace cudajit::sim {
 constexpr uint64_t kWindowMask = 0xFFFF000000000000ull;
 constexpr uint64_t kSharedWindow = 0xFFFE000000000000ull;
 constexpr uint64_t kLocalWindow = 0xFFFD000000000000ull;
+// Functions' addresses (mov.u64 %rd, f; `.global .u64 tbl[2] = {f, g};`): distinct values
+// that no access can read or write, which indirect calls take (exec/functions.cpp).
+constexpr uint64_t kFunctionWindow = 0xFFFC000000000000ull;
 
 // What stopped a launch, as the driver reports it.
 enum class Fault {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../ptx/module.hpp"
+#include "memory.hpp"
 
 namespace cudajit::sim {
 
@@ -63,10 +64,23 @@ struct ParamCopy {
   uint64_t from = 0, to = 0, size = 0;
   Place from_place = kParamArea, to_place = kParamArea;
 };
+// A direct call names its callee; an indirect one (call ..., %fptr, (...), proto) takes it from
+// a register at run time, and its copies' callee sides are the target's Formals.
 struct CallSite {
   uint32_t callee = 0;
   std::vector<ParamCopy> arguments;  // caller's area -> callee's area
   std::vector<ParamCopy> results;    // callee's area -> caller's area
+  bool indirect = false;
+  uint32_t pointer = kNoSlot;     // indirect: the register holding the function's address
+  std::string signature;          // indirect: the .callprototype, .calltargets or call table
+  std::vector<uint32_t> allowed;  // indirect: .calltargets' or the table's functions (empty: any)
+};
+
+// Where a function's formal parameter or return lives in its frame (a .param offset or a .reg
+// slot) and its size: an indirect call copies its arguments and results to and from these.
+struct Formal {
+  ParamCopy::Place place = ParamCopy::kParamArea;
+  uint64_t at = 0, size = 0;
 };
 
 struct Function {
@@ -87,6 +101,7 @@ struct Function {
   std::vector<uint64_t> return_offsets;  // offset of each return value
   std::vector<uint64_t> return_sizes;
   std::vector<CallSite> calls;
+  std::vector<Formal> formal_params, formal_returns;
   // Kernels: the .param list as the launch must provide it.
   uint64_t kernel_param_bytes = 0;
   uint32_t reqntid[3] = {0, 0, 0}, maxntid[3] = {0, 0, 0};
@@ -101,9 +116,21 @@ struct Function {
   uint32_t site_base = 0;
 };
 
+// A function's address (kFunctionWindow, exec/memory.hpp): the program's serial and the
+// function's index, 16-byte aligned. An indirect call looks the function up in whichever
+// loaded module it is (exec/functions.cpp), as code addresses are the context's on hardware.
+constexpr uint32_t kMaxFunctions = 1u << 20;
+uint64_t function_address(uint32_t program_serial, uint32_t index);
+
 struct Program {
-  std::string target;  // "sm_90"
-  int sm = 0;          // 90
+  Program();
+  ~Program();
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+
+  uint32_t serial = 0;  // this program's functions' addresses name it (function_address)
+  std::string target;   // "sm_90"
+  int sm = 0;           // 90
   int version_major = 0, version_minor = 0;
   std::vector<std::unique_ptr<Function>> functions;
   std::unordered_map<std::string, uint32_t> by_name;
@@ -125,6 +152,10 @@ struct Program {
   // "file.py:12" for an instruction with a .loc, else "PTX line N".
   std::string where(const Function& f, const Inst& inst) const;
 };
+
+// The function at a function address: in `current` (the running launch's program) or another
+// live program; null when no function of a live program has that address.
+const Function* find_function_at(const Program& current, uint64_t address);
 
 // Decodes a parsed module; throws ptx::PtxError naming the line of anything the
 // simulator does not know (an opcode, a modifier, an operand form).

@@ -255,9 +255,15 @@ void Warp::run() {
       const Inst* call = frame.call;
       Frame& caller = frames[frames.size() - 2];
       const CallSite& site = caller.function->calls[uint32_t(call->target)];
-      for (const ParamCopy& copy : site.results)
+      for (size_t i = 0; i < site.results.size(); ++i) {
+        ParamCopy copy = site.results[i];
+        if (site.indirect) {  // the callee's side is where this callee keeps the result
+          const Formal& formal = frame.function->formal_returns[i];
+          copy.from_place = formal.place, copy.from = formal.at;
+        }
         for_lanes(entry.mask & ~exited,
                   [&](int lane) { copy_call_value(frame, caller, copy, lane); });
+      }
       frames.pop_back();
       continue;
     }

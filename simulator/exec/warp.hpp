@@ -21,6 +21,7 @@ constexpr int kWarpSize = 32;
 constexpr uint32_t kFullMask = 0xFFFFFFFFu;
 
 class CheckReports;
+class DeviceHeap;
 class RaceShadow;
 
 struct Dim3 {
@@ -47,6 +48,7 @@ struct Launch {
   bool profile = false;             // count memory accesses (exec/profile.hpp)
   PrintfOutput* printf = nullptr;   // set by execute()
   CheckReports* reports = nullptr;  // set by execute() when the program is instrumented
+  DeviceHeap* heap = nullptr;       // malloc and free (exec/device_heap.hpp); none: malloc faults
   // cuLaunchCooperativeKernel: every block runs at once (a host thread each),
   // so blocks may wait for each other; blocks that have ended, set by execute().
   bool cooperative = false;

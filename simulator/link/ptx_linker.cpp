@@ -60,7 +60,7 @@ struct Statement {
 };
 
 // Header directives end at the end of their line; everything else at ';' or at the brace
-// that closes its body.
+// that closes its body (an initialiser's braces are not a body: its statement ends at ';').
 std::vector<Statement> split(const std::string& s) {
   std::vector<Statement> out;
   size_t i = 0, n = s.size();
@@ -98,7 +98,7 @@ std::vector<Statement> split(const std::string& s) {
       continue;
     }
     int depth = 0;
-    bool done = false;
+    bool done = false, initializer = false;  // braces after '=' hold values, not a body
     while (i < n && !done) {
       char c = s[i];
       if (c == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*')) {
@@ -116,11 +116,13 @@ std::vector<Statement> split(const std::string& s) {
         ++i;
         continue;
       }
-      if (c == '{') {
+      if (c == '=' && depth == 0) {
+        initializer = true;  // `.global .u8 x[2] = {1, 2};` ends at its ';'
+      } else if (c == '{') {
         ++depth;
-        st.has_body = true;
+        st.has_body |= !initializer;
       } else if (c == '}') {
-        if (--depth == 0) done = true;
+        if (--depth == 0 && !initializer) done = true;
       } else if (c == ';' && depth == 0) {
         done = true;
       }

@@ -74,6 +74,20 @@ struct Variable {
   uint64_t bytes() const { return element_size * count; }
 };
 
+// `label: .callprototype (returns) _ (params) .noreturn;` in a body: the signature of the
+// targets of the indirect calls that name the label (PTX ISA 11.3.3).
+struct Prototype {
+  std::vector<Variable> returns, params;
+  bool noreturn = false;
+  int line = 0;
+};
+
+// `label: .calltargets f, g;` in a body: every target of the indirect calls naming the label.
+struct CallTargets {
+  std::vector<std::string> functions;
+  int line = 0;
+};
+
 struct Function {
   std::string name;
   bool is_entry = false;
@@ -85,7 +99,9 @@ struct Function {
   std::vector<Variable> shared;       // .shared in the body
   std::vector<Variable> call_params;  // .param declared in the body's { } blocks
   std::vector<Instruction> body;
-  std::map<std::string, size_t> labels;  // label -> index of the next instruction
+  std::map<std::string, size_t> labels;            // label -> index of the next instruction
+  std::map<std::string, Prototype> prototypes;     // by label
+  std::map<std::string, CallTargets> calltargets;  // by label
   uint32_t reqntid[3] = {0, 0, 0}, maxntid[3] = {0, 0, 0};
   int maxnreg = 0;
   int line = 0;

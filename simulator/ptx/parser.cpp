@@ -83,6 +83,7 @@ class Parser {
   std::string declared_name(const char* what) {
     int line = peek().line;
     std::string name = identifier(what);
+    if (sink_names_ && name == "_") return name;  // a prototype's unnamed parameter
     auto word = [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
     };
@@ -448,11 +449,14 @@ class Parser {
         continue;
       }
       if (t.kind == Kind::Identifier && peek(1).text == ":" && peek(1).kind == Kind::Punct) {
-        // Function pointers: `name: .callprototype ...;` and `name: .calltargets ...;` declare
-        // the targets of indirect calls, which the simulator does not run yet.
-        if (peek(2).text == ".callprototype" || peek(2).text == ".calltargets")
-          throw PtxError(line, "indirect calls through function pointers (" + peek(2).text +
-                                   ") are not supported");
+        // `name: .callprototype ...;` and `name: .calltargets ...;` describe the targets of
+        // indirect calls (call ..., %fptr, (...), name); other labels mark instructions.
+        if (peek(2).text == ".callprototype" || peek(2).text == ".calltargets") {
+          call_target_directive(f);
+          continue;
+        }
+        if (f.prototypes.count(t.text) || f.calltargets.count(t.text))
+          throw PtxError(line, "label '" + t.text + "' is declared twice");
         f.labels[next().text] = f.body.size();
         next();
         continue;
@@ -461,6 +465,38 @@ class Parser {
       ins.loc_file = loc_file, ins.loc_line = loc_line, ins.loc_column = loc_column;
       f.body.push_back(std::move(ins));
     }
+  }
+
+  // label: .callprototype _ [(params)] [.noreturn];  label: .callprototype (ret) _ [(params)];
+  // label: .calltargets f, g, ...;   (PTX ISA 11.3.2, 11.3.3; NVVM writes `()_` for no return)
+  void call_target_directive(Function& f) {
+    int line = peek().line;
+    std::string label = next().text;
+    next();  // ':'
+    if (f.labels.count(label) || f.prototypes.count(label) || f.calltargets.count(label))
+      throw PtxError(line, "label '" + label + "' is declared twice");
+    if (accept(".calltargets")) {
+      CallTargets targets;
+      targets.line = line;
+      do targets.functions.push_back(identifier("a function name"));
+      while (accept(","));
+      expect(";");
+      f.calltargets[label] = std::move(targets);
+      return;
+    }
+    expect(".callprototype");
+    Prototype p;
+    p.line = line;
+    sink_names_ = true;  // parameters may be named `_`
+    if (accept("(")) parameter_list(p.returns);
+    expect("_");
+    if (accept("(")) parameter_list(p.params);
+    sink_names_ = false;
+    p.noreturn = accept(".noreturn");
+    if (p.noreturn && !p.returns.empty())
+      throw PtxError(line, ".noreturn prototype '" + label + "' has return parameters");
+    expect(";");
+    f.prototypes[label] = std::move(p);
   }
 
   void declare(Function& f, Space space, int line) {
@@ -634,6 +670,7 @@ class Parser {
   std::vector<std::unordered_map<std::string, std::string>> scopes_;
   std::unordered_set<std::string> register_names_;  // the function's registers, unique names
   int scope_serial_ = 0;
+  bool sink_names_ = false;  // parsing a .callprototype's parameters
 };
 
 }  // namespace

@@ -6,7 +6,8 @@
 
 #include "../decode_context.hpp"
 #include "../warp.hpp"
-#include "printf.hpp"
+#include "driver_functions.hpp"
+#include "memory_access.hpp"
 
 namespace cudajit::sim {
 
@@ -53,20 +54,96 @@ void run_trap(Warp& warp, const Inst& inst, uint32_t mask) {
   if (mask) warp.fault(Fault::Trap, inst, __builtin_ctz(mask), "trap instruction executed");
 }
 
-void run_call(Warp& warp, const Inst& inst, uint32_t mask) {
-  if (mask == 0) return;
-  Frame& caller = warp.frames.back();
-  const CallSite& site = caller.function->calls[inst.target];
-  const Function& callee = *warp.launch->program->functions[site.callee];
-  if (callee.is_declaration && callee.name == "vprintf") return run_vprintf(warp, inst, site, mask);
-  if (callee.is_declaration)
+// The lanes of `mask` enter `callee` with the site's arguments: a direct call's copies name the
+// callee's places, an indirect call's take them from the callee's formals.
+void enter(Warp& warp, const Inst& inst, const CallSite& site, const Function& callee,
+           uint32_t mask) {
+  if (callee.is_declaration) {
+    if (run_driver_function(warp, inst, site, callee, mask)) return;
     warp.fault(Fault::IllegalInstruction, inst, __builtin_ctz(mask),
                "call of '" + callee.name + "', which the module declares but does not define");
+  }
   warp.push_frame(callee, mask, &inst);
   Frame& frame = warp.frames.back();
   const Frame& from = warp.frames[warp.frames.size() - 2];
-  for (const ParamCopy& copy : site.arguments)
+  for (size_t i = 0; i < site.arguments.size(); ++i) {
+    ParamCopy copy = site.arguments[i];
+    if (site.indirect)
+      copy.to_place = callee.formal_params[i].place, copy.to = callee.formal_params[i].at;
     for_lanes(mask, [&](int lane) { copy_call_value(from, frame, copy, lane); });
+  }
+}
+
+std::string describe_signature(const std::vector<uint64_t>& params,
+                               const std::vector<uint64_t>& returns) {
+  auto list = [](const std::vector<uint64_t>& sizes) {
+    std::string text = "(";
+    for (size_t i = 0; i < sizes.size(); ++i)
+      text += (i ? ", " : "") + std::to_string(sizes[i]) + " bytes";
+    return text + ")";
+  };
+  return list(returns) + " _ " + list(params);
+}
+
+// call (results), %fptr, (arguments), proto: the lanes whose pointer is the first lane's call
+// that function now; the others execute the call again once these have returned, and all go on
+// after it together (a divergent call, as the manual allows without .uni). The PTX ISA leaves a
+// call of a function that does not match the prototype, or is not among the listed targets,
+// undefined: here it faults, as does a pointer that is not a function's address.
+void run_indirect_call(Warp& warp, const Inst& inst, const CallSite& site, uint32_t mask) {
+  const uint64_t* pointer = warp.reg(site.pointer);
+  const int first = __builtin_ctz(mask);
+  const uint64_t address = pointer[first];
+  const Program& program = *warp.launch->program;
+  const Function* callee = find_function_at(program, address);
+  if (!callee)
+    warp.fault(Fault::IllegalAddress, inst, first,
+               "indirect call through " + hex(address) + (address == 0 ? " (a null pointer)" : "") +
+                   ", which is not the address of a function of a loaded module");
+  if (callee->is_entry)
+    warp.fault(Fault::IllegalInstruction, inst, first,
+               "indirect call of kernel '" + callee->name + "': an .entry cannot be called");
+  if (!site.allowed.empty()) {
+    bool listed = false;
+    for (uint32_t index : site.allowed) listed |= program.functions[index].get() == callee;
+    if (!listed)
+      warp.fault(Fault::IllegalInstruction, inst, first,
+                 "indirect call of '" + callee->name + "', which '" + site.signature +
+                     "' does not list among the call's targets");
+  }
+  auto same = [](const std::vector<Formal>& formals, const std::vector<ParamCopy>& copies) {
+    if (formals.size() != copies.size()) return false;
+    for (size_t i = 0; i < formals.size(); ++i)
+      if (formals[i].size != copies[i].size) return false;
+    return true;
+  };
+  if (!same(callee->formal_params, site.arguments) || !same(callee->formal_returns, site.results)) {
+    std::vector<uint64_t> params, returns, expected_params, expected_returns;
+    for (const Formal& f : callee->formal_params) params.push_back(f.size);
+    for (const Formal& f : callee->formal_returns) returns.push_back(f.size);
+    for (const ParamCopy& c : site.arguments) expected_params.push_back(c.size);
+    for (const ParamCopy& c : site.results) expected_returns.push_back(c.size);
+    warp.fault(Fault::IllegalInstruction, inst, first,
+               "indirect call of '" + callee->name + "', whose parameters " +
+                   describe_signature(params, returns) + " do not match prototype '" +
+                   site.signature + "' " + describe_signature(expected_params, expected_returns));
+  }
+  uint32_t lanes = 0;
+  for_lanes(mask, [&](int lane) { lanes |= uint32_t(pointer[lane] == address) << lane; });
+  if (lanes != mask) {
+    auto& stack = warp.frames.back().stack;
+    const uint32_t after = stack.back().pc;  // the instruction after the call
+    stack.push_back({after - 1, mask & ~lanes, after});
+    stack.push_back({after, lanes, after});
+  }
+  enter(warp, inst, site, *callee, lanes);
+}
+
+void run_call(Warp& warp, const Inst& inst, uint32_t mask) {
+  if (mask == 0) return;
+  const CallSite& site = warp.frames.back().function->calls[inst.target];
+  if (site.indirect) return run_indirect_call(warp, inst, site, mask);
+  enter(warp, inst, site, *warp.launch->program->functions[site.callee], mask);
 }
 
 // Inst layout of barriers: op[0] bar.red's destination, op[1] its predicate (negated when
@@ -157,19 +234,18 @@ void decode_exit(DecodeContext& c, Inst& inst) {
 
 void decode_trap(DecodeContext&, Inst& inst) { inst.run = run_trap; }
 
-// call{.uni} (results), callee, (arguments)   -- either list may be absent
+// call{.uni} (results), func, (arguments)                -- either list may be absent
+// call{.uni} (results), fptr, (arguments), proto|flist   -- fptr a register (PTX ISA "call")
 void decode_call(DecodeContext& c, Inst& inst) {
-  const ptx::Operand *results = nullptr, *arguments = nullptr, *callee = nullptr;
+  using Kind = ptx::Operand::Kind;
+  const ptx::Operand *results = nullptr, *arguments = nullptr, *targets = nullptr;
   size_t i = 0;
-  if (c.operand_count() > 0 && c.operand(0).kind == ptx::Operand::Kind::List)
-    results = &c.operand(i++);
-  callee = &c.operand(i++);
-  if (i < c.operand_count()) {
-    if (c.operand(i).kind != ptx::Operand::Kind::List) c.error("expects (arguments)");
-    arguments = &c.operand(i++);
-  }
-  if (i != c.operand_count()) c.error("prototype calls are not supported");
-  inst.target = c.call_site(*callee, results, arguments);
+  if (c.operand_count() > 0 && c.operand(0).kind == Kind::List) results = &c.operand(i++);
+  const ptx::Operand& callee = c.operand(i++);
+  if (i < c.operand_count() && c.operand(i).kind == Kind::List) arguments = &c.operand(i++);
+  if (i < c.operand_count() && c.operand(i).kind == Kind::Symbol) targets = &c.operand(i++);
+  if (i != c.operand_count()) c.error("expects (results), a function, (arguments), targets");
+  inst.target = c.call_site(callee, results, arguments, targets);
   inst.run = run_call;
   inst.is_control = true;
 }

@@ -66,6 +66,10 @@ inline uint8_t* generic_address(Warp& warp, const Inst& inst, int lane, uint64_t
       return shared_address(warp, inst, lane, address - kSharedWindow, size);
     case kLocalWindow:
       return local_address(warp, inst, lane, address - kLocalWindow, size);
+    case kFunctionWindow:
+      warp.fault(Fault::IllegalAddress, inst, lane,
+                 std::to_string(size) + "-byte access at " + hex(address) +
+                     ", the address of a function, which holds no data");
   }
   warp.fault(Fault::IllegalAddress, inst, lane,
              std::to_string(size) + "-byte access at " + hex(address) +

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/device_heap.hpp"
 #include "exec/executor.hpp"
 #include "ptx/module.hpp"
 
@@ -32,6 +33,7 @@ class TestMemory {
     return p;
   }
   GlobalMemory memory;
+  DeviceHeap heap{memory};  // kernels' malloc and free
 
  private:
   std::vector<std::unique_ptr<uint8_t[]>> buffers_;
@@ -40,7 +42,8 @@ class TestMemory {
 // Launches `kernel` of `program`; `args` are pointers to each parameter's value.
 inline LaunchStats launch(const Program& program, const std::string& kernel, Dim3 grid, Dim3 block,
                           std::vector<void*> args, GlobalMemory& memory,
-                          uint64_t dynamic_shared = 0, unsigned threads = 1) {
+                          uint64_t dynamic_shared = 0, unsigned threads = 1,
+                          DeviceHeap* heap = nullptr) {
   const Function* f = program.find(kernel);
   if (!f) throw std::runtime_error("no kernel " + kernel);
   Launch l;
@@ -50,6 +53,7 @@ inline LaunchStats launch(const Program& program, const std::string& kernel, Dim
   l.grid = grid;
   l.block = block;
   l.dynamic_shared_bytes = dynamic_shared;
+  l.heap = heap;
   l.params = pack_params(*f, args.data(), long(args.size()));
   return execute(l, threads);
 }
@@ -60,10 +64,12 @@ template <class T>
 std::vector<T> run_with_output(const Program& program, const std::string& kernel, size_t n,
                                Dim3 block, std::vector<void*> more = {}) {
   TestMemory memory;
+  for (const auto& g : program.globals)  // module variables, as the driver's loader adds them
+    memory.memory.add(uint64_t(uintptr_t(g->storage.data())), g->storage.size(), g->name);
   T* out = memory.buffer(std::vector<T>(n));
   uint64_t address = uint64_t(uintptr_t(out));
   more.insert(more.begin(), &address);
-  launch(program, kernel, {1, 1, 1}, block, more, memory.memory);
+  launch(program, kernel, {1, 1, 1}, block, more, memory.memory, 0, 1, &memory.heap);
   return std::vector<T>(out, out + n);
 }
 

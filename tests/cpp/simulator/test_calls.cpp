@@ -131,30 +131,3 @@ TEST_CASE(".reg parameters must be scalars of 32 bits or more, and never a kerne
   REQUIRE_THROWS_WITH(load(ptx_module(".visible .entry k (.reg .b32 n)\n{\n\tret;\n}\n")),
                       Contains("must be in .param space"));
 }
-
-// PTX ISA "call": an indirect call names a .callprototype (or .calltargets) declared in the body,
-// as NVVM writes numba-cuda's runtime's destructor calls. Not run yet: the load error says so.
-TEST_CASE("an indirect call's prototype is refused at load, naming function pointers",
-          "[simulator][ptx][call]") {
-  const char* body = R"(
-.func dtor (.param .b64 p)
-{
-	ret;
-}
-.visible .entry k()
-{
-	.reg .b64 %rd<3>;
-	mov.u64 %rd2, dtor;
-	{
-	.param .b64 param0;
-	st.param.b64 [param0], 0;
-	prototype_5 : .callprototype ()_ (.param .b64 _);
-	call %rd2, (param0), prototype_5;
-	}
-	ret;
-}
-)";
-  REQUIRE_THROWS_WITH(load(ptx_module(body)), Contains("PTX line 17") &&
-                                                  Contains(".callprototype") &&
-                                                  Contains("function pointers"));
-}

@@ -121,6 +121,69 @@ TEST_CASE("internal functions of the same name in two modules stay apart", "[sim
   REQUIRE(testing::run_with_output<uint32_t>(*program, "second", 1, {1, 1, 1})[0] == 2u);
 }
 
+TEST_CASE("weak variables with brace initialisers are merged into one", "[simulator][link]") {
+  // As NVRTC writes libcu++'s constants: the ';' on the line after the braces. Each module
+  // defines them; the link keeps one definition and no stray ';' of the others.
+  const std::string days =
+      ".weak .global .align 1 .b8 monday[1] = {1}\n;\n"
+      ".weak .global .align 1 .b8 tuesday[2] = {2, 3}\n;\n";
+  link::PtxLinker linker;
+  linker.add_ptx(testing::ptx_module(days), "a.ptx");
+  linker.add_ptx(testing::ptx_module(days), "b.ptx");
+  linker.add_ptx(kCaller, "caller.ptx");
+  linker.add_ptx(kCallee, "callee.ptx");
+  const std::string linked = linker.link();
+  REQUIRE(run_k(linked) == 42u);
+  auto program = testing::load(linked);
+  REQUIRE(program->globals.size() == 2);
+  REQUIRE(program->globals[1]->storage == std::vector<uint8_t>{2, 3});
+}
+
+TEST_CASE("internal functions called through their addresses stay apart in a link",
+          "[simulator][link][indirect]") {
+  // Each module takes the address of its own internal `dtor` (mov and a call table's
+  // initialiser, as numba-cuda's runtime does) and calls it through a prototype.
+  auto module = [](const std::string& kernel, int value) {
+    return testing::ptx_module(R"(
+.func (.param .b32 r) dtor() {
+	.reg .b32 %r<2>;
+	mov.u32 %r1, )" + std::to_string(value) +
+                               R"(;
+	st.param.b32 [r], %r1;
+	ret;
+}
+.global .u64 table[1] = {dtor};
+.visible .entry )" + kernel + R"((.param .u64 out) {
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	mov.u64 %rd2, dtor;
+	ld.global.u64 %rd3, [table];
+	{
+	.param .b32 ret;
+	proto : .callprototype (.param .b32 _) _ ();
+	call (ret), %rd2, (), proto;
+	ld.param.b32 %r1, [ret];
+	}
+	{
+	.param .b32 ret;
+	call (ret), %rd3, (), table;
+	ld.param.b32 %r2, [ret];
+	}
+	add.s32 %r1, %r1, %r2;
+	st.global.u32 [%rd1], %r1;
+	ret;
+}
+)");
+  };
+  link::PtxLinker linker;
+  linker.add_ptx(module("first", 1), "first.ptx");
+  linker.add_ptx(module("second", 2), "second.ptx");
+  auto program = testing::load(linker.link());
+  REQUIRE(testing::run_with_output<uint32_t>(*program, "first", 1, {1, 1, 1})[0] == 2u);
+  REQUIRE(testing::run_with_output<uint32_t>(*program, "second", 1, {1, 1, 1})[0] == 4u);
+}
+
 TEST_CASE("an extern variable resolves to another module's definition", "[simulator][link]") {
   std::string user = testing::ptx_module(R"(
 .extern .global .align 4 .u32 counter;
