@@ -17,7 +17,8 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence
 import numpy as np
 
 from . import _core
-from .devicearray import DeviceNDArray, contiguous_strides, is_default_stream
+from .devicearray import (DeviceNDArray, as_shape, contiguous_strides, device_array,  # noqa: F401
+                          supported_dtype, to_device)
 
 __all__ = [
     "to_device", "device_array", "device_array_like", "pinned_array", "mapped_array",
@@ -294,60 +295,6 @@ def event_elapsed_time(evtstart: Event, evtend: Event) -> float:
 
 # --- memory -----------------------------------------------------------------------------
 
-def _as_shape(shape: Any) -> tuple[int, ...]:
-    # NumPy's rule: each extent is an integer by operator.index (not 2.0, not "10").
-    try:
-        return _as_shape((operator.index(shape),))
-    except TypeError:
-        pass
-    try:
-        dims = tuple(operator.index(n) for n in shape)
-    except TypeError:
-        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
-    if any(n < 0 for n in dims):
-        raise ValueError(f"negative dimensions are not allowed: {dims}")
-    if any(n >= 2**63 for n in dims):
-        raise ValueError(f"array dimensions must be less than 2**63, got {dims}")
-    return dims
-
-
-def _as_strides(strides: Any, ndim: int) -> list[int]:
-    try:
-        values = [operator.index(s) for s in strides]
-    except TypeError:
-        raise TypeError(f"strides must be a tuple of ints, got {strides!r}") from None
-    if len(values) != ndim:
-        raise ValueError(f"{len(values)} strides {tuple(values)} for a shape of {ndim} "
-                         "dimensions")
-    if any(not -2**63 <= s < 2**63 for s in values):
-        raise ValueError(f"strides must fit in 64 bits, got {tuple(values)}")
-    return values
-
-
-def _supported_dtype(dtype: Any) -> np.dtype:
-    dt = np.dtype(dtype)
-    if dt.names is not None:  # records: fields of numbers, checked by the compiler's reader
-        _core.record_type(dt)
-        return dt
-    if dt.kind not in "biufc" or dt.byteorder == ">":
-        raise TypeError(f"unsupported dtype {dt}: expected bool, int8..int64, uint8..uint64, "
-                        "float32, float64, complex64 or complex128 in native byte order")
-    return dt
-
-
-def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
-                 stream: Any = 0) -> DeviceNDArray:
-    """An uninitialised array in device memory."""
-    dims = _as_shape(shape)
-    dt = _supported_dtype(dtype)
-    if strides is None:
-        strides = contiguous_strides(dims, dt.itemsize, order)
-    core = _core.allocate_array(_core.current_device(), list(dims), _as_strides(strides, len(dims)),
-                                dt if dt.names is not None else dt.name,
-                                None if is_default_stream(stream) else stream)
-    return DeviceNDArray(core)
-
-
 def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
     """An uninitialised device array with the shape and dtype of ``ary`` (and its
     layout when contiguous)."""
@@ -357,31 +304,9 @@ def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
     return device_array(ary.shape, ary.dtype, order=_order_like(ary), stream=stream)
 
 
-def to_device(obj: Any, stream: Any = 0, copy: bool = True,
-              to: DeviceNDArray | None = None) -> DeviceNDArray:
-    """Copy a host array (or anything ``np.asarray`` accepts) to the device.
-    With ``to``, copy into that device array instead. ``copy=False`` allocates
-    without copying."""
-    if isinstance(obj, DeviceNDArray) and to is None:
-        return obj
-    host = np.asarray(obj)
-    _supported_dtype(host.dtype)
-    if to is not None:
-        if copy:
-            to.copy_to_device(host, stream=stream)
-        return to
-    if not (host.flags.c_contiguous or host.flags.f_contiguous):
-        host = np.ascontiguousarray(host)
-    order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
-    device = device_array(host.shape, host.dtype, order=order, stream=stream)
-    if copy:
-        device.copy_to_device(host, stream=stream)
-    return device
-
-
 def _host_array(kind: str, shape: Any, dtype: Any, strides: Any, order: str) -> np.ndarray:
-    dims = _as_shape(shape)
-    dt = _supported_dtype(dtype)
+    dims = as_shape(shape)
+    dt = supported_dtype(dtype)
     if strides is None:
         strides = contiguous_strides(dims, dt.itemsize, order)
     nbytes = math.prod(dims) * dt.itemsize  # Python ints: never wraps

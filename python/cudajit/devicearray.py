@@ -8,6 +8,7 @@ indexing, reshape, ravel, transpose, and ``__cuda_array_interface__``.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -300,9 +301,7 @@ class DeviceNDArray(_core.DeviceArray):
         """The same memory seen as another dtype, without a copy (Numba's
         ``view``): NumPy's rules, so with another item size the last axis must
         be contiguous, and its extent scales."""
-        from .api import _supported_dtype
-
-        dt = _supported_dtype(dtype)
+        dt = supported_dtype(dtype)
         model = _numpy_view(self.shape, self.strides, self.dtype)
         try:
             seen = model.view(dt)
@@ -340,9 +339,105 @@ class DeviceNDArray(_core.DeviceArray):
         return [self[i:i + section] for i in range(0, self.shape[0], section)]
 
 
+# --- making device arrays (the runtime API, api.py, exports these) -------------------------
+
+def as_shape(shape: Any) -> tuple[int, ...]:
+    """A shape argument (an int or a sequence of ints) as a tuple of extents."""
+    # NumPy's rule: each extent is an integer by operator.index (not 2.0, not "10").
+    try:
+        return as_shape((operator.index(shape),))
+    except TypeError:
+        pass
+    try:
+        dims = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+    if any(n < 0 for n in dims):
+        raise ValueError(f"negative dimensions are not allowed: {dims}")
+    if any(n >= 2**63 for n in dims):
+        raise ValueError(f"array dimensions must be less than 2**63, got {dims}")
+    return dims
+
+
+def as_strides(strides: Any, ndim: int) -> list[int]:
+    """A strides argument (bytes) for an array of ``ndim`` dimensions."""
+    try:
+        values = [operator.index(s) for s in strides]
+    except TypeError:
+        raise TypeError(f"strides must be a tuple of ints, got {strides!r}") from None
+    if len(values) != ndim:
+        raise ValueError(f"{len(values)} strides {tuple(values)} for a shape of {ndim} "
+                         "dimensions")
+    if any(not -2**63 <= s < 2**63 for s in values):
+        raise ValueError(f"strides must fit in 64 bits, got {tuple(values)}")
+    return values
+
+
+def supported_dtype(dtype: Any) -> np.dtype:
+    """``dtype`` as a NumPy dtype that device arrays can hold (TypeError otherwise)."""
+    dt = np.dtype(dtype)
+    if dt.names is not None:  # records: fields of numbers, checked by the compiler's reader
+        _core.record_type(dt)
+        return dt
+    if dt.kind not in "biufc" or dt.byteorder == ">":
+        raise TypeError(f"unsupported dtype {dt}: expected bool, int8..int64, uint8..uint64, "
+                        "float32, float64, complex64 or complex128 in native byte order")
+    return dt
+
+
+def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
+                 stream: Any = 0) -> DeviceNDArray:
+    """An uninitialised array in device memory."""
+    dims = as_shape(shape)
+    dt = supported_dtype(dtype)
+    if strides is None:
+        strides = contiguous_strides(dims, dt.itemsize, order)
+    core = _core.allocate_array(_core.current_device(), list(dims), as_strides(strides, len(dims)),
+                                dt if dt.names is not None else dt.name,
+                                None if is_default_stream(stream) else stream)
+    return DeviceNDArray(core)
+
+
+def to_device(obj: Any, stream: Any = 0, copy: bool = True,
+              to: DeviceNDArray | None = None) -> DeviceNDArray:
+    """Copy a host array (or anything ``np.asarray`` accepts) to the device.
+    With ``to``, copy into that device array instead. ``copy=False`` allocates
+    without copying."""
+    if isinstance(obj, DeviceNDArray) and to is None:
+        return obj
+    host = np.asarray(obj)
+    supported_dtype(host.dtype)
+    if to is not None:
+        if copy:
+            to.copy_to_device(host, stream=stream)
+        return to
+    if not (host.flags.c_contiguous or host.flags.f_contiguous):
+        host = np.ascontiguousarray(host)
+    order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
+    device = device_array(host.shape, host.dtype, order=order, stream=stream)
+    if copy:
+        device.copy_to_device(host, stream=stream)
+    return device
+
+
 def is_device_array(obj: Any) -> bool:
     """Whether ``obj`` is a cudajit device array."""
     return isinstance(obj, _core.DeviceArray)
+
+
+def as_cuda_array(obj: Any, sync: bool = True) -> DeviceNDArray:
+    """A DeviceNDArray viewing the memory of ``obj`` (CAI, else DLPack), without a
+    copy. The view keeps ``obj`` alive. With ``sync`` (and synchronisation on in
+    ``cudajit.config``), the producer's stream becomes the view's default
+    stream, and launches on other streams are ordered after it.
+
+    A NumPy array is a TypeError, as in Numba: it is host memory (``cuda.to_device``
+    copies it; ``cuda.from_dlpack`` views it on the cpu device)."""
+    if isinstance(obj, np.ndarray):
+        raise TypeError("*obj* doesn't implement the cuda array interface: as_cuda_array() "
+                        "views device memory, and a NumPy array is host memory; copy it with "
+                        "cuda.to_device(), or view it on the cpu device with cuda.from_dlpack()")
+    return DeviceNDArray(_core.import_array(obj, sync))
 
 
 def auto_device(obj: Any, stream: Any = 0, copy: bool = True,
@@ -352,9 +447,6 @@ def auto_device(obj: Any, stream: Any = 0, copy: bool = True,
     a view of its memory; anything else NumPy takes (arrays, numbers) is copied to a new
     device array (with ``copy=False``, only allocated), which needs it contiguous.
     ``user_explicit`` is accepted for Numba's signature (it only silences a warning)."""
-    from .api import to_device
-    from .interop import as_cuda_array
-
     if isinstance(obj, DeviceNDArray):
         return obj, False
     if hasattr(obj, "__cuda_array_interface__"):

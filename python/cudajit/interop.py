@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from . import _core
-from .devicearray import DeviceNDArray
+from .devicearray import DeviceNDArray, as_cuda_array
 
 __all__ = ["as_cuda_array", "from_cuda_array_interface", "is_cuda_array", "from_dlpack"]
 
@@ -20,21 +18,6 @@ __all__ = ["as_cuda_array", "from_cuda_array_interface", "is_cuda_array", "from_
 def is_cuda_array(obj: Any) -> bool:
     """Whether ``obj`` exports ``__cuda_array_interface__``."""
     return hasattr(obj, "__cuda_array_interface__")
-
-
-def as_cuda_array(obj: Any, sync: bool = True) -> DeviceNDArray:
-    """A DeviceNDArray viewing the memory of ``obj`` (CAI, else DLPack), without a
-    copy. The view keeps ``obj`` alive. With ``sync`` (and synchronisation on in
-    ``cudajit.config``), the producer's stream becomes the view's default
-    stream, and launches on other streams are ordered after it.
-
-    A NumPy array is a TypeError, as in Numba: it is host memory (``cuda.to_device``
-    copies it; ``cuda.from_dlpack`` views it on the cpu device)."""
-    if isinstance(obj, np.ndarray):
-        raise TypeError("*obj* doesn't implement the cuda array interface: as_cuda_array() "
-                        "views device memory, and a NumPy array is host memory; copy it with "
-                        "cuda.to_device(), or view it on the cpu device with cuda.from_dlpack()")
-    return DeviceNDArray(_core.import_array(obj, sync))
 
 
 def from_cuda_array_interface(desc: dict, owner: Any = None, sync: bool = True) -> DeviceNDArray:
