@@ -1,6 +1,6 @@
 """The cmath module in kernels: device functions that the front end calls for cmath.sqrt,
-cmath.exp ... (frontend.py). Results agree with CPython's cmath, special values included,
-as Numba's do:
+cmath.exp ..., registered with it (frontend.register_complex_math) when cudajit imports this
+module. Results agree with CPython's cmath, special values included, as Numba's do:
 
 - finite arguments use the algorithms of C99 Annex G as CPython arranges them (scaling
   near overflow, log1p near |z| = 1, the square-root forms of the inverse functions), in
@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from .compiler import jit
+from .frontend import register_complex_math
 from .intrinsics import like as _like
 
 __all__ = ["BY_ARITY", "IMPLEMENTATIONS"]
@@ -465,3 +466,6 @@ IMPLEMENTATIONS = {name: globals()[name] for name in (
 
 # cmath functions whose calls with more arguments take another implementation.
 BY_ARITY = {"log": {2: log_base}}
+
+for _name, _function in IMPLEMENTATIONS.items():
+    register_complex_math(_name, _function, BY_ARITY.get(_name))

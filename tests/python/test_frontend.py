@@ -221,7 +221,7 @@ def test_the_source_read_is_the_whole_function_as_inspect_gives_it(tmp_path, sou
     from cudajit.source import read_function
 
     module = load_source(tmp_path, source, decorate=lambda *args: (lambda f: f))
-    pyfunc = frontend._unwrap(module.k)
+    pyfunc = frontend.module_builder.unwrap(module.k)
     lines, first = inspect.getsourcelines(pyfunc)
     expected = ast.parse(textwrap.dedent("".join(lines))).body[0]
     ast.increment_lineno(expected, first - 1)
