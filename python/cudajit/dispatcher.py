@@ -20,10 +20,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _core, frontend, linking
+from . import types as cjtypes
+from .api import synchronize, to_device
 from .function_pickling import bind_owner, by_value
 from .errors import hides_cudajit_frames
+from .sass import sass_of_ptx
 from .source import attach_text, function_text
-from .types import Type, parse_signature
+from .types import Type, from_numba, parse_signature, typeof
 
 __all__ = ["Dispatcher", "DebugDispatcher", "DeviceFunction"]
 
@@ -250,8 +253,6 @@ class Dispatcher(_core.Dispatcher):
         """The SASS a GPU runs for one signature (a dict over every compiled one without
         it), for ``cc`` or else the current GPU (8.0 on the cpu device): the PTX through
         the toolkit's ptxas and NVIDIA's nvdisasm, so no GPU is needed."""
-        from .sass import sass_of_ptx
-
         if cc is None:
             device = _core.current_device()
             cc = tuple(device.compute_capability) if device.kind == "cuda" else (8, 0)
@@ -300,8 +301,6 @@ class Dispatcher(_core.Dispatcher):
 
 def _type_of(value: Any) -> Any:
     """A value's type for specialize(); a type (cudajit's, Numba's) is itself."""
-    from .types import Type, from_numba, typeof
-
     converted = from_numba(value)
     return converted if isinstance(converted, Type) else typeof(value)
 
@@ -417,8 +416,6 @@ class _DebugLaunch:
 
     @hides_cudajit_frames
     def __call__(self, *args: Any, **kwargs: Any) -> None:
-        from .api import synchronize, to_device
-
         if kwargs:
             args = bind_arguments(self.dispatcher, args, kwargs)
         record = to_device(np.zeros(8, np.int32))
@@ -502,12 +499,10 @@ def _rebuild_device_function(py_func: Callable[..., Any], signature: Any, fastma
 
 def return_type_from_name(name: str) -> Type | str:
     """The cudajit type object for a C++ type spelling (scalars and none); else the string."""
-    from . import types
-
     if name == "none":
-        return types.void
+        return cjtypes.void
     if name == "bool":
-        return types.boolean
-    found = getattr(types, name, None)
+        return cjtypes.boolean
+    found = getattr(cjtypes, name, None)
     return found if isinstance(found, Type) else name
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from . import _core
+from .api import device_array
 from .compiler import jit
 from .types import float32, float64, int64, uint32, uint64
 
@@ -136,8 +138,6 @@ def _check(n: int, seed: int, subsequence_start: int) -> None:
 
 def _seeded(n: int, seed: int, subsequence_start: int) -> np.ndarray:
     """The initial states on the host, computed by native code on the cpu device."""
-    from . import _core
-
     _check(n, seed, subsequence_start)
     host = np.zeros(int(n), xoroshiro128p_dtype)
     previous = _core.current_device()
@@ -166,8 +166,6 @@ def create_xoroshiro128p_states(n: int, seed: int, subsequence_start: int = 0,
                                 stream: Any = 0) -> Any:
     """A device array of ``n`` seeded generator states, one per thread that draws
     (``numba.cuda.random.create_xoroshiro128p_states``)."""
-    from .api import device_array
-
     _check(n, seed, subsequence_start)
     states = device_array(int(n), xoroshiro128p_dtype, stream=stream)
     init_xoroshiro128p_states(states, seed, subsequence_start, stream)

@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .api import device_array, to_device
 from .compiler import jit
 from .dispatcher import DeviceFunction
 from .intrinsics import blockDim, blockIdx, gridDim, shared, syncthreads, threadIdx
@@ -73,8 +74,6 @@ class Reduce:
         """Reduce the first ``size`` items of the 1-D ``arr`` (host or device), starting
         from ``init``. With ``res`` (a device array) the result goes to ``res[0]`` and
         None is returned; else the result is returned."""
-        from .api import device_array, to_device
-
         if getattr(arr, "ndim", 1) != 1:
             raise TypeError(f"Reduce takes a 1-D array, got {getattr(arr, 'ndim', '?')} "
                             "dimensions")
