@@ -267,8 +267,8 @@ void FunctionLowering::fill_view(llvm::Value* view, const Type& t, llvm::Value* 
   b_.SetInsertPoint(done);
 }
 
-// The loop of a NumPy ufunc with an output array (typing/builtins.cpp, type_ufunc_loop): the
-// position of out's `flat` element on each of its axes, C order.
+// The loop of a NumPy ufunc with an output array (builtins/front_end_forms.cpp,
+// type_ufunc_loop): the position of out's `flat` element on each of its axes, C order.
 std::vector<ArrayIndex> FunctionLowering::unravel(llvm::Value* out, const Type& t,
                                                   llvm::Value* flat) {
   unsigned ndim = static_cast<unsigned>(t.ndim());

@@ -1,6 +1,6 @@
-// Internal to lower/: typed kernel IR -> LLVM IR. One FunctionLowering per
-// specialisation; its methods are split by concept over statements.cpp,
-// expressions.cpp, arrays.cpp, builtins.cpp and convert.cpp.
+// Internal to lower/ and builtins/: typed kernel IR -> LLVM IR. One FunctionLowering per
+// specialisation; its methods are split by concept over statements.cpp, expressions.cpp,
+// arrays.cpp, convert.cpp ..., and the builtins' families (builtins/*.cpp).
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
@@ -186,6 +186,42 @@ class FunctionLowering {
   // A field of an aggregate: the inserted value itself when `aggregate` was
   // built here (the kernel's array arguments, tuples), so LLVM has less to fold.
   llvm::Value* extract(llvm::Value* aggregate, llvm::ArrayRef<unsigned> indices);
+  const Type& type_of(const ir::Node& n) const { return f_.type_of(n); }
+  // A call's arguments, a `*tuple`'s items in its place (ir::NodeKind::Star).
+  std::vector<Value> argument_values(const ir::Node& n);
+  llvm::Value* make_complex(llvm::Value* re, llvm::Value* im, Scalar s);
+  llvm::Value* re(llvm::Value* c) { return extract(c, {0}); }
+  llvm::Value* im(llvm::Value* c) { return extract(c, {1}); }
+
+  // --- builtins: builtins.cpp looks a call up in the registry (builtins/registry.hpp),
+  // whose rows (builtins/<family>.cpp, which define most of these) call these -----------
+  llvm::Value* call_builtin(const ir::Node& n);
+  llvm::Value* round(llvm::Value* x, Scalar s, llvm::Value* ndigits);  // python_builtins.cpp
+  llvm::Value* min_max(const ir::Node& n, bool is_min, std::vector<Value> args);
+  void print(const ir::Node& n);  // lower/print.cpp
+  // math.cpp: `name` after "math."
+  llvm::Value* call_math_builtin(const ir::Node& n, std::string_view name, std::vector<Value> args);
+  llvm::Value* call_math_pair(const ir::Node& n, std::string_view name, std::vector<Value> args);
+  // libdevice_support.cpp, synchronization.cpp, warp.cpp: `name` after "cuda."
+  llvm::Value* call_libdevice_support(const ir::Node& n, std::string_view name);
+  llvm::Value* call_sync_builtin(const ir::Node& n, std::string_view name);
+  llvm::Value* call_warp_builtin(const ir::Node& n, std::string_view name);
+  llvm::Value* call_atomic(const ir::Node& n, std::string_view op);  // atomics.cpp: "add" ...
+  // thread_indexing.cpp: "threadIdx.x" ... as i32; cuda.grid(N) / cuda.gridsize(N).
+  llvm::Value* special_register(const std::string& name);
+  llvm::Value* grid_position(const ir::Node& n, bool size);
+  // memory.cpp: cuda.shared.array, cuda.local.array, frozen and captured arrays.
+  llvm::Value* shared_array(const ir::Node& n);
+  llvm::Value* local_array(const ir::Node& n);
+  llvm::Value* const_array(const ir::Node& n);
+  llvm::Value* captured_array(const ir::Node& n);
+  // front_end_forms.cpp, lower/arrays.cpp, lower/exceptions.cpp, lower/foreign_calls.cpp.
+  llvm::Value* vector_value(const ir::Node& n);
+  llvm::Value* ufunc_size(const ir::Node& n);
+  llvm::Value* ufunc_item(const ir::Node& n);
+  void ufunc_store(const ir::Node& n);
+  llvm::Value* checked(const ir::Node& n);       // debug.*
+  llvm::Value* call_foreign(const ir::Node& n);  // extern.NAME (cuda.declare_device)
 
  private:
   // statements.cpp
@@ -208,7 +244,6 @@ class FunctionLowering {
   // expressions.cpp
   llvm::Value* expr(const ir::Node& n);
   llvm::Value* expr_as(const ir::Node& n, const Type& t);
-  const Type& type_of(const ir::Node& n) const { return f_.type_of(n); }
   llvm::Value* binop(const ir::Node& n, const std::string& op, llvm::Value* a, const Type& ta,
                      llvm::Value* b, const Type& tb, const Type& result);
   llvm::Value* int_binop(const std::string& op, llvm::Value* a, llvm::Value* b, Scalar s);
@@ -224,10 +259,6 @@ class FunctionLowering {
   llvm::Value* unary(const ir::Node& n);
   llvm::Value* int_power(llvm::Value* a, llvm::Value* b, Scalar s);
   llvm::Value* call_function(const ir::Node& n);
-  // A call's arguments, a `*tuple`'s items in its place (ir::NodeKind::Star).
-  std::vector<Value> argument_values(const ir::Node& n);
-  // foreign_calls.cpp: a foreign device function (cuda.declare_device), IR `extern.NAME`.
-  llvm::Value* call_foreign(const ir::Node& n);
 
   // arrays.cpp (and tuples)
   llvm::Value* subscript(const ir::Node& n);
@@ -264,19 +295,8 @@ class FunctionLowering {
   llvm::Value* array_method(const ir::Node& n);  // a.reshape(...), a.view(dtype)
   llvm::Value* array_reshape(const ir::Node& n);
   llvm::Value* array_view_as(const ir::Node& n);
-
-  // builtins.cpp
-  llvm::Value* call_builtin(const ir::Node& n);
-  llvm::Value* call_math_builtin(const ir::Node& n, std::string_view name, std::vector<Value> args);
-  llvm::Value* call_math_pair(const ir::Node& n, std::string_view name, std::vector<Value> args);
-  llvm::Value* call_libdevice_support(const ir::Node& n, std::string_view name);
-  llvm::Value* call_cuda_builtin(const ir::Node& n, std::string_view name);
-  llvm::Value* call_bit_math(const ir::Node& n, std::string_view name);
-  // print.cpp
-  void print(const ir::Node& n);
+  // arrays.cpp (a ufunc's output position) and print.cpp
   std::vector<ArrayIndex> unravel(llvm::Value* out, const Type& t, llvm::Value* flat);
-  llvm::Value* ufunc_item(const ir::Node& n);
-  void ufunc_store(const ir::Node& n);
   void print_value(llvm::Value* v, const Type& t, std::string& format,
                    std::vector<llvm::Value*>& args);
   // exceptions.cpp: raise and assert
@@ -285,34 +305,13 @@ class FunctionLowering {
   void leave_raising();
   void stack_guard();
   void abandon_point();
-  llvm::Value* checked(const ir::Node& n);
   void raise_if(llvm::Value* condition, int64_t code);
   void return_if_raised();
-  llvm::Value* min_max(const ir::Node& n, bool is_min, std::vector<Value> args);
-
-  // memory_intrinsics.cpp: cuda.shared.array, cuda.local.array
-  llvm::Value* shared_array(const ir::Node& n);
-  llvm::Value* local_array(const ir::Node& n);
-  llvm::Value* const_array(const ir::Node& n);
-  llvm::Value* captured_array(const ir::Node& n);
+  // builtins/memory.cpp and builtins/atomics.cpp
   llvm::Value* constant_shape_array(llvm::Value* data, const Type& t,
                                     const std::vector<int64_t>& shape);
-
-  // synchronization.cpp: barriers and fences
-  llvm::Value* call_sync_builtin(const ir::Node& n, std::string_view name);
-  // warp_intrinsics.cpp: shuffles, votes, match, activemask, lanemask_lt
-  llvm::Value* call_warp_builtin(const ir::Node& n, std::string_view name);
-
-  // atomics.cpp: cuda.atomic.*
-  llvm::Value* call_atomic(const ir::Node& n, std::string_view op);
   llvm::Value* atomic_float_update(llvm::Value* ptr, Scalar s,
                                    const std::function<llvm::Value*(llvm::Value*)>& update);
-  llvm::Value* round(llvm::Value* x, Scalar s, llvm::Value* ndigits);
-
-  // complex helpers
-  llvm::Value* make_complex(llvm::Value* re, llvm::Value* im, Scalar s);
-  llvm::Value* re(llvm::Value* c) { return extract(c, {0}); }
-  llvm::Value* im(llvm::Value* c) { return extract(c, {1}); }
 
   struct Loop {
     llvm::BasicBlock* continue_target;
@@ -376,7 +375,8 @@ bool contains_loop(const std::vector<ir::NodePtr>& nodes);
 // The exception code the front end put at the end of a name (debug.zerodiv.N, reshape.N).
 int64_t raise_code(std::string_view name);
 // Host: fills ModuleLowering::block_syncing and tail_statements (synchronization.cpp).
-void find_block_barriers(ModuleLowering& m, const std::vector<const typing::TypedFunction*>& functions,
+void find_block_barriers(ModuleLowering& m,
+                         const std::vector<const typing::TypedFunction*>& functions,
                          const typing::TypedFunction& entry);
 // Whether statements call the builtin `name`, at any depth.
 bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name);

@@ -2,8 +2,75 @@
 // (all/any/eq_sync, ballot_sync), match_any/all_sync, activemask and
 // lanemask_lt. Values travel as 32- or 64-bit patterns: floats by their bits
 // (so match compares bit patterns), narrower integers widened.
+#include "../lower/lowering.hpp"
 #include "cudajit/compiler/target.hpp"
-#include "lowering.hpp"
+#include "rules.hpp"
+
+namespace cudajit::builtins {
+
+namespace {
+
+// (mask, value/predicate[, lane]) as Numba spells them: the mask an integer (or bool).
+void expect_integer(const Node& call, const Type& t, const char* role) {
+  if (!t.is_scalar() || !(is_integer(t.scalar()) || t.scalar() == Scalar::Bool))
+    type_error(call, call.text + "() needs an integer " + role + ", got " + t.str());
+}
+
+// A value shuffles and matches carry by its bits: an integer or a float.
+void expect_transported(const Node& call, const Type& t) {
+  if (!t.is_scalar() || is_complex(t.scalar()) || t.scalar() == Scalar::Bool)
+    type_error(call, call.text + "() exchanges integers and floats, got " + t.str());
+}
+
+Type type_lane_mask(const Node&, const std::vector<Type>&, typing::TypedFunction&) {
+  return Type::scalar(Scalar::UInt32);  // activemask, lanemask_lt
+}
+
+Type type_shuffle(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
+  expect_integer(call, args[0], "mask");
+  expect_transported(call, args[1]);
+  const std::string_view name = call.text;
+  expect_integer(call, args[2],
+                 name == "cuda.shfl_sync"       ? "source lane"
+                 : name == "cuda.shfl_xor_sync" ? "lane mask"
+                                                : "delta");
+  return args[1];
+}
+
+Type type_vote(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
+  expect_integer(call, args[0], "mask");
+  if (!args[1].is_scalar() || is_complex(args[1].scalar()))
+    type_error(call, call.text + "() needs a predicate (a number or bool), got " + args[1].str());
+  return Type::scalar(call.text == "cuda.ballot_sync" ? Scalar::Int32 : Scalar::Bool);
+}
+
+// match_any_sync: the matching lanes (int32); match_all_sync: (lanes, all matched).
+Type type_match(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
+  expect_integer(call, args[0], "mask");
+  expect_transported(call, args[1]);
+  if (call.text == "cuda.match_any_sync") return Type::scalar(Scalar::Int32);
+  return Type::tuple({Type::scalar(Scalar::Int32), Type::scalar(Scalar::Bool)});
+}
+
+}  // namespace
+
+void register_warp(Registry& r) {
+  auto lower_warp = [](lower::FunctionLowering& f, const Node& n) {
+    return f.call_warp_builtin(n, suffix(n, "cuda."));
+  };
+  r.add({"cuda.activemask", takes(0), type_lane_mask, lower_warp, "cuda.activemask"});
+  r.add({"cuda.lanemask_lt", takes(0), type_lane_mask, lower_warp, "cuda.lanemask_lt"});
+  for (std::string_view name :
+       {"cuda.shfl_sync", "cuda.shfl_up_sync", "cuda.shfl_down_sync", "cuda.shfl_xor_sync"})
+    r.add({name, takes(3), type_shuffle, lower_warp, name});
+  for (std::string_view name :
+       {"cuda.all_sync", "cuda.any_sync", "cuda.eq_sync", "cuda.ballot_sync"})
+    r.add({name, takes(2), type_vote, lower_warp, name});
+  for (std::string_view name : {"cuda.match_any_sync", "cuda.match_all_sync"})
+    r.add({name, takes(2), type_match, lower_warp, name});
+}
+
+}  // namespace cudajit::builtins
 
 namespace cudajit::lower {
 

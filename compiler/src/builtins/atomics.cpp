@@ -2,7 +2,86 @@
 // value, relaxed (as CUDA's atomicAdd). Integer operations and float add/sub
 // are single atomicrmw instructions; float max/min need Numba's NaN rules, so
 // they are compare-and-swap loops on the value's bits.
-#include "lowering.hpp"
+#include "../lower/lowering.hpp"
+#include "rules.hpp"
+
+namespace cudajit::builtins {
+
+namespace {
+
+// cuda.atomic.<op>(ary, idx, val), cas(ary, idx, old, val) and
+// compare_and_swap(ary, old, val): the old value, of the array's dtype.
+Type type_atomic(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
+  const std::string_view op = suffix(call, "cuda.atomic.");
+  const bool bitwise = op == "and_" || op == "or_" || op == "xor" || op == "exch";
+  const std::string what = call.text + "()";
+  const bool cas = op == "cas";
+  const bool cas0 = op == "compare_and_swap";
+  const Type& array = args[0];
+  if (!array.is_array())
+    type_error(call, what + " needs an array as its first argument, got " + array.str());
+  if (array.readonly())
+    type_error(call, what + " cannot modify a read-only array (" + array.str() + ")");
+  if (!array.aligned())
+    type_error(call, what + " needs aligned elements; " + array.str() +
+                         " is a view of a packed record's field (make the dtype with align=True)");
+  Scalar s = array.dtype();
+  bool ok;
+  std::string wanted;
+  if (op == "inc" || op == "dec") {
+    ok = s == Scalar::UInt32 || s == Scalar::UInt64;
+    wanted = "uint32 or uint64";
+  } else if (bitwise || cas || cas0) {
+    ok = is_integer(s) && bit_width(s) >= 32;
+    wanted = "int32, uint32, int64 or uint64";
+  } else {
+    ok = (is_integer(s) && bit_width(s) >= 32) || s == Scalar::Float32 || s == Scalar::Float64 ||
+         (s == Scalar::Float16 && op == "add");
+    wanted = op == "add" ? "int32, uint32, int64, uint64, float16, float32 or float64"
+                         : "int32, uint32, int64, uint64, float32 or float64";
+  }
+  if (!ok) type_error(call, what + " works on arrays of " + wanted + ", got " + array.str());
+  if (cas0) {
+    if (array.ndim() != 1)
+      type_error(call, what + " needs a 1-D array (it works on element 0), got " + array.str());
+  } else {
+    const Type& index = args[1];
+    bool scalar_index = index.is_scalar() && is_integer(index.scalar());
+    bool tuple_index =
+        index.is_tuple() &&
+        std::all_of(index.elements().begin(), index.elements().end(),
+                    [](const Type& t) { return t.is_scalar() && is_integer(t.scalar()); });
+    int given = scalar_index ? 1 : tuple_index ? static_cast<int>(index.elements().size()) : -1;
+    if (given < 0)
+      type_error(call, what + " needs an integer index or a tuple of them, got " + index.str());
+    if (given != array.ndim())
+      type_error(call, what + " needs " + std::to_string(array.ndim()) + " indices for " +
+                           array.str() + ", got " + std::to_string(given));
+  }
+  for (size_t i = cas0 ? 1 : 2; i < args.size(); ++i) {
+    if (!is_real(args[i]))
+      type_error(call, what + " needs a real number to combine, got " + args[i].str());
+  }
+  return Type::scalar(s);
+}
+
+}  // namespace
+
+void register_atomics(Registry& r) {
+  // One lowering for all, by the operation the name ends in (FunctionLowering::call_atomic).
+  auto lower_atomic = [](lower::FunctionLowering& f, const Node& n) {
+    return f.call_atomic(n, suffix(n, "cuda.atomic."));
+  };
+  for (std::string_view name :
+       {"cuda.atomic.add", "cuda.atomic.sub", "cuda.atomic.max", "cuda.atomic.min",
+        "cuda.atomic.nanmax", "cuda.atomic.nanmin", "cuda.atomic.and_", "cuda.atomic.or_",
+        "cuda.atomic.xor", "cuda.atomic.exch", "cuda.atomic.inc", "cuda.atomic.dec",
+        "cuda.atomic.compare_and_swap"})
+    r.add({name, takes(3), type_atomic, lower_atomic, name});
+  r.add({"cuda.atomic.cas", takes(4), type_atomic, lower_atomic, "cuda.atomic.cas"});
+}
+
+}  // namespace cudajit::builtins
 
 namespace cudajit::lower {
 
