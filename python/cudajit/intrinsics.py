@@ -218,3 +218,14 @@ ffs = _kernel_function("cuda.ffs", "The 1-based position of the lowest set bit (
 fma = _kernel_function("cuda.fma", "``a * b + c`` rounded once.")
 cbrt = _kernel_function("cuda.cbrt", "The cube root.")
 selp = _kernel_function("cuda.selp", "``a`` if ``predicate`` else ``b``, both evaluated.")
+
+
+def ir_names() -> frozenset[str]:
+    """The IR name of every intrinsic above (``cuda.threadIdx.x``, ``cuda.atomic.add``,
+    ``cuda.shared.array``...). The compiler's registry of builtins has a row for each and for
+    no other intrinsic: tests/python/test_builtin_registry.py checks both ways."""
+    names = {axis.ir_name for dim3 in DIM3_INTRINSICS for axis in (dim3.x, dim3.y, dim3.z)}
+    names |= {laneid.ir_name, warpsize.ir_name}
+    names |= {"cuda.grid", "cuda.gridsize"}  # the front end's names for grid(N), gridsize(N)
+    names |= {ir_name for _, ir_name in KERNEL_FUNCTIONS.values()}
+    return frozenset(names)
