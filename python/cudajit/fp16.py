@@ -9,77 +9,57 @@ operators and ``math.*`` work on float16 directly.
 
 from __future__ import annotations
 
-import math
+import math  # noqa: F401  (math ... _smaller_not_nan: the table's)
 
 from .compiler import jit
-from .intrinsics import fma
-from .libdevice._base import _larger_not_nan, _smaller_not_nan
-from .types import bool_, float16, float32
+from .intrinsics import fma  # noqa: F401
+from .libdevice._base import _larger_not_nan, _smaller_not_nan  # noqa: F401
+from .libdevice._table import define, rows
+from .types import bool_, float16, float32  # noqa: F401
 
-__all__ = ["hadd", "hsub", "hmul", "hdiv", "hneg", "habs", "hfma", "hmax", "hmin",
-           "heq", "hne", "hge", "hgt", "hle", "hlt",
-           "hsqrt", "hrsqrt", "hrcp", "hsin", "hcos", "htanh", "hlog", "hlog2", "hlog10",
-           "hexp", "hexp2", "hexp10", "hceil", "hfloor", "htrunc", "hrint"]
-
-
-@jit(device=True)
-def hadd(a, b):
-    """``a + b``."""
-    return float16(a) + float16(b)
-
-
-@jit(device=True)
-def hsub(a, b):
-    """``a - b``."""
-    return float16(a) - float16(b)
-
-
-@jit(device=True)
-def hmul(a, b):
-    """``a * b``."""
-    return float16(a) * float16(b)
-
-
-@jit(device=True)
-def hdiv(a, b):
-    """``a / b``."""
-    return float16(a) / float16(b)
-
-
-@jit(device=True)
-def hneg(a):
-    """``-a``."""
-    return -float16(a)
-
-
-@jit(device=True)
-def habs(a):
-    """``|a|``."""
-    return abs(float16(a))
-
-
-@jit(device=True)
-def hfma(a, b, c):
-    """``a * b + c`` rounded once."""
-    return fma(float16(a), float16(b), float16(c))
-
-
-@jit(device=True)
-def hmax(a, b):
-    """The larger of ``a`` and ``b``; a NaN gives way to the other value (CUDA's __hmax)."""
-    return _larger_not_nan(float16(a), float16(b))
-
-
-@jit(device=True)
-def hmin(a, b):
-    """The smaller of ``a`` and ``b``; a NaN gives way to the other value (CUDA's __hmin)."""
-    return _smaller_not_nan(float16(a), float16(b))
-
-
-@jit(device=True)
-def heq(a, b):
-    """``a == b``."""
-    return bool_(float16(a) == float16(b))
+# The functions of one expression, generated (see libdevice/_table.py): the type each
+# argument is converted to, then (name, expression of the converted arguments, docstring).
+# abs and round are Python's (this module defines no functions of those names).
+_TABLE = [
+    *rows("a: float16, b: float16",
+          ("hadd", "a + b", "``a + b``."),
+          ("hsub", "a - b", "``a - b``."),
+          ("hmul", "a * b", "``a * b``."),
+          ("hdiv", "a / b", "``a / b``."),
+          ("hmax", "_larger_not_nan(a, b)",
+           "The larger of ``a`` and ``b``; a NaN gives way to the other value (CUDA's __hmax)."),
+          ("hmin", "_smaller_not_nan(a, b)",
+           "The smaller of ``a`` and ``b``; a NaN gives way to the other value (CUDA's __hmin)."),
+          ("heq", "bool_(a == b)", "``a == b``."),
+          ("hge", "bool_(a >= b)", "``a >= b``."),
+          ("hgt", "bool_(a > b)", "``a > b``."),
+          ("hle", "bool_(a <= b)", "``a <= b``."),
+          ("hlt", "bool_(a < b)", "``a < b``.")),
+    *rows("a: float16",
+          ("hneg", "-a", "``-a``."),
+          ("habs", "abs(a)", "``|a|``."),
+          ("hsqrt", "math.sqrt(a)", "The square root."),
+          ("hsin", "math.sin(a)", "The sine."),
+          ("hcos", "math.cos(a)", "The cosine."),
+          ("htanh", "math.tanh(a)", "The hyperbolic tangent."),
+          ("hlog", "math.log(a)", "The natural logarithm."),
+          ("hlog2", "math.log2(a)", "The base-2 logarithm."),
+          ("hlog10", "math.log10(a)", "The base-10 logarithm."),
+          ("hexp", "math.exp(a)", "``e ** a``."),
+          ("hceil", "math.ceil(a)", "The smallest integer value not less than ``a``, as float16."),
+          ("hfloor", "math.floor(a)",
+           "The largest integer value not greater than ``a``, as float16."),
+          ("htrunc", "math.trunc(a)", "``a`` rounded towards zero, as float16."),
+          ("hrint", "round(a, 0)",
+           "``a`` rounded to the nearest integer, ties to even, as float16.")),
+    *rows("a: float16, b: float16, c: float16",
+          ("hfma", "fma(a, b, c)", "``a * b + c`` rounded once.")),
+    *rows("a: float32",
+          ("hrsqrt", "float16(float32(1.0) / math.sqrt(a))", "``1 / sqrt(a)``."),
+          ("hrcp", "float16(float32(1.0) / a)", "``1 / a``."),
+          ("hexp2", "float16(float32(2.0) ** a)", "``2 ** a``."),
+          ("hexp10", "float16(float32(10.0) ** a)", "``10 ** a``.")),
+]
 
 
 @jit(device=True)
@@ -90,121 +70,4 @@ def hne(a, b):
     return bool_(x < y or x > y)
 
 
-@jit(device=True)
-def hge(a, b):
-    """``a >= b``."""
-    return bool_(float16(a) >= float16(b))
-
-
-@jit(device=True)
-def hgt(a, b):
-    """``a > b``."""
-    return bool_(float16(a) > float16(b))
-
-
-@jit(device=True)
-def hle(a, b):
-    """``a <= b``."""
-    return bool_(float16(a) <= float16(b))
-
-
-@jit(device=True)
-def hlt(a, b):
-    """``a < b``."""
-    return bool_(float16(a) < float16(b))
-
-
-@jit(device=True)
-def hsqrt(a):
-    """The square root."""
-    return math.sqrt(float16(a))
-
-
-@jit(device=True)
-def hrsqrt(a):
-    """``1 / sqrt(a)``."""
-    return float16(float32(1.0) / math.sqrt(float32(a)))
-
-
-@jit(device=True)
-def hrcp(a):
-    """``1 / a``."""
-    return float16(float32(1.0) / float32(a))
-
-
-@jit(device=True)
-def hsin(a):
-    """The sine."""
-    return math.sin(float16(a))
-
-
-@jit(device=True)
-def hcos(a):
-    """The cosine."""
-    return math.cos(float16(a))
-
-
-@jit(device=True)
-def htanh(a):
-    """The hyperbolic tangent."""
-    return math.tanh(float16(a))
-
-
-@jit(device=True)
-def hlog(a):
-    """The natural logarithm."""
-    return math.log(float16(a))
-
-
-@jit(device=True)
-def hlog2(a):
-    """The base-2 logarithm."""
-    return math.log2(float16(a))
-
-
-@jit(device=True)
-def hlog10(a):
-    """The base-10 logarithm."""
-    return math.log10(float16(a))
-
-
-@jit(device=True)
-def hexp(a):
-    """``e ** a``."""
-    return math.exp(float16(a))
-
-
-@jit(device=True)
-def hexp2(a):
-    """``2 ** a``."""
-    return float16(float32(2.0) ** float32(a))
-
-
-@jit(device=True)
-def hexp10(a):
-    """``10 ** a``."""
-    return float16(float32(10.0) ** float32(a))
-
-
-@jit(device=True)
-def hceil(a):
-    """The smallest integer value not less than ``a``, as float16."""
-    return math.ceil(float16(a))
-
-
-@jit(device=True)
-def hfloor(a):
-    """The largest integer value not greater than ``a``, as float16."""
-    return math.floor(float16(a))
-
-
-@jit(device=True)
-def htrunc(a):
-    """``a`` rounded towards zero, as float16."""
-    return math.trunc(float16(a))
-
-
-@jit(device=True)
-def hrint(a):
-    """``a`` rounded to the nearest integer, ties to even, as float16."""
-    return round(float16(a), 0)
+__all__ = [*define(globals(), _TABLE), "hne"]

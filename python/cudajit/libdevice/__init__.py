@@ -21,18 +21,18 @@ docs/guide/02-kernel-language.md.
 
 from __future__ import annotations
 
-from ._base import *  # noqa: F401,F403
-from .integer import *  # noqa: F401,F403
+from . import bits, classification, conversions, directed, fast, integer, math32, math64, rounded
+from .bits import *  # noqa: F401,F403  (each module's __all__: its public functions)
 from .classification import *  # noqa: F401,F403
-from .math64 import *  # noqa: F401,F403
-from .math32 import *  # noqa: F401,F403
-from .fast import *  # noqa: F401,F403
-from .rounded import *  # noqa: F401,F403
 from .conversions import *  # noqa: F401,F403
 from .directed import *  # noqa: F401,F403
-from .bits import *  # noqa: F401,F403
-from ..dispatcher import DeviceFunction
+from .fast import *  # noqa: F401,F403
+from .integer import *  # noqa: F401,F403
+from .math32 import *  # noqa: F401,F403
+from .math64 import *  # noqa: F401,F403
+from .rounded import *  # noqa: F401,F403
 
-# Every public function above: libdevice's names, as numba.cuda.libdevice has them.
-__all__ = sorted(name for name, value in list(globals().items())
-                 if isinstance(value, DeviceFunction) and not name.startswith("_"))
+# Every public function: libdevice's names, as numba.cuda.libdevice has them.
+__all__ = sorted([*bits.__all__, *classification.__all__, *conversions.__all__,
+                  *directed.__all__, *fast.__all__, *integer.__all__, *math32.__all__,
+                  *math64.__all__, *rounded.__all__])

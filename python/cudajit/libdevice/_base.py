@@ -1,4 +1,6 @@
-"""Constants and helpers of the libdevice functions (float64 and exact powers of two)."""
+"""Constants and helpers of the libdevice functions (float64 and exact powers of two).
+
+A private module: the package's modules import what they use from it by name."""
 
 from __future__ import annotations
 
@@ -8,16 +10,10 @@ import math
 import numpy as np
 
 from ..compiler import jit
-from ..dispatcher import DeviceFunction
-from ..intrinsics import brev as _brev
-from ..intrinsics import cbrt as _cbrt
-from ..intrinsics import clz as _clz
-from ..intrinsics import ffs as _ffs
 from ..intrinsics import fma as _fma
-from ..intrinsics import popc as _popc
-from ..types import float32, float64, int32, int64, uint32, uint64
+from ..types import float32, float64, int32, int64
 
-# Python's builtins, by other names: this module defines its own abs, max, min and round.
+# Python's builtins, by other names: the package defines its own abs, max, min and round.
 _babs = builtins.abs
 _bmax = builtins.max
 _bmin = builtins.min
@@ -406,7 +402,6 @@ def _rsqrt32(x):
     return y
 
 
-# What the next modules of the package see (names starting with _ included).
 # fmax/fmin (float32, float64) and fp16's hmax/hmin: a device function is specialised per
 # argument types, so one pair serves every float type.
 @jit(device=True)
@@ -429,4 +424,4 @@ def _smaller_not_nan(x, y):
     return x if x < y else y
 
 
-__all__ = [name for name in list(globals()) if not name.startswith("__")]
+__all__: list[str] = []  # nothing for `import *`: its helpers are imported by name

@@ -19,14 +19,16 @@ instead of two), which an fma is not.
 
 from __future__ import annotations
 
-from ._base import *  # noqa: F401,F403
-from .integer import *  # noqa: F401,F403
-from .classification import *  # noqa: F401,F403
-from .math64 import *  # noqa: F401,F403
-from .math32 import *  # noqa: F401,F403
-from .fast import *  # noqa: F401,F403
-from .rounded import *  # noqa: F401,F403
-from .conversions import *  # noqa: F401,F403
+import math
+
+import numpy as np
+
+from ..compiler import jit
+from ..intrinsics import fma as _fma
+from ..types import float32, float64, int32, int64, uint32  # noqa: F401  (the table's)
+from ._base import (_F0, _MAX32, _MAX64, _babs, _frexp64, _nextafter32, _nextafter64, _pow2,
+                    _scalbn64)
+from ._table import Row, define, rows
 
 _RZ = 0                                # towards zero
 _RD = 1                                # down, towards -inf
@@ -372,368 +374,74 @@ def _ull2d(v, mode):
     return _step64(s, e, mode)
 
 
-# --- public functions ---------------------------------------------------------------------
-
-
-@jit(device=True)
-def fadd_rd(x, y):
-    """``x + y`` of float32 values, rounded down (towards -inf)."""
-    return _add32(float64(float32(x)), float64(float32(y)), _RD)
-
-
-@jit(device=True)
-def fadd_ru(x, y):
-    """``x + y`` of float32 values, rounded up (towards +inf)."""
-    return _add32(float64(float32(x)), float64(float32(y)), _RU)
-
-
-@jit(device=True)
-def fadd_rz(x, y):
-    """``x + y`` of float32 values, rounded towards zero."""
-    return _add32(float64(float32(x)), float64(float32(y)), _RZ)
-
-
-@jit(device=True)
-def fsub_rd(x, y):
-    """``x - y`` of float32 values, rounded down (towards -inf)."""
-    return _add32(float64(float32(x)), -float64(float32(y)), _RD)
-
-
-@jit(device=True)
-def fsub_ru(x, y):
-    """``x - y`` of float32 values, rounded up (towards +inf)."""
-    return _add32(float64(float32(x)), -float64(float32(y)), _RU)
-
-
-@jit(device=True)
-def fsub_rz(x, y):
-    """``x - y`` of float32 values, rounded towards zero."""
-    return _add32(float64(float32(x)), -float64(float32(y)), _RZ)
-
-
-@jit(device=True)
-def fmul_rd(x, y):
-    """``x * y`` of float32 values, rounded down (towards -inf)."""
-    return _mul32(float64(float32(x)), float64(float32(y)), _RD)
-
-
-@jit(device=True)
-def fmul_ru(x, y):
-    """``x * y`` of float32 values, rounded up (towards +inf)."""
-    return _mul32(float64(float32(x)), float64(float32(y)), _RU)
-
-
-@jit(device=True)
-def fmul_rz(x, y):
-    """``x * y`` of float32 values, rounded towards zero."""
-    return _mul32(float64(float32(x)), float64(float32(y)), _RZ)
-
-
-@jit(device=True)
-def fdiv_rd(x, y):
-    """``x / y`` of float32 values, rounded down (towards -inf)."""
-    return _div32(float64(float32(x)), float64(float32(y)), _RD)
-
-
-@jit(device=True)
-def fdiv_ru(x, y):
-    """``x / y`` of float32 values, rounded up (towards +inf)."""
-    return _div32(float64(float32(x)), float64(float32(y)), _RU)
-
-
-@jit(device=True)
-def fdiv_rz(x, y):
-    """``x / y`` of float32 values, rounded towards zero."""
-    return _div32(float64(float32(x)), float64(float32(y)), _RZ)
-
-
-@jit(device=True)
-def frcp_rd(x):
-    """``1 / x`` of a float32, rounded down (towards -inf)."""
-    return _div32(1.0, float64(float32(x)), _RD)
-
-
-@jit(device=True)
-def frcp_ru(x):
-    """``1 / x`` of a float32, rounded up (towards +inf)."""
-    return _div32(1.0, float64(float32(x)), _RU)
-
-
-@jit(device=True)
-def frcp_rz(x):
-    """``1 / x`` of a float32, rounded towards zero."""
-    return _div32(1.0, float64(float32(x)), _RZ)
-
-
-@jit(device=True)
-def fsqrt_rd(x):
-    """The square root of a float32, rounded down (towards -inf)."""
-    return _sqrt32(float64(float32(x)), _RD)
-
-
-@jit(device=True)
-def fsqrt_ru(x):
-    """The square root of a float32, rounded up (towards +inf)."""
-    return _sqrt32(float64(float32(x)), _RU)
-
-
-@jit(device=True)
-def fsqrt_rz(x):
-    """The square root of a float32, rounded towards zero."""
-    return _sqrt32(float64(float32(x)), _RZ)
-
-
-@jit(device=True)
-def fmaf_rd(x, y, z):
-    """``x * y + z`` of float32 values, rounded once down (towards -inf)."""
-    return _fma32(float64(float32(x)), float64(float32(y)), float64(float32(z)), _RD)
-
-
-@jit(device=True)
-def fmaf_ru(x, y, z):
-    """``x * y + z`` of float32 values, rounded once up (towards +inf)."""
-    return _fma32(float64(float32(x)), float64(float32(y)), float64(float32(z)), _RU)
-
-
-@jit(device=True)
-def fmaf_rz(x, y, z):
-    """``x * y + z`` of float32 values, rounded once towards zero."""
-    return _fma32(float64(float32(x)), float64(float32(y)), float64(float32(z)), _RZ)
-
-
-@jit(device=True)
-def dadd_rd(x, y):
-    """``x + y`` of float64 values, rounded down (towards -inf)."""
-    return _add64(float64(x), float64(y), _RD)
-
-
-@jit(device=True)
-def dadd_ru(x, y):
-    """``x + y`` of float64 values, rounded up (towards +inf)."""
-    return _add64(float64(x), float64(y), _RU)
-
-
-@jit(device=True)
-def dadd_rz(x, y):
-    """``x + y`` of float64 values, rounded towards zero."""
-    return _add64(float64(x), float64(y), _RZ)
-
-
-@jit(device=True)
-def dmul_rd(x, y):
-    """``x * y`` of float64 values, rounded down (towards -inf)."""
-    return _mul64(float64(x), float64(y), _RD)
-
-
-@jit(device=True)
-def dmul_ru(x, y):
-    """``x * y`` of float64 values, rounded up (towards +inf)."""
-    return _mul64(float64(x), float64(y), _RU)
-
-
-@jit(device=True)
-def dmul_rz(x, y):
-    """``x * y`` of float64 values, rounded towards zero."""
-    return _mul64(float64(x), float64(y), _RZ)
-
-
-@jit(device=True)
-def ddiv_rd(x, y):
-    """``x / y`` of float64 values, rounded down (towards -inf)."""
-    return _div64(float64(x), float64(y), _RD)
-
-
-@jit(device=True)
-def ddiv_ru(x, y):
-    """``x / y`` of float64 values, rounded up (towards +inf)."""
-    return _div64(float64(x), float64(y), _RU)
-
-
-@jit(device=True)
-def ddiv_rz(x, y):
-    """``x / y`` of float64 values, rounded towards zero."""
-    return _div64(float64(x), float64(y), _RZ)
-
-
-@jit(device=True)
-def drcp_rd(x):
-    """``1 / x`` of a float64, rounded down (towards -inf)."""
-    return _div64(1.0, float64(x), _RD)
-
-
-@jit(device=True)
-def drcp_ru(x):
-    """``1 / x`` of a float64, rounded up (towards +inf)."""
-    return _div64(1.0, float64(x), _RU)
-
-
-@jit(device=True)
-def drcp_rz(x):
-    """``1 / x`` of a float64, rounded towards zero."""
-    return _div64(1.0, float64(x), _RZ)
-
-
-@jit(device=True)
-def dsqrt_rd(x):
-    """The square root of a float64, rounded down (towards -inf)."""
-    return _sqrt64(float64(x), _RD)
-
-
-@jit(device=True)
-def dsqrt_ru(x):
-    """The square root of a float64, rounded up (towards +inf)."""
-    return _sqrt64(float64(x), _RU)
-
-
-@jit(device=True)
-def dsqrt_rz(x):
-    """The square root of a float64, rounded towards zero."""
-    return _sqrt64(float64(x), _RZ)
-
-
-@jit(device=True)
-def fma_rd(x, y, z):
-    """``x * y + z`` of float64 values, rounded once down (towards -inf)."""
-    return _fma64(float64(x), float64(y), float64(z), _RD)
-
-
-@jit(device=True)
-def fma_ru(x, y, z):
-    """``x * y + z`` of float64 values, rounded once up (towards +inf)."""
-    return _fma64(float64(x), float64(y), float64(z), _RU)
-
-
-@jit(device=True)
-def fma_rz(x, y, z):
-    """``x * y + z`` of float64 values, rounded once towards zero."""
-    return _fma64(float64(x), float64(y), float64(z), _RZ)
-
-
-@jit(device=True)
-def double2float_rd(d):
-    """The float64 ``d`` rounded down (towards -inf) to a float32."""
-    return _d2f(float64(d), _RD)
-
-
-@jit(device=True)
-def double2float_ru(d):
-    """The float64 ``d`` rounded up (towards +inf) to a float32."""
-    return _d2f(float64(d), _RU)
-
-
-@jit(device=True)
-def double2float_rz(d):
-    """The float64 ``d`` rounded towards zero to a float32."""
-    return _d2f(float64(d), _RZ)
-
-
-@jit(device=True)
-def int2float_rd(x):
-    """The int32 ``x`` rounded down (towards -inf) to a float32."""
-    return _dround32(float64(int32(x)), 0.0, _RD)
-
-
-@jit(device=True)
-def int2float_ru(x):
-    """The int32 ``x`` rounded up (towards +inf) to a float32."""
-    return _dround32(float64(int32(x)), 0.0, _RU)
-
-
-@jit(device=True)
-def int2float_rz(x):
-    """The int32 ``x`` rounded towards zero to a float32."""
-    return _dround32(float64(int32(x)), 0.0, _RZ)
-
-
-@jit(device=True)
-def uint2float_rd(x):
-    """The uint32 ``x`` (int32 bits) rounded down (towards -inf) to a float32."""
-    return _dround32(float64(uint32(int32(x))), 0.0, _RD)
-
-
-@jit(device=True)
-def uint2float_ru(x):
-    """The uint32 ``x`` (int32 bits) rounded up (towards +inf) to a float32."""
-    return _dround32(float64(uint32(int32(x))), 0.0, _RU)
-
-
-@jit(device=True)
-def uint2float_rz(x):
-    """The uint32 ``x`` (int32 bits) rounded towards zero to a float32."""
-    return _dround32(float64(uint32(int32(x))), 0.0, _RZ)
-
-
-@jit(device=True)
-def ll2float_rd(l):  # noqa: E741
-    """The int64 ``l`` rounded down (towards -inf) to a float32."""
-    return _ll2f(l, _RD)
-
-
-@jit(device=True)
-def ll2float_ru(l):  # noqa: E741
-    """The int64 ``l`` rounded up (towards +inf) to a float32."""
-    return _ll2f(l, _RU)
-
-
-@jit(device=True)
-def ll2float_rz(l):  # noqa: E741
-    """The int64 ``l`` rounded towards zero to a float32."""
-    return _ll2f(l, _RZ)
-
-
-@jit(device=True)
-def ull2float_rd(l):  # noqa: E741
-    """The uint64 ``l`` (int64 bits) rounded down (towards -inf) to a float32."""
-    return _ull2f(l, _RD)
-
-
-@jit(device=True)
-def ull2float_ru(l):  # noqa: E741
-    """The uint64 ``l`` (int64 bits) rounded up (towards +inf) to a float32."""
-    return _ull2f(l, _RU)
-
-
-@jit(device=True)
-def ull2float_rz(l):  # noqa: E741
-    """The uint64 ``l`` (int64 bits) rounded towards zero to a float32."""
-    return _ull2f(l, _RZ)
-
-
-@jit(device=True)
-def ll2double_rd(l):  # noqa: E741
-    """The int64 ``l`` rounded down (towards -inf) to a float64."""
-    return _ll2d(l, _RD)
-
-
-@jit(device=True)
-def ll2double_ru(l):  # noqa: E741
-    """The int64 ``l`` rounded up (towards +inf) to a float64."""
-    return _ll2d(l, _RU)
-
-
-@jit(device=True)
-def ll2double_rz(l):  # noqa: E741
-    """The int64 ``l`` rounded towards zero to a float64."""
-    return _ll2d(l, _RZ)
-
-
-@jit(device=True)
-def ull2double_rd(l):  # noqa: E741
-    """The uint64 ``l`` (int64 bits) rounded down (towards -inf) to a float64."""
-    return _ull2d(l, _RD)
-
-
-@jit(device=True)
-def ull2double_ru(l):  # noqa: E741
-    """The uint64 ``l`` (int64 bits) rounded up (towards +inf) to a float64."""
-    return _ull2d(l, _RU)
-
-
-@jit(device=True)
-def ull2double_rz(l):  # noqa: E741
-    """The uint64 ``l`` (int64 bits) rounded towards zero to a float64."""
-    return _ull2d(l, _RZ)
-
-
-# What the next modules of the package see (names starting with _ included).
-__all__ = [name for name in list(globals()) if not name.startswith("__")]
+# --- the public functions: one row per rounding mode ----------------------------------------
+
+# (name suffix, the mode the helpers take, the rounding in words)
+_ROUNDINGS = (("rd", "_RD", "down (towards -inf)"), ("ru", "_RU", "up (towards +inf)"),
+              ("rz", "_RZ", "towards zero"))
+
+
+def _in_each_mode(params: str, *entries: tuple[str, str, str]) -> list[Row]:
+    """The rows ``name_rd``, ``name_ru`` and ``name_rz`` of each ``(name, expression,
+    docstring)`` entry: ``{mode}`` in the expression is the helpers' mode, ``{rounding}``
+    in the docstring the rounding in words."""
+    return rows(params, *((f"{name}_{suffix}", expression.format(mode=mode),
+                           doc.format(rounding=rounding))
+                          for name, expression, doc in entries
+                          for suffix, mode, rounding in _ROUNDINGS))
+
+
+_TABLE = [
+    *_in_each_mode(
+        "x: float32, y: float32",
+        ("fadd", "_add32(float64(x), float64(y), {mode})",
+         "``x + y`` of float32 values, rounded {rounding}."),
+        ("fsub", "_add32(float64(x), -float64(y), {mode})",
+         "``x - y`` of float32 values, rounded {rounding}."),
+        ("fmul", "_mul32(float64(x), float64(y), {mode})",
+         "``x * y`` of float32 values, rounded {rounding}."),
+        ("fdiv", "_div32(float64(x), float64(y), {mode})",
+         "``x / y`` of float32 values, rounded {rounding}.")),
+    *_in_each_mode(
+        "x: float32",
+        ("frcp", "_div32(1.0, float64(x), {mode})", "``1 / x`` of a float32, rounded {rounding}."),
+        ("fsqrt", "_sqrt32(float64(x), {mode})",
+         "The square root of a float32, rounded {rounding}.")),
+    *_in_each_mode(
+        "x: float32, y: float32, z: float32",
+        ("fmaf", "_fma32(float64(x), float64(y), float64(z), {mode})",
+         "``x * y + z`` of float32 values, rounded once {rounding}.")),
+    *_in_each_mode(
+        "x: float64, y: float64",
+        ("dadd", "_add64(x, y, {mode})", "``x + y`` of float64 values, rounded {rounding}."),
+        ("dmul", "_mul64(x, y, {mode})", "``x * y`` of float64 values, rounded {rounding}."),
+        ("ddiv", "_div64(x, y, {mode})", "``x / y`` of float64 values, rounded {rounding}.")),
+    *_in_each_mode(
+        "x: float64",
+        ("drcp", "_div64(1.0, x, {mode})", "``1 / x`` of a float64, rounded {rounding}."),
+        ("dsqrt", "_sqrt64(x, {mode})", "The square root of a float64, rounded {rounding}.")),
+    *_in_each_mode(
+        "x: float64, y: float64, z: float64",
+        ("fma", "_fma64(x, y, z, {mode})",
+         "``x * y + z`` of float64 values, rounded once {rounding}.")),
+    *_in_each_mode(
+        "d: float64",
+        ("double2float", "_d2f(d, {mode})",
+         "The float64 ``d`` rounded {rounding} to a float32.")),
+    *_in_each_mode(
+        "x: int32",
+        ("int2float", "_dround32(float64(x), 0.0, {mode})",
+         "The int32 ``x`` rounded {rounding} to a float32."),
+        ("uint2float", "_dround32(float64(uint32(x)), 0.0, {mode})",
+         "The uint32 ``x`` (int32 bits) rounded {rounding} to a float32.")),
+    *_in_each_mode(
+        "l",  # passed as it is: the helpers convert it to int64
+        ("ll2float", "_ll2f(l, {mode})", "The int64 ``l`` rounded {rounding} to a float32."),
+        ("ull2float", "_ull2f(l, {mode})",
+         "The uint64 ``l`` (int64 bits) rounded {rounding} to a float32."),
+        ("ll2double", "_ll2d(l, {mode})", "The int64 ``l`` rounded {rounding} to a float64."),
+        ("ull2double", "_ull2d(l, {mode})",
+         "The uint64 ``l`` (int64 bits) rounded {rounding} to a float64.")),
+]
+
+__all__ = define(globals(), _TABLE)

@@ -2,31 +2,36 @@
 
 from __future__ import annotations
 
-from ._base import *  # noqa: F401,F403
-from .integer import *  # noqa: F401,F403
-from .classification import *  # noqa: F401,F403
-from .math64 import *  # noqa: F401,F403
-from .math32 import *  # noqa: F401,F403
+import math
 
-# --- fast (approximate in libdevice; accurate here) --------------------------------------
+from ..compiler import jit
+from ..types import float32, float64  # noqa: F401
+from ._base import _F10  # noqa: F401  (the table's)
+from ._table import define, rows
 
-
-@jit(device=True)
-def fast_cosf(x):
-    """The cosine of a float32 (libdevice's fast approximation; here the accurate cosf)."""
-    return math.cos(float32(x))
-
-
-@jit(device=True)
-def fast_sinf(x):
-    """The sine of a float32 (libdevice's fast approximation; here the accurate sinf)."""
-    return math.sin(float32(x))
-
-
-@jit(device=True)
-def fast_tanf(x):
-    """The tangent of a float32 (libdevice's fast approximation; here the accurate tanf)."""
-    return math.tan(float32(x))
+# Generated (see _table.py): the type each argument is converted to, then (name,
+# expression of the converted arguments, docstring).
+_TABLE = [
+    *rows("x: float32",
+          ("fast_cosf", "math.cos(x)",
+           "The cosine of a float32 (libdevice's fast approximation; here the accurate cosf)."),
+          ("fast_sinf", "math.sin(x)",
+           "The sine of a float32 (libdevice's fast approximation; here the accurate sinf)."),
+          ("fast_tanf", "math.tan(x)",
+           "The tangent of a float32 (libdevice's fast approximation; here the accurate tanf)."),
+          ("fast_expf", "math.exp(x)", "``e ** x`` of a float32 (here the accurate expf)."),
+          ("fast_exp10f", "_F10 ** x", "``10 ** x`` of a float32 (here the accurate exp10f)."),
+          ("fast_logf", "math.log(x)",
+           "The natural logarithm of a float32 (here the accurate logf)."),
+          ("fast_log2f", "math.log2(x)",
+           "The base-2 logarithm of a float32 (here the accurate log2f)."),
+          ("fast_log10f", "math.log10(x)",
+           "The base-10 logarithm of a float32 (here the accurate log10f).")),
+    *rows("x: float32, y: float32",
+          ("fast_powf", "math.pow(x, y)", "``x ** y`` of float32 values (here the accurate powf)."),
+          ("fast_fdividef", "float32(float64(x) / float64(y))",
+           "``x / y`` of float32 values (here the correctly rounded quotient).")),
+]
 
 
 @jit(device=True)
@@ -36,47 +41,4 @@ def fast_sincosf(x):
     return math.sin(x), math.cos(x)
 
 
-@jit(device=True)
-def fast_expf(x):
-    """``e ** x`` of a float32 (here the accurate expf)."""
-    return math.exp(float32(x))
-
-
-@jit(device=True)
-def fast_exp10f(x):
-    """``10 ** x`` of a float32 (here the accurate exp10f)."""
-    return _F10 ** float32(x)
-
-
-@jit(device=True)
-def fast_logf(x):
-    """The natural logarithm of a float32 (here the accurate logf)."""
-    return math.log(float32(x))
-
-
-@jit(device=True)
-def fast_log2f(x):
-    """The base-2 logarithm of a float32 (here the accurate log2f)."""
-    return math.log2(float32(x))
-
-
-@jit(device=True)
-def fast_log10f(x):
-    """The base-10 logarithm of a float32 (here the accurate log10f)."""
-    return math.log10(float32(x))
-
-
-@jit(device=True)
-def fast_powf(x, y):
-    """``x ** y`` of float32 values (here the accurate powf)."""
-    return math.pow(float32(x), float32(y))
-
-
-@jit(device=True)
-def fast_fdividef(x, y):
-    """``x / y`` of float32 values (here the correctly rounded quotient)."""
-    return float32(float64(float32(x)) / float64(float32(y)))
-
-
-# What the next modules of the package see (names starting with _ included).
-__all__ = [name for name in list(globals()) if not name.startswith("__")]
+__all__ = [*define(globals(), _TABLE), "fast_sincosf"]

@@ -2,15 +2,59 @@
 
 from __future__ import annotations
 
-from ._base import *  # noqa: F401,F403
+from ..compiler import jit
+from ..intrinsics import brev as _brev  # noqa: F401  (_brev ... _popc, _bmax, _bmin: the table's)
+from ..intrinsics import clz as _clz  # noqa: F401
+from ..intrinsics import ffs as _ffs  # noqa: F401
+from ..intrinsics import popc as _popc  # noqa: F401
+from ..types import int32, int64, uint32, uint64
+from ._base import _babs, _bmax, _bmin  # noqa: F401
+from ._table import define, rows
 
-# --- integer functions ---------------------------------------------------------------
-
-
-@jit(device=True)
-def abs(x):
-    """``|x|`` of an int32 (``abs(-2**31)`` is ``-2**31``)."""
-    return int32(_babs(int64(int32(x))))
+# The functions of one expression, generated (see _table.py): the type each argument is
+# converted to, then (name, expression of the converted arguments, docstring).
+_TABLE = [
+    *rows("x: int32",
+          ("abs", "int32(_babs(int64(x)))", "``|x|`` of an int32 (``abs(-2**31)`` is ``-2**31``)."),
+          ("popc", "int32(_popc(uint32(x)))", "The number of set bits of an int32."),
+          ("brev", "int32(_brev(uint32(x)))", "The bits of an int32 in reverse order."),
+          ("clz", "int32(_clz(x))", "The number of leading zero bits of an int32 (32 for 0)."),
+          ("ffs", "int32(_ffs(x))",
+           "The 1-based position of the lowest set bit of an int32; 0 for 0.")),
+    *rows("x: int32, y: int32",
+          ("max", "_bmax(x, y)", "The larger of two int32."),
+          ("min", "_bmin(x, y)", "The smaller of two int32."),
+          ("umax", "int32(_bmax(uint32(x), uint32(y)))",
+           "The larger of two uint32 (int32 bits in and out, as Numba types it)."),
+          ("umin", "int32(_bmin(uint32(x), uint32(y)))",
+           "The smaller of two uint32 (int32 bits in and out, as Numba types it)."),
+          ("hadd", "int32((int64(x) + int64(y)) >> 1)",
+           "``(x + y) >> 1`` of two int32, without overflow."),
+          ("rhadd", "int32((int64(x) + int64(y) + 1) >> 1)",
+           "``(x + y + 1) >> 1`` of two int32, without overflow."),
+          ("uhadd", "int32((uint64(uint32(x)) + uint64(uint32(y))) >> uint32(1))",
+           "``(x + y) >> 1`` of two uint32, without overflow (int32 bits in and out)."),
+          ("umul24", "int32((int64(x) & 0xFFFFFF) * (int64(y) & 0xFFFFFF))",
+           "The low 32 bits of the product of the low 24 bits of x and y, unsigned."),
+          ("mulhi", "int32((int64(x) * int64(y)) >> 32)",
+           "The high 32 bits of the 64-bit product of two int32.")),
+    *rows("x: int64, y: int64",
+          ("llmax", "_bmax(x, y)", "The larger of two int64."),
+          ("llmin", "_bmin(x, y)", "The smaller of two int64."),
+          ("ullmax", "int64(_bmax(uint64(x), uint64(y)))",
+           "The larger of two uint64 (int64 bits in and out)."),
+          ("ullmin", "int64(_bmin(uint64(x), uint64(y)))",
+           "The smaller of two uint64 (int64 bits in and out)."),
+          ("umul64hi", "int64(_umul64hi(uint64(x), uint64(y)))",
+           "The high 64 bits of the 128-bit product of two uint64 (int64 bits in and out).")),
+    *rows("x: int64",
+          ("popcll", "int32(_popc(uint64(x)))", "The number of set bits of an int64, as int32."),
+          ("brevll", "int64(_brev(uint64(x)))", "The bits of an int64 in reverse order."),
+          ("clzll", "int32(_clz(x))",
+           "The number of leading zero bits of an int64 (64 for 0), as int32."),
+          ("ffsll", "int32(_ffs(x))",
+           "The 1-based position of the lowest set bit of an int64, as int32; 0 for 0.")),
+]
 
 
 @jit(device=True)
@@ -18,102 +62,6 @@ def llabs(x):
     """``|x|`` of an int64 (``llabs(-2**63)`` is ``-2**63``)."""
     x = int64(x)
     return x if x >= 0 else -x
-
-
-@jit(device=True)
-def max(x, y):
-    """The larger of two int32."""
-    return _bmax(int32(x), int32(y))
-
-
-@jit(device=True)
-def min(x, y):
-    """The smaller of two int32."""
-    return _bmin(int32(x), int32(y))
-
-
-@jit(device=True)
-def umax(x, y):
-    """The larger of two uint32 (int32 bits in and out, as Numba types it)."""
-    return int32(_bmax(uint32(int32(x)), uint32(int32(y))))
-
-
-@jit(device=True)
-def umin(x, y):
-    """The smaller of two uint32 (int32 bits in and out, as Numba types it)."""
-    return int32(_bmin(uint32(int32(x)), uint32(int32(y))))
-
-
-@jit(device=True)
-def llmax(x, y):
-    """The larger of two int64."""
-    return _bmax(int64(x), int64(y))
-
-
-@jit(device=True)
-def llmin(x, y):
-    """The smaller of two int64."""
-    return _bmin(int64(x), int64(y))
-
-
-@jit(device=True)
-def ullmax(x, y):
-    """The larger of two uint64 (int64 bits in and out)."""
-    return int64(_bmax(uint64(int64(x)), uint64(int64(y))))
-
-
-@jit(device=True)
-def ullmin(x, y):
-    """The smaller of two uint64 (int64 bits in and out)."""
-    return int64(_bmin(uint64(int64(x)), uint64(int64(y))))
-
-
-@jit(device=True)
-def popc(x):
-    """The number of set bits of an int32."""
-    return int32(_popc(uint32(int32(x))))
-
-
-@jit(device=True)
-def popcll(x):
-    """The number of set bits of an int64, as int32."""
-    return int32(_popc(uint64(int64(x))))
-
-
-@jit(device=True)
-def brev(x):
-    """The bits of an int32 in reverse order."""
-    return int32(_brev(uint32(int32(x))))
-
-
-@jit(device=True)
-def brevll(x):
-    """The bits of an int64 in reverse order."""
-    return int64(_brev(uint64(int64(x))))
-
-
-@jit(device=True)
-def clz(x):
-    """The number of leading zero bits of an int32 (32 for 0)."""
-    return int32(_clz(int32(x)))
-
-
-@jit(device=True)
-def clzll(x):
-    """The number of leading zero bits of an int64 (64 for 0), as int32."""
-    return int32(_clz(int64(x)))
-
-
-@jit(device=True)
-def ffs(x):
-    """The 1-based position of the lowest set bit of an int32; 0 for 0."""
-    return int32(_ffs(int32(x)))
-
-
-@jit(device=True)
-def ffsll(x):
-    """The 1-based position of the lowest set bit of an int64, as int32; 0 for 0."""
-    return int32(_ffs(int64(x)))
 
 
 @jit(device=True)
@@ -127,24 +75,6 @@ def byte_perm(x, y, z):
         byte = (s >> uint32(4 * n)) & uint32(7)
         r |= ((pair >> (uint32(8) * byte)) & uint64(0xFF)) << uint32(8 * n)
     return int32(r)
-
-
-@jit(device=True)
-def hadd(x, y):
-    """``(x + y) >> 1`` of two int32, without overflow."""
-    return int32((int64(int32(x)) + int64(int32(y))) >> 1)
-
-
-@jit(device=True)
-def rhadd(x, y):
-    """``(x + y + 1) >> 1`` of two int32, without overflow."""
-    return int32((int64(int32(x)) + int64(int32(y)) + 1) >> 1)
-
-
-@jit(device=True)
-def uhadd(x, y):
-    """``(x + y) >> 1`` of two uint32, without overflow (int32 bits in and out)."""
-    return int32((uint64(uint32(int32(x))) + uint64(uint32(int32(y)))) >> uint32(1))
 
 
 @jit(device=True)
@@ -177,18 +107,6 @@ def mul24(x, y):
 
 
 @jit(device=True)
-def umul24(x, y):
-    """The low 32 bits of the product of the low 24 bits of x and y, unsigned."""
-    return int32((int64(int32(x)) & 0xFFFFFF) * (int64(int32(y)) & 0xFFFFFF))
-
-
-@jit(device=True)
-def mulhi(x, y):
-    """The high 32 bits of the 64-bit product of two int32."""
-    return int32((int64(int32(x)) * int64(int32(y))) >> 32)
-
-
-@jit(device=True)
 def umulhi(x, y):
     """The high 32 bits of the 64-bit product of two uint32 (int32 bits in and out)."""
     p = uint64(uint32(int32(x))) * uint64(uint32(int32(y)))
@@ -212,12 +130,6 @@ def _umul64hi(a, b):
 
 
 @jit(device=True)
-def umul64hi(x, y):
-    """The high 64 bits of the 128-bit product of two uint64 (int64 bits in and out)."""
-    return int64(_umul64hi(uint64(int64(x)), uint64(int64(y))))
-
-
-@jit(device=True)
 def mul64hi(x, y):
     """The high 64 bits of the 128-bit product of two int64."""
     a = int64(x)
@@ -230,5 +142,5 @@ def mul64hi(x, y):
     return int64(hi)
 
 
-# What the next modules of the package see (names starting with _ included).
-__all__ = [name for name in list(globals()) if not name.startswith("__")]
+__all__ = [*define(globals(), _TABLE),
+           "llabs", "byte_perm", "urhadd", "sad", "usad", "mul24", "umulhi", "mul64hi"]

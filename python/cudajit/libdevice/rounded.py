@@ -2,87 +2,35 @@
 
 from __future__ import annotations
 
-from ._base import *  # noqa: F401,F403
-from .integer import *  # noqa: F401,F403
-from .classification import *  # noqa: F401,F403
-from .math64 import *  # noqa: F401,F403
-from .math32 import *  # noqa: F401,F403
-from .fast import *  # noqa: F401,F403
+import math  # noqa: F401  (math ... _rsqrt32: the table's)
 
-# --- arithmetic rounded to nearest (the _rn variants) -------------------------------------
+from ..types import float32, float64  # noqa: F401
+from ._base import _rsqrt32  # noqa: F401
+from ._table import define, rows
 
-
-@jit(device=True)
-def dadd_rn(x, y):
-    """``x + y`` of float64 values, rounded to nearest."""
-    return float64(x) + float64(y)
-
-
-@jit(device=True)
-def dmul_rn(x, y):
-    """``x * y`` of float64 values, rounded to nearest."""
-    return float64(x) * float64(y)
-
-
-@jit(device=True)
-def ddiv_rn(x, y):
-    """``x / y`` of float64 values, rounded to nearest."""
-    return float64(x) / float64(y)
-
-
-@jit(device=True)
-def drcp_rn(x):
-    """``1 / x`` of a float64, rounded to nearest."""
-    return 1.0 / float64(x)
+# Generated (see _table.py): the type each argument is converted to, then (name,
+# expression of the converted arguments, docstring).
+_TABLE = [
+    *rows("x: float64, y: float64",
+          ("dadd_rn", "x + y", "``x + y`` of float64 values, rounded to nearest."),
+          ("dmul_rn", "x * y", "``x * y`` of float64 values, rounded to nearest."),
+          ("ddiv_rn", "x / y", "``x / y`` of float64 values, rounded to nearest.")),
+    *rows("x: float64",
+          ("drcp_rn", "1.0 / x", "``1 / x`` of a float64, rounded to nearest."),
+          ("dsqrt_rn", "math.sqrt(x)", "The square root of a float64, rounded to nearest.")),
+    *rows("x: float32, y: float32",
+          ("fadd_rn", "x + y", "``x + y`` of float32 values, rounded to nearest."),
+          ("fsub_rn", "x - y", "``x - y`` of float32 values, rounded to nearest."),
+          ("fmul_rn", "x * y", "``x * y`` of float32 values, rounded to nearest."),
+          ("fdiv_rn", "float32(float64(x) / float64(y))",
+           "``x / y`` of float32 values, rounded to nearest (computed exactly enough in float64)."),
+    ),
+    *rows("x: float32",
+          ("frcp_rn", "float32(1.0 / float64(x))", "``1 / x`` of a float32, rounded to nearest."),
+          ("fsqrt_rn", "float32(math.sqrt(float64(x)))",
+           "The square root of a float32, rounded to nearest."),
+          ("frsqrt_rn", "_rsqrt32(x)", "``1 / sqrt(x)`` of a float32, rounded once to nearest.")),
+]
 
 
-@jit(device=True)
-def dsqrt_rn(x):
-    """The square root of a float64, rounded to nearest."""
-    return math.sqrt(float64(x))
-
-
-@jit(device=True)
-def fadd_rn(x, y):
-    """``x + y`` of float32 values, rounded to nearest."""
-    return float32(x) + float32(y)
-
-
-@jit(device=True)
-def fsub_rn(x, y):
-    """``x - y`` of float32 values, rounded to nearest."""
-    return float32(x) - float32(y)
-
-
-@jit(device=True)
-def fmul_rn(x, y):
-    """``x * y`` of float32 values, rounded to nearest."""
-    return float32(x) * float32(y)
-
-
-@jit(device=True)
-def fdiv_rn(x, y):
-    """``x / y`` of float32 values, rounded to nearest (computed exactly enough in float64)."""
-    return float32(float64(float32(x)) / float64(float32(y)))
-
-
-@jit(device=True)
-def frcp_rn(x):
-    """``1 / x`` of a float32, rounded to nearest."""
-    return float32(1.0 / float64(float32(x)))
-
-
-@jit(device=True)
-def fsqrt_rn(x):
-    """The square root of a float32, rounded to nearest."""
-    return float32(math.sqrt(float64(float32(x))))
-
-
-@jit(device=True)
-def frsqrt_rn(x):
-    """``1 / sqrt(x)`` of a float32, rounded once to nearest."""
-    return _rsqrt32(float32(x))
-
-
-# What the next modules of the package see (names starting with _ included).
-__all__ = [name for name in list(globals()) if not name.startswith("__")]
+__all__ = define(globals(), _TABLE)
