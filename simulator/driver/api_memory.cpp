@@ -266,13 +266,17 @@ CUDAJIT_SIM_API cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CU
     // Memory the driver knows must hold the whole copy; other addresses are pageable host
     // memory (unified addressing), where the real driver stages: a pageable source is read
     // before the call returns, and a copy into pageable memory is complete when it returns.
+    // Module variables and device-heap blocks are device memory too, though no allocation
+    // (numba-cuda reads its exception flag with cuMemcpyDtoH right after the launch).
     auto to = find(c, dst);
     auto from = find(c, src);
     if ((to && !to->holds(dst, bytes)) || (from && !from->holds(src, bytes)))
       return CUDA_ERROR_INVALID_VALUE;
+    const bool device_to = to || c->memory.find(dst, bytes).end != 0;
+    const bool device_from = from || c->memory.find(src, bytes).end != 0;
     std::shared_ptr<std::vector<uint8_t>> staged;
     const void* source = reinterpret_cast<const void*>(uintptr_t(src));
-    if (!from) {
+    if (!device_from) {
       staged = std::make_shared<std::vector<uint8_t>>(static_cast<const uint8_t*>(source),
                                                       static_cast<const uint8_t*>(source) + bytes);
       source = staged->data();
@@ -285,7 +289,7 @@ CUDAJIT_SIM_API cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CU
           c->memory.mark_written(uint64_t(uintptr_t(target)), bytes);  // initcheck
         },
         c->implicit_waits(stream));
-    if (!to) done.wait();
+    if (!device_to) done.wait();
     return CUDA_SUCCESS;
   });
 }

@@ -440,3 +440,39 @@ def test_recursion_deeper_than_the_stack_faults_as_on_hardware(tmp_path):
     assert "CudaDriverError" in result.stdout and "CUDA_ERROR_HARDWARE_STACK_ERROR" in \
         result.stdout, result.stdout
     assert "stack overflow" in result.stdout
+
+
+# numba-cuda reads its exception flag (a module variable) with cuMemcpyDtoH right after the
+# launch: a copy from a module variable is a copy from device memory, in stream order, and
+# must not be read at the call as pageable host memory is (it read 0 while the kernel ran).
+SLOW_FLAG_WRITER = """.version 7.8
+.target sm_80
+.address_size 64
+.visible .global .align 4 .u32 flag;
+.visible .entry k()
+{
+  .reg .pred %p;
+  .reg .b32 %r<2>;
+  mov.u32 %r1, 0;
+$L_spin:
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p, %r1, 300000;
+  @%p bra $L_spin;
+  st.global.u32 [flag], 7;
+  ret;
+}
+"""
+
+
+def test_a_copy_from_a_module_variable_waits_for_the_kernel_before_it(driver):
+    import ctypes
+
+    module = driver.load(SLOW_FLAG_WRITER)
+    address, size = ctypes.c_uint64(), ctypes.c_size_t()
+    driver._check("cuModuleGetGlobal", driver.lib.cuModuleGetGlobal_v2(
+        ctypes.byref(address), ctypes.byref(size), module, b"flag"))
+    assert driver.launch(driver.function(module, "k"), (1, 1, 1), (1, 1, 1), []) == 0
+    flag = ctypes.c_uint32(0)
+    driver._check("cuMemcpyDtoH", driver.lib.cuMemcpyDtoH_v2(
+        ctypes.byref(flag), address, ctypes.c_size_t(4)))
+    assert flag.value == 7
