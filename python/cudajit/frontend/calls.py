@@ -24,7 +24,6 @@ from .entities import (
     BuiltinFunction, Constant, Dim3, ForeignFunction, GridGroup, GridIntrinsic, IntrinsicFunction,
     IntrinsicValue, NumpyUfunc, OperatorFunction, PythonFunction, PythonModule,
 )
-from .objects import namespace_attribute
 from .scope import EXCEPTION_RECORD, VARARG_COUNT, NotConstant, is_number
 from .ufuncs import call_ufunc, ufunc_element
 
@@ -47,8 +46,7 @@ def translate_call(t: FunctionTranslator, node: ast.Call) -> IRNode:
         if isinstance(base, GridGroup):
             return _grid_group_call(t, node, func)
         if isinstance(base, (PythonModule, Dim3)):
-            with t.located(func):
-                callee = namespace_attribute(base, func)
+            callee = t.namespace_attribute(base, func)
         else:
             node = check_call_syntax(t, node)
             return _method_call(t, node, t.as_value(base, func.value), func.attr)

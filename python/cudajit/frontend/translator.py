@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import ast
 import builtins
-import contextlib
 from types import CodeType, FunctionType
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -80,6 +79,7 @@ class FunctionTranslator:
         self.ir_name = ir_name
         self.module = module
         self.scope = Scope(pyfunc, static or {}, pyfunc is module.entry, module.debug)
+        self.col_shift = self.scope.col_shift
         self.chain_temps = 0
         # Names bound to cuda.cg.this_grid(): compile-time groups, never IR values.
         self.grid_groups: set[str] = set()
@@ -88,7 +88,7 @@ class FunctionTranslator:
     # -- helpers ------------------------------------------------------------
 
     def loc(self, node: ast.AST) -> tuple[int, int]:
-        return self.scope.loc(node)
+        return (node.lineno, node.col_offset + self.col_shift)  # as Scope.loc, called often
 
     def error(self, msg: str, node: ast.AST) -> CompileError:
         return self.scope.error(msg, node)
@@ -96,14 +96,6 @@ class FunctionTranslator:
     def unsupported(self, node: ast.AST) -> CompileError:
         what = UNSUPPORTED_SYNTAX.get(type(node).__name__, f"'{type(node).__name__}' nodes")
         return self.error(f"{what} are not supported in kernels", node)
-
-    @contextlib.contextmanager
-    def located(self, node: ast.AST) -> Iterator[None]:
-        """Reports what objects.py finds unusable as a CompileError at `node`."""
-        try:
-            yield
-        except NotUsableInKernels as exc:
-            raise self.error(str(exc), node) from None
 
     def temp_number(self) -> int:
         """A new number for the names of temporaries (names no Python code can spell)."""
@@ -602,19 +594,33 @@ class FunctionTranslator:
                       "slice." + "".join("1" if g else "0" for g in given),
                       *(self.expr(p) for p, g in zip(parts, given) if g))
 
+    # What objects.py finds unusable (NotUsableInKernels) is a CompileError at the node.
+
     def literal(self, value: Any, node: ast.AST) -> IRNode:
-        with self.located(node):
+        try:
             return objects.literal(value, self.loc(node))
+        except NotUsableInKernels as exc:
+            raise self.error(str(exc), node) from None
 
     def frozen_array(self, array: np.ndarray, node: ast.expr) -> IRNode:
-        with self.located(node):
+        try:
             return objects.frozen_array(array, self.loc(node), ast.unparse(node))
+        except NotUsableInKernels as exc:
+            raise self.error(str(exc), node) from None
+
+    def namespace_attribute(self, base: PythonModule | Dim3, node: ast.Attribute) -> Entity:
+        try:
+            return namespace_attribute(base, node)
+        except NotUsableInKernels as exc:
+            raise self.error(str(exc), node) from None
 
     # -- names and attributes -----------------------------------------------
 
     def _meaning(self, value: Any, node: ast.expr) -> Entity:
-        with self.located(node):
+        try:
             return meaning_of(value, ast.unparse(node))
+        except NotUsableInKernels as exc:
+            raise self.error(str(exc), node) from None
 
     def resolve(self, node: ast.expr) -> Resolved:
         """A name or attribute chain as IR (a value) or as a compile-time entity."""
@@ -635,8 +641,7 @@ class FunctionTranslator:
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
             if isinstance(base, (PythonModule, Dim3)):
-                with self.located(node):
-                    return namespace_attribute(base, node)
+                return self.namespace_attribute(base, node)
             if isinstance(base, EnumClass):
                 return self._meaning(self.scope.static_value(node), node)
             if node.attr == "value" and isinstance(node.value, ast.Attribute) \
@@ -661,8 +666,10 @@ class FunctionTranslator:
         if isinstance(resolved, FrozenArray):
             return self.frozen_array(resolved.array, node)
         if isinstance(resolved, CapturedArray):
-            with self.located(node):
+            try:
                 value = objects.captured_array(resolved.array, self.loc(node), ast.unparse(node))
+            except NotUsableInKernels as exc:
+                raise self.error(str(exc), node) from None
             self.module.captured.append(resolved.array)  # the kernel holds it
             return value
         spelled = ast.unparse(node)
