@@ -49,6 +49,20 @@ static int max_threads(const Function& f) {
   return 1024;
 }
 
+// The occupancy calculator: blocks of `threads` threads with `dynamic_shared` bytes that one
+// multiprocessor holds at once, limited by its threads (whole warps), its shared memory and its
+// block slots. Registers are not modelled (NUM_REGS counts PTX's virtual registers).
+static uint64_t active_blocks_per_multiprocessor(const Function& f, uint64_t threads,
+                                                 uint64_t dynamic_shared) {
+  const DeviceModel& m = device_model();
+  const uint64_t warps = (threads + 31) / 32;
+  uint64_t by_threads = uint64_t(m.threads_per_multiprocessor) / (warps * 32);
+  uint64_t per_block_shared = f.static_shared_bytes + dynamic_shared;
+  uint64_t by_shared = per_block_shared ? uint64_t(m.shared_per_multiprocessor) / per_block_shared
+                                        : uint64_t(m.blocks_per_multiprocessor);
+  return std::min<uint64_t>({by_threads, by_shared, uint64_t(m.blocks_per_multiprocessor)});
+}
+
 static CUresult fault_code(Fault fault) {
   switch (fault) {
     case Fault::IllegalAddress:
@@ -313,13 +327,12 @@ CUresult launch(CUfunction function, unsigned gx, unsigned gy, unsigned gz, unsi
   if (f.static_shared_bytes + shared > uint64_t(kSharedWithoutOptIn) &&
       int64_t(shared) > k->max_dynamic_shared)
     return CUDA_ERROR_INVALID_VALUE;
-  if (cooperative) {
-    const DeviceModel& m = device_model();
-    uint64_t per_sm =
-        std::min<uint64_t>(m.blocks_per_multiprocessor, m.threads_per_multiprocessor / threads);
-    if (uint64_t(gx) * gy * gz > per_sm * m.multiprocessors)
-      return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
-  }
+  // Every block of a cooperative grid must be resident at once: at most what the occupancy
+  // calculator gives per multiprocessor, times their count.
+  const uint64_t resident = active_blocks_per_multiprocessor(f, threads, shared) *
+                            uint64_t(device_model().multiprocessors);
+  if (cooperative && uint64_t(gx) * gy * gz > resident)
+    return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
   return guarded([&] {
     Launch launch;
     launch.program = k->module->program.get();
@@ -416,12 +429,7 @@ CUDAJIT_SIM_API cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, CUfunct
   if (!blocks || block_size <= 0) return CUDA_ERROR_INVALID_VALUE;
   Kernel* k = live_kernel(c, function);
   if (!k) return CUDA_ERROR_INVALID_HANDLE;
-  const DeviceModel& m = device_model();
-  uint64_t by_threads = uint64_t(m.threads_per_multiprocessor) / uint64_t(block_size);
-  uint64_t per_block_shared = k->function->static_shared_bytes + shared;
-  uint64_t by_shared = per_block_shared ? uint64_t(m.shared_per_multiprocessor) / per_block_shared
-                                        : uint64_t(m.blocks_per_multiprocessor);
-  *blocks = int(std::min<uint64_t>({by_threads, by_shared, uint64_t(m.blocks_per_multiprocessor)}));
+  *blocks = int(active_blocks_per_multiprocessor(*k->function, uint64_t(block_size), shared));
   return CUDA_SUCCESS;
 }
 

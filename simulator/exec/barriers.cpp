@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "grid_sync.hpp"
 #include "racecheck.hpp"
 #include "warp.hpp"
 
@@ -10,9 +11,10 @@ namespace cudajit::sim {
 
 namespace {
 
-const char* kind_name(const Inst& inst, bool arrive_only, int reduction) {
+const char* kind_name(uint32_t id, bool aligned, bool arrive_only, int reduction) {
+  if (id == kGridSyncBarrier) return "grid sync";
   if (arrive_only) return "barrier.arrive";
-  return reduction >= 0 ? "barrier.red" : inst.target == 1 ? "bar.sync" : "barrier.sync";
+  return reduction >= 0 ? "barrier.red" : aligned ? "bar.sync" : "barrier.sync";
 }
 
 void release_entries(Warp& warp) {
@@ -20,8 +22,30 @@ void release_entries(Warp& warp) {
     for (SimtEntry& entry : frame.stack) entry.at_barrier = false;
 }
 
+// The block's threads have met for a grid sync: the block waits for the grid's other blocks.
+// Returns false when the launch stops instead (the warps stay waiting; run_block returns).
+bool wait_for_grid(Block& block) {
+  const Launch& launch = *block.launch;
+  switch (launch.grid_sync->arrive_and_wait(launch.abort)) {
+    case GridSync::Outcome::Released:
+      return true;
+    case GridSync::Outcome::Aborted:
+      return false;
+    case GridSync::Outcome::Deadlock:
+      break;
+  }
+  for (const Warp& warp : block.warps)
+    if (warp.arrival.counted && warp.arrival.barrier == kGridSyncBarrier)
+      warp.fault(Fault::BarrierDeadlock, *warp.arrival.at,
+                 __builtin_ctz(warp.arrival.lanes & ~warp.exited),
+                 "the grid sync waits for blocks that have ended without reaching it (every "
+                 "block must sync the grid as often as the others; a GPU would hang here)");
+  throw ExecutionFault(Fault::BarrierDeadlock, "barrier deadlock: the grid sync cannot complete");
+}
+
 // The barrier's waiting warps go on; it is reset for its next use.
 void complete(Block& block, uint32_t id) {
+  if (id == kGridSyncBarrier && !wait_for_grid(block)) return;
   BlockBarrier& barrier = block.barriers[id];
   for (Warp& warp : block.warps) {
     const Warp::Arrival& arrival = warp.arrival;
@@ -46,9 +70,9 @@ void complete(Block& block, uint32_t id) {
 // Without a thread count every thread of the block that has not exited takes part; with one,
 // the barrier completes when that many have arrived, counted in whole warps as the count is a
 // multiple of the warp size ("marks warps' arrival at barrier").
-bool try_complete(Block& block, uint32_t id) {
+void try_complete(Block& block, uint32_t id) {
   const BlockBarrier& barrier = block.barriers[id];
-  if (barrier.warps == 0) return false;
+  if (barrier.warps == 0) return;
   bool done;
   if (barrier.expected == 0) {
     uint32_t live = 0;
@@ -58,7 +82,6 @@ bool try_complete(Block& block, uint32_t id) {
     done = uint64_t(barrier.warps) * kWarpSize >= barrier.expected;
   }
   if (done) complete(block, id);
-  return done;
 }
 
 // Counts the warp at its barrier once every lane that has not exited has arrived.
@@ -93,9 +116,51 @@ void count_arrival(Warp& warp) {
 
 }  // namespace
 
+namespace {
+
+// A warp's lanes arrive at barrier `id` (kGridSyncBarrier for a grid sync): see
+// arrive_at_barrier.
+void arrive(Warp& warp, const Inst& inst, uint32_t lanes, uint32_t id, uint32_t threads,
+            bool arrive_only, int reduction, uint32_t holds, bool aligned) {
+  Warp::Arrival& arrival = warp.arrival;
+  const int lane = __builtin_ctz(lanes);
+  if (arrival.lanes != 0) {
+    // The warp's other lanes arrived first, on another path: the same barrier and form, and
+    // the same instruction when either is aligned (undefined otherwise; an H200 hung on it).
+    char masks[96];
+    std::snprintf(masks, sizeof masks, "lanes 0x%08x of a warp whose lanes 0x%08x wait at another",
+                  lanes, arrival.lanes);
+    if ((aligned || arrival.aligned) && arrival.at != &inst)
+      warp.fault(Fault::IllegalInstruction, inst, lane,
+                 std::string("an aligned barrier (bar.sync, bar.red, barrier.sync.aligned) "
+                             "reached by ") +
+                     masks +
+                     ": undefined on a GPU (it can hang); every thread of a warp must reach "
+                     "syncthreads at the same call");
+    if (arrival.barrier != id || arrival.threads != threads || arrival.arrive_only != arrive_only ||
+        arrival.reduction != reduction)
+      warp.fault(Fault::IllegalInstruction, inst, lane,
+                 std::string(kind_name(id, aligned, arrive_only, reduction)) +
+                     (id == kGridSyncBarrier ? "" : " " + std::to_string(id)) + " reached by " +
+                     masks + " (a barrier waits for every thread of the warp: they would hang)");
+  } else {
+    arrival.at = &inst;
+    arrival.barrier = id;
+    arrival.threads = threads;
+    arrival.arrive_only = arrive_only;
+    arrival.reduction = reduction;
+    arrival.aligned = aligned;
+  }
+  arrival.lanes |= lanes;
+  arrival.reduction_true += uint64_t(__builtin_popcount(holds));
+  warp.top().at_barrier = true;  // until the warp's other lanes arrive, or the barrier completes
+  count_arrival(warp);
+}
+
+}  // namespace
+
 void arrive_at_barrier(Warp& warp, const Inst& inst, uint32_t lanes, uint32_t id, uint32_t threads,
                        bool arrive_only, int reduction, uint32_t holds) {
-  Warp::Arrival& arrival = warp.arrival;
   const int lane = __builtin_ctz(lanes);
   if (id >= kBarrierCount)
     warp.fault(Fault::IllegalInstruction, inst, lane,
@@ -109,37 +174,12 @@ void arrive_at_barrier(Warp& warp, const Inst& inst, uint32_t lanes, uint32_t id
     warp.fault(Fault::BarrierDeadlock, inst, lane,
                "thread count " + std::to_string(threads) + " is more than the block's " +
                    std::to_string(warp.block->warps.size()) + " warps hold: it cannot complete");
-  if (arrival.lanes != 0) {
-    // The warp's other lanes arrived first, on another path: the same barrier and form, and
-    // the same instruction when either is aligned (undefined otherwise; an H200 hung on it).
-    bool aligned = inst.target == 1 || arrival.at->target == 1;
-    char masks[96];
-    std::snprintf(masks, sizeof masks, "lanes 0x%08x of a warp whose lanes 0x%08x wait at another",
-                  lanes, arrival.lanes);
-    if (aligned && arrival.at != &inst)
-      warp.fault(Fault::IllegalInstruction, inst, lane,
-                 std::string("an aligned barrier (bar.sync, bar.red, barrier.sync.aligned) "
-                             "reached by ") +
-                     masks +
-                     ": undefined on a GPU (it can hang); every thread of a warp must reach "
-                     "syncthreads at the same call");
-    if (arrival.barrier != id || arrival.threads != threads || arrival.arrive_only != arrive_only ||
-        arrival.reduction != reduction)
-      warp.fault(Fault::IllegalInstruction, inst, lane,
-                 std::string(kind_name(inst, arrive_only, reduction)) + " " + std::to_string(id) +
-                     " reached by " + masks +
-                     " (a barrier waits for every thread of the warp: they would hang)");
-  } else {
-    arrival.at = &inst;
-    arrival.barrier = id;
-    arrival.threads = threads;
-    arrival.arrive_only = arrive_only;
-    arrival.reduction = reduction;
-  }
-  arrival.lanes |= lanes;
-  arrival.reduction_true += uint64_t(__builtin_popcount(holds));
-  warp.top().at_barrier = true;  // until the warp's other lanes arrive, or the barrier completes
-  count_arrival(warp);
+  // A barrier's `target` (it has no branch target) is 1 when it is aligned (ops/control.cpp).
+  arrive(warp, inst, lanes, id, threads, arrive_only, reduction, holds, inst.target == 1);
+}
+
+void arrive_at_grid_sync(Warp& warp, const Inst& inst, uint32_t lanes) {
+  arrive(warp, inst, lanes, kGridSyncBarrier, 0, false, -1, 0, false);
 }
 
 bool settle_barriers(Block& block) {
@@ -149,7 +189,7 @@ bool settle_barriers(Block& block) {
     count_arrival(warp);
     released |= warp.complete_meetings();
   }
-  for (uint32_t id = 0; id < kBarrierCount; ++id) try_complete(block, id);
+  for (uint32_t id = 0; id <= kGridSyncBarrier; ++id) try_complete(block, id);
   for (Warp& warp : block.warps) {
     bool waits = false;
     for (const Frame& frame : warp.frames)

@@ -68,5 +68,6 @@ void register_memory_ops(OpcodeTable& table);
 void register_control_ops(OpcodeTable& table);
 void register_warp_ops(OpcodeTable& table);
 void register_atomic_ops(OpcodeTable& table);
+void register_mbarrier_ops(OpcodeTable& table);
 
 }  // namespace cudajit::sim

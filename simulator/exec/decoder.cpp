@@ -103,6 +103,7 @@ const OpcodeTable& opcode_table() {
     register_control_ops(t);
     register_warp_ops(t);
     register_atomic_ops(t);
+    register_mbarrier_ops(t);
     return t;
   }();
   return table;

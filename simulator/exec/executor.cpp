@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "checks.hpp"
+#include "grid_sync.hpp"
 #include "racecheck.hpp"
 
 namespace cudajit::sim {
@@ -50,6 +52,8 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
   CheckReports reports;
   if (launch.program->checks) local.reports = &reports;
   local.finished_blocks = &finished;
+  std::optional<GridSync> grid_sync;  // its workspace is global memory while the grid runs
+  if (launch.cooperative) local.grid_sync = &grid_sync.emplace(blocks, launch.memory);
   std::mutex mutex;
   std::exception_ptr failure;
   std::atomic<uint64_t> total{0};
@@ -68,11 +72,15 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
         block.index.z = uint32_t(b / (uint64_t(launch.grid.x) * launch.grid.y));
         run_block(local, block, &instructions);
         finished.fetch_add(1, std::memory_order_relaxed);
+        if (grid_sync) grid_sync->block_finished();
       }
     } catch (...) {
-      std::lock_guard lock(mutex);
-      if (!failure) failure = std::current_exception();
-      local.abort->store(true);
+      {
+        std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+        local.abort->store(true);
+      }
+      if (grid_sync) grid_sync->wake();  // blocks waiting at a grid sync stop
     }
     total += instructions;
     std::lock_guard lock(mutex);

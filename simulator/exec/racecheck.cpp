@@ -37,7 +37,7 @@ void RaceShadow::begin_block(const Block& block) {
   cells_.assign(block.shared.size(), Cell{});
   clocks_.assign(size_t(warps_) * warps_, 0);
   lane_clocks_.assign(size_t(warps_) * kWarpSize * kWarpSize, 0);
-  pending_.assign(size_t(kBarrierCount) * warps_, 0);
+  pending_.assign(size_t(kBarrierCount + 1) * warps_, 0);  // and the grid sync's
   // Own times start at 1, so an access is unordered with a thread that never synchronised.
   for (uint32_t w = 0; w < warps_; ++w) {
     clocks_[size_t(w) * warps_ + w] = 1;

@@ -318,11 +318,13 @@ void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
     for (Warp& warp : block.warps) {
       if (warp.state != Warp::State::Running) continue;
       warp.run();
+      if (warp.state == Warp::State::Yielded) warp.state = Warp::State::Running;
       if (launch.abort && launch.abort->load(std::memory_order_relaxed)) return;
     }
     // Every warp is done or waits: lanes that exited may complete a warp's arrival at a
     // barrier or a meeting at a warp-synchronous instruction, and complete barriers release.
     if (settle_barriers(block)) continue;
+    if (launch.abort && launch.abort->load(std::memory_order_relaxed)) return;  // a grid sync
     const Warp* stuck = nullptr;
     uint64_t waiting = 0, live = 0;
     for (const Warp& warp : block.warps) {

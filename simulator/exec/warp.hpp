@@ -22,6 +22,7 @@ constexpr uint32_t kFullMask = 0xFFFFFFFFu;
 
 class CheckReports;
 class DeviceHeap;
+class GridSync;
 class RaceShadow;
 
 struct Dim3 {
@@ -53,6 +54,7 @@ struct Launch {
   // so blocks may wait for each other; blocks that have ended, set by execute().
   bool cooperative = false;
   std::atomic<uint64_t>* finished_blocks = nullptr;
+  GridSync* grid_sync = nullptr;  // a cooperative launch's grid barrier, set by execute()
 };
 
 struct Block;
@@ -121,7 +123,9 @@ struct WarpRendezvous {
 };
 
 struct Warp {
-  enum class State { Running, AtBarrier, Done };  // AtBarrier: every path waits
+  // AtBarrier: every path waits. Yielded: an instruction (nanosleep, an mbarrier wait that
+  // found its phase incomplete) lets the block's other warps run first; still runnable.
+  enum class State { Running, AtBarrier, Done, Yielded };
 
   Block* block = nullptr;
   const Launch* launch = nullptr;
@@ -138,6 +142,7 @@ struct Warp {
     uint32_t barrier = 0;         // 0..15
     uint32_t threads = 0;         // the thread count operand (0: every thread of the block)
     bool arrive_only = false;     // barrier.arrive: the lanes go on once the warp has arrived
+    bool aligned = false;         // bar.sync, bar.red, barrier.sync.aligned
     int reduction = -1;           // bar.red's ReductionOp, -1 for sync and arrive
     bool counted = false;         // every lane arrived: the block's barrier counts this warp
     uint64_t reduction_true = 0;  // bar.red: lanes whose predicate held
@@ -205,15 +210,18 @@ struct BlockBarrier {
 };
 
 constexpr uint32_t kBarrierCount = 16;
+// After the sixteen: where a block's threads meet for a grid-wide sync (cooperative groups'
+// grid.sync() by every thread); its completion waits for the grid's other blocks.
+constexpr uint32_t kGridSyncBarrier = kBarrierCount;
 
 struct Block {
   Dim3 index;
   const Launch* launch = nullptr;
   std::vector<uint8_t> shared;  // static, then dynamic shared memory
   std::vector<Warp> warps;
-  BlockBarrier barriers[kBarrierCount];
-  RaceShadow* race = nullptr;  // racecheck's state, when on (exec/racecheck.hpp)
-  Profile counts;              // its warps' counts, summed over the blocks this host thread ran
+  BlockBarrier barriers[kBarrierCount + 1];  // the last: kGridSyncBarrier
+  RaceShadow* race = nullptr;                // racecheck's state, when on (exec/racecheck.hpp)
+  Profile counts;  // its warps' counts, summed over the blocks this host thread ran
 };
 
 // barriers.cpp: a warp's lanes arrive at barrier `barrier` (expecting `threads`, 0: all) at
@@ -221,6 +229,9 @@ struct Block {
 // non-exited lanes have arrived. Faults on what the PTX ISA leaves undefined.
 void arrive_at_barrier(Warp& warp, const Inst& inst, uint32_t lanes, uint32_t barrier,
                        uint32_t threads, bool arrive_only, int reduction, uint32_t holds);
+// A warp's lanes call the driver's grid sync (every thread of the grid calls it): they wait
+// until every non-exited thread of the block has, and then until every block of the grid has.
+void arrive_at_grid_sync(Warp& warp, const Inst& inst, uint32_t lanes);
 // The warps whose last lanes exited count at their barrier, and complete barriers release
 // their waiting warps; returns whether any warp was released.
 bool settle_barriers(Block& block);

@@ -203,3 +203,94 @@ def test_a_child_forked_after_the_driver_started_gets_not_initialized():
     """)
     assert done.returncode == 0, done.stderr
     assert "child 33 parent 0 1" in done.stdout  # CUDA_ERROR_NOT_INITIALIZED twice
+
+
+def test_cooperative_launches_sync_the_grid_up_to_the_occupancy_limit():
+    # The device runtime's grid sync (libcudadevrt's cudaCGSynchronize calls the driver's
+    # __cuda_syscall_CGS_sync): every block of a cooperative grid must be resident, so the
+    # driver takes up to cuOccupancyMaxActiveBlocksPerMultiprocessor x the multiprocessors and
+    # refuses more with CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (720), as cuLaunchKernelEx with
+    # CU_LAUNCH_ATTRIBUTE_COOPERATIVE does; a plain launch's grid has no handle to sync.
+    done = run_under_sim(r'''
+        import ctypes
+        lib = ctypes.CDLL("libcuda.so.1")
+        V, P, U = ctypes.c_void_p, ctypes.POINTER, ctypes.c_uint
+        assert lib.cuInit(0) == 0
+        ctx = V()
+        assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+        assert lib.cuCtxSetCurrent(ctx) == 0
+        ptx = b""".version 8.0
+        .target sm_80
+        .address_size 64
+        .extern .func (.param .b64 h) __cuda_syscall_CGS_get_intrinsic_handle(.param .b32 s);
+        .extern .func (.param .b32 e) __cuda_syscall_CGS_sync(.param .b64 h, .param .b32 f);
+        .visible .entry k(.param .u64 m) {
+          .reg .pred %p;
+          .reg .b32 %r<10>;
+          .reg .b64 %rd<8>, %h;
+          ld.param.u64 %rd1, [m];
+          mov.u32 %r1, %ctaid.x; mov.u32 %r2, %ntid.x; mov.u32 %r3, %tid.x;
+          mad.lo.u32 %r4, %r1, %r2, %r3; mov.u32 %r5, %nctaid.x; mul.lo.u32 %r5, %r5, %r2;
+          { .param .b32 s; st.param.b32 [s], 1; .param .b64 h;
+            call.uni (h), __cuda_syscall_CGS_get_intrinsic_handle, (s); ld.param.b64 %h, [h]; }
+          setp.eq.u64 %p, %h, 0;
+          @%p bra DONE;
+          mul.wide.u32 %rd2, %r4, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r4;
+          { .param .b64 h; st.param.b64 [h], %h; .param .b32 f; st.param.b32 [f], 0;
+            .param .b32 e; call.uni (e), __cuda_syscall_CGS_sync, (h, f); }
+          sub.u32 %r6, %r5, %r4; sub.u32 %r6, %r6, 1; mul.wide.u32 %rd4, %r6, 4;
+          add.s64 %rd5, %rd1, %rd4; ld.global.u32 %r7, [%rd5]; add.u32 %r7, %r7, 1;
+          { .param .b64 h; st.param.b64 [h], %h; .param .b32 f; st.param.b32 [f], 0;
+            .param .b32 e; call.uni (e), __cuda_syscall_CGS_sync, (h, f); }
+          st.global.u32 [%rd3], %r7;
+        DONE:
+          ret;
+        }
+        """ + b"\0"
+        module, f = V(), V()
+        assert lib.cuModuleLoadData(ctypes.byref(module), ptx) == 0
+        assert lib.cuModuleGetFunction(ctypes.byref(f), module, b"k") == 0
+        per_sm, sms = ctypes.c_int(), ctypes.c_int()
+        assert lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(per_sm), f, 1024,
+                                                               ctypes.c_size_t(0)) == 0
+        assert lib.cuDeviceGetAttribute(ctypes.byref(sms), 16, 0) == 0  # MULTIPROCESSOR_COUNT
+        blocks = per_sm.value * sms.value
+        n = blocks * 1024
+        out = ctypes.c_uint64()
+        assert lib.cuMemAlloc_v2(ctypes.byref(out), ctypes.c_size_t(n * 4)) == 0
+        assert lib.cuMemsetD8_v2(out, 0, ctypes.c_size_t(n * 4)) == 0
+        arg = ctypes.c_uint64(out.value)
+        params = (V * 1)(ctypes.cast(ctypes.byref(arg), V))
+        launch = lib.cuLaunchCooperativeKernel
+        launch.argtypes = [V, U, U, U, U, U, U, U, V, V]
+        print("too large", launch(f, blocks + 1, 1, 1, 1024, 1, 1, 0, None, params))
+        assert launch(f, blocks, 1, 1, 1024, 1, 1, 0, None, params) == 0
+        assert lib.cuCtxSynchronize() == 0
+        host = (ctypes.c_uint32 * n)()
+        assert lib.cuMemcpyDtoH_v2(host, out, ctypes.c_size_t(n * 4)) == 0
+        print("per_sm", per_sm.value, "synced", all(host[t] == n - t for t in range(n)))
+
+        class Attribute(ctypes.Structure):
+            _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_int), ("value", ctypes.c_int * 16)]
+        class Config(ctypes.Structure):
+            _fields_ = [("grid", U * 3), ("block", U * 3), ("shared", U), ("stream", V),
+                        ("attrs", V), ("num_attrs", U)]
+        attribute = Attribute(2, 0, (ctypes.c_int * 16)(1))  # CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+        config = Config((U * 3)(blocks + 1, 1, 1), (U * 3)(1024, 1, 1), 0, None,
+                        ctypes.cast(ctypes.byref(attribute), V), 1)
+        print("ex too large", lib.cuLaunchKernelEx(ctypes.byref(config), f, params, None))
+        config.grid[0] = 4
+        assert lib.cuMemsetD8_v2(out, 0, ctypes.c_size_t(n * 4)) == 0
+        assert lib.cuLaunchKernel(f, 4, 1, 1, 1024, 1, 1, 0, None, params, None) == 0
+        assert lib.cuCtxSynchronize() == 0
+        assert lib.cuMemcpyDtoH_v2(host, out, ctypes.c_size_t(16 * 4)) == 0
+        print("plain launch wrote", sum(host[:16]))
+        assert lib.cuLaunchKernelEx(ctypes.byref(config), f, params, None) == 0
+        assert lib.cuCtxSynchronize() == 0
+        assert lib.cuMemcpyDtoH_v2(host, out, ctypes.c_size_t(4 * 1024 * 4)) == 0
+        print("ex synced", all(host[t] == 4 * 1024 - t for t in range(4 * 1024)))
+    ''', timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "too large 720" in done.stdout and "ex too large 720" in done.stdout
+    assert "per_sm 2 synced True" in done.stdout  # 2048 threads per multiprocessor
+    assert "plain launch wrote 0" in done.stdout and "ex synced True" in done.stdout

@@ -189,12 +189,13 @@ void run_fence(Warp&, const Inst&, uint32_t) {
 }
 void run_nothing(Warp&, const Inst&, uint32_t) {}
 
-// nanosleep: the host thread gives way (a cooperative grid's blocks spin on
-// each other's progress). A warp of a cooperative launch that has slept on
-// and off for seconds while other blocks have ended waits for blocks that are
-// gone: a hang on a GPU, a fault here. A fault elsewhere stops it too.
+// nanosleep: the warp gives way to the block's others, and the host thread to
+// other blocks (a cooperative grid's blocks spin on each other's progress). A warp of a cooperative
+// launch that has slept on and off for seconds while other blocks have ended waits for blocks that
+// are gone: a hang on a GPU, a fault here. A fault elsewhere stops it too.
 void run_nanosleep(Warp& warp, const Inst& inst, uint32_t mask) {
   std::this_thread::yield();
+  warp.state = Warp::State::Yielded;  // the block's other warps run while this one sleeps
   const Launch& launch = *warp.launch;
   if (!launch.cooperative) return;
   if (launch.abort && launch.abort->load(std::memory_order_relaxed))

@@ -316,7 +316,10 @@ void decode_isspacep(DecodeContext& c, Inst& inst) {
   inst.op[0] = c.reg(c.operand(0));
   inst.op[1] = c.value(c.operand(1), "u64");
   Space space = space_of(c);
-  if (space == Space::Global)
+  if (c.has("shared::cluster")) {  // the cluster is the block (no clusters of more)
+    c.require(90, 7, 8);
+    inst.run = run_isspacep<kSharedWindow>;
+  } else if (space == Space::Global)
     inst.run = run_isspacep<0>;
   else if (space == Space::Shared)
     inst.run = run_isspacep<kSharedWindow>;
