@@ -32,6 +32,7 @@ constexpr ErrorText kErrors[] = {
      "limit is not supported on this architecture"},
     {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
     {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED", "context is destroyed"},
     {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
      "no kernel image is available for execution on the device"},
     {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
@@ -356,7 +357,7 @@ CUDAJIT_SIM_API cuCtxGetCurrent(CUcontext* context) {
 CUDAJIT_SIM_API cuCtxSetCurrent(CUcontext context) {
   if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
   Context* c = reinterpret_cast<Context*>(context);
-  if (c != nullptr && c != driver().primary) return CUDA_ERROR_INVALID_CONTEXT;
+  if (c != nullptr && !live_context(c)) return CUDA_ERROR_INVALID_CONTEXT;
   current_context() = c;
   return CUDA_SUCCESS;
 }
@@ -462,18 +463,18 @@ CUresult queryable_context(Context*& c) {
   return r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT ? r : CUDA_SUCCESS;
 }
 
-// The context a handle names (null: the current one), which must be the primary context.
+// The context a handle names (null: the current one), which must be live.
 CUresult named_context(CUcontext handle, Context*& c) {
   if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
   c = handle ? reinterpret_cast<Context*>(handle) : current_context();
-  return c && c == driver().primary ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+  return live_context(c) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 }  // namespace
 
 CUDAJIT_SIM_API cuCtxPushCurrent_v2(CUcontext context) {
   if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
   Context* c = reinterpret_cast<Context*>(context);
-  if (c != driver().primary) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!live_context(c)) return CUDA_ERROR_INVALID_CONTEXT;
   contexts_below().push_back(current_context());
   current_context() = c;
   return CUDA_SUCCESS;
@@ -489,11 +490,87 @@ CUDAJIT_SIM_API cuCtxPopCurrent_v2(CUcontext* context) {
   return CUDA_SUCCESS;
 }
 
+// ---- created contexts: cuCtxCreate pushes a new context, cuCtxDestroy frees it
+
+namespace {
+CUresult create_context(CUcontext* out, unsigned flags, CUdevice device) {
+  if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (CUresult r = check_device(device)) return r;
+  // One scheduling flag at most (SPIN 1, YIELD 2, BLOCKING_SYNC 4), within CU_CTX_FLAGS_MASK.
+  const unsigned sched = flags & 0x07u;
+  if (!out || (flags & ~0xFFu) || (sched != 0 && (sched & (sched - 1)) != 0))
+    return CUDA_ERROR_INVALID_VALUE;
+  return guarded([&] {
+    Driver& d = driver();
+    Context* c;
+    {
+      std::lock_guard lock(d.contexts_mutex);
+      c = new Context(d.next_context_id++, flags);
+      d.created.insert(c);
+    }
+    contexts_below().push_back(current_context());
+    current_context() = c;
+    *out = reinterpret_cast<CUcontext>(c);
+    return CUDA_SUCCESS;
+  });
+}
+}  // namespace
+
+CUDAJIT_SIM_API cuCtxCreate_v2(CUcontext* context, unsigned flags, CUdevice device) {
+  return create_context(context, flags, device);
+}
+
+// Execution affinity (an SM count) is for Volta+ MPS clients: not on the simulated GPU.
+CUDAJIT_SIM_API cuCtxCreate_v3(CUcontext* context, void* affinity, int count, unsigned flags,
+                               CUdevice device) {
+  if (count < 0 || (count > 0 && !affinity)) return CUDA_ERROR_INVALID_VALUE;
+  if (count > 0) return CUDA_ERROR_NOT_SUPPORTED;
+  return create_context(context, flags, device);
+}
+
+// CUctxCreateParams {CUexecAffinityParam* execAffinityParams; int numExecAffinityParams;
+// CUctxCigParam* cigParams}: affinity and CUDA-in-graphics are not offered.
+CUDAJIT_SIM_API cuCtxCreate_v4(CUcontext* context, void* params, unsigned flags, CUdevice device) {
+  struct CreateParams {
+    void* affinity;
+    int affinity_count;
+    void* cig;
+  };
+  if (params) {
+    const auto* p = static_cast<const CreateParams*>(params);
+    if (p->affinity_count < 0) return CUDA_ERROR_INVALID_VALUE;
+    if ((p->affinity && p->affinity_count > 0) || p->cig) return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  return create_context(context, flags, device);
+}
+
+// Destroys a created context (the primary one is released with cuDevicePrimaryCtxRelease):
+// it is popped from the calling thread's stack if current there; threads it stays current to
+// get CUDA_ERROR_CONTEXT_IS_DESTROYED.
+CUDAJIT_SIM_API cuCtxDestroy_v2(CUcontext context) {
+  if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  Context* c = reinterpret_cast<Context*>(context);
+  Driver& d = driver();
+  {
+    std::lock_guard lock(d.contexts_mutex);
+    if (!d.created.erase(c)) return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  if (current_context() == c) {
+    auto& below = contexts_below();
+    current_context() = below.empty() ? nullptr : below.back();
+    if (!below.empty()) below.pop_back();
+  }
+  return guarded([&] {
+    c->destroy();
+    return CUDA_SUCCESS;
+  });
+}
+
 CUDAJIT_SIM_API cuCtxGetFlags(unsigned* flags) {
   Context* c;
   if (!flags) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult r = queryable_context(c)) return r;
-  *flags = 0;
+  *flags = c->flags;
   return CUDA_SUCCESS;
 }
 
@@ -501,7 +578,7 @@ CUDAJIT_SIM_API cuCtxGetApiVersion(CUcontext context, unsigned* version) {
   Context* c;
   if (!version) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult r = named_context(context, c)) return r;
-  *version = 3020;  // the primary context's: the v2 API
+  *version = 3020;  // the v2 API's contexts (created since 3.2)
   return CUDA_SUCCESS;
 }
 
@@ -509,7 +586,7 @@ CUDAJIT_SIM_API cuCtxGetId(CUcontext context, unsigned long long* id) {
   Context* c;
   if (!id) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult r = named_context(context, c)) return r;
-  *id = 1;
+  *id = c->id;
   return CUDA_SUCCESS;
 }
 

@@ -18,6 +18,8 @@ typedef struct CUuuid_st {
   char bytes[16];
 } CUuuid;
 
+inline constexpr CUresult CUDA_ERROR_CONTEXT_IS_DESTROYED = CUresult(709);
+
 // CUjit_option values beyond cuda_api.h's log buffers.
 inline constexpr int CU_JIT_TARGET = 9;
 

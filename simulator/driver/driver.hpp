@@ -147,10 +147,18 @@ struct Allocation {
   enum class Kind { Device, Managed, HostAllocated, HostRegistered, ModuleVariable } kind;
 };
 
-// The context (the primary one; cuCtxCreate is not offered) and everything it owns.
+// A context (the primary one, or one of cuCtxCreate's) and everything it owns.
 class Context {
  public:
-  Context();
+  explicit Context(uint64_t id = 1, unsigned flags = 0);
+
+  const uint64_t id;     // cuCtxGetId
+  const unsigned flags;  // cuCtxGetFlags: cuCtxCreate's (scheduling and mapping hints)
+  // cuCtxDestroy: its work done, its streams, events, modules, libraries and memory freed.
+  // The object stays, so that a thread it is still current to gets
+  // CUDA_ERROR_CONTEXT_IS_DESTROYED (check_context) instead of reading freed memory.
+  void destroy();
+  std::atomic<bool> destroyed{false};
 
   GlobalMemory memory;
   DeviceHeap heap{memory};  // kernels' malloc/free; its size is CU_LIMIT_MALLOC_HEAP_SIZE's
@@ -185,6 +193,9 @@ struct Driver {
   std::atomic<bool> initialized{false};
   std::atomic<bool> forked{false};  // this process is a child forked after cuInit
   Context* primary = nullptr;
+  std::mutex contexts_mutex;
+  std::unordered_set<Context*> created;  // cuCtxCreate's contexts not yet destroyed
+  uint64_t next_context_id = 2;          // under contexts_mutex
   bool execute = true;   // CUDAJIT_SIM_EXECUTE=0: launches are checked and queued, not run
   unsigned threads = 0;  // host threads per launch (CUDAJIT_SIM_THREADS; 0: all cores)
   // Totals over executed launches, for benchmarks (cudajitSimStatistics).
@@ -195,7 +206,11 @@ Driver& driver();
 // The calling thread's current context (cuCtxSetCurrent).
 Context*& current_context();
 
-// For entry points: CUDA_ERROR_NOT_INITIALIZED, no context, or the sticky error.
+// Whether a handle names the primary context or a live created one.
+bool live_context(Context* c);
+
+// For entry points: CUDA_ERROR_NOT_INITIALIZED, no context, a destroyed one
+// (CUDA_ERROR_CONTEXT_IS_DESTROYED), or the sticky error.
 CUresult check_context(Context*& context);
 
 // A file's bytes (cuLibraryLoadFromFile, cuLinkAddFile, nvJitLinkAddFile); nullopt if it cannot

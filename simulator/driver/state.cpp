@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "api_types.hpp"
 #include "driver.hpp"
 
 namespace cudajit::sim::driver {
@@ -102,7 +103,41 @@ void Stream::work() {
 
 // ---- the context
 
-Context::Context() : legacy(std::make_unique<Stream>(Stream::Kind::Legacy, 0)) {}
+Context::Context(uint64_t id, unsigned flags)
+    : id(id), flags(flags), legacy(std::make_unique<Stream>(Stream::Kind::Legacy, 0)) {}
+
+void Context::destroy() {
+  synchronize();
+  std::unordered_set<Stream*> created_streams;
+  std::unordered_set<Library*> loaded_libraries;
+  std::vector<Module*> loaded_modules;
+  {
+    std::lock_guard lock(mutex);
+    created_streams.swap(streams);
+    loaded_libraries.swap(libraries);
+    for (Event* e : events) delete e;
+    events.clear();
+  }
+  for (Stream* s : created_streams) delete s;  // idle: the destructor stops the worker
+  per_thread.clear();
+  for (Library* l : loaded_libraries) {
+    unload_module(this, l->module);
+    delete l;
+  }
+  {
+    std::lock_guard lock(mutex);
+    loaded_modules.assign(modules.begin(), modules.end());
+  }
+  for (Module* m : loaded_modules) unload_module(this, m);
+  std::lock_guard lock(mutex);
+  for (const auto& [address, allocation] : allocations) {
+    memory.remove(address);
+    if (allocation.kind != Allocation::Kind::HostRegistered)  // the caller's memory
+      std::free(reinterpret_cast<void*>(uintptr_t(address)));
+  }
+  allocations.clear();
+  destroyed.store(true);
+}
 
 Stream* Context::stream(CUstream handle) {
   if (handle == nullptr || handle == CU_STREAM_LEGACY) return legacy.get();
@@ -178,10 +213,18 @@ Context*& current_context() {
   return context;
 }
 
+bool live_context(Context* c) {
+  Driver& d = driver();
+  if (c != nullptr && c == d.primary) return true;
+  std::lock_guard lock(d.contexts_mutex);
+  return d.created.count(c) > 0;
+}
+
 CUresult check_context(Context*& context) {
   if (!driver().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
   context = current_context();
   if (context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (context->destroyed.load(std::memory_order_relaxed)) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
   return context->sticky.load();
 }
 

@@ -294,3 +294,63 @@ def test_cooperative_launches_sync_the_grid_up_to_the_occupancy_limit():
     assert "too large 720" in done.stdout and "ex too large 720" in done.stdout
     assert "per_sm 2 synced True" in done.stdout  # 2048 threads per multiprocessor
     assert "plain launch wrote 0" in done.stdout and "ex synced True" in done.stdout
+
+
+def test_created_contexts_are_pushed_used_and_destroyed():
+    # cuCtxCreate (v4 as CUDA 13 names it, v2 before) makes a context of its own and pushes it;
+    # cuCtxDestroy frees it and pops it where it is current; a thread it stays current to gets
+    # CUDA_ERROR_CONTEXT_IS_DESTROYED (709).
+    done = run_under_sim(r'''
+        import ctypes
+        lib = ctypes.CDLL("libcuda.so.1")
+        V = ctypes.c_void_p
+        assert lib.cuInit(0) == 0
+        primary = V()
+        assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(primary), 0) == 0
+        assert lib.cuCtxSetCurrent(primary) == 0
+        created, current = V(), V()
+        assert lib.cuCtxCreate_v4(ctypes.byref(created), None, 0, 0) == 0
+        assert lib.cuCtxGetCurrent(ctypes.byref(current)) == 0
+        print("created is current", current.value == created.value != primary.value)
+        ids = [ctypes.c_ulonglong(), ctypes.c_ulonglong()]
+        assert lib.cuCtxGetId(primary, ctypes.byref(ids[0])) == 0
+        assert lib.cuCtxGetId(created, ctypes.byref(ids[1])) == 0
+        print("ids differ", ids[0].value != ids[1].value)
+        ptx = b""".version 8.0
+        .target sm_80
+        .address_size 64
+        .visible .entry k(.param .u64 out) {
+          .reg .b32 %r1;
+          .reg .b64 %rd<2>;
+          ld.param.u64 %rd1, [out];
+          mov.u32 %r1, 42;
+          st.global.u32 [%rd1], %r1;
+          ret;
+        }
+        """ + b"\0"
+        module, f, out = V(), V(), ctypes.c_uint64()
+        assert lib.cuModuleLoadData(ctypes.byref(module), ptx) == 0
+        assert lib.cuModuleGetFunction(ctypes.byref(f), module, b"k") == 0
+        assert lib.cuMemAlloc_v2(ctypes.byref(out), ctypes.c_size_t(4)) == 0
+        arg = ctypes.c_uint64(out.value)
+        params = (V * 1)(ctypes.cast(ctypes.byref(arg), V))
+        assert lib.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, None, params, None) == 0
+        value = ctypes.c_uint32()
+        assert lib.cuMemcpyDtoH_v2(ctypes.byref(value), out, ctypes.c_size_t(4)) == 0
+        print("launched in it", value.value)
+        print("bad flags", lib.cuCtxCreate_v2(ctypes.byref(V()), 3, 0))  # SPIN | YIELD
+        assert lib.cuCtxPushCurrent_v2(created) == 0  # current twice on this thread's stack
+        assert lib.cuCtxDestroy_v2(created) == 0
+        print("still below", lib.cuCtxSynchronize(), lib.cuMemAlloc_v2(ctypes.byref(out), 4))
+        popped = V()
+        assert lib.cuCtxPopCurrent_v2(ctypes.byref(popped)) == 0
+        assert lib.cuCtxGetCurrent(ctypes.byref(current)) == 0
+        print("back to primary", current.value == primary.value, lib.cuCtxSynchronize())
+        print("destroyed handle", lib.cuCtxSetCurrent(created), lib.cuCtxDestroy_v2(created),
+              lib.cuCtxDestroy_v2(primary))
+    ''')
+    assert done.returncode == 0, done.stderr
+    assert "created is current True" in done.stdout and "ids differ True" in done.stdout
+    assert "launched in it 42" in done.stdout and "bad flags 1" in done.stdout
+    assert "still below 709 709" in done.stdout and "back to primary True 0" in done.stdout
+    assert "destroyed handle 201 201 201" in done.stdout  # CUDA_ERROR_INVALID_CONTEXT
