@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from ..dispatcher import DeviceFunction
 from ..source import attach_text
 
-__all__ = ["Row", "rows", "define", "GeneratedFunction"]
+__all__ = ["Row", "rows", "parse_params", "source_lines", "define", "GeneratedFunction"]
 
 # (parameter, the type its argument is converted to, or None to pass it as it is)
 Params = tuple[tuple[str, "str | None"], ...]
