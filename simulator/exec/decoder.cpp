@@ -149,6 +149,10 @@ struct ModuleLayout {
   uint64_t static_shared = 0;
   bool has_dynamic_shared = false;
   uint64_t dynamic_shared_offset = 0;
+  // Functions whose definition has other parameters or results than a declaration of them:
+  // declarations of linked modules (the driver's linker joins machine code and checks no
+  // prototype), by name.
+  std::unordered_multimap<std::string, const ptx::Function*> other_prototypes;
 };
 
 class FunctionDecoder final : public DecodeContext {
@@ -296,13 +300,23 @@ class FunctionDecoder final : public DecodeContext {
       params = &target->params, returns = &target->returns;
       name = "'" + target->name + "'";
     }
+    // A call as a linked module declared the callee, not as it is defined: the values both
+    // have pass; a result the definition lacks is undefined (the caller's area keeps what it
+    // held), as on hardware.
+    bool other_prototype = false;
+    if (target)
+      for (auto [it, end] = layout_.other_prototypes.equal_range(target->name); it != end; ++it)
+        other_prototype |=
+            it->second->params.size() == (arguments ? arguments->elements.size() : 0) &&
+            it->second->returns.size() == (results ? results->elements.size() : 0);
     auto copies = [&](const Operand* list, const std::vector<ptx::Variable>& formals,
                       bool into_callee, std::vector<ParamCopy>& out) {
       size_t given = list ? list->elements.size() : 0;
-      if (given != formals.size())
+      if (given != formals.size() && !other_prototype)
         error("call of " + name + " passes " + std::to_string(given) + " " +
               (into_callee ? "arguments" : "results") + ", it declares " +
               std::to_string(formals.size()));
+      given = std::min(given, formals.size());
       uint64_t callee_offset = into_callee ? 0 : params_size(*params);
       for (size_t i = 0; i < given; ++i) {
         const ptx::Variable& formal = formals[i];
@@ -742,6 +756,18 @@ std::unique_ptr<Program> decode(const ptx::Module& module) {
   if (sources.size() > kMaxFunctions)
     throw PtxError(1, "more than " + std::to_string(kMaxFunctions) + " functions");
   ModuleLayout layout = lay_out_module(module, *program, program->by_name);
+  auto same_prototype = [](const ptx::Function& a, const ptx::Function& b) {
+    auto sizes = [](const std::vector<ptx::Variable>& v) {
+      std::vector<uint64_t> out;
+      for (const auto& x : v) out.push_back(x.bytes());
+      return out;
+    };
+    return sizes(a.params) == sizes(b.params) && sizes(a.returns) == sizes(b.returns);
+  };
+  for (const auto& f : module.functions)
+    if (const ptx::Function* d = sources[program->by_name.at(f.name)];
+        f.is_declaration && !d->is_declaration && !same_prototype(f, *d))
+      layout.other_prototypes.emplace(f.name, &f);
   for (const auto* f : sources) {
     auto function = std::make_unique<Function>();
     FunctionDecoder(*f, *function, layout, program->by_name, sources, *program).run();
