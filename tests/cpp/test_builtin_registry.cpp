@@ -67,3 +67,21 @@ TEST_CASE("builtin_names lists each row once, with the name intrinsics.py gives 
   CHECK(atomic_add == "cuda.atomic.add");
   CHECK(sqrt.empty());  // the front end makes math's names itself
 }
+
+TEST_CASE("rows carry what lowering knows of a call by its name", "[builtins]") {
+  using builtins::has_fact;
+  CHECK(has_fact("cuda.threadIdx.x", builtins::kIndexRegister));
+  CHECK(has_fact("cuda.gridsize", builtins::kIndexRegister));
+  CHECK_FALSE(has_fact("cuda.activemask", builtins::kIndexRegister));
+  CHECK(has_fact("cuda.syncthreads_or", builtins::kBlockBarrier));
+  CHECK(has_fact("cuda.cg.grid_sync", builtins::kBlockBarrier));
+  CHECK_FALSE(has_fact("cuda.syncwarp", builtins::kBlockBarrier));
+  CHECK_FALSE(has_fact("cuda.syncgrid", builtins::kBlockBarrier));  // no row
+  size_t index_registers = 0, barriers = 0;
+  for (const builtins::Builtin& row : builtins::registry().rows()) {
+    index_registers += (row.facts & builtins::kIndexRegister) != 0;
+    barriers += (row.facts & builtins::kBlockBarrier) != 0;
+  }
+  CHECK(index_registers == 16);  // 12 dim3 components, laneid, warpsize, grid, gridsize
+  CHECK(barriers == 5);          // syncthreads and its three reductions, the grid's sync
+}

@@ -50,6 +50,11 @@ const Registry& registry() {
   return table;
 }
 
+bool has_fact(std::string_view name, Fact fact) {
+  const Builtin* row = registry().find(name);
+  return row != nullptr && (row->facts & fact) != 0;
+}
+
 void unknown_builtin(const Node& call) {
   const std::string& name = call.text;
   if (name.starts_with("cuda.")) type_error(call, name + " is not supported in kernels");

@@ -43,6 +43,13 @@ constexpr Arity takes(size_t n) { return {n, n}; }
 constexpr Arity takes(size_t lo, size_t hi) { return {lo, hi}; }
 inline constexpr Arity kRuleChecksArity{};
 
+// What the rest of lowering may know of a call by its name alone.
+enum Fact : unsigned {
+  kNoFacts = 0,
+  kIndexRegister = 1u << 0,  // reads the launch's index registers: never negative, no effects
+  kBlockBarrier = 1u << 1,   // waits for the block (or grid): the cpu device's lanes meet after
+};
+
 struct Builtin {
   // The IR name; one ending in '.' is a family of names that start with it, the rest of the
   // name a parameter its rules read (cast.float32, cuda.shared.array.int64).
@@ -54,6 +61,7 @@ struct Builtin {
   // that start with it); empty for names the front end makes itself (math.*, len, the
   // front end's own forms). tests/python/test_builtin_registry.py compares the two lists.
   std::string_view intrinsic = {};
+  unsigned facts = kNoFacts;
 };
 
 class Registry {
@@ -72,6 +80,9 @@ class Registry {
 
 // Every family's rows, registered on first use.
 const Registry& registry();
+
+// Whether the builtin `name` is registered with `fact` (false for a name no row has).
+bool has_fact(std::string_view name, Fact fact);
 
 // The one error for a call of a name no row has ("math.factorial() is not supported in
 // kernels", "cuda.syncgrid is not supported in kernels").

@@ -41,15 +41,16 @@ llvm::Value* lower_sync(FunctionLowering& f, const Node& n) {
 }  // namespace
 
 void register_synchronization(Registry& r) {
-  r.add({"cuda.syncthreads", takes(0), type_no_value, lower_sync, "cuda.syncthreads"});
+  r.add(
+      {"cuda.syncthreads", takes(0), type_no_value, lower_sync, "cuda.syncthreads", kBlockBarrier});
   for (std::string_view name :
        {"cuda.syncthreads_count", "cuda.syncthreads_and", "cuda.syncthreads_or"})
-    r.add({name, takes(1), type_barrier_reduction, lower_sync, name});
+    r.add({name, takes(1), type_barrier_reduction, lower_sync, name, kBlockBarrier});
   r.add({"cuda.syncwarp", takes(0, 1), type_syncwarp, lower_sync, "cuda.syncwarp"});
   for (std::string_view name :
        {"cuda.threadfence_block", "cuda.threadfence", "cuda.threadfence_system"})
     r.add({name, takes(0), type_no_value, lower_sync, name});
-  r.add({"cuda.cg.grid_sync", takes(0), type_no_value, lower_sync});
+  r.add({"cuda.cg.grid_sync", takes(0), type_no_value, lower_sync, {}, kBlockBarrier});
   r.add({"cuda.cg.this_grid", kRuleChecksArity, type_this_grid, nullptr, "cuda.cg.this_grid"});
 }
 

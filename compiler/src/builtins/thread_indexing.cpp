@@ -38,13 +38,13 @@ Type type_grid(const Node& call, const std::vector<Type>& args, typing::TypedFun
 
 void register_thread_indexing(Registry& r) {
   for (std::string_view name : kRegisters)
-    r.add({name, takes(0), type_register, lower_register, name});
+    r.add({name, takes(0), type_register, lower_register, name, kIndexRegister});
   r.add({"cuda.grid", kRuleChecksArity, type_grid,
-         [](FunctionLowering& f, const Node& n) { return f.grid_position(n, false); },
-         "cuda.grid"});
+         [](FunctionLowering& f, const Node& n) { return f.grid_position(n, false); }, "cuda.grid",
+         kIndexRegister});
   r.add({"cuda.gridsize", kRuleChecksArity, type_grid,
          [](FunctionLowering& f, const Node& n) { return f.grid_position(n, true); },
-         "cuda.gridsize"});
+         "cuda.gridsize", kIndexRegister});
 }
 
 }  // namespace cudajit::builtins

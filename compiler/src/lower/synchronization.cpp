@@ -1,6 +1,7 @@
 // Where block barriers are (the builtins themselves: builtins/synchronization.cpp): the
 // functions that sync their block, directly or through calls, and on the cpu device the
 // meeting points of the lanes of a warp after a statement that holds one.
+#include "../builtins/registry.hpp"
 #include "lowering.hpp"
 
 namespace cudajit::lower {
@@ -10,8 +11,7 @@ using ir::Node;
 namespace {
 
 bool is_block_barrier(const Node& n) {
-  return n.kind == ir::NodeKind::Call &&
-         (n.text.starts_with("cuda.syncthreads") || n.text == "cuda.cg.grid_sync");
+  return n.kind == ir::NodeKind::Call && builtins::has_fact(n.text, builtins::kBlockBarrier);
 }
 
 bool holds_block_barrier(const Node& n, const typing::TypedFunction& f,

@@ -2,18 +2,15 @@
 
 #include <algorithm>
 
+#include "../builtins/registry.hpp"
+
 namespace cudajit::lower {
 
 using ir::Node;
 using ir::NodeKind;
 
 bool reads_index_registers(std::string_view call) {
-  static const std::set<std::string_view> kNames = {
-      "cuda.threadIdx.x", "cuda.threadIdx.y", "cuda.threadIdx.z", "cuda.blockIdx.x",
-      "cuda.blockIdx.y",  "cuda.blockIdx.z",  "cuda.blockDim.x",  "cuda.blockDim.y",
-      "cuda.blockDim.z",  "cuda.gridDim.x",   "cuda.gridDim.y",   "cuda.gridDim.z",
-      "cuda.laneid",      "cuda.warpsize",    "cuda.grid",        "cuda.gridsize"};
-  return kNames.contains(call);
+  return builtins::has_fact(call, builtins::kIndexRegister);
 }
 
 namespace {

@@ -20,7 +20,7 @@ namespace cudajit::lower {
 
 // `cuda.threadIdx.x` ... `cuda.warpsize`, `cuda.grid(n)`, `cuda.gridsize(n)`
 // (a Call node's name): reads of the launch's index registers, never negative
-// and free of effects.
+// and free of effects (builtins::kIndexRegister in their rows).
 bool reads_index_registers(std::string_view call);
 
 class VariableFacts {
