@@ -8,12 +8,14 @@ indexing, reshape, ravel, transpose, and ``__cuda_array_interface__``.
 
 from __future__ import annotations
 
+import ctypes
 import operator
 from typing import Any
 
 import numpy as np
 
 from . import _core
+from . import types as _types
 
 __all__ = ["DeviceNDArray", "is_device_array", "auto_device"]
 
@@ -88,6 +90,32 @@ class DeviceNDArray(_core.DeviceArray):
     def __repr__(self) -> str:
         return (f"<cudajit DeviceNDArray shape={self.shape} dtype={self.dtype} "
                 f"on {self.device.name}>")
+
+    # Numba's attributes of its device arrays, which numba.cuda code (its runtime, its tests,
+    # libraries written for it) reads.
+
+    @property
+    def _numba_type_(self) -> _types.Array:
+        """The type a launch gives this array (element, dimensions, layout, read-only):
+        ``cuda.typeof(d)``, under the name Numba's ``typeof`` asks objects for. It is a
+        cudajit type (``array(float64, 2d, C)``, with ``.dtype``, ``.ndim``, ``.layout``),
+        as Numba's is a Numba type."""
+        return _types.typeof(self)
+
+    @property
+    def device_ctypes_pointer(self) -> ctypes.c_size_t:
+        """The address of the first element as a ctypes integer, as Numba's
+        ``DeviceNDArray.device_ctypes_pointer``: what its ctypes and cuda-python launches
+        take for a pointer argument. 0 for an array of no elements (Numba's NULL)."""
+        return ctypes.c_size_t(self.device_pointer if self.size else 0)
+
+    @property
+    def alloc_size(self) -> int:
+        """Bytes from the lowest to the highest byte an element touches, as Numba's
+        ``alloc_size`` (the extent a copy moves): ``d.size * d.itemsize`` for a contiguous
+        array, more for a strided view, 0 for an array of no elements."""
+        lo, hi = self.extent()
+        return hi - lo
 
     def is_c_contiguous(self) -> bool:
         return self.layout == "C"

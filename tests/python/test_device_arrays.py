@@ -464,3 +464,22 @@ def test_device_array_like_of_a_view_keeps_its_axis_order_as_numpys_zeros_like(m
     like, expected = cuda.device_array_like(d_view), np.zeros_like(view)
     assert like.shape == expected.shape and like.strides == expected.strides
     assert like.flags["F_CONTIGUOUS"] == expected.flags["F_CONTIGUOUS"]
+
+
+def test_numbas_attributes_of_device_arrays_type_pointer_and_extent():
+    # numba.cuda code reads these of a device array: its type (_numba_type_), its address as
+    # a ctypes integer (device_ctypes_pointer), the bytes its elements span (alloc_size).
+    import ctypes
+    d = cuda.to_device(np.zeros((5, 5)))
+    assert d._numba_type_ == cuda.typeof(d)
+    assert (d._numba_type_.layout, d._numba_type_.ndim) == ("C", 2)
+    assert d[:, 2]._numba_type_.layout == "A"
+    assert cuda.to_device(np.zeros((2, 10), order="F"))._numba_type_.layout == "F"
+    assert isinstance(d.device_ctypes_pointer, ctypes.c_size_t)
+    assert d.device_ctypes_pointer.value == d.device_pointer != 0
+    assert d[1:].device_ctypes_pointer.value == d.device_pointer + 40
+    assert cuda.device_array(0).device_ctypes_pointer.value == 0
+    assert d.alloc_size == 200
+    assert d[::2].alloc_size == 200  # rows 0, 2 and 4: the span, not 3 rows' bytes
+    assert d[:, 2].alloc_size == 4 * 40 + 8
+    assert cuda.device_array((3, 0)).alloc_size == 0
