@@ -131,18 +131,59 @@ def _class_for(path: str) -> type[LinkableCode]:
     return _CLASS_BY_KIND[kind]
 
 
+# numba-cuda's LinkableCode kinds are the driver's CUjitInputType values (its CUSource's is
+# "cu"): the kind of ours each one is, by the enum's name or its value.
+_KIND_BY_JIT_INPUT = {"CU_JIT_INPUT_CUBIN": "cubin", "CU_JIT_INPUT_PTX": "ptx",
+                      "CU_JIT_INPUT_FATBINARY": "fatbin", "CU_JIT_INPUT_OBJECT": "object",
+                      "CU_JIT_INPUT_LIBRARY": "library", "CU_JIT_INPUT_NVVM": "ltoir"}
+_KIND_BY_JIT_INPUT_VALUE = dict(enumerate(_KIND_BY_JIT_INPUT.values()))
+
+
+def code_kind(code: Any) -> str | None:
+    """The kind of a LinkableCode-like object (one of ours, numba-cuda's, or any object with
+    ``kind``, ``data`` and ``name``): "ptx", "cu", "cubin", "fatbin", "object", "library" or
+    "ltoir"; None if it has no such kind."""
+    if not all(hasattr(code, a) for a in ("kind", "data", "name")):
+        return None
+    kind = code.kind
+    if isinstance(kind, str):
+        return kind if kind in _CLASS_BY_KIND else None
+    name = getattr(kind, "name", None)  # numba-cuda's: a CUjitInputType member
+    if isinstance(name, str) and name in _KIND_BY_JIT_INPUT:
+        return _KIND_BY_JIT_INPUT[name]
+    try:
+        return _KIND_BY_JIT_INPUT_VALUE.get(int(kind))
+    except (TypeError, ValueError):
+        return None
+
+
+def _check_linkable(item: Any) -> None:
+    """A TypeError unless ``item`` is a LinkableCode-like object; NotImplementedError for
+    what cudajit does not do with one (module callbacks, NRT), as for its own objects."""
+    if code_kind(item) is None:
+        raise TypeError(f"link= takes file paths and LinkableCode objects (cuda.CUSource, "
+                        f"cuda.PTXSource, ..., or numba-cuda's: objects with kind, data and "
+                        f"name); got {item!r}")
+    if getattr(item, "setup_callback", None) or getattr(item, "teardown_callback", None):
+        raise NotImplementedError(f"{item!r}: cudajit does not call setup_callback/"
+                                  "teardown_callback of linked code yet")
+    if getattr(item, "nrt", False):
+        raise NotImplementedError(f"{item!r}: cudajit has no NRT (memory allocation in "
+                                  "kernels) to link with")
+
+
 def link_items(link: Any) -> tuple[Any, ...]:
     """``link=`` as a tuple of paths and LinkableCode objects, checked: a single item, a
-    list, tuple or set of them, or None."""
+    list, tuple or set of them, or None. A LinkableCode object is cudajit's or any object
+    with its protocol (``kind``, ``data``, ``name``), numba-cuda's ``CUSource`` ... included."""
     if link is None:
         return ()
     items = tuple(link) if isinstance(link, (list, tuple, set, frozenset)) else (link,)
     for item in items:
         if isinstance(item, (str, os.PathLike)):
             _class_for(os.fspath(item))
-        elif not isinstance(item, LinkableCode):
-            raise TypeError(f"link= takes file paths and LinkableCode objects (cuda.CUSource, "
-                            f"cuda.PTXSource, ...); got {item!r}")
+        else:
+            _check_linkable(item)
     return tuple(os.fspath(i) if isinstance(i, os.PathLike) else i for i in items)
 
 
@@ -162,15 +203,16 @@ def link_inputs(items: Iterable[Any], cc: int) -> list[tuple[str, str, bytes]]:
             name, code = item, LinkableCode.from_path(item)
         else:
             name, code = item.name, item
-        if code.kind == "ltoir":
+        kind = code_kind(code)
+        if kind == "ltoir":
             raise CompileError(f"'{name}' is LTO-IR, which needs link-time optimisation "
                                "(nvJitLink); cudajit links with the driver's linker: link PTX, "
                                "CUDA C++ or a cubin instead")
-        if code.kind == "cu":
+        if kind == "cu":
             source = code.data if isinstance(code.data, str) else _as_bytes(code.data).decode()
             inputs.append(("ptx", name, nvrtc.compile_to_ptx(source, name, cc, folders)))
         else:
-            inputs.append((code.kind, name, _as_bytes(code.data)))
+            inputs.append((str(kind), name, _as_bytes(code.data)))
     return inputs
 
 

@@ -2,6 +2,7 @@
 cuda.CUSource): on the cuda device (here the GPU or the simulated GPU) the driver's linker
 links it with the kernel's PTX; the cpu device refuses kernels that call it."""
 
+import enum
 import os
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 import cudajit as cuda
-from cudajit import _core, nvrtc
+from cudajit import _core, linking, nvrtc
 
 pytestmark = pytest.mark.filterwarnings("ignore::cudajit.PerformanceWarning")
 
@@ -296,3 +297,53 @@ def test_an_array_argument_is_refused_with_the_reason(on_cuda):
 
     with pytest.raises(cuda.CompileError, match="real numbers, bools and CPointers"):
         kernel[1, 1](np.zeros(2, np.float32))
+
+
+class _JitInputType(enum.IntEnum):
+    """The driver's CUjitInputType, which numba-cuda's LinkableCode classes take as kind."""
+    CU_JIT_INPUT_CUBIN = 0
+    CU_JIT_INPUT_PTX = 1
+
+
+class _ForeignPTXSource:
+    """numba-cuda's PTXSource, as far as its protocol goes: kind (a CUjitInputType), data,
+    name, and the callbacks and NRT flag that cudajit does not support."""
+
+    kind = _JitInputType.CU_JIT_INPUT_PTX
+
+    def __init__(self, data, name=None, setup_callback=None, teardown_callback=None,
+                 nrt=False):
+        self.data, self.name = data, name or "<unnamed-ptx>"
+        self.setup_callback, self.teardown_callback, self.nrt = (setup_callback,
+                                                                 teardown_callback, nrt)
+
+
+def test_link_takes_any_object_with_the_linkable_code_protocol(on_cuda):
+    # numba-cuda's PTXSource (kind a CUjitInputType member) links as cuda.PTXSource does.
+    add = cuda.declare_device("add_i32", "int32(int32, int32)", abi="c")
+
+    @cuda.jit(link=[_ForeignPTXSource(ADD_I32_PTX, name="add_i32.ptx")])
+    def kernel(r, x):
+        i = cuda.grid(1)
+        if i < len(r):
+            r[i] = add(x[i], 5)
+
+    x = np.arange(40, dtype=np.int32)
+    r = np.empty_like(x)
+    kernel[2, 32](r, x)
+    np.testing.assert_array_equal(r, x + 5)
+
+
+def test_linkable_code_kinds_of_numba_cuda_and_what_is_refused():
+    assert linking.code_kind(_ForeignPTXSource("")) == "ptx"
+    assert linking.code_kind(cuda.CUSource("")) == "cu"
+
+    class Kind1:  # a kind given by the enum's value only
+        kind, data, name = 1, "", "x"
+    assert linking.code_kind(Kind1()) == "ptx"
+    with pytest.raises(TypeError, match="objects with kind, data and name"):
+        linking.link_items([object()])
+    with pytest.raises(NotImplementedError, match="setup_callback"):
+        linking.link_items([_ForeignPTXSource("", setup_callback=print)])
+    with pytest.raises(NotImplementedError, match="NRT"):
+        linking.link_items(_ForeignPTXSource("", nrt=True))
