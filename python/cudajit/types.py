@@ -18,7 +18,8 @@ import numpy as np
 from . import _core
 
 __all__ = [
-    "Type", "NoneType", "ScalarType", "Array", "Record", "Tuple", "UniTuple", "CPointer",
+    "Type", "NoneType", "ScalarType", "Boolean", "Integer", "Float", "Complex", "Array",
+    "Record", "Tuple", "UniTuple", "CPointer",
     "Signature",
     "typeof", "from_dtype", "from_numba", "parse_signature",
     "none", "void",
@@ -122,6 +123,26 @@ class ScalarType(Type):
         raise TypeError(
             f"{self}(...) expects either types (to make a signature) or one value "
             f"(to convert); got {args!r}")
+
+
+class Boolean(ScalarType):
+    """The boolean type (Numba's ``types.Boolean``)."""
+
+
+class Integer(ScalarType):
+    """A signed or unsigned integer type (Numba's ``types.Integer``)."""
+
+    @property
+    def signed(self) -> bool:
+        return self.numpy_dtype.kind == "i"
+
+
+class Float(ScalarType):
+    """A floating-point type (Numba's ``types.Float``)."""
+
+
+class Complex(ScalarType):
+    """A complex type (Numba's ``types.Complex``)."""
 
 
 class Record(Type):
@@ -292,21 +313,21 @@ def _layout_from_slices(slices: tuple) -> str:
 none = NoneType()
 void = none
 
-boolean = bool_ = b1 = ScalarType("bool", np.bool_)
-int8 = i1 = ScalarType("int8", np.int8)
-int16 = i2 = short = ScalarType("int16", np.int16)
-int32 = i4 = intc = ScalarType("int32", np.int32)
-int64 = i8 = intp = int_ = longlong = ScalarType("int64", np.int64)
-uint8 = u1 = byte = ScalarType("uint8", np.uint8)
-uint16 = u2 = ushort = ScalarType("uint16", np.uint16)
-uint32 = u4 = uintc = ScalarType("uint32", np.uint32)
-uint64 = u8 = uintp = uint = ulonglong = ScalarType("uint64", np.uint64)
-float16 = f2 = half = ScalarType("float16", np.float16)
+boolean = bool_ = b1 = Boolean("bool", np.bool_)
+int8 = i1 = Integer("int8", np.int8)
+int16 = i2 = short = Integer("int16", np.int16)
+int32 = i4 = intc = Integer("int32", np.int32)
+int64 = i8 = intp = int_ = longlong = Integer("int64", np.int64)
+uint8 = u1 = byte = Integer("uint8", np.uint8)
+uint16 = u2 = ushort = Integer("uint16", np.uint16)
+uint32 = u4 = uintc = Integer("uint32", np.uint32)
+uint64 = u8 = uintp = uint = ulonglong = Integer("uint64", np.uint64)
+float16 = f2 = half = Float("float16", np.float16)
 # As in Numba, float_ is float32 (single) and double is float64.
-float32 = f4 = float_ = single = ScalarType("float32", np.float32)
-float64 = f8 = double = ScalarType("float64", np.float64)
-complex64 = c8 = csingle = ScalarType("complex64", np.complex64)
-complex128 = c16 = cdouble = ScalarType("complex128", np.complex128)
+float32 = f4 = float_ = single = Float("float32", np.float32)
+float64 = f8 = double = Float("float64", np.float64)
+complex64 = c8 = csingle = Complex("complex64", np.complex64)
+complex128 = c16 = cdouble = Complex("complex128", np.complex128)
 
 
 

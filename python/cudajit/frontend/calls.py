@@ -20,9 +20,11 @@ from .. import types as cjtypes
 from ..errors import CompileError
 from ..kernel_ir import IRNode, ir_identifier
 from ..source import read_function
+from . import overloads
 from .entities import (
     BuiltinFunction, Constant, Dim3, ForeignFunction, GridGroup, GridIntrinsic, IntrinsicFunction,
-    IntrinsicValue, NumpyUfunc, OperatorFunction, PythonFunction, PythonModule,
+    IntrinsicValue, NumpyUfunc, OperatorFunction, OverloadedFunction, PythonFunction,
+    PythonModule,
 )
 from .scope import EXCEPTION_RECORD, VARARG_COUNT, NotConstant, is_number
 from .ufuncs import call_ufunc, ufunc_element
@@ -48,12 +50,26 @@ def translate_call(t: FunctionTranslator, node: ast.Call) -> IRNode:
         if isinstance(base, (PythonModule, Dim3)):
             callee = t.namespace_attribute(base, func)
         else:
+            if func.attr not in METHODS:
+                overloaded = overloads.method_call(t, node, func.attr)  # @overload_method
+                if overloaded is not None:
+                    return call_entity(t, overloaded.callee, overloaded.call)
             node = check_call_syntax(t, node)
             return _method_call(t, node, t.as_value(base, func.value), func.attr)
     else:
         callee = t.resolve(func)
     if isinstance(callee, IntrinsicFunction) and callee.ir_name in COMPILE_TIME_INTRINSICS:
         return COMPILE_TIME_INTRINSICS[callee.ir_name](t, callee, node)
+    return call_entity(t, callee, node)
+
+
+def call_entity(t: FunctionTranslator, callee: Any, node: ast.Call) -> IRNode:
+    """The call `node` of what its callee resolved to; an overloaded function's call is
+    the call of the implementation its overloads give for the arguments."""
+    if isinstance(callee, OverloadedFunction):
+        node = ast.copy_location(ast.Call(node.func, _expand_starred(t, node.args),
+                                          node.keywords), node)
+        callee = overloads.resolve_call(t, callee, node)
     node = check_call_syntax(t, node, callee)
     return CALL_HANDLERS.get(type(callee), _not_callable)(t, callee, node)
 

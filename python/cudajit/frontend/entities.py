@@ -83,6 +83,14 @@ class PythonFunction(Entity):
 
 
 @dataclass(frozen=True, eq=False)
+class OverloadedFunction(Entity):
+    """A Python function with @overload implementations (cudajit's, numba-cuda's or
+    Numba's): a call compiles what a generator returns for its arguments (overloads.py)."""
+    func: Any
+    templates: tuple  # overloads.OverloadTemplate, the "cuda" target's first
+
+
+@dataclass(frozen=True, eq=False)
 class ForeignFunction(Entity):
     """A foreign device function (cuda.declare_device): a call is IR `extern.NAME`."""
     declared: Any  # linking.DeclaredDevice

@@ -27,6 +27,7 @@ from .entities import (
     FrozenArray, GridIntrinsic, IntrinsicValue, PythonFunction, PythonModule, complex_math,
     is_known, known_entity,
 )
+from .overloads import overloaded_function
 from .scope import is_number
 
 Loc = tuple[int, int]
@@ -95,6 +96,15 @@ def meaning_of(value: Any, spelled: str) -> Entity:
                 "kernels cannot call (Numba refuses it too); drop the signature, or use "
                 "@cuda.jit(device=True)")
         return PythonFunction(value.py_func)
+    if callable(value):
+        overloaded = overloaded_function(value)
+        if overloaded is not None:
+            return overloaded
+        if _is_numba_intrinsic(value):
+            raise NotUsableInKernels(
+                f"'{spelled}' is a Numba @intrinsic, which cudajit cannot compile: its "
+                "code generator writes LLVM IR with llvmlite into Numba's own lowering; "
+                "write it as a @cuda.jit(device=True) function or an @overload")
     raise NotUsableInKernels(_unsupported_object_message(value, spelled))
 
 
@@ -157,6 +167,12 @@ def _unsupported_object_message(value: Any, spelled: str) -> str:
         return (f"cannot call Python function '{spelled}' from a kernel; "
                 "decorate it with @cuda.jit(device=True)")
     return f"'{spelled}' (a {type(value).__name__}) cannot be used in kernels"
+
+
+def _is_numba_intrinsic(value: Any) -> bool:
+    """A function made by Numba's or cudajit's @intrinsic."""
+    return type(value).__name__ in ("_Intrinsic", "Intrinsic") and \
+        type(value).__module__.split(".")[0] in ("numba", "cudajit")
 
 
 def _is_numba_cpu_dispatcher(value: Any) -> bool:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import CompileError
 from ..kernel_ir import IRNode, ir_identifier, string_atom
-from . import calls, objects, ufuncs
+from . import calls, objects, overloads, ufuncs
 from .entities import (
     CapturedArray, Constant, Dim3, EnumClass, Entity, FrozenArray, GridGroup,
     IntrinsicFunction, IntrinsicValue, PythonFunction, PythonModule, Resolved,
@@ -616,7 +616,11 @@ class FunctionTranslator:
 
     # -- names and attributes -----------------------------------------------
 
-    def _meaning(self, value: Any, node: ast.expr) -> Entity:
+    def meaning(self, value: Any, node: ast.AST) -> Entity:
+        """What a Python object means in kernels (read at `node`), or a CompileError."""
+        return self._meaning(value, node)
+
+    def _meaning(self, value: Any, node: ast.AST) -> Entity:
         try:
             return meaning_of(value, ast.unparse(node))
         except NotUsableInKernels as exc:
@@ -651,6 +655,9 @@ class FunctionTranslator:
                     and node.value.attr == "ctypes":  # an array's address, as Numba has it
                 return IRNode("call", self.loc(node), "array.address",
                               self.expr(node.value.value))
+            overloaded = overloads.attribute(self, node)  # @overload_attribute
+            if overloaded is not None:
+                return calls.call_entity(self, overloaded.callee, overloaded.call)
             # .shape, .real, a record's field ...: the compiler knows the value's type.
             return IRNode("attr", self.loc(node), self.as_value(base, node.value), node.attr)
         return self.expr(node)
