@@ -449,6 +449,20 @@ class DeviceFunction:
     def __repr__(self) -> str:
         return f"<cudajit device function {self.__name__}>"
 
+    def inspect_asm(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
+        """The PTX of the device function (a ``.func``) compiled for ``signature``, as
+        ``cuda.compile_ptx(f, signature, device=True)`` gives it with this function's
+        ``fastmath``; without one, a dict over its declared signatures (Numba's
+        ``inspect_asm``)."""
+        from .compiler import compile_ptx  # compiler imports this module
+
+        def ptx(sig: Any) -> str:
+            return compile_ptx(self.py_func, sig, device=True, fastmath=self.fastmath,
+                               cc=cc)[0]
+        if signature is not None:
+            return ptx(signature)
+        return {tuple(sig.args): ptx(sig) for sig in self.signatures}
+
     def __reduce__(self) -> tuple:
         """As a kernel pickles: by reference where importable, else by its function."""
         reference = _by_reference(self, self.py_func)

@@ -57,6 +57,13 @@ API_MODULES = ("cudadrv", "libdevice", "fp16", "cg", "vector_types")
 HELPER_MODULES = ("numba.cuda.tests", "numba.cuda.tests.support",
                   "numba.cuda.tests.cudapy.extensions_usecases")
 
+# numba-cuda's internal modules that also define part of numba.cuda's API (numba.cuda.compile_ptx
+# is numba.cuda.compiler.compile_ptx): the tests get numba-cuda's module, but those of its names
+# that numba.cuda re-exports are cudajit's (see :func:`_api_view`). The tests import them from
+# there (`from numba.cuda.compiler import compile_ptx`) and pass them cudajit's types, which
+# numba-cuda's compile_ptx refuses ("invalid type in signature").
+API_DEFINING_MODULES = ("compiler",)
+
 USED = {"kernel": 0, "api": 0}
 
 
@@ -205,6 +212,27 @@ def _with_fallback(module: types.ModuleType, fallback: types.ModuleType) -> type
     return merged
 
 
+def _api_view(internal: types.ModuleType, real: types.ModuleType,
+              bound: types.ModuleType) -> types.ModuleType:
+    """numba-cuda's module ``internal`` (numba.cuda.compiler), but for the names that numba.cuda
+    re-exports from it (the same objects) and the bound module has: those are the bound
+    module's (cudajit's compile_ptx), as ``from numba.cuda import compile_ptx`` gives. Its other
+    names (run_frontend, compile_internal ...) are numba-cuda's, looked up in ``internal``."""
+    view = types.ModuleType(internal.__name__, internal.__doc__)
+    for name in ("__file__", "__spec__", "__loader__", "__package__"):
+        if hasattr(internal, name):
+            setattr(view, name, getattr(internal, name))
+    for name, value in _public(internal).items():
+        if getattr(real, name, None) is value and hasattr(bound, name):
+            setattr(view, name, getattr(bound, name))
+
+    def lookup(name: str) -> Any:
+        """numba-cuda's ``name``."""
+        return getattr(internal, name)
+    view.__getattr__ = lookup  # type: ignore[attr-defined]
+    return view
+
+
 def _submodule_getter(real: types.ModuleType) -> Callable[[str], types.ModuleType]:
     """A module __getattr__: numba.cuda's submodules that are not imported yet
     (``from numba.cuda import launchconfig``)."""
@@ -235,4 +263,8 @@ def install() -> None:
     module = make_cuda_module(real, cudajit)
     sys.meta_path.insert(0, _NumbaInternalsFinder(real))
     sys.modules["numba.cuda.random"] = cudajit.random
+    for name in API_DEFINING_MODULES:
+        view = _api_view(importlib.import_module(f"numba.cuda.{name}"), real, module)
+        sys.modules[f"numba.cuda.{name}"] = view
+        setattr(module, name, view)
     _bind(module)

@@ -813,3 +813,18 @@ def test_fastmath_calls_the_fast_approximate_float32_functions_as_numba(device):
     cuda.jit(fastmath=True)(fast_functions)[1, 64](x, out)
     expected = np.cos(x) + np.sin(x) + np.log2(x) + np.exp(x)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_inspect_asm_of_a_device_function_is_its_func_with_its_fastmath():
+    # Numba's DeviceFunction.inspect_asm(signature): the .func, with the function's fastmath.
+    def cosine(x):
+        return math.cos(x)
+
+    fast = cuda.jit("float32(float32)", device=True, fastmath=True)(cosine)
+    precise = cuda.jit(device=True)(cosine)
+    ptx = fast.inspect_asm((float32,))
+    assert ".visible .func" in ptx and ".entry" not in ptx
+    assert "cos.approx" in ptx
+    assert "cos.approx" not in precise.inspect_asm((float32,))
+    assert list(fast.inspect_asm()) == [(float32,)]
+    assert precise.inspect_asm() == {}
