@@ -87,14 +87,18 @@ def overload(func: Callable[..., Any], jit_options: dict | None = None, strict: 
     ``target`` is the target the implementation is for ("cuda", or "generic" for every
     target; "cuda" wins over "generic" in kernels). ``prefer_literal`` gives the generator
     literal types first (cudajit has none: it is given the non-literal types).
-    ``jit_options``, ``strict`` and ``inline`` are accepted as Numba accepts them; the
-    implementation is a device function, which LLVM inlines where it pays.
+    With ``strict`` (the default) the implementation must have the generator's parameters
+    (names, keywords and their defaults; a ``*args`` of the implementation may take several),
+    else the call is a CompileError saying how they differ. ``jit_options`` and ``inline``
+    are accepted as Numba accepts them; the implementation is a device function, which LLVM
+    inlines where it pays.
     """
     _check_target(target)
     _check_options(jit_options, inline)
 
     def decorate(generator: Callable[..., Any]) -> Callable[..., Any]:
-        template = OverloadTemplate(generator, target, CUDAJIT_TYPES, prefer_literal)
+        template = OverloadTemplate(generator, target, CUDAJIT_TYPES, prefer_literal,
+                                    strict=strict)
         _functions.setdefault(func, []).append(template)
         return generator
 
@@ -244,7 +248,8 @@ class _NumbaIndex:
             return None  # numba-cuda registers "generic" overloads with Numba too
         self.generators.add(key)
         return OverloadTemplate(generator, target, NUMBA_TYPES,
-                                bool(getattr(template, "prefer_literal", False)), owner)
+                                bool(getattr(template, "prefer_literal", False)), owner,
+                                strict=bool(getattr(template, "_strict", False)))
 
     def _add_function(self, func: Any, template: Any) -> None:
         made = self._template(template, (id(func),))

@@ -235,3 +235,22 @@ def test_an_intrinsic_is_refused_naming_it(device):
 def test_unknown_targets_are_refused_at_registration():
     with pytest.raises(ValueError, match="unknown target 'tpu'"):
         overload(by_target, target="tpu")
+
+
+def mismatched(x, kw=None):
+    """Its strict overload's implementation has another default."""
+
+
+@overload(mismatched)
+def ol_mismatched(x, kw=None):
+    def impl(x, kw=12):
+        return x
+    return impl
+
+
+def test_a_strict_overloads_implementation_must_have_the_generators_parameters(device):
+    def kernel(out):
+        out[0] = mismatched(1, kw=2)
+
+    with pytest.raises(CompileError, match="keyword argument default values"):
+        run(kernel, np.zeros(1))

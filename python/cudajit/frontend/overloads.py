@@ -18,6 +18,7 @@ chooses by the type of a run-time argument gets ``UNDETERMINED`` there.
 from __future__ import annotations
 
 import ast
+import inspect
 from dataclasses import dataclass, field
 from types import FunctionType
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -67,6 +68,7 @@ class OverloadTemplate:
     types: TypeSystem
     prefer_literal: bool = False
     owner: Any = None  # overload_method/overload_attribute: the type class of the receiver
+    strict: bool = False  # the implementation must have the generator's parameters
     cache: dict = field(default_factory=dict, compare=False)
 
     @property
@@ -219,6 +221,11 @@ def _choose(t: FunctionTranslator, templates: Sequence[OverloadTemplate], spelle
                 tried.append(f"{template.where} raised {type(exc).__name__}: {exc}")
                 continue
             if impl is not None:
+                mismatch = signature_mismatch(template.generator, impl) \
+                    if template.strict else None
+                if mismatch is not None:
+                    raise t.error(f"the overload {template.where} of '{spelled}': "
+                                  f"{mismatch}", node)
                 return impl
             tried.append(f"{template.where} returned None (no implementation for "
                          f"({shown}))")
@@ -229,6 +236,55 @@ def _choose(t: FunctionTranslator, templates: Sequence[OverloadTemplate], spelle
         f"There are {len(templates)} candidate implementations:\n{lines}\n"
         "(types the kernel knows only when it is typed are passed to the generators as "
         "'undetermined')", node)
+
+
+def _parameters(function: Any) -> tuple[list[str], list[inspect.Parameter], str | None]:
+    """A function's parameters without defaults (their names), those with defaults, and
+    its *args parameter; a **kwargs parameter raises ValueError."""
+    required: list[str] = []
+    defaulted: list[inspect.Parameter] = []
+    star = None
+    for param in inspect.signature(function).parameters.values():
+        if param.kind is param.VAR_KEYWORD:
+            raise ValueError("the use of VAR_KEYWORD (e.g. **kwargs) is unsupported "
+                             f"(offending argument name is '{param}')")
+        if param.kind is param.VAR_POSITIONAL:
+            star = param.name
+        if param.default is param.empty:
+            required.append(param.name)
+        else:
+            defaulted.append(param)
+    return required, defaulted, star
+
+
+def signature_mismatch(generator: Any, impl: Any) -> str | None:
+    """Why an implementation's parameters differ from its generator's, which a strict
+    overload requires to match (Numba's rule: the same names, keywords and defaults; a
+    *args of the implementation may take several of the generator's parameters), or None."""
+    try:
+        shown = (f"typing signature {inspect.signature(generator)}, implementation "
+                 f"signature {inspect.signature(impl)}")
+        typing, typing_kws, typing_star = _parameters(generator)
+        implementing, impl_kws, impl_star = _parameters(impl)
+    except ValueError as exc:
+        return str(exc)
+    except TypeError:
+        return None  # a callable inspect cannot read: nothing to compare
+    prefix = "typing and implementation arguments differ in"
+    if typing_star and not impl_star:
+        return (f"VAR_POSITIONAL (e.g. *args) argument kind (offending argument name is "
+                f"'*{typing_star}') found in the typing function signature, but is not in "
+                f"the implementing function signature ({shown})")
+    if impl_star and not typing_star:
+        implementing = implementing[:implementing.index(impl_star)]
+        typing = typing[:len(implementing)]
+    if typing != implementing:
+        return f"{prefix} argument names ({shown})"
+    if [p.name for p in typing_kws] != [p.name for p in impl_kws]:
+        return f"{prefix} keyword argument names ({shown})"
+    if [p.default for p in typing_kws] != [p.default for p in impl_kws]:
+        return f"{prefix} keyword argument default values ({shown})"
+    return None
 
 
 def _as_entity(t: FunctionTranslator, impl: Any, spelled: str, node: ast.AST) -> Entity:
