@@ -16,37 +16,42 @@ void fill_special_registers(Warp& warp, Frame& frame) {
   const Block& block = *warp.block;
   uint64_t* regs = frame.regs.data() + size_t(frame.function->special_base) * kWarpSize;
   auto slot = [&](uint32_t which) { return regs + size_t(which) * kWarpSize; };
-  uint64_t block_threads = launch.block.count();
-  uint64_t shared_total = block.shared.size();
+  auto fill = [&](uint32_t which, uint64_t value) { std::fill_n(slot(which), kWarpSize, value); };
+  // The thread index, lane by lane: lane 0's divided out once, then counted up (every frame
+  // of every warp of every block takes this: divisions per lane were most of a small block's
+  // cost).
+  const uint64_t block_threads = launch.block.count();
+  const uint64_t first = uint64_t(warp.index) * kWarpSize;
+  uint32_t x = uint32_t(first % launch.block.x);
+  uint32_t y = uint32_t(first / launch.block.x % launch.block.y);
+  uint32_t z = uint32_t(first / (uint64_t(launch.block.x) * launch.block.y));
   for (int lane = 0; lane < kWarpSize; ++lane) {
-    uint64_t linear = uint64_t(warp.index) * kWarpSize + lane;
-    uint32_t x = uint32_t(linear % launch.block.x);
-    uint32_t y = uint32_t(linear / launch.block.x % launch.block.y);
-    uint32_t z = uint32_t(linear / (uint64_t(launch.block.x) * launch.block.y));
-    if (linear >= block_threads) x = y = z = 0;
-    slot(kTidX)[lane] = x, slot(kTidY)[lane] = y, slot(kTidZ)[lane] = z;
-    slot(kNtidX)[lane] = launch.block.x, slot(kNtidY)[lane] = launch.block.y;
-    slot(kNtidZ)[lane] = launch.block.z;
-    slot(kCtaidX)[lane] = block.index.x, slot(kCtaidY)[lane] = block.index.y;
-    slot(kCtaidZ)[lane] = block.index.z;
-    slot(kNctaidX)[lane] = launch.grid.x, slot(kNctaidY)[lane] = launch.grid.y;
-    slot(kNctaidZ)[lane] = launch.grid.z;
+    const bool present = first + uint64_t(lane) < block_threads;
+    slot(kTidX)[lane] = present ? x : 0, slot(kTidY)[lane] = present ? y : 0;
+    slot(kTidZ)[lane] = present ? z : 0;
+    if (++x == launch.block.x) {
+      x = 0;
+      if (++y == launch.block.y) y = 0, ++z;
+    }
     slot(kLaneId)[lane] = uint64_t(lane);
-    slot(kWarpId)[lane] = warp.index;
-    slot(kNwarpId)[lane] = uint64_t(block.warps.size());
-    slot(kSmId)[lane] = (uint64_t(block.index.x) + block.index.y + block.index.z) %
-                        uint64_t(std::max(1, launch.sm_count));
-    slot(kNsmId)[lane] = uint64_t(std::max(1, launch.sm_count));
-    slot(kGridId)[lane] = 1;
-    uint32_t bit = 1u << lane;
+    const uint32_t bit = 1u << lane;
     slot(kLanemaskEq)[lane] = bit;
     slot(kLanemaskLe)[lane] = bit | (bit - 1);
     slot(kLanemaskLt)[lane] = bit - 1;
     slot(kLanemaskGe)[lane] = ~(bit - 1);
     slot(kLanemaskGt)[lane] = ~(bit | (bit - 1));
-    slot(kDynamicSmemSize)[lane] = launch.dynamic_shared_bytes;
-    slot(kTotalSmemSize)[lane] = shared_total;
   }
+  fill(kNtidX, launch.block.x), fill(kNtidY, launch.block.y), fill(kNtidZ, launch.block.z);
+  fill(kCtaidX, block.index.x), fill(kCtaidY, block.index.y), fill(kCtaidZ, block.index.z);
+  fill(kNctaidX, launch.grid.x), fill(kNctaidY, launch.grid.y), fill(kNctaidZ, launch.grid.z);
+  fill(kWarpId, warp.index);
+  fill(kNwarpId, uint64_t(block.warps.size()));
+  const uint64_t sms = uint64_t(std::max(1, launch.sm_count));
+  fill(kSmId, (uint64_t(block.index.x) + block.index.y + block.index.z) % sms);
+  fill(kNsmId, sms);
+  fill(kGridId, 1);
+  fill(kDynamicSmemSize, launch.dynamic_shared_bytes);
+  fill(kTotalSmemSize, block.shared.size());
 }
 
 const char* fault_name(Fault fault) {
