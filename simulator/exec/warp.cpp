@@ -128,7 +128,13 @@ void Warp::push_frame(const Function& callee, uint32_t mask, const Inst* call) {
     fault(Fault::HardwareStack, *call, __builtin_ctz(mask),
           "stack overflow: the calls need more than " + std::to_string(local_stride) +
               " bytes of local memory per thread");
-  frames.emplace_back();
+  if (spare_frames.empty()) {
+    frames.emplace_back();
+  } else {  // a frame popped before: its buffers are reused
+    frames.push_back(std::move(spare_frames.back()));
+    spare_frames.pop_back();
+    frames.back().stack.clear();
+  }
   Frame& frame = frames.back();
   frame.function = &callee;
   frame.call = call;
@@ -269,6 +275,7 @@ void Warp::run() {
         for_lanes(entry.mask & ~exited,
                   [&](int lane) { copy_call_value(frame, caller, copy, lane); });
       }
+      spare_frames.push_back(std::move(frames.back()));
       frames.pop_back();
       continue;
     }
@@ -301,11 +308,18 @@ void run_block(const Launch& launch, Block& block, uint64_t* instructions) {
                               ? kernel.dynamic_shared_offset + launch.dynamic_shared_bytes
                               : kernel.static_shared_bytes;
   block.shared.assign(shared_bytes, 0);
-  block.warps.clear();
   block.warps.resize(warp_count);
   for (BlockBarrier& barrier : block.barriers) barrier = {};
   for (uint32_t w = 0; w < warp_count; ++w) {
     Warp& warp = block.warps[w];
+    // A warp starts afresh, but keeps the buffers of the one this host thread ran before
+    // (allocating and first touching them was most of a small block's cost).
+    std::vector<Frame> spare = std::move(warp.spare_frames);
+    for (Frame& frame : warp.frames) spare.push_back(std::move(frame));
+    std::vector<uint8_t> local = std::move(warp.local);
+    warp = Warp{};
+    warp.spare_frames = std::move(spare);
+    warp.local = std::move(local);
     warp.block = &block;
     warp.launch = &launch;
     warp.index = w;
