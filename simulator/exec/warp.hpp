@@ -159,7 +159,7 @@ struct Warp {
   uint32_t sync_waiting = 0;             // the lanes that wait at one of them
   std::vector<Frame> frames;
   std::vector<Frame> spare_frames;  // popped frames, whose buffers later calls reuse
-  std::vector<uint8_t> local;  // 32 x the kernel's max_local_bytes
+  std::vector<uint8_t> local;       // 32 x the kernel's max_local_bytes
   uint64_t local_stride = 0;
   Range cached_range;         // last global range an access hit
   uint64_t instructions = 0;  // thread-instructions executed
