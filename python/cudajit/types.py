@@ -175,7 +175,7 @@ class Record(Type):
 
 
 class Array(Type):
-    """An array of ``dtype`` (a number type or a Record) with ``ndim`` dimensions (1 to 8)
+    """An array of ``dtype`` (a number type or a Record) with ``ndim`` dimensions (0 to 8)
     and a layout: "C" (C-contiguous), "F" (Fortran-contiguous) or "A" (any strides)."""
 
     def __init__(self, dtype: "ScalarType | Record", ndim: int, layout: str,
@@ -183,8 +183,8 @@ class Array(Type):
         if not isinstance(dtype, (ScalarType, Record)):
             raise TypeError(f"array dtype must be a scalar type such as float32 or a Record; "
                             f"got {dtype!r}")
-        if not isinstance(ndim, int) or not 1 <= ndim <= MAX_ARRAY_NDIM:
-            raise TypeError(f"arrays have 1 to {MAX_ARRAY_NDIM} dimensions; got ndim={ndim!r}")
+        if not isinstance(ndim, int) or not 0 <= ndim <= MAX_ARRAY_NDIM:
+            raise TypeError(f"arrays have 0 to {MAX_ARRAY_NDIM} dimensions; got ndim={ndim!r}")
         if layout not in LAYOUTS:
             raise TypeError(f"array layout must be one of 'C', 'F', 'A'; got {layout!r}")
         self.dtype = dtype
@@ -479,8 +479,8 @@ def _typeof_argument_hint(hint: Any) -> Array:
 
 
 def _typeof_array(array: np.ndarray) -> Array:
-    if not 1 <= array.ndim <= MAX_ARRAY_NDIM:
-        raise TypeError(f"arrays must have 1 to {MAX_ARRAY_NDIM} dimensions; got {array.ndim}")
+    if not 0 <= array.ndim <= MAX_ARRAY_NDIM:
+        raise TypeError(f"arrays must have 0 to {MAX_ARRAY_NDIM} dimensions; got {array.ndim}")
     dtype: ScalarType | Record = (Record(array.dtype) if array.dtype.names is not None
                                   else from_dtype(array.dtype, what="array dtype"))
     if array.flags.c_contiguous:

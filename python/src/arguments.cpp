@@ -184,8 +184,8 @@ namespace {
 
 void set_array_dims(ArgValue& v, const int64_t* shape, const int64_t* strides, int ndim,
                     size_t position, const char* what) {
-  if (ndim < 1 || ndim > kMaxArrayDims)
-    throw py::type_error("argument " + std::to_string(position) + ": kernels take arrays of 1 to " +
+  if (ndim < 0 || ndim > kMaxArrayDims)
+    throw py::type_error("argument " + std::to_string(position) + ": kernels take arrays of 0 to " +
                          std::to_string(kMaxArrayDims) + " dimensions, got " + what + " of " +
                          std::to_string(ndim));
   std::copy_n(shape, ndim, v.shape.begin());
@@ -283,11 +283,10 @@ void classify_argument(py::handle obj, size_t position, runtime::Device& device,
     v.kind = ArgValue::Kind::HostArray;
     v.object = obj;
     auto ndim = static_cast<int>(array.ndim());
-    if (ndim < 1 || ndim > kMaxArrayDims)
-      throw py::type_error("argument " + std::to_string(position) + ": expected an array of 1 to " +
+    if (ndim > kMaxArrayDims)
+      throw py::type_error("argument " + std::to_string(position) + ": expected an array of 0 to " +
                            std::to_string(kMaxArrayDims) + " dimensions, got " +
-                           std::to_string(ndim) + " dimensions" +
-                           (ndim == 0 ? " (pass a 0-d array as a scalar)" : ""));
+                           std::to_string(ndim) + " dimensions");
     int flags = array.flags();
     Layout layout = (flags & py::array::c_style)   ? Layout::C
                     : (flags & py::array::f_style) ? Layout::F

@@ -1180,11 +1180,12 @@ TEST_CASE("malformed record spellings are refused with the reason", "[typing]") 
           "lies outside the record's 8 bytes");  // the product would overflow
 }
 
-TEST_CASE("arrays have 1 to 8 dimensions", "[typing]") {
+TEST_CASE("arrays have 0 to 8 dimensions", "[typing]") {
   CHECK(T("array(float64, 8d, A)").ndim() == 8);
   CHECK(T("array(float64, 8d, A)").str() == "array(float64, 8d, A)");
-  refused("array(float64, 9d, A)", "ndim must be 1d to 8d");
-  refused("array(float64, 0d, A)", "ndim must be 1d to 8d");
+  CHECK(T("array(float64, 0d, C)").ndim() == 0);  // Numba's 0-d arrays, indexed by a[()]
+  CHECK(T("array(float64, 0d, C)").str() == "array(float64, 0d, C)");
+  refused("array(float64, 9d, A)", "ndim must be 0d to 8d");
 }
 
 TEST_CASE("tuple types parse from their spelling and print it back", "[typing]") {

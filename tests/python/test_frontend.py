@@ -920,6 +920,7 @@ def test_parse_signature_rejects_what_is_not_a_signature(bad):
 
 
 @pytest.mark.parametrize("array, expected", [
+    (np.zeros((), np.float64), "array(float64, 0d, C)"),  # Numba's 0-d array
     (np.zeros(4, np.float32), "array(float32, 1d, C)"),
     (np.zeros((2, 3), np.int64), "array(int64, 2d, C)"),
     (np.zeros((2, 3), np.uint8, order="F"), "array(uint8, 2d, F)"),
@@ -938,8 +939,7 @@ def test_typeof_read_only_array_is_readonly():
 
 
 @pytest.mark.parametrize("array, message", [
-    (np.zeros((), np.float32), "1 to 8 dimensions; got 0"),
-    (np.zeros((1,) * 9, np.float32), "1 to 8 dimensions; got 9"),
+    (np.zeros((1,) * 9, np.float32), "0 to 8 dimensions; got 9"),
     (np.zeros(3, np.longdouble), "unsupported array dtype float128; expected one of bool, int8"),
     (np.zeros(3, ">f4"), "array dtype must have the native byte order; got '>f4'"),
     (np.zeros(3, object), "unsupported array dtype object"),

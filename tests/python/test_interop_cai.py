@@ -584,7 +584,7 @@ def test_an_object_exporting_nothing_is_a_type_error():
 
 def test_a_producer_with_more_dimensions_than_kernels_take():
     p = CaiProducer(np.zeros((1,) * 9))
-    with pytest.raises(TypeError, match=r"kernels take arrays of 1 to 8 dimensions, got a "
+    with pytest.raises(TypeError, match=r"kernels take arrays of 0 to 8 dimensions, got a "
                                         r"foreign array of 9"):
         write_ones[1, 1](p)
 

@@ -547,3 +547,32 @@ def test_arrays_of_up_to_8_dimensions(view):
     out = np.zeros(a.shape)
     scale_8d[1, 256](cuda.to_device(a), out)
     np.testing.assert_array_equal(out, 2 * a)
+
+
+@cuda.jit
+def add_0d(r, x, y):
+    r[()] = x[()] + y[()]
+
+
+def test_0d_arrays_are_kernel_arguments_indexed_by_the_empty_tuple():
+    # As Numba: a 0-d NumPy array is copied there and back like any host array; a 0-d device
+    # array is passed as it is; a[()] reads and writes its one element.
+    r = np.zeros((), np.float64)
+    add_0d[1, 1](r, np.asarray(2.0), np.asarray(3.0))
+    assert r[()] == 5.0
+    d = cuda.to_device(np.zeros((), np.int32))
+    add_0d[1, 1](d, np.asarray(np.int32(40)), cuda.to_device(np.asarray(np.int32(2))))
+    assert d.copy_to_host()[()] == 42
+    assert str(cuda.typeof(r)) == "array(float64, 0d, C)"
+
+
+@pytest.mark.parametrize("body, message", [
+    ("r[()] = len(r)", "len\\(\\) of unsized object"),
+    ("r[0] = 1", "too many indices"),
+    ("r.view(np.int32)[()] = 1", "0-d array is only supported if the itemsize is unchanged"),
+])
+def test_what_a_0d_array_refuses_is_a_compile_error(body, message):
+    scope = {"np": np}
+    exec(f"def kernel(r):\n    {body}\n", scope)  # noqa: S102
+    with pytest.raises(cuda.CompileError, match=message):
+        cuda.jit(scope["kernel"])[1, 1](np.zeros((), np.int64))

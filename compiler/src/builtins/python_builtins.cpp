@@ -23,6 +23,8 @@ llvm::Value* lower_address(FunctionLowering& f, const Node& n) {
 }
 
 Type type_len(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
+  if (args[0].is_array() && args[0].ndim() == 0)
+    type_error(call, "len() of unsized object: " + args[0].str() + " has no first dimension");
   if (args[0].is_array() || args[0].is_tuple()) return Type::scalar(Scalar::Int64);
   type_error(call, "len() needs an array or a tuple, got " + args[0].str());
 }

@@ -550,8 +550,8 @@ class TypeReader {
     return value;
   }
   int digit() {
-    if (pos_ >= text_.size() || text_[pos_] < '1' || text_[pos_] > '0' + kMaxArrayDims)
-      fail("ndim must be 1d to " + std::to_string(kMaxArrayDims) + "d");
+    if (pos_ >= text_.size() || text_[pos_] < '0' || text_[pos_] > '0' + kMaxArrayDims)
+      fail("ndim must be 0d to " + std::to_string(kMaxArrayDims) + "d");
     return text_[pos_++] - '0';
   }
   [[noreturn]] void fail(const std::string& why) {

@@ -82,6 +82,9 @@ Type array_method_type(const Node& n, const Type& v, const std::vector<Type>& ar
     auto dtype = scalar_from_name(rest.substr(0, rest.find('.')));
     if (!dtype) type_error(n, ".view(): unknown dtype '" + std::string(rest) + "'");
     if (v.record_layout()) type_error(n, ".view() of an array of records is not supported");
+    if (v.ndim() == 0 && byte_size(*dtype) != v.itemsize())
+      type_error(n, ".view(): changing the dtype of a 0-d array is only supported if the "
+                    "itemsize is unchanged (NumPy's rule)");
     // Wider items than the array's may start anywhere its own did: read them unaligned.
     const bool aligned = v.aligned() && alignment(*dtype) <= alignment(v.dtype());
     return Type::array(*dtype, v.ndim(), v.layout(), v.readonly()).with_aligned(aligned);
