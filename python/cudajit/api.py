@@ -17,6 +17,10 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence
 import numpy as np
 
 from . import _core
+from .cudadrv import memory as _memory
+from .cudadrv.memory import (BaseCUDAMemoryManager, GetIpcHandleMixin,  # noqa: F401
+                             HostOnlyCUDAMemoryManager, ManagedMemory, MappedMemory, MemoryInfo,
+                             MemoryPointer, PinnedMemory, set_memory_manager)
 from .devicearray import (DeviceNDArray, as_shape, contiguous_strides, device_array,  # noqa: F401
                           supported_dtype, to_device)
 
@@ -28,7 +32,9 @@ __all__ = [
     "synchronize", "select_device", "get_current_device", "list_devices", "gpus",
     "is_available", "cuda_available", "is_supported_version", "is_float16_supported",
     "is_bfloat16_supported", "require_context", "detect", "Stream", "Event", "Device",
-    "current_context", "Context", "MemoryInfo",
+    "current_context", "Context", "MemoryInfo", "MemoryPointer", "MappedMemory",
+    "PinnedMemory", "ManagedMemory", "BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager",
+    "GetIpcHandleMixin", "set_memory_manager",
 ]
 
 Stream = _core.Stream
@@ -167,35 +173,115 @@ def get_current_device() -> Device:
     return _core.current_device()
 
 
-class MemoryInfo(NamedTuple):
-    """Free and total bytes of a device's memory."""
-    free: int
-    total: int
-
-
 class Context:
     """``cuda.current_context()``: the current device's context, as Numba names it
-    (cudajit holds one primary context per device)."""
+    (cudajit holds one primary context per device). Its memory calls go to its
+    :attr:`memory_manager`, cudajit's own; releases of that memory wait in
+    :attr:`deallocations` (see :mod:`cudajit.cudadrv.memory`)."""
 
     def __init__(self, device: Device):
         self.device = device
 
+    @property
+    def memory_manager(self) -> _memory.NumbaCUDAMemoryManager:
+        """The device's memory manager (one per device, kept for the process)."""
+        key = repr(self.device)
+        manager = _MANAGERS.get(key)
+        if manager is None:
+            manager = _MANAGERS[key] = _memory.NumbaCUDAMemoryManager(context=self)
+            manager.initialize()
+        return manager
+
+    @memory_manager.setter
+    def memory_manager(self, plugin: Any) -> None:
+        if plugin is _MANAGERS.get(repr(self.device)):
+            return
+        _memory.check_plugin_version(plugin)
+        _memory.refuse_plugin(plugin)
+
+    @property
+    def deallocations(self) -> _memory.PendingDeallocs:
+        """The queue of releases of the memory this context gave out."""
+        return self.memory_manager.deallocations
+
+    def memalloc(self, bytesize: int) -> _memory.MemoryPointer:
+        """``bytesize`` bytes of device memory, as a MemoryPointer."""
+        return self.memory_manager.memalloc(bytesize)
+
+    def memallocmanaged(self, bytesize: int,
+                        attach_global: bool = True) -> _memory.ManagedMemory:
+        """``bytesize`` bytes of managed memory (a buffer for NumPy, and device memory)."""
+        return self.memory_manager.memallocmanaged(bytesize, attach_global=attach_global)
+
+    def memhostalloc(self, bytesize: int, mapped: bool = False, portable: bool = False,
+                     wc: bool = False) -> Any:
+        """``bytesize`` bytes of page-locked host memory (PinnedMemory), mapped into the
+        device with ``mapped`` (MappedMemory); NumPy takes either as a buffer."""
+        return self.memory_manager.memhostalloc(bytesize, mapped=mapped, portable=portable,
+                                                wc=wc)
+
+    def mempin(self, owner: Any, pointer: int, size: int, mapped: bool = False) -> Any:
+        """Page-lock ``size`` bytes at host address ``pointer`` until the result is freed."""
+        return self.memory_manager.mempin(owner, pointer, size, mapped=mapped)
+
+    def get_ipc_handle(self, memory: Any) -> Any:
+        """CUDA IPC is not offered by cudajit: NotImplementedError."""
+        return self.memory_manager.get_ipc_handle(memory)
+
+    def create_stream(self) -> Stream:
+        """A new stream on this context's device (``cuda.stream()``)."""
+        return self.device.create_stream()
+
+    def create_external_stream(self, ptr: int) -> Stream:
+        """A Stream for a CUstream made by another library (``cuda.external_stream``)."""
+        with self.device:
+            return external_stream(ptr)
+
+    def create_event(self, timing: bool = True) -> Event:
+        """A new event on this context's device (``cuda.event(timing)``)."""
+        return self.device.create_event(bool(timing))
+
+    def get_default_stream(self) -> Stream:
+        return self.device.legacy_default_stream()
+
+    def get_legacy_default_stream(self) -> Stream:
+        return self.device.legacy_default_stream()
+
+    def get_per_thread_default_stream(self) -> Stream:
+        return self.device.per_thread_default_stream()
+
     def get_memory_info(self) -> MemoryInfo:
         """Free and total memory of the device (the host's on the cpu device)."""
-        free, total = self.device.memory_info()
-        return MemoryInfo(free, total)
+        return self.memory_manager.get_memory_info()
 
     def synchronize(self) -> None:
         """Wait for everything queued on the device."""
         self.device.synchronize()
 
+    @contextlib.contextmanager
+    def defer_cleanup(self) -> Iterator[None]:
+        """Hold this context's queued releases back for the block."""
+        with self.memory_manager.defer_cleanup():
+            yield
+
     def reset(self) -> None:
-        """Numba frees the context's memory here; cudajit's arrays free their own
-        memory, so this waits for the device's work."""
+        """Numba frees all the context's memory here. cudajit's arrays and memory objects
+        free their own memory (freeing it under them would leave them dangling), so this
+        waits for the device's work and runs the queued releases."""
         self.device.synchronize()
+        self.memory_manager.reset()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Context) and repr(other.device) == repr(self.device)
+
+    def __hash__(self) -> int:
+        return hash(repr(self.device))
 
     def __repr__(self) -> str:
         return f"<cudajit Context of {self.device!r}>"
+
+
+_MANAGERS: dict[str, _memory.NumbaCUDAMemoryManager] = {}
 
 
 def current_context() -> Context:

@@ -24,6 +24,7 @@ from . import types as cjtypes
 from .api import synchronize, to_device
 from .function_pickling import bind_owner, by_value
 from .errors import hides_cudajit_frames
+from .introspection import TypeAnnotation
 from .sass import sass_of_ptx
 from .source import attach_text, function_text
 from .types import Type, from_numba, parse_signature, typeof
@@ -206,7 +207,11 @@ class Dispatcher(_core.Dispatcher):
         return self._inspect(self._ptx_text, signature, cc)
 
     def _resource(self, name: str, signature: Any) -> Any:
+        """One signature's resource; without one, a specialized kernel's (Numba's rule: an
+        int for a kernel of one declared signature or made by specialize()), else a dict."""
         device = _core.current_device()
+        if signature is None and self.specialized and len(self.signatures) == 1:
+            signature = self.signatures[0]
         if signature is not None:
             return self.resources(list(self._compiled_key(_signature_key(signature))),
                                   device)[name]
@@ -353,6 +358,21 @@ class CompiledOverload:
     def local_mem_per_thread(self) -> int:
         return self._kernel.get_local_mem_per_thread(self.signature)
 
+    @property
+    def cooperative(self) -> bool:
+        """Whether the kernel syncs its grid (``cg.this_grid().sync()``), so that it is
+        launched cooperatively: all its blocks resident on the device at once."""
+        return bool(self._texts()["cooperative"])
+
+    @property
+    def _type_annotation(self) -> TypeAnnotation:
+        """The types of the kernel's variables (``typemap``), as Numba's annotation."""
+        return TypeAnnotation(self._texts()["typed_ir"])
+
+    def _texts(self) -> dict:
+        kernel = self._kernel
+        return kernel._texts(kernel._compiled_key(self.signature), cc_number(current_cc()))
+
     def __repr__(self) -> str:
         return f"<cudajit kernel {self._kernel.__name__}({', '.join(self.signature)})>"
 
@@ -454,14 +474,35 @@ class DeviceFunction:
         ``cuda.compile_ptx(f, signature, device=True)`` gives it with this function's
         ``fastmath``; without one, a dict over its declared signatures (Numba's
         ``inspect_asm``)."""
-        from .compiler import compile_ptx  # compiler imports this module
-
         def ptx(sig: Any) -> str:
-            return compile_ptx(self.py_func, sig, device=True, fastmath=self.fastmath,
-                               cc=cc)[0]
+            parsed = parse_signature(sig)
+            declared = parsed.return_type
+            program = _core.Program(frontend.build_module(self.py_func))
+            return program.compile_ptx([str(t) for t in parsed.args], device=True,
+                                       fastmath=self.fastmath, cc=cc_number(cc),
+                                       return_type=str(declared) if declared else None)["ptx"]
         if signature is not None:
             return ptx(signature)
         return {tuple(sig.args): ptx(sig) for sig in self.signatures}
+
+    def inspect_sass(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
+        """A device function has no SASS of its own (it is compiled into its callers'):
+        RuntimeError, as in Numba; inspect a kernel that calls it."""
+        raise RuntimeError("Cannot inspect SASS of a device function: it is compiled into "
+                           "the kernels that call it; use kernel.inspect_sass()")
+
+    def compile_device(self, args: Any, return_type: Any = None) -> "DeviceCompileResult":
+        """Compile for the argument types ``args`` (Numba's ``compile_device``): the result's
+        ``fndesc.mangled_name`` is the ``.func``'s name in :meth:`inspect_asm`'s PTX."""
+        sig = parse_signature(args)
+        if return_type is not None:
+            sig = cjtypes.Signature(from_numba(return_type), sig.args)
+        program = _core.Program(frontend.build_module(self.py_func))
+        declared = sig.return_type
+        result = program.compile_ptx([str(t) for t in sig.args], device=True,
+                                     fastmath=self.fastmath, cc=cc_number(current_cc()),
+                                     return_type=str(declared) if declared else None)
+        return DeviceCompileResult(result, sig)
 
     def __reduce__(self) -> tuple:
         """As a kernel pickles: by reference where importable, else by its function."""
@@ -470,6 +511,23 @@ class DeviceFunction:
             return reference
         return (_rebuild_device_function, (by_value(self.py_func, self), self.signatures,
                                            self.fastmath, function_text(self.py_func)))
+
+
+class DeviceCompileResult:
+    """A device function compiled for one signature (Numba's compile result): ``signature``
+    (the argument types), ``fndesc.mangled_name`` (its ``.func``'s name), ``ptx``."""
+
+    class FunctionDescriptor:
+        """The compiled function's names."""
+
+        def __init__(self, mangled_name: str):
+            self.mangled_name = mangled_name
+            self.llvm_func_name = mangled_name
+
+    def __init__(self, artifact: dict, signature: Any):
+        self.fndesc = self.FunctionDescriptor(artifact["entry_name"])
+        self.signature = signature
+        self.ptx = artifact["ptx"]
 
 
 def _by_reference(obj: Any, py_func: Callable[..., Any]) -> tuple | None:

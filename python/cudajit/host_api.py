@@ -9,6 +9,7 @@ import threading
 from typing import Any, Callable, Iterator
 
 from . import _core, frontend, linking
+from .api import current_context
 from .compiler import compile_ptx
 from .dispatcher import cc_number, current_cc
 from .errors import hides_cudajit_frames
@@ -99,10 +100,12 @@ def close() -> None:
 
 @contextlib.contextmanager
 def defer_cleanup() -> Iterator[None]:
-    """numba.cuda.defer_cleanup: memory freed inside the block is not released before work
-    that uses it is done. cudajit always defers so (a launch holds its arrays until the
-    kernel has finished), so the block changes nothing."""
-    yield
+    """numba.cuda.defer_cleanup: the current context's queued releases (of the memory its
+    ``memalloc``, ``memhostalloc``, ``memallocmanaged`` and ``mempin`` gave out) wait until
+    the block ends. Device arrays need no such block: their memory is never released before
+    the work queued on it is done (a launch holds its arrays until the kernel has finished)."""
+    with current_context().defer_cleanup():
+        yield
 
 
 def _add_callback(stream: Any, callback: Callable[[Any, int, Any], Any], arg: Any = None) -> None:

@@ -15,7 +15,9 @@ import hashlib
 import importlib.util
 import os
 import threading
+import warnings
 from pathlib import Path
+from typing import Any
 
 from .errors import CompileError
 
@@ -144,6 +146,15 @@ def include_dirs() -> list[str]:
             (f / "cuda_fp16.h").is_file()]
 
 
+def _program_log(lib: Any, program: ctypes.c_void_p) -> str:
+    """NVRTC's log of a compile (errors and warnings), stripped; "" when empty."""
+    size = ctypes.c_size_t()
+    lib.nvrtcGetProgramLogSize(program, ctypes.byref(size))
+    log = ctypes.create_string_buffer(max(size.value, 1))
+    lib.nvrtcGetProgramLog(program, log)
+    return log.value.decode(errors="replace").strip()
+
+
 def compile_to_ptx(source: str, name: str, cc: int, extra_includes: list[str] = ()) -> bytes:
     """``source`` (CUDA C++) compiled to PTX for compute capability ``cc`` (major*10+minor),
     as relocatable device code so that its ``extern "C" __device__`` functions stay for the
@@ -165,12 +176,12 @@ def compile_to_ptx(source: str, name: str, cc: int, extra_includes: list[str] = 
         argv = (ctypes.c_char_p * len(options))(*(o.encode() for o in options))
         result = lib.nvrtcCompileProgram(program, len(options), argv)
         if result != 0:
-            size = ctypes.c_size_t()
-            lib.nvrtcGetProgramLogSize(program, ctypes.byref(size))
-            log = ctypes.create_string_buffer(size.value)
-            lib.nvrtcGetProgramLog(program, log)
             raise CompileError(f"NVRTC could not compile '{name}' for compute_{arch}:\n"
-                               f"{log.value.decode(errors='replace').strip()}")
+                               f"{_program_log(lib, program)}")
+        log = _program_log(lib, program)
+        if log:  # warnings that did not stop the compile, as Numba reports them
+            warnings.warn(f"NVRTC log messages compiling '{name}' for compute_{arch}:\n{log}",
+                          UserWarning, stacklevel=2)
         size = ctypes.c_size_t()
         _check(lib, lib.nvrtcGetPTXSize(program, ctypes.byref(size)), "nvrtcGetPTXSize")
         ptx = ctypes.create_string_buffer(size.value)

@@ -28,6 +28,7 @@ inline py::dict ptx_dict(const PtxArtifact& a) {
   out["typed_ir"] = a.typed_ir;
   out["entry_name"] = a.entry_name;
   out["return_type"] = a.return_type.str();
+  out["cooperative"] = a.cooperative;  // syncs its grid: launched cooperatively
   return out;
 }
 

@@ -1,5 +1,6 @@
 """``numba.cuda.cudadrv.driver``'s names that programs use: the exceptions they catch, the
-driver's version and the profiler calls.
+driver's version, the profiler calls, the memory objects of :mod:`.memory` and the raw
+memory helpers (``device_memset``, ``host_to_device``, ``device_to_host`` ...).
 
 ``CudaAPIError`` is cudajit's :class:`~cudajit.errors.CudaDriverError` (a failed driver
 call), so ``except cuda.cudadrv.driver.CudaAPIError`` catches what cudajit raises."""
@@ -11,9 +12,22 @@ from typing import Iterator
 
 from .. import _core
 from ..errors import CudaDriverError, CudaSupportError
+from .memory import (AutoFreePointer, BaseCUDAMemoryManager, GetIpcHandleMixin,  # noqa: F401
+                     HostOnlyCUDAMemoryManager, ManagedMemory, MappedMemory, MemoryInfo,
+                     MemoryPointer, NumbaCUDAMemoryManager, PendingDeallocs, PinnedMemory,
+                     set_memory_manager)
+from .raw_memory import (device_memory_size, device_memset, device_pointer,  # noqa: F401
+                         device_to_device, device_to_host, host_to_device, is_device_memory,
+                         require_device_memory)
 
 __all__ = ["CudaAPIError", "CudaDriverError", "CudaSupportError", "LinkerError",
-           "get_version", "profile_start", "profile_stop", "profiling"]
+           "get_version", "profile_start", "profile_stop", "profiling",
+           "AutoFreePointer", "BaseCUDAMemoryManager", "GetIpcHandleMixin",
+           "HostOnlyCUDAMemoryManager", "ManagedMemory", "MappedMemory", "MemoryInfo",
+           "MemoryPointer", "NumbaCUDAMemoryManager", "PendingDeallocs", "PinnedMemory",
+           "set_memory_manager", "device_memory_size", "device_memset", "device_pointer",
+           "device_to_device", "device_to_host", "host_to_device", "is_device_memory",
+           "require_device_memory"]
 
 CudaAPIError = CudaDriverError
 

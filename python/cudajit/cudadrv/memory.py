@@ -1,0 +1,470 @@
+"""Numba's driver-level memory objects and memory managers, over cudajit's runtime.
+
+``cuda.current_context().memalloc(n)`` and its siblings give raw memory, as Numba's do:
+a :class:`MemoryPointer` for device memory; :class:`PinnedMemory`, :class:`MappedMemory`
+and :class:`ManagedMemory` for host memory, which NumPy takes as a buffer
+(``np.ndarray(n, buffer=mem)``). The memory comes from cudajit's runtime (the same
+allocations device arrays and ``cuda.pinned_array`` use); releasing it goes through the
+context's :class:`PendingDeallocs`, Numba's queue of deallocations, which
+``cuda.defer_cleanup()`` holds back.
+
+The memory manager classes are Numba's External Memory Management (EMM) interface.
+cudajit's device arrays and the temporary copies of a launch are allocated by its C++
+runtime, not through a Python object, so a user's manager cannot take over those
+allocations: :func:`set_memory_manager` and assigning ``Context.memory_manager`` check the
+plugin's interface version, as Numba does, then raise NotImplementedError.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import weakref
+from collections import deque
+from typing import Any, Callable, Iterator, NamedTuple
+
+import numpy as np
+
+from .. import _core
+
+__all__ = ["MemoryInfo", "PendingDeallocs", "MemoryPointer", "AutoFreePointer", "PinnedMemory",
+           "MappedMemory", "ManagedMemory", "BaseCUDAMemoryManager",
+           "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin", "NumbaCUDAMemoryManager",
+           "set_memory_manager", "EMM_INTERFACE_VERSION", "DEALLOCS_COUNT", "DEALLOCS_RATIO"]
+
+# The EMM interface version plugins must implement (Numba's _SUPPORTED_EMM_INTERFACE_VERSION).
+EMM_INTERFACE_VERSION = 1
+# Numba's CUDA_DEALLOCS_COUNT and CUDA_DEALLOCS_RATIO defaults: the queue is flushed past
+# this many pending deallocations, or past this fraction of the device's memory.
+DEALLOCS_COUNT = 10
+DEALLOCS_RATIO = 0.2
+
+
+class MemoryInfo(NamedTuple):
+    """Free and total bytes of a device's memory."""
+    free: int
+    total: int
+
+
+class PendingDeallocs:
+    """``Context.deallocations``: releases queued until :meth:`clear`, as Numba's
+    ``_PendingDeallocs``. The queue flushes itself once it holds more than
+    :data:`DEALLOCS_COUNT` items or more than :data:`DEALLOCS_RATIO` of the device's memory;
+    :meth:`disable` (``cuda.defer_cleanup()``) holds every release back until it ends.
+
+    The memory that goes through it is what the context's ``memalloc``, ``memhostalloc``,
+    ``memallocmanaged`` and ``mempin`` gave out. Device arrays (``cuda.to_device``,
+    ``cuda.device_array``) free their memory in cudajit's runtime once no array or queued
+    work uses it, never through this queue."""
+
+    def __init__(self, memory_capacity: int):
+        self._cons: deque[tuple[Callable[[Any], None], Any, int]] = deque()
+        self._disable_count = 0
+        self._size = 0
+        self.memory_capacity = memory_capacity
+
+    @property
+    def _max_pending_bytes(self) -> int:
+        return int(self.memory_capacity * DEALLOCS_RATIO)
+
+    def add_item(self, dtor: Callable[[Any], None], handle: Any, size: int = 0) -> None:
+        """Queue ``dtor(handle)``, releasing ``size`` bytes; flush when the queue is full."""
+        self._cons.append((dtor, handle, size))
+        self._size += int(size)
+        if len(self._cons) > DEALLOCS_COUNT or self._size > self._max_pending_bytes:
+            self.clear()
+
+    def clear(self) -> None:
+        """Run every queued release, unless :meth:`disable` is in force (then nothing)."""
+        if self.is_disabled:
+            return
+        while self._cons:
+            dtor, handle, _size = self._cons.popleft()
+            dtor(handle)
+        self._size = 0
+
+    @contextlib.contextmanager
+    def disable(self) -> Iterator[None]:
+        """Hold releases back for the block (nestable): :meth:`clear` does nothing inside."""
+        self._disable_count += 1
+        try:
+            yield
+        finally:
+            self._disable_count -= 1
+
+    @property
+    def is_disabled(self) -> bool:
+        """Whether a :meth:`disable` block is in force."""
+        return self._disable_count > 0
+
+    def __len__(self) -> int:
+        """The number of queued releases."""
+        return len(self._cons)
+
+
+def _drop(holder: list) -> None:
+    """A queued release: forget the runtime object, whose destructor frees the memory."""
+    holder.clear()
+
+
+class MemoryPointer:
+    """Numba's ``MemoryPointer``: ``size`` bytes of device memory at ``pointer`` (an int or a
+    ``ctypes.c_void_p``) in ``context``. ``finalizer`` runs once, when the object is freed
+    (:meth:`free`) or collected. ``device_pointer_value`` is the address as an int,
+    ``device_ctypes_pointer`` as a ``ctypes.c_void_p``; :meth:`view` is a part of it."""
+
+    __cuda_memory__ = True
+
+    def __init__(self, context: Any, pointer: Any, size: int, owner: Any = None,
+                 finalizer: Callable[[], None] | None = None):
+        self._setup(context, pointer, size, owner, finalizer)
+
+    def _setup(self, context: Any, pointer: Any, size: int, owner: Any,
+               finalizer: Callable[[], None] | None) -> None:
+        self.context = context
+        self.device_pointer = pointer if isinstance(pointer, ctypes.c_void_p) \
+            else ctypes.c_void_p(int(pointer))
+        self.size = int(size)
+        self._cuda_memsize_ = self.size
+        self._owner = owner
+        self.is_managed = finalizer is not None
+        self._finalizer = weakref.finalize(self, finalizer) if finalizer is not None else None
+        self.handle = self.device_pointer
+
+    @property
+    def owner(self) -> Any:
+        """The object whose memory this is (itself, when it owns its memory)."""
+        return self if self._owner is None else self._owner
+
+    def own(self) -> "MemoryPointer":
+        """Numba's owned reference: in cudajit the pointer itself (its lifetime is its
+        references' already)."""
+        return self
+
+    def free(self) -> None:
+        """Release the memory now (through the context's deallocation queue)."""
+        if self._finalizer is not None and self._finalizer.alive:
+            self._finalizer()
+
+    @property
+    def device_pointer_value(self) -> int:
+        """The device address as an int (0 for NULL)."""
+        return self.device_pointer.value or 0
+
+    @property
+    def device_ctypes_pointer(self) -> ctypes.c_void_p:
+        """The device address as a ``ctypes.c_void_p``."""
+        return self.device_pointer
+
+    def memset(self, byte: int, count: int | None = None, stream: Any = 0) -> None:
+        """Set ``count`` bytes (all by default) to ``byte``, on ``stream`` (0: wait for it)."""
+        _raw_bytes(self, self.size if count is None else count).memset(byte, stream or None)
+        if not stream:
+            self.context.synchronize()
+
+    def view(self, start: int, stop: int | None = None) -> "MemoryPointer":
+        """Bytes ``[start, stop)`` of this memory, keeping it alive."""
+        stop = self.size if stop is None else stop
+        if not 0 <= start <= stop <= self.size:
+            raise IndexError(f"view [{start}, {stop}) of {self.size} bytes is out of range")
+        view = MemoryPointer(self.context, self.device_pointer_value + start, stop - start,
+                             owner=self.owner)
+        view._runtime = getattr(self, "_runtime", None)
+        return view
+
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__} of {self.size} bytes at "
+                f"{self.device_pointer_value:#x}>")
+
+
+class AutoFreePointer(MemoryPointer):
+    """Numba's ``AutoFreePointer``: a MemoryPointer freed when its last reference goes
+    (every cudajit MemoryPointer is)."""
+
+
+class _HostMemory:
+    """What pinned, mapped and managed memory share: the host address, the device address
+    where kernels see it, and NumPy's buffer protocol (the instances are ctypes arrays of
+    their bytes, so ``np.ndarray(n, buffer=mem)`` works on them)."""
+
+    __cuda_memory__ = True
+    _mapped = True
+
+    context: Any
+    host_pointer: ctypes.c_void_p
+    device_pointer: ctypes.c_void_p
+    size: int
+    _runtime: list
+    _finalizer: Any
+
+    @property
+    def device_pointer_value(self) -> int:
+        return self.device_pointer.value or 0
+
+    @property
+    def device_ctypes_pointer(self) -> ctypes.c_void_p:
+        return self.device_pointer
+
+    @property
+    def _cuda_memsize_(self) -> int:
+        return self.size
+
+    @property
+    def owner(self) -> "_HostMemory":
+        return self
+
+    def own(self) -> "_HostMemory":
+        return self
+
+    def free(self) -> None:
+        """Release the memory now (through the context's deallocation queue)."""
+        if self._finalizer.alive:
+            self._finalizer()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self.size} bytes at {self.host_pointer.value or 0:#x}>"
+
+
+class PinnedMemory(_HostMemory):
+    """Page-locked host memory (``Context.memhostalloc(n)``, ``Context.mempin``)."""
+
+    _mapped = False
+
+
+class MappedMemory(_HostMemory):
+    """Page-locked host memory mapped into the device's address space
+    (``Context.memhostalloc(n, mapped=True)``): kernels and the driver's copies use it at
+    ``device_pointer``."""
+
+
+class ManagedMemory(_HostMemory):
+    """Managed (unified) memory (``Context.memallocmanaged(n)``), used in place by the host
+    and by kernels."""
+
+
+def _host_object(cls: type, context: Any, host: int, device: int, size: int, runtime: Any,
+                 deallocs: PendingDeallocs, pending: int) -> Any:
+    """An instance of ``cls`` over ``size`` bytes at ``host`` (its buffer), holding
+    ``runtime`` (what keeps the memory) until the deallocation queue releases it."""
+    memory = _buffer_type(cls, size).from_address(host)
+    memory.context = context
+    memory.host_pointer = ctypes.c_void_p(host)
+    memory.device_pointer = ctypes.c_void_p(device)
+    memory.handle = memory.host_pointer
+    memory.size = size
+    holder = [runtime]
+    memory._runtime = holder
+    memory._finalizer = weakref.finalize(memory, deallocs.add_item, _drop, holder, pending)
+    return memory
+
+
+@functools.lru_cache(maxsize=256)
+def _buffer_type(cls: type, size: int) -> type:
+    """``cls`` as a ctypes array of ``size`` bytes (one class per size, as ctypes needs)."""
+    return type(cls.__name__, (cls, ctypes.c_ubyte * size), {"__module__": __name__})
+
+
+def _host_address(memory: Any) -> int:
+    """The host address of a runtime HostMemory's first byte."""
+    return int(np.frombuffer(memory, dtype=np.uint8).ctypes.data) if memory.nbytes else 0
+
+
+def _raw_bytes(obj: Any, size: int) -> Any:
+    """A runtime byte array over the first ``size`` bytes of ``obj``'s device memory."""
+    runtime = getattr(obj, "_runtime", None)
+    address = obj.device_pointer_value
+    desc = {"shape": (size,), "typestr": "|u1", "data": (address, False), "version": 3,
+            "strides": None}
+    return _core.import_cai_dict(desc, runtime, False)
+
+
+class BaseCUDAMemoryManager:
+    """Numba's EMM interface: what a memory manager plugin implements. ``context`` is the
+    context it serves; see the module's docstring for what cudajit does with a plugin."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        if "context" not in kwargs:
+            raise RuntimeError("Memory manager requires a context")
+        self.context = kwargs.pop("context")
+
+    def memalloc(self, size: int) -> MemoryPointer:
+        raise NotImplementedError
+
+    def memhostalloc(self, size: int, mapped: bool = False, portable: bool = False,
+                     wc: bool = False) -> Any:
+        raise NotImplementedError
+
+    def mempin(self, owner: Any, pointer: int, size: int, mapped: bool = False) -> Any:
+        raise NotImplementedError
+
+    def initialize(self) -> None:
+        raise NotImplementedError
+
+    def get_ipc_handle(self, memory: Any) -> Any:
+        raise NotImplementedError
+
+    def get_memory_info(self) -> MemoryInfo:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def defer_cleanup(self) -> Iterator[None]:
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    @property
+    def interface_version(self) -> int:
+        raise NotImplementedError(f"{type(self).__name__} does not define interface_version")
+
+
+class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
+    """Numba's base for plugins that manage device memory only: host memory (pinned, mapped,
+    pinning) from cudajit's runtime, released through :attr:`deallocations`."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.allocations: dict[int, Any] = {}
+        self.deallocations = PendingDeallocs(self._total_memory())
+
+    def _total_memory(self) -> int:
+        device = getattr(self.context, "device", None)
+        return int(device.memory_info()[1]) if device is not None else 0
+
+    def _device(self) -> Any:
+        return self.context.device
+
+    def memhostalloc(self, size: int, mapped: bool = False, portable: bool = False,
+                     wc: bool = False) -> Any:
+        """``size`` bytes of page-locked host memory, mapped into the device's address space
+        with ``mapped``. Every cudajit allocation is portable (usable from every context);
+        ``wc`` (write-combined) is a hint cudajit's runtime does not apply."""
+        runtime = _core.allocate_host(self._device(), max(int(size), 1),
+                                      "mapped" if mapped else "pinned")
+        host = _host_address(runtime)
+        device = runtime.device_pointer if mapped else 0
+        cls = MappedMemory if mapped else PinnedMemory
+        return _host_object(cls, self.context, host, device, int(size), runtime,
+                            self.deallocations, int(size))
+
+    def mempin(self, owner: Any, pointer: int, size: int, mapped: bool = False) -> Any:
+        """Page-lock ``size`` bytes of host memory at ``pointer`` (which ``owner`` keeps
+        valid) until the returned PinnedMemory is released. cudajit's runtime pins without
+        mapping: ``mapped=True`` raises NotImplementedError."""
+        if mapped:
+            raise NotImplementedError("mempin(mapped=True): cudajit pins host memory without "
+                                      "mapping it into the device; use "
+                                      "Context.memhostalloc(n, mapped=True) or "
+                                      "cuda.mapped_array")
+        address = pointer.value if isinstance(pointer, ctypes.c_void_p) else int(pointer)
+        view = np.ctypeslib.as_array((ctypes.c_ubyte * int(size)).from_address(address))
+        registration = _core.register_host(self._device(), view)
+        runtime = _Pinning(registration, owner)
+        return _host_object(PinnedMemory, self.context, address, 0, int(size), runtime,
+                            self.deallocations, 0)
+
+    def reset(self) -> None:
+        """Run the queued releases (cudajit's memory that objects still hold stays valid)."""
+        self.deallocations.clear()
+
+    @contextlib.contextmanager
+    def defer_cleanup(self) -> Iterator[None]:
+        """Hold the queued releases back for the block."""
+        with self.deallocations.disable():
+            yield
+
+
+class _Pinning:
+    """A host range's page-locking: unregistered when the queue releases it."""
+
+    def __init__(self, registration: Any, owner: Any):
+        self.registration = registration
+        self.owner = owner
+
+    def __del__(self) -> None:
+        self.registration.unregister()
+
+
+class GetIpcHandleMixin:
+    """Numba's ``get_ipc_handle`` for plugins. cudajit offers no CUDA IPC (handles to share
+    device memory with another process): NotImplementedError."""
+
+    def get_ipc_handle(self, memory: Any) -> Any:
+        raise NotImplementedError("cudajit does not offer CUDA IPC (get_ipc_handle); share "
+                                  "device memory between processes with another library")
+
+
+class NumbaCUDAMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
+    """The memory manager every cudajit context has: its memory comes from cudajit's
+    runtime (the device's driver, or host memory on the cpu device)."""
+
+    def initialize(self) -> None:
+        """Nothing to prepare: the runtime allocates on demand."""
+
+    def memalloc(self, size: int) -> MemoryPointer:
+        """``size`` bytes of device memory."""
+        runtime = _core.allocate_array(self._device(), [max(int(size), 1)], [1], "uint8")
+        holder = [runtime]
+        pointer = MemoryPointer(self.context, runtime.device_pointer, int(size),
+                                finalizer=_releaser(self.deallocations, holder, int(size)))
+        pointer._runtime = runtime
+        del runtime
+        return pointer
+
+    def memallocmanaged(self, size: int, attach_global: bool = True) -> ManagedMemory:
+        """``size`` bytes of managed memory, usable from the host and from kernels.
+        ``attach_global=False`` (attached to the host) is accepted; cudajit's managed memory
+        is always attached globally, which every device of compute capability 6.0 and later
+        treats the same for the host's accesses."""
+        runtime = _core.allocate_host(self._device(), max(int(size), 1), "managed")
+        return _host_object(ManagedMemory, self.context, _host_address(runtime),
+                            runtime.device_pointer, int(size), runtime, self.deallocations,
+                            int(size))
+
+    def get_memory_info(self) -> MemoryInfo:
+        """Free and total bytes of the device's memory (the host's on the cpu device)."""
+        free, total = self._device().memory_info()
+        return MemoryInfo(free, total)
+
+    @property
+    def interface_version(self) -> int:
+        return EMM_INTERFACE_VERSION
+
+
+def _releaser(deallocs: PendingDeallocs, holder: list, size: int) -> Callable[[], None]:
+    """A MemoryPointer's finalizer: queue the release of ``holder``'s runtime memory."""
+    def release() -> None:
+        deallocs.add_item(_drop, holder, size)
+    return release
+
+
+def check_plugin_version(plugin: Any) -> None:
+    """Numba's check of an EMM plugin's ``interface_version``: a RuntimeError unless 1."""
+    version = plugin.interface_version
+    if version != EMM_INTERFACE_VERSION:
+        raise RuntimeError(f"EMM Plugin interface has version {version} - version "
+                           f"{EMM_INTERFACE_VERSION} required")
+
+
+def refuse_plugin(plugin: Any) -> None:
+    """Why a user's memory manager cannot take over cudajit's allocations (after the
+    version check, which Numba does first)."""
+    raise NotImplementedError(
+        f"cudajit cannot use the memory manager {type(plugin).__name__}: its device arrays "
+        "and the copies its launches make are allocated by cudajit's C++ runtime, not through "
+        "a Python memory manager (External Memory Management plugins are not supported; "
+        "docs/compatibility.md)")
+
+
+def set_memory_manager(mm_plugin: type) -> None:
+    """numba.cuda.set_memory_manager: checks the plugin class's interface version (a
+    RuntimeError unless 1, as Numba); cudajit's own manager is accepted, any other raises
+    NotImplementedError (see the module's docstring)."""
+    plugin = mm_plugin(context=None)
+    check_plugin_version(plugin)
+    if not isinstance(plugin, NumbaCUDAMemoryManager) or type(plugin) is not \
+            NumbaCUDAMemoryManager:
+        refuse_plugin(plugin)
+
