@@ -167,7 +167,9 @@ def make_cuda_module(real: types.ModuleType, cudajit: types.ModuleType) -> types
         if isinstance(value, types.ModuleType) and _has_submodule(real, name):
             if name not in API_MODULES:
                 continue  # numba.cuda.compiler ...: numba-cuda's internals, not cudajit's
-            value = _with_fallback(value, importlib.import_module(f"{real.__name__}.{name}"))
+            fallback = _real_submodule(real, name)
+            if fallback is not None:
+                value = _with_fallback(value, fallback)
         if name in api_functions and callable(value) and not isinstance(value, type):
             value = _counting("api", value)
         setattr(module, name, value)
@@ -177,6 +179,17 @@ def make_cuda_module(real: types.ModuleType, cudajit: types.ModuleType) -> types
     module.__path__ = list(real.__path__)  # numba.cuda.* submodules still import
     module.__getattr__ = _submodule_getter(real)  # type: ignore[attr-defined]
     return module
+
+
+def _real_submodule(real: types.ModuleType, name: str) -> types.ModuleType | None:
+    """numba.cuda's submodule ``name``; under numba-cuda's simulator (NUMBA_ENABLE_CUDASIM)
+    its GPU-only modules do not import (vector_types needs cuda.shared), and the simulator's
+    own attribute of that name, if a module, stands in."""
+    try:
+        return importlib.import_module(f"{real.__name__}.{name}")
+    except (ImportError, AttributeError):
+        found = getattr(real, name, None)
+        return found if isinstance(found, types.ModuleType) else None
 
 
 def _has_submodule(real: types.ModuleType, name: str) -> bool:
@@ -264,7 +277,10 @@ def install() -> None:
     sys.meta_path.insert(0, _NumbaInternalsFinder(real))
     sys.modules["numba.cuda.random"] = cudajit.random
     for name in API_DEFINING_MODULES:
-        view = _api_view(importlib.import_module(f"numba.cuda.{name}"), real, module)
+        internal = _real_submodule(real, name)
+        if internal is None:
+            continue
+        view = _api_view(internal, real, module)
         sys.modules[f"numba.cuda.{name}"] = view
         setattr(module, name, view)
     _bind(module)
