@@ -50,11 +50,15 @@ def _check_max_registers(max_registers: Any) -> int | None:
 _LAUNCH_BOUNDS_NAMES = "(max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)"
 
 
-def check_launch_bounds(launch_bounds: Any) -> tuple[int, int, int]:
+def check_launch_bounds(launch_bounds: Any, device: bool = False) -> tuple[int, int, int]:
     """Numba's ``launch_bounds`` (an int, or a tuple of one to three ints) as three ints,
-    0 for those not given: the PTX's ``.maxntid``, ``.minnctapersm`` and ``.maxclusterrank``."""
+    0 for those not given: the PTX's ``.maxntid``, ``.minnctapersm`` and ``.maxclusterrank``.
+    A device function (``device``) takes none."""
     if launch_bounds is None:
         return (0, 0, 0)
+    if device:
+        raise ValueError("launch_bounds applies to kernels; a device function runs in the "
+                         "kernel that calls it (give launch_bounds to that kernel)")
     bounds = (launch_bounds,) if isinstance(launch_bounds, int) else launch_bounds
     if not isinstance(bounds, (tuple, list)):
         raise TypeError(f"launch_bounds must be an int or a tuple of ints "
@@ -99,10 +103,7 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     with the kernel on the cuda device, defining the functions of ``cuda.declare_device``.
     """
     max_registers = _check_max_registers(max_registers)
-    bounds = check_launch_bounds(launch_bounds)
-    if device and launch_bounds is not None:
-        raise ValueError("launch_bounds applies to kernels; a device function runs in the "
-                         "kernel that calls it (give launch_bounds to that kernel)")
+    bounds = check_launch_bounds(launch_bounds, device)
     link = link_items(link)
     unknown = set(options) - set(_ACCEPTED_WITHOUT_EFFECT)
     if unknown:
@@ -159,9 +160,7 @@ def compile_ptx(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
     (a mangled C++ name, say). ``launch_bounds`` is as in :func:`jit`.
     """
     export_name = _export_name(pyfunc, device, abi, abi_info)
-    bounds = check_launch_bounds(launch_bounds)
-    if device and launch_bounds is not None:
-        raise ValueError("launch_bounds applies to kernels, not device functions")
+    bounds = check_launch_bounds(launch_bounds, device)
     signature = parse_signature(sig)
     declared = signature.return_type
     if not device and declared is not None and str(declared) != "none":

@@ -510,11 +510,11 @@ void Dispatcher::classify_into(Prepared& p, py::handle arg, size_t i, runtime::D
 void Dispatcher::check_launch_bounds(runtime::Dim3 block) const {
   const int most = options_.launch_bounds[0];
   if (most == 0 || block.count() <= uint64_t(most)) return;
+  const uint32_t dims[3] = {block.x, block.y, block.z};
   throw runtime::DriverError("launch", 1, "CUDA_ERROR_INVALID_VALUE",
                              "kernel '" + name_ + "' has launch_bounds of at most " +
-                                 std::to_string(most) + " threads per block; got block (" +
-                                 std::to_string(block.x) + ", " + std::to_string(block.y) + ", " +
-                                 std::to_string(block.z) + ") of " + std::to_string(block.count()) +
+                                 std::to_string(most) + " threads per block; got block " +
+                                 dim_text(dims, 3) + " of " + std::to_string(block.count()) +
                                  " threads");
 }
 

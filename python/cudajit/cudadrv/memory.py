@@ -108,7 +108,23 @@ def _drop(holder: list) -> None:
     holder.clear()
 
 
-class MemoryPointer:
+class _DeviceAddress:
+    """The device address (``device_pointer``, a ``ctypes.c_void_p``) in Numba's spellings."""
+
+    device_pointer: ctypes.c_void_p
+
+    @property
+    def device_pointer_value(self) -> int:
+        """The device address as an int (0 for NULL)."""
+        return self.device_pointer.value or 0
+
+    @property
+    def device_ctypes_pointer(self) -> ctypes.c_void_p:
+        """The device address as a ``ctypes.c_void_p``."""
+        return self.device_pointer
+
+
+class MemoryPointer(_DeviceAddress):
     """Numba's ``MemoryPointer``: ``size`` bytes of device memory at ``pointer`` (an int or a
     ``ctypes.c_void_p``) in ``context``. ``finalizer`` runs once, when the object is freed
     (:meth:`free`) or collected. ``device_pointer_value`` is the address as an int,
@@ -147,16 +163,6 @@ class MemoryPointer:
         if self._finalizer is not None and self._finalizer.alive:
             self._finalizer()
 
-    @property
-    def device_pointer_value(self) -> int:
-        """The device address as an int (0 for NULL)."""
-        return self.device_pointer.value or 0
-
-    @property
-    def device_ctypes_pointer(self) -> ctypes.c_void_p:
-        """The device address as a ``ctypes.c_void_p``."""
-        return self.device_pointer
-
     def memset(self, byte: int, count: int | None = None, stream: Any = 0) -> None:
         """Set ``count`` bytes (all by default) to ``byte``, on ``stream`` (0: wait for it)."""
         _raw_bytes(self, self.size if count is None else count).memset(byte, stream or None)
@@ -183,7 +189,7 @@ class AutoFreePointer(MemoryPointer):
     (every cudajit MemoryPointer is)."""
 
 
-class _HostMemory:
+class _HostMemory(_DeviceAddress):
     """What pinned, mapped and managed memory share: the host address, the device address
     where kernels see it, and NumPy's buffer protocol (the instances are ctypes arrays of
     their bytes, so ``np.ndarray(n, buffer=mem)`` works on them)."""
@@ -197,14 +203,6 @@ class _HostMemory:
     size: int
     _runtime: list
     _finalizer: Any
-
-    @property
-    def device_pointer_value(self) -> int:
-        return self.device_pointer.value or 0
-
-    @property
-    def device_ctypes_pointer(self) -> ctypes.c_void_p:
-        return self.device_pointer
 
     @property
     def _cuda_memsize_(self) -> int:
