@@ -102,6 +102,34 @@ def test_min_and_max_of_negative_zero_and_infinities():
     np.testing.assert_array_equal(out, [-1e308, 1e308, np.inf])
 
 
+def test_min_and_max_of_two_floats_ignore_a_nan_as_numba_cuda_does():
+    # numba-cuda lowers min/max of two float32/float64 numbers to fmin/fmax (a NaN operand is
+    # ignored); three or more values, or a mix with integers, follow Python's rule.
+    @cuda.jit
+    def nan_min_max(x, out):
+        nan = x[0]
+        one = x[1]
+        out[0] = max(nan, one)
+        out[1] = max(one, nan)
+        out[2] = min(nan, one)
+        out[3] = min(one, nan)
+        out[4] = max(nan, one, 2.0)  # Python: the NaN met first is kept
+
+    out = np.zeros(5)
+    nan_min_max[1, 1](np.array([np.nan, 1.0]), out)
+    np.testing.assert_array_equal(out, [1.0, 1.0, 1.0, 1.0, np.nan])
+
+
+def test_min_and_max_of_two_floats_are_fmin_and_fmax_in_ptx():
+    @cuda.jit
+    def k(a, b, out):
+        out[0] = max(a[0], b[0])
+        out[1] = min(a[0], b[0])
+
+    ptx = cuda.compile_ptx(k.py_func, "void(float32[:], float64[:], float64[:])")[0]
+    assert "max.f64" in ptx and "min.f64" in ptx
+
+
 # --- abs ---------------------------------------------------------------------
 
 

@@ -166,7 +166,19 @@ llvm::Value* FunctionLowering::min_max(const Node& n, bool is_min, std::vector<V
     for (unsigned i = 0; i < tuple.type.elements().size(); ++i)
       args.push_back({extract(tuple.v, {i}), tuple.type.elements()[i]});
   }
-  // Python keeps the first of equal values, and a NaN met first.
+  // Two float32/float64 numbers: numba-cuda's fmin/fmax (min.f64/max.f64 in PTX), which
+  // ignore a NaN operand. Otherwise Python's rule: the first of equal values, and a NaN
+  // met first, is kept.
+  auto is_float = [](const Value& v) {
+    return v.type.is_scalar() &&
+           (v.type.scalar() == Scalar::Float32 || v.type.scalar() == Scalar::Float64);
+  };
+  if (args.size() == 2 && is_float(args[0]) && is_float(args[1])) {
+    llvm::Value* a = cast(args[0].v, args[0].type, result);
+    llvm::Value* b = cast(args[1].v, args[1].type, result);
+    return intrinsic(is_min ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum, {a->getType()},
+                     {a, b});
+  }
   llvm::Value* best = cast(args[0].v, args[0].type, result);
   for (size_t i = 1; i < args.size(); ++i) {
     llvm::Value* v = cast(args[i].v, args[i].type, result);
