@@ -54,8 +54,41 @@ def guvectorize(signatures: Any, layout: str, target: str = "cuda", **options: A
     """``@cuda.guvectorize(signatures, layout)``: a CUDA generalized ufunc."""
     if target not in ("cuda", "gpu"):
         raise ValueError(f"cuda.guvectorize compiles for target 'cuda'; got target={target!r}")
+    options = guvectorize_options(options)
     declared = [signatures] if isinstance(signatures, str) else list(signatures)
     return lambda pyfunc: CUDAGUFunc(pyfunc, declared, layout, options)
+
+
+# Options a CUDA gufunc takes beyond numba-cuda's (which takes none but nopython=True).
+GUFUNC_OPTIONS = ("fastmath",)
+
+
+def guvectorize_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` checked as numba-cuda's guvectorize checks them (TypeErrors): caching and
+    writable_args are not supported, ``nopython`` must be True, and names other than
+    :data:`GUFUNC_OPTIONS` are listed as not supported."""
+    options = dict(options)
+    options.pop("identity", None)
+    if options.pop("cache", False):
+        raise TypeError("caching is not supported")
+    if options.pop("writable_args", ()):
+        raise TypeError("writable_args are not supported")
+    if not options.pop("nopython", True):
+        raise TypeError("nopython flag must be True")
+    unknown = [name for name in options if name not in GUFUNC_OPTIONS]
+    if unknown:
+        raise TypeError("The following target options are not supported: "
+                        + ", ".join(repr(name) for name in unknown))
+    return options
+
+
+def _element_dtype(t: Any) -> np.dtype:
+    """The NumPy dtype of a gufunc argument type: an array's elements, or the scalar."""
+    return np.dtype(t.dtype.numpy_dtype if isinstance(t, cjtypes.Array) else t.numpy_dtype)
+
+
+def _positional(n: int) -> str:
+    return f"{n} positional argument{'s' * (n != 1)}"
 
 
 class CUDAGUFunc:
@@ -75,6 +108,9 @@ class CUDAGUFunc:
         if not self._signatures:
             raise TypeError("cuda.guvectorize needs at least one signature")
         for sig in self._signatures:
+            if sig.return_type not in (None, cjtypes.none):
+                raise TypeError(f"guvectorized functions cannot return values: signature {sig} "
+                                f"specifies {sig.return_type} return type")
             if len(sig.args) != self.nin + self.nout:
                 raise TypeError(f"guvectorize signature {sig} has {len(sig.args)} arguments; "
                                 f"the layout {layout!r} has {self.nin + self.nout}")
@@ -85,7 +121,14 @@ class CUDAGUFunc:
         return f"<cudajit generalized ufunc {self.__name__} {self.layout}>"
 
     def __call__(self, *args: Any, out: Any = None, stream: Any = 0) -> Any:
-        if len(args) == self.nin + self.nout and out is None:
+        if out is None and len(args) not in (self.nin, self.nin + self.nout):
+            raise TypeError(f"gufunc '{self.__name__}': this gufunc accepts "
+                            f"{_positional(self.nin)} (when providing input only) or "
+                            f"{_positional(self.nin + self.nout)} (when providing input and "
+                            f"output). Got {_positional(len(args))}.")
+        if out is not None and len(args) > self.nin:
+            raise ValueError("cannot specify argument 'out' as both positional and keyword")
+        if len(args) == self.nin + self.nout:
             args, out = args[:self.nin], args[self.nin:]
         elif out is not None:
             out = out if isinstance(out, tuple) else (out,)
@@ -93,7 +136,7 @@ class CUDAGUFunc:
             raise TypeError(f"gufunc '{self.__name__}' takes {self.nin} inputs, got {len(args)}")
         on_device = any(is_device_array(a) for a in args)
         inputs = [a if is_device_array(a) else np.asarray(a) for a in args]
-        sig = self._loop([np.dtype(a.dtype) for a in inputs])
+        sig = self._loop(args, inputs)
         sizes: dict[str, int] = {}
         loops = []
         for k, (a, core) in enumerate(zip(inputs, self.inputs)):
@@ -111,9 +154,11 @@ class CUDAGUFunc:
         for a, core, t in zip(inputs, self.inputs, sig.args[:self.nin]):
             core_shape = tuple(sizes[d] for d in core)
             host = a.copy_to_host() if is_device_array(a) else a
+            if not core and isinstance(t, cjtypes.Array):
+                # A "()" input declared as an array (Numba's old style): a 1-element view.
+                core_shape, host = (1,), np.reshape(host, np.shape(host) + (1,))
             full = np.ascontiguousarray(np.broadcast_to(host, loop_shape + core_shape),
-                                        dtype=t.dtype.numpy_dtype if isinstance(t, cjtypes.Array)
-                                        else t.numpy_dtype)
+                                        dtype=_element_dtype(t))
             kernel_args.append(to_device(full.reshape((count,) + core_shape), stream=stream))
         results = []
         for k, (core, t) in enumerate(zip(self.outputs, sig.args[self.nin:])):
@@ -121,7 +166,7 @@ class CUDAGUFunc:
                 raise ValueError(f"gufunc '{self.__name__}': output {k}'s dimensions "
                                  f"({','.join(core)}) must appear in the inputs")
             core_shape = tuple(sizes[d] for d in core) or (1,)
-            dtype = t.dtype.numpy_dtype if isinstance(t, cjtypes.Array) else t.numpy_dtype
+            dtype = _element_dtype(t)
             results.append(device_array((count,) + core_shape, dtype=dtype, stream=stream))
         if count:
             kernel = self._kernel()
@@ -143,14 +188,29 @@ class CUDAGUFunc:
             made = [m.reshape(()) if not core else m for m, core in zip(made, self.outputs)]
         return made[0] if self.nout == 1 else tuple(made)
 
-    def _loop(self, dtypes: list[np.dtype]) -> Any:
-        def dtype_of(t: Any) -> np.dtype:
-            return np.dtype(t.dtype.numpy_dtype if isinstance(t, cjtypes.Array) else t.numpy_dtype)
+    def _loop(self, args: Sequence[Any], inputs: Sequence[Any]) -> Any:
+        """The first declared signature the inputs cast to: exactly, then safely, then within
+        their kind (numba-cuda casts host inputs to a loop it finds). A Python number is
+        weak, as in NumPy: judged by its value (10 fits an int32 loop). Device arrays are not
+        cast."""
+        def fits(arg: Any, given: np.dtype, wanted: np.dtype, rule: str) -> bool:
+            if isinstance(arg, (bool, int, float, complex)):
+                return np.can_cast(np.min_scalar_type(arg), wanted, casting="safe") or \
+                    np.can_cast(given, wanted, casting=rule)
+            return np.can_cast(given, wanted, casting=rule)
 
-        for rule in ("equiv", "safe"):
+        dtypes = [np.dtype(a.dtype) for a in inputs]
+        for rule in ("equiv", "safe", "same_kind"):
             for sig in self._signatures:
-                if all(np.can_cast(d, dtype_of(t), casting=rule)
-                       for d, t in zip(dtypes, sig.args[:self.nin])):
+                wanted = [_element_dtype(t) for t in sig.args[:self.nin]]
+                if all(fits(arg, d, w, rule) for arg, d, w in zip(args, dtypes, wanted)):
+                    for k, (a, d, w) in enumerate(zip(inputs, dtypes, wanted)):
+                        if is_device_array(a) and d != w:
+                            raise TypeError(
+                                f"gufunc '{self.__name__}': input {k} is a device array of {d} "
+                                f"and the loop {sig} takes {w}; a compatible signature is "
+                                f"possible by casting, but a device array does not support "
+                                f".astype(): cast it first")
                     return sig
         raise TypeError(f"gufunc '{self.__name__}' has no loop for inputs "
                         f"({', '.join(str(d) for d in dtypes)}); its loops are "

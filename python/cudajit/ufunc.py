@@ -19,6 +19,7 @@ the function returns for them.
 from __future__ import annotations
 
 import itertools
+import warnings
 import sys
 from typing import Any, Callable, Sequence
 
@@ -42,11 +43,34 @@ def vectorize(signatures: Any = None, target: str = "cuda", **options: Any) -> C
     by its inputs."""
     if target not in ("cuda", "gpu"):
         raise ValueError(f"cuda.vectorize compiles for target 'cuda'; got target={target!r}")
+    options = vectorize_options(options)
     if callable(signatures) and not isinstance(signatures, (str, list, tuple)):
         return CUDAUFunc(signatures, [], options)
     declared = [] if signatures is None else \
         [signatures] if isinstance(signatures, str) else list(signatures)
     return lambda pyfunc: CUDAUFunc(pyfunc, declared, options)
+
+
+# Options a CUDA ufunc takes beyond numba-cuda's (which takes none but nopython).
+UFUNC_OPTIONS = ("fastmath",)
+
+
+def vectorize_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` checked as numba-cuda's vectorize checks them: ``nopython`` is redundant (a
+    RuntimeWarning), ``cache=True`` is refused (TypeError), ``identity`` is accepted, any other
+    name than :data:`UFUNC_OPTIONS` is a KeyError naming it."""
+    options = dict(options)
+    options.pop("identity", None)
+    if options.pop("cache", False):
+        raise TypeError("caching is not supported")
+    if options.pop("nopython", None) is not None:
+        warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning,
+                      stacklevel=3)
+    for name in options:
+        if name not in UFUNC_OPTIONS:
+            raise KeyError(f"Unrecognized options. cuda vectorize target does not support option: "
+                           f"'{name}' (it takes {', '.join(UFUNC_OPTIONS)})")
+    return options
 
 
 class CUDAUFunc:

@@ -262,6 +262,18 @@ def _submodule_getter(real: types.ModuleType) -> Callable[[str], types.ModuleTyp
     return submodule
 
 
+def _bind_ufunc_targets() -> None:
+    """Numba's ``vectorize``/``guvectorize(target="cuda")`` build numba.cuda's ufuncs
+    (``numba.cuda.vectorizers``, imported on first use): bound, cudajit's."""
+    from numba.np.ufunc.decorators import GUVectorize, Vectorize
+
+    from cudajit.vectorizers import CUDAGUFuncVectorize, CUDAVectorize
+    for registry, builder in ((Vectorize.target_registry, CUDAVectorize),
+                              (GUVectorize.target_registry, CUDAGUFuncVectorize)):
+        registry.ondemand.pop("cuda", None)
+        dict.__setitem__(registry, "cuda", builder)  # a UniqueDict refuses a second value
+
+
 def install() -> None:
     """Import numba.cuda (and the tests' helpers) for real, then bind numba.cuda to cudajit.
     Once per process (sitecustomize.py calls it, so subprocesses of the tests bind too)."""
@@ -273,6 +285,7 @@ def install() -> None:
     cudajit = importlib.import_module("cudajit")
     importlib.import_module("cudajit.random")
     _count_cudajit_entry_points(cudajit)
+    _bind_ufunc_targets()
     module = make_cuda_module(real, cudajit)
     sys.meta_path.insert(0, _NumbaInternalsFinder(real))
     sys.modules["numba.cuda.random"] = cudajit.random

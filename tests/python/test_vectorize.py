@@ -140,3 +140,39 @@ def test_reduce_of_what_cannot_be_folded_says_why():
 
     with pytest.raises(TypeError, match="reduce needs a binary ufunc; 'negate' takes 1 inputs"):
         negate.reduce(np.ones(3))
+
+
+def test_options_follow_numba_cudas_rules():
+    def add(a, b):
+        return a + b
+
+    with pytest.warns(RuntimeWarning, match="nopython kwarg for cuda target is redundant"):
+        cuda.vectorize(["float64(float64, float64)"], nopython=True)(add)
+    with pytest.raises(KeyError, match="Unrecognized options. cuda vectorize target does not "
+                                       "support option: 'nonexistent'"):
+        cuda.vectorize(["float64(float64, float64)"], nonexistent=2)(add)
+    with pytest.raises(TypeError, match="caching is not supported"):
+        cuda.vectorize(["float64(float64, float64)"], cache=True)(add)
+    fast = cuda.vectorize(["float32(float32, float32)"], fastmath=True, identity=0)(add)
+    np.testing.assert_array_equal(fast(np.ones(3, np.float32), np.ones(3, np.float32)), 2)
+
+
+def test_numbas_builder_protocol_makes_the_same_ufunc():
+    # What numba.vectorize(sigs, target="cuda") calls where numba.cuda is cudajit.
+    from cudajit.vectorizers import CUDAVectorize
+
+    def mul(a, b):
+        return a * b
+
+    builder = CUDAVectorize(mul, identity=1, targetoptions={})
+    builder.add("float64(float64, float64)")
+    builder.add("int32(int32, int32)")
+    builder.disable_compile()
+    ufunc = builder.build_ufunc()
+    assert ufunc.types == ["dd->d", "ii->i"]
+    x = np.arange(5, dtype=np.int32)
+    result = ufunc(x, x)
+    np.testing.assert_array_equal(result, x * x)
+    assert result.dtype == np.int32
+    with pytest.raises(TypeError, match="caching is not supported"):
+        CUDAVectorize(mul, cache=True)
