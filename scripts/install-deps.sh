@@ -5,6 +5,8 @@
 #   PYTHON: the interpreter the Python packages are for, python3 by default.
 #   --roots: also debootstrap, for the other Pythons' root file systems (scripts/pythons.sh:
 #            make wheels, make test-pythons); nothing else needs it.
+#   --bench: also PoCL (pocl-opencl-icd) and pyopencl, a peer of benchmarks/cpu_device.py; its
+#            other peer, numba, runs from build/compat-venv (make compat) unless $PYTHON has it.
 set -euo pipefail
 
 LLVM_VERSION=${LLVM_VERSION:-${CUDAJIT_LLVM_VERSION:-19}}
@@ -43,7 +45,13 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-[ "${1:-}" = --roots ] && apt_packages+=(debootstrap)
+for arg in "$@"; do
+  case "$arg" in
+    --roots) apt_packages+=(debootstrap) ;;
+    --bench) apt_packages+=(pocl-opencl-icd ocl-icd-libopencl1) pip_packages+=(pyopencl) ;;
+    *) echo "install-deps: unknown option $arg (--roots, --bench)" >&2; exit 2 ;;
+  esac
+done
 apt_install "${apt_packages[@]}"
 
 missing=()
