@@ -75,10 +75,33 @@ def check_launch_bounds(launch_bounds: Any, device: bool = False) -> tuple[int, 
     return tuple(bounds) + (0,) * (3 - len(bounds))  # type: ignore[return-value]
 
 
+# jit(shared_memory_carveout=)'s names for percentages (Numba's, any case).
+_CARVEOUT_NAMES = {"default": -1, "maxl1": 0, "maxshared": 100}
+
+
+def check_shared_memory_carveout(carveout: Any) -> int:
+    """jit(shared_memory_carveout=) as a percentage of the unified L1/shared memory to prefer
+    as shared memory: None or "default" is -1 (the driver's default), "MaxL1" 0, "MaxShared"
+    100, or an int from -1 to 100."""
+    if carveout is None:
+        return -1
+    if isinstance(carveout, str):
+        if carveout.lower() not in _CARVEOUT_NAMES:
+            raise ValueError(f"Invalid carveout value: {carveout!r}; expected 'MaxL1', "
+                             f"'MaxShared', 'default' or an int from -1 to 100")
+        return _CARVEOUT_NAMES[carveout.lower()]
+    if isinstance(carveout, bool) or not isinstance(carveout, int):
+        raise TypeError(f"shared_memory_carveout must be a str ('MaxL1', 'MaxShared', "
+                        f"'default') or an int from -1 to 100; got {carveout!r}")
+    if not -1 <= carveout <= 100:
+        raise ValueError(f"shared_memory_carveout must be between -1 and 100; got {carveout}")
+    return carveout
+
+
 def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
         lineinfo: bool = False, debug: bool = False, max_registers: int | None = None,
         cache: bool = False, link: Any = None, launch_bounds: Any = None,
-        **options: Any) -> Any:
+        shared_memory_carveout: Any = None, **options: Any) -> Any:
     """Compile a Python function into a CUDA kernel or device function.
 
     ``@jit`` compiles lazily, at the first launch for each set of argument
@@ -95,7 +118,12 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     (``max_threads_per_block`` or a tuple adding ``min_blocks_per_sm`` and
     ``max_blocks_per_cluster``) promises the compiler the largest block the kernel is
     launched with (PTX ``.maxntid``, ``.minnctapersm``, ``.maxclusterrank``); a larger block
-    is refused with CUDA_ERROR_INVALID_VALUE, as the driver refuses it. ``cache=True``
+    is refused with CUDA_ERROR_INVALID_VALUE, as the driver refuses it.
+    ``shared_memory_carveout`` (``"MaxL1"``, ``"MaxShared"``, ``"default"`` or a percentage
+    from 0 to 100, -1 for the default) is the kernel's preferred split of the unified
+    L1/shared memory on GPUs that have one (the driver's
+    ``CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT``); a hint, not a limit, and of no
+    meaning on the cpu device. ``cache=True``
     keeps each kernel's PTX on disk (``__pycache__`` beside the source file,
     or ``CUDAJIT_CACHE_DIR``) so that later processes load it instead of
     compiling; on the cpu device it changes nothing. ``link`` names foreign code
@@ -104,11 +132,13 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     """
     max_registers = _check_max_registers(max_registers)
     bounds = check_launch_bounds(launch_bounds, device)
+    carveout = check_shared_memory_carveout(shared_memory_carveout)
     link = link_items(link)
     unknown = set(options) - set(_ACCEPTED_WITHOUT_EFFECT)
     if unknown:
         raise TypeError(f"jit() got unexpected options {sorted(unknown)}; expected device, "
-                        "fastmath, lineinfo, debug, max_registers, cache, link, launch_bounds")
+                        "fastmath, lineinfo, debug, max_registers, cache, link, launch_bounds, "
+                        "shared_memory_carveout")
     # Numba programs pass these; say that they change nothing here rather than pretend.
     ignored = sorted(k for k, v in options.items() if v not in _ACCEPTED_WITHOUT_EFFECT[k])
     if ignored:
@@ -126,7 +156,8 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
         kind = DebugDispatcher if debug else Dispatcher
         return kind(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug,
                     max_registers=max_registers, launch_bounds=bounds,
-                    cache_dir=caching.cache_dir_for(pyfunc) if cache else None, link=link)
+                    cache_dir=caching.cache_dir_for(pyfunc) if cache else None, link=link,
+                    shared_memory_carveout=carveout)
 
     # functools.partial, not a lambda: a frame of ours between the user's decorator line
     # and decorate() would stay in a CompileError's traceback.

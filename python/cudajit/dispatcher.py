@@ -72,12 +72,15 @@ class Dispatcher(_core.Dispatcher):
     def __init__(self, py_func: Callable[..., Any], signatures: Sequence[Any] = (),
                  fastmath: bool = False, lineinfo: bool = False, debug: bool = False,
                  max_registers: int | None = None, cache_dir: str | None = None,
-                 link: Sequence[Any] = (), launch_bounds: tuple[int, int, int] = (0, 0, 0)):
+                 link: Sequence[Any] = (), launch_bounds: tuple[int, int, int] = (0, 0, 0),
+                 shared_memory_carveout: int = -1):
         name = getattr(py_func, "__name__", "kernel")
         # The IR is built at the first compile (a launch, an inspect_*), called from C++.
         super().__init__(name, hides_cudajit_frames(self._build_ir), fastmath=fastmath,
                          lineinfo=lineinfo, debug=debug, max_registers=max_registers or 0,
                          cache_dir=cache_dir or "", launch_bounds=launch_bounds)
+        self._set_shared_memory_carveout(shared_memory_carveout)
+        self.shared_memory_carveout = shared_memory_carveout
         self.launch_bounds = launch_bounds
         self.cache_dir = cache_dir
         self.py_func = py_func
@@ -90,7 +93,8 @@ class Dispatcher(_core.Dispatcher):
         # What a copy in another process is made from (pickling by value).
         self._options = dict(fastmath=fastmath, lineinfo=lineinfo, debug=debug,
                              max_registers=max_registers, cache_dir=cache_dir, link=link,
-                             launch_bounds=launch_bounds)
+                             launch_bounds=launch_bounds,
+                             shared_memory_carveout=shared_memory_carveout)
         self.link = linking.link_items(link)
         self._declared = [parse_signature(s) for s in signatures]
         # Numba's rule: a kernel declared with one signature, or made by specialize(), is

@@ -92,6 +92,10 @@ void bind_dispatcher(py::module_& m) {
       .def("_set_link_provider", &Dispatcher::set_link_provider, py::arg("provider"),
            "provider(cc) -> [(kind, name, bytes)]: foreign code linked with the kernel at each "
            "load on a cuda device (cuda.declare_device, jit(link=)); None for none")
+      .def("_set_shared_memory_carveout", &Dispatcher::set_shared_memory_carveout,
+           py::arg("percent"),
+           "jit(shared_memory_carveout=) as a percentage, -1 for the driver's default: set "
+           "on the kernel at each load on a GPU")
       .def("__getitem__",
            [](py::object self, py::handle config) { return configure(self, config); })
       .def(
@@ -137,6 +141,7 @@ void bind_dispatcher(py::module_& m) {
             out["local_bytes_per_thread"] = r.local_bytes_per_thread;
             out["const_bytes"] = r.const_bytes;
             out["max_threads_per_block"] = r.max_threads_per_block;
+            out["shared_memory_carveout"] = r.shared_memory_carveout;
             return out;
           },
           py::arg("arg_types"), py::arg("device"),

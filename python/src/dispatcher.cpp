@@ -189,6 +189,7 @@ const std::shared_ptr<runtime::LoadedKernel>& Dispatcher::kernel_for(Specializat
   runtime::KernelCode code = compile(spec.arg_types, options, for_cpu);
   if (!for_cpu && !link_provider_.is_none())
     code.links = link_inputs(link_provider_(device.compute_capability()));
+  code.shared_memory_carveout = shared_memory_carveout_;
   return spec.loaded[&device] = device.load(code);
 }
 

@@ -63,6 +63,8 @@ class Dispatcher {
   // `provider(cc)` returns [(kind, name, bytes)], CUDA C++ compiled for the compute
   // capability cc (major*10+minor). Called at each load on a cuda device; None: no linking.
   void set_link_provider(py::object provider) { link_provider_ = std::move(provider); }
+  // jit(shared_memory_carveout=): KernelCode::shared_memory_carveout of its GPU loads.
+  void set_shared_memory_carveout(int percent) { shared_memory_carveout_ = percent; }
 
   // The Python objects it holds, for the garbage collector: the IR provider is a bound
   // method of the Python Dispatcher, a cycle through C++ that only tp_traverse shows (a
@@ -106,6 +108,7 @@ class Dispatcher {
   std::string name_;
   py::object ir_provider_;
   py::object link_provider_ = py::none();
+  int shared_memory_carveout_ = -1;
   CompileOptions options_;
   std::string cache_dir_;
   std::string ir_text_;  // the program's, once made: part of the CodeCache key

@@ -250,3 +250,33 @@ def test_launch_bounds_refuse_a_larger_block_on_every_device():
     assert out[0] == 192  # nothing ran
     assert ".maxntid 64, 1, 1" in count.inspect_asm(count.signatures[0])
     assert count.launch_bounds == (64, 2, 0)
+
+
+@pytest.mark.parametrize("carveout, percent",
+                         [("MaxL1", 0), ("maxshared", 100), ("default", -1), (50, 50), (-1, -1)])
+def test_shared_memory_carveout_reaches_the_driver(device, carveout, percent):
+    @cuda.jit(shared_memory_carveout=carveout)
+    def add_one(x):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] = i + 1
+
+    x = cuda.to_device(np.zeros(10, np.int32))
+    add_one[1, 10](x)
+    np.testing.assert_array_equal(x.copy_to_host(), np.arange(1, 11))
+    assert add_one.shared_memory_carveout == percent
+    # The kernel's attribute as the driver reports it; the cpu device has no carveout.
+    reported = add_one.resources([str(t) for t in add_one.signatures[0]],
+                                 cuda._core.current_device())["shared_memory_carveout"]
+    assert reported == (percent if device != "cpu" else -1)
+
+
+def test_shared_memory_carveout_out_of_range_or_unknown_is_refused():
+    for bad in (150, -2, 101):
+        with pytest.raises(ValueError, match=f"must be between -1 and 100; got {bad}"):
+            cuda.jit(shared_memory_carveout=bad)(lambda x: None)
+    with pytest.raises(ValueError, match="Invalid carveout value: 'InvalidOption'; expected "
+                                         "'MaxL1', 'MaxShared', 'default'"):
+        cuda.jit("void(int32[:])", shared_memory_carveout="InvalidOption")(lambda x: None)
+    with pytest.raises(TypeError, match="shared_memory_carveout must be a str"):
+        cuda.jit(shared_memory_carveout=1.5)(lambda x: None)

@@ -227,7 +227,8 @@ std::shared_ptr<LoadedKernel> CudaDevice::load(const KernelCode& code) {
     throw std::invalid_argument("device " + label_ + " loads PTX: KernelCode::ptx is empty for " +
                                 "kernel '" + code.entry_name + "'");
   auto module = std::make_shared<CudaModule>(*this, code.ptx, code.links);
-  return std::make_shared<CudaKernel>(*this, std::move(module), code.entry_name, code.cooperative);
+  return std::make_shared<CudaKernel>(*this, std::move(module), code.entry_name, code.cooperative,
+                                      code.shared_memory_carveout);
 }
 
 // A kernel that syncs its grid: every block resident at once (checked first,

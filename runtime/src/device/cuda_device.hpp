@@ -135,7 +135,7 @@ class CudaModule {
 class CudaKernel final : public LoadedKernel {
  public:
   CudaKernel(CudaDevice& device, std::shared_ptr<CudaModule> module, const std::string& name,
-             bool cooperative);
+             bool cooperative, int shared_memory_carveout = -1);
   CudaDevice& device() const { return device_; }
   CUfunction function() const { return function_; }
   const std::string& name() const { return name_; }

@@ -124,12 +124,17 @@ CudaModule::~CudaModule() {
 }
 
 CudaKernel::CudaKernel(CudaDevice& device, std::shared_ptr<CudaModule> module,
-                       const std::string& name, bool cooperative)
+                       const std::string& name, bool cooperative, int shared_memory_carveout)
     : device_(device), module_(std::move(module)), name_(name), cooperative_(cooperative) {
   const DriverApi& api = device_.api();
   device_.bind();
   check(api, api.cuModuleGetFunction(&function_, module_->get(), name_.c_str()),
         ("cuModuleGetFunction(\"" + name_ + "\")").c_str());
+  if (shared_memory_carveout != -1)
+    check(api,
+          api.cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                 shared_memory_carveout),
+          "cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT)");
   max_threads_per_block_ =
       function_attribute(device_, function_, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                          "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
@@ -151,6 +156,9 @@ KernelResources CudaKernel::resources() const {
   r.const_bytes =
       attribute(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, "cuFuncGetAttribute(CONST_SIZE_BYTES)");
   r.max_threads_per_block = max_threads_per_block_;
+  r.shared_memory_carveout =
+      attribute(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                "cuFuncGetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT)");
   return r;
 }
 

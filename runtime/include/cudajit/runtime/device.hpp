@@ -137,6 +137,10 @@ struct KernelCode {
   // The kernel syncs its grid (cuda.cg): a cooperative launch, whose PTX
   // entry takes the grid workspace as a last parameter the device supplies.
   bool cooperative = false;
+  // jit(shared_memory_carveout=): the percentage of the unified L1/shared memory preferred
+  // as shared memory (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT), set at load on a
+  // GPU; -1 leaves the driver's default. No meaning on the cpu device.
+  int shared_memory_carveout = -1;
   target::HostKernel host;  // the cpu device's code
   // For a disk cache: the object file `host` was linked from (entry_name its entry), and
   // whether that entry runs a thread (HostThreadEntry) or a range of blocks (HostEntry).
@@ -163,6 +167,7 @@ struct KernelResources {
   int64_t local_bytes_per_thread = 0;
   int64_t const_bytes = 0;
   int max_threads_per_block = 0;
+  int shared_memory_carveout = -1;  // the driver's preferred carveout; -1: its default
 };
 
 class LoadedKernel {
