@@ -232,6 +232,33 @@ def test_float_converts_to_a_floating_point_value(values):
     np.testing.assert_array_equal(out, values.astype(np.float64) / 2)
 
 
+def test_int_of_an_integer_and_float_of_a_float_keep_their_type_as_in_numba():
+    def as_int(x):
+        return int(x)
+
+    def as_float(x):
+        return float(x)
+
+    cases = [(as_int, cuda.uint8, cuda.uint8), (as_int, cuda.float32, cuda.int64),
+             (as_int, cuda.boolean, cuda.int64), (as_float, cuda.float32, cuda.float32),
+             (as_float, cuda.float16, cuda.float16), (as_float, cuda.int32, cuda.float64)]
+    for function, arg, result in cases:
+        ptx, returned = cuda.compile_ptx(function, (arg,), device=True)
+        assert returned == result, (function.__name__, arg)
+    # float(x) of a float32 is no float64 computation
+    ptx, _ = cuda.compile_ptx(as_float, (cuda.float32,), device=True)
+    assert ".f64" not in ptx
+
+    @cuda.jit
+    def halves(x, out):
+        out[0] = float(x[0]) / 3
+        out[1] = int(x[1]) + 200  # an int64
+
+    out = np.zeros(2, np.float32)
+    halves[1, 1](np.array([1.0, 100], np.float32), out)
+    np.testing.assert_array_equal(out, [np.float32(1.0) / np.float32(3), 300])
+
+
 @cuda.jit
 def k_bool(x, out):
     i = cuda.grid(1)

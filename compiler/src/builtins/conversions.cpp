@@ -26,9 +26,13 @@ Type type_cast(const Node& call, const std::vector<Type>& args, typing::TypedFun
   return Type::scalar(*target);
 }
 
+// Numba's rule: int() of an integer and float() of a float keep its type (float(x) of a
+// float32 stays float32, not a float64 computation on the GPU); otherwise int64 or float64.
 Type type_int_float(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
   expect_real(call, args[0]);
-  return Type::scalar(call.text == "int" ? Scalar::Int64 : Scalar::Float64);
+  const Scalar s = args[0].scalar();
+  if (call.text == "int") return is_integer(s) ? args[0] : Type::scalar(Scalar::Int64);
+  return is_float(s) ? args[0] : Type::scalar(Scalar::Float64);
 }
 
 Type type_bool(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
