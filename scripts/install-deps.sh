@@ -13,7 +13,7 @@ LLVM_VERSION=${LLVM_VERSION:-${CUDAJIT_LLVM_VERSION:-19}}
 PYTHON=${PYTHON:-python3}
 
 apt_packages=(llvm-${LLVM_VERSION}-dev libzstd-dev libdlpack-dev libboost-context-dev catch2 cmake ninja-build g++ make)
-pip_packages=(numpy pytest pybind11 scikit-build-core hypothesis mpmath dask distributed auditwheel)
+pip_packages=(numpy pytest pybind11 scikit-build-core hypothesis mpmath dask distributed auditwheel cffi)
 
 if ! command -v "$PYTHON" >/dev/null; then
   apt_packages+=(python3 python3-dev python3-pip)

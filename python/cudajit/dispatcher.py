@@ -470,6 +470,10 @@ class DeviceFunction:
         raise TypeError(f"device function '{self.__name__}' can only be called from a kernel "
                         "or another device function")
 
+    def __getitem__(self, config: Any) -> Any:
+        raise RuntimeError(f"Cannot compile a device function as a kernel: '{self.__name__}' "
+                           "was made with @cuda.jit(device=True); launch a kernel that calls it")
+
     def __repr__(self) -> str:
         return f"<cudajit device function {self.__name__}>"
 

@@ -104,3 +104,49 @@ def test_cpointer_types_spell_and_compare_as_numba_spells_them():
     numba_types = pytest.importorskip("numba.core.types")
     assert types.from_numba(numba_types.CPointer(numba_types.uint8)) == \
         types.CPointer(types.uint8)
+
+
+def test_cffi_from_buffer_gives_the_arrays_data_as_a_cpointer():
+    cffi = pytest.importorskip("cffi")  # scripts/install-deps.sh installs it
+    ffi = cffi.FFI()
+
+    @cuda.jit(device=True)
+    def write_through(p, n):
+        for i in range(n):
+            p[i] = p[i] * 2 + 1
+
+    @cuda.jit
+    def kernel(a, b):
+        write_through(ffi.from_buffer(a), a.size)
+        q = ffi.from_buffer(b[1:])  # a view: its own first element
+        q[0] = 7.5
+
+    a = cuda.to_device(np.arange(6, dtype=np.int32).reshape(2, 3))
+    b = cuda.to_device(np.zeros(4))
+    kernel[1, 1](a, b)
+    np.testing.assert_array_equal(a.copy_to_host(), np.arange(6).reshape(2, 3) * 2 + 1)
+    np.testing.assert_array_equal(b.copy_to_host(), [0, 7.5, 0, 0])
+
+
+def test_cffi_from_buffer_refuses_what_has_no_contiguous_buffer():
+    cffi = pytest.importorskip("cffi")
+    ffi = cffi.FFI()
+
+    def of_a_number(x):
+        ffi.from_buffer(x[0])
+
+    def of_a_strided_view(x):
+        p = ffi.from_buffer(x[::2])
+        p[0] = 1
+
+    def other_ffi_attributes(x):
+        ffi.new("int[]", 3)
+
+    with pytest.raises(cuda.CompileError, match=r"from_buffer\(\) expected an array of numbers, "
+                                                r"got int32"):
+        cuda.compile_ptx(of_a_number, "void(int32[::1])")
+    with pytest.raises(cuda.CompileError, match=r"from_buffer\(\) needs a C-contiguous array"):
+        cuda.compile_ptx(of_a_strided_view, "void(int32[::1])")
+    with pytest.raises(cuda.CompileError, match=r"'ffi.new' is not supported in kernels; of a "
+                                                r"cffi FFI object, kernels call from_buffer"):
+        cuda.compile_ptx(other_ffi_attributes, "void(int32[::1])")

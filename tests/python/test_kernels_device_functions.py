@@ -764,3 +764,15 @@ def test_a_numba_jit_function_with_a_signature_is_refused_as_numba_refuses_it():
     with pytest.raises(cuda.CompileError, match=r"'add' is a numba.jit function with an explicit "
                                                 r"signature, which kernels cannot call"):
         kernel[1, 1](np.zeros(1))
+
+
+def test_a_device_function_is_neither_called_nor_launched_from_the_host():
+    @cuda.jit(device=True)
+    def f():
+        pass
+
+    with pytest.raises(RuntimeError, match="Cannot compile a device function as a kernel: 'f' "
+                                           r"was made with @cuda.jit\(device=True\)"):
+        f[1, 1]()
+    with pytest.raises(TypeError, match="device function 'f' can only be called from a kernel"):
+        f()

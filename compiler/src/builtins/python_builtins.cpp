@@ -22,6 +22,22 @@ llvm::Value* lower_address(FunctionLowering& f, const Node& n) {
   return f.builder().CreatePtrToInt(f.extract(args[0].v, {0}), f.builder().getInt64Ty());
 }
 
+// ffi.from_buffer(a), Numba's rule: a contiguous array's data as a CPointer of its dtype
+// (a multidimensional one C-contiguous, so that the pointer walks it in index order).
+Type type_pointer(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
+  const Type& a = args[0];
+  if (!a.is_array() || a.is_record_array() || a.ndim() == 0)
+    type_error(call, "from_buffer() expected an array of numbers, got " + a.str());
+  if (a.layout() == Layout::A || (a.layout() == Layout::F && a.ndim() > 1))
+    type_error(call, "from_buffer() needs a C-contiguous array (its pointer walks the elements "
+                     "in index order), got " + a.str());
+  return Type::pointer(a.dtype());
+}
+
+llvm::Value* lower_pointer(FunctionLowering& f, const Node& n) {
+  return f.extract(f.argument_values(n)[0].v, {0});
+}
+
 Type type_len(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
   if (args[0].is_array() && args[0].ndim() == 0)
     type_error(call, "len() of unsized object: " + args[0].str() + " has no first dimension");
@@ -116,6 +132,7 @@ Type type_print(const Node& call, const std::vector<Type>& args, typing::TypedFu
 
 void register_python_builtins(Registry& r) {
   r.add({"array.address", takes(1), type_address, lower_address});
+  r.add({"array.pointer", takes(1), type_pointer, lower_pointer});
   r.add({"len", takes(1), type_len, lower_len});
   r.add({"min", kRuleChecksArity, type_min_max, [](FunctionLowering& f, const Node& n) {
            return f.min_max(n, true, f.argument_values(n));

@@ -22,7 +22,8 @@ from ..kernel_ir import IRNode, ir_identifier
 from ..source import read_function
 from . import overloads
 from .entities import (
-    BuiltinFunction, Constant, Dim3, ForeignFunction, GridGroup, GridIntrinsic, IntrinsicFunction,
+    BuiltinFunction, CffiFFI, Constant, Dim3, ForeignFunction, GridGroup, GridIntrinsic,
+    IntrinsicFunction,
     IntrinsicValue, NumpyUfunc, OperatorFunction, OverloadedFunction, PythonFunction,
     PythonModule,
 )
@@ -47,7 +48,7 @@ def translate_call(t: FunctionTranslator, node: ast.Call) -> IRNode:
         base = GridGroup() if t.is_this_grid(func.value) else t.resolve(func.value)
         if isinstance(base, GridGroup):
             return _grid_group_call(t, node, func)
-        if isinstance(base, (PythonModule, Dim3)):
+        if isinstance(base, (PythonModule, Dim3, CffiFFI)):
             callee = t.namespace_attribute(base, func)
         else:
             if func.attr not in METHODS:

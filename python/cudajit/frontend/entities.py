@@ -53,6 +53,12 @@ class BuiltinFunction(Entity):
     numpy_inputs: int = 0  # a NumPy ufunc standing for it: its number of inputs
 
 
+@dataclass(frozen=True, eq=False)
+class CffiFFI(Entity):
+    """A ``cffi.FFI()`` object: kernels call its ``from_buffer`` (an array's data pointer)."""
+    ffi: Any
+
+
 @dataclass(frozen=True)
 class Dim3(Entity):
     name: str  # "threadIdx", ...

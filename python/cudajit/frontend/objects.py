@@ -23,7 +23,7 @@ from ..devicearray import is_device_array
 from ..kernel_ir import IRNode
 from ..linking import DeclaredDevice
 from .entities import (
-    BuiltinFunction, CapturedArray, Constant, Dim3, EnumClass, Entity, ForeignFunction,
+    BuiltinFunction, CapturedArray, CffiFFI, Constant, Dim3, EnumClass, Entity, ForeignFunction,
     FrozenArray, GridIntrinsic, IntrinsicValue, PythonFunction, PythonModule, complex_math,
     is_known, known_entity,
 )
@@ -81,6 +81,8 @@ def meaning_of(value: Any, spelled: str) -> Entity:
             return implementation
     if isinstance(value, DeclaredDevice):
         return ForeignFunction(value)
+    if type(value).__name__ == "FFI" and type(value).__module__.startswith("cffi"):
+        return CffiFFI(value)
     if getattr(value, "_cudajit_device_pyfunc", None) is not None:
         return PythonFunction(value._cudajit_device_pyfunc,
                               tuple(getattr(value, "signatures", ())))
@@ -108,9 +110,15 @@ def meaning_of(value: Any, spelled: str) -> Entity:
     raise NotUsableInKernels(_unsupported_object_message(value, spelled))
 
 
-def namespace_attribute(base: PythonModule | Dim3, node: ast.Attribute) -> Entity:
-    """`node`, an attribute of a module or of a dim3 (cuda.threadIdx.x, math.pi, np.int32)."""
+def namespace_attribute(base: PythonModule | Dim3 | CffiFFI, node: ast.Attribute) -> Entity:
+    """`node`, an attribute of a module, of a dim3 (cuda.threadIdx.x, math.pi, np.int32) or
+    of a cffi FFI object (ffi.from_buffer)."""
     attr, spelled = node.attr, ast.unparse(node)
+    if isinstance(base, CffiFFI):
+        if attr == "from_buffer":  # Numba's: an array's data as a CPointer of its dtype
+            return BuiltinFunction("array.pointer")
+        raise NotUsableInKernels(f"'{spelled}' is not supported in kernels; of a cffi FFI "
+                                 "object, kernels call from_buffer(array)")
     if isinstance(base, Dim3):
         if attr in ("x", "y", "z"):
             return IntrinsicValue(f"cuda.{base.name}.{attr}")

@@ -17,7 +17,7 @@ from ..errors import CompileError
 from ..kernel_ir import IRNode, ir_identifier, string_atom
 from . import calls, objects, overloads, ufuncs
 from .entities import (
-    CapturedArray, Constant, Dim3, EnumClass, Entity, FrozenArray, GridGroup,
+    CapturedArray, CffiFFI, Constant, Dim3, EnumClass, Entity, FrozenArray, GridGroup,
     IntrinsicFunction, IntrinsicValue, PythonFunction, PythonModule, Resolved,
 )
 from .objects import INT64_MIN, NotUsableInKernels, meaning_of, namespace_attribute
@@ -608,7 +608,8 @@ class FunctionTranslator:
         except NotUsableInKernels as exc:
             raise self.error(str(exc), node) from None
 
-    def namespace_attribute(self, base: PythonModule | Dim3, node: ast.Attribute) -> Entity:
+    def namespace_attribute(self, base: PythonModule | Dim3 | CffiFFI,
+                            node: ast.Attribute) -> Entity:
         try:
             return namespace_attribute(base, node)
         except NotUsableInKernels as exc:
@@ -644,7 +645,7 @@ class FunctionTranslator:
             return self._meaning(value, node)
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
-            if isinstance(base, (PythonModule, Dim3)):
+            if isinstance(base, (PythonModule, Dim3, CffiFFI)):
                 return self.namespace_attribute(base, node)
             if isinstance(base, EnumClass):
                 return self._meaning(self.scope.static_value(node), node)
