@@ -26,7 +26,8 @@ from .dispatcher import DeviceFunction, Dispatcher
 from .errors import CompileError, CudaDriverError, CudaSupportError, PerformanceWarning
 from .intrinsics import (activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx,
                          brev, cbrt, cg, clz, const, eq_sync, ffs, fma, grid, gridDim, gridsize,
-                         laneid, lanemask_lt, local, match_all_sync, match_any_sync, popc, selp,
+                         laneid, lanemask_lt, ldca, ldcg, ldcs, ldcv, ldlu, local,
+                         match_all_sync, match_any_sync, popc, selp, stcg, stcs, stwb, stwt,
                          shared, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
                          syncthreads, syncthreads_and, syncthreads_count, syncthreads_or,
                          syncwarp, threadIdx, threadfence, threadfence_block, threadfence_system,

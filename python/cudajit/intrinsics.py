@@ -16,7 +16,8 @@ __all__ = ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
            "threadfence", "threadfence_block", "threadfence_system", "shfl_sync",
            "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync",
            "eq_sync", "ballot_sync", "match_any_sync", "match_all_sync", "activemask",
-           "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp", "cg",
+           "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp", "ldca", "ldcg",
+           "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb", "stwt", "cg",
            "IndexIntrinsic", "Dim3Intrinsic", "ValueIntrinsic", "KERNEL_FUNCTIONS"]
 
 
@@ -218,6 +219,21 @@ ffs = _kernel_function("cuda.ffs", "The 1-based position of the lowest set bit (
 fma = _kernel_function("cuda.fma", "``a * b + c`` rounded once.")
 cbrt = _kernel_function("cuda.cbrt", "The cube root.")
 selp = _kernel_function("cuda.selp", "``a`` if ``predicate`` else ``b``, both evaluated.")
+
+# Loads and stores of one element with a PTX cache operator (CUDA's __ldca ... __stwt): the
+# element of an array at an index (an int, or a tuple of one per dimension) or of a CPointer at
+# an offset. Plain loads and stores on the cpu device.
+_LOAD_HINTS = {"ca": "cache at all levels", "cg": "cache in L2, not L1",
+               "cs": "cache streaming, likely read once", "lu": "last use",
+               "cv": "don't cache, fetch again"}
+_STORE_HINTS = {"cg": "cache in L2, not L1", "cs": "cache streaming, likely written once",
+                "wb": "cache write-back", "wt": "cache write-through to system memory"}
+ldca, ldcg, ldcs, ldlu, ldcv = (
+    _kernel_function(f"cuda.ld{op}", f"``array[i]`` read with ``ld.global.{op}`` ({what}).")
+    for op, what in _LOAD_HINTS.items())
+stcg, stcs, stwb, stwt = (
+    _kernel_function(f"cuda.st{op}", f"``array[i] = value`` with ``st.global.{op}`` ({what}).")
+    for op, what in _STORE_HINTS.items())
 
 
 def ir_names() -> frozenset[str]:

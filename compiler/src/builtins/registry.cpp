@@ -42,6 +42,7 @@ const Registry& registry() {
     register_thread_indexing(r);
     register_memory(r);
     register_atomics(r);
+    register_cache_hints(r);
     register_synchronization(r);
     register_warp(r);
     register_front_end_forms(r);

@@ -97,6 +97,7 @@ void register_libdevice_support(Registry& r);  // cuda.reinterpret.*, cuda.libm.
 void register_thread_indexing(Registry& r);    // cuda.threadIdx.x ..., laneid, grid, gridsize
 void register_memory(Registry& r);             // cuda.shared/local/const/captured arrays
 void register_atomics(Registry& r);            // cuda.atomic.*
+void register_cache_hints(Registry& r);        // cuda.ldca ... ldcv, stcg ... stwt
 void register_synchronization(Registry& r);    // barriers, fences, grid groups
 void register_warp(Registry& r);               // shuffles, votes, match, activemask
 void register_front_end_forms(Registry& r);    // vectors, ufunc loops, debug.*, extern.*

@@ -207,6 +207,7 @@ class FunctionLowering {
   llvm::Value* call_sync_builtin(const ir::Node& n, std::string_view name);
   llvm::Value* call_warp_builtin(const ir::Node& n, std::string_view name);
   llvm::Value* call_atomic(const ir::Node& n, std::string_view op);  // atomics.cpp: "add" ...
+  llvm::Value* call_cache_hint(const ir::Node& n, std::string_view op);  // "ldca" ... "stwt"
   // thread_indexing.cpp: "threadIdx.x" ... as i32; cuda.grid(N) / cuda.gridsize(N).
   llvm::Value* special_register(const std::string& name);
   llvm::Value* grid_position(const ir::Node& n, bool size);
