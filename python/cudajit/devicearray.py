@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ctypes
 import operator
+import sys
+import types
 from typing import Any
 
 import numpy as np
@@ -95,12 +97,20 @@ class DeviceNDArray(_core.DeviceArray):
     # libraries written for it) reads.
 
     @property
-    def _numba_type_(self) -> _types.Array:
-        """The type a launch gives this array (element, dimensions, layout, read-only):
-        ``cuda.typeof(d)``, under the name Numba's ``typeof`` asks objects for. It is a
-        cudajit type (``array(float64, 2d, C)``, with ``.dtype``, ``.ndim``, ``.layout``),
-        as Numba's is a Numba type."""
-        return _types.typeof(self)
+    def _numba_type_(self) -> Any:
+        """The type a launch gives this array (element, dimensions, layout, read-only), under
+        the name Numba's ``typeof`` asks objects for. Where Numba is imported (who asks for it),
+        Numba's own ``Array`` type, so that numba-cuda's kernels and Numba's typing take
+        cudajit's arrays (as their memory, through the CUDA Array Interface); else cudajit's
+        type, ``cuda.typeof(d)`` (``array(float64, 2d, C)``, with the same ``.dtype``,
+        ``.ndim`` and ``.layout``)."""
+        own = _types.typeof(self)
+        numba_types = sys.modules.get("numba.core.types")
+        if numba_types is None:
+            return own
+        from numba.np.numpy_support import from_dtype  # imported with numba.core.types
+        return numba_types.Array(from_dtype(self.dtype), own.ndim, own.layout,
+                                 readonly=own.readonly)
 
     @property
     def device_ctypes_pointer(self) -> ctypes.c_size_t:
@@ -108,6 +118,18 @@ class DeviceNDArray(_core.DeviceArray):
         ``DeviceNDArray.device_ctypes_pointer``: what its ctypes and cuda-python launches
         take for a pointer argument. 0 for an array of no elements (Numba's NULL)."""
         return ctypes.c_size_t(self.device_pointer if self.size else 0)
+
+    @property
+    def _strided_memory_view_shim(self) -> types.SimpleNamespace:
+        """What numba-cuda's launches read of an object that is device memory by its markers
+        (``__cuda_memory__``): address, shape, dtype, size and the strided layout, so that
+        numba-cuda's kernels take cudajit's arrays in place."""
+        layout = types.SimpleNamespace(
+            strides_in_bytes=tuple(self.strides), is_contiguous_c=self.is_c_contiguous(),
+            is_contiguous_f=self.is_f_contiguous(),
+            is_contiguous_any=self.is_c_contiguous() or self.is_f_contiguous())
+        return types.SimpleNamespace(ptr=self.device_pointer, shape=tuple(self.shape),
+                                     dtype=self.dtype, size=self.size, _layout=layout)
 
     @property
     def alloc_size(self) -> int:

@@ -466,6 +466,53 @@ def test_device_array_like_of_a_view_keeps_its_axis_order_as_numpys_zeros_like(m
     assert like.flags["F_CONTIGUOUS"] == expected.flags["F_CONTIGUOUS"]
 
 
+def test_numba_cudas_launch_reads_address_shape_and_layout_of_our_arrays():
+    # Our arrays carry Numba's __cuda_memory__ marker, so numba-cuda's launches read this of
+    # them (its _StridedMemoryViewShim's fields) instead of the CUDA Array Interface.
+    d = cuda.to_device(np.zeros((4, 6), np.float32))[:, 1:5:2]
+    shim = d._strided_memory_view_shim
+    assert (shim.ptr, shim.shape, shim.dtype, shim.size) == (d.device_pointer, (4, 2),
+                                                             np.dtype(np.float32), 8)
+    assert shim._layout.strides_in_bytes == (24, 8)
+    assert not (shim._layout.is_contiguous_c or shim._layout.is_contiguous_any)
+    whole = cuda.to_device(np.zeros((3, 2), order="F"))._strided_memory_view_shim._layout
+    assert whole.is_contiguous_f and whole.is_contiguous_any and not whole.is_contiguous_c
+
+
+def test_numba_cuda_kernels_take_our_arrays_in_place():
+    # A program mixing the two: numba-cuda's own kernel (and its transpose) on cudajit's
+    # arrays, on the simulated GPU. Needs numba-cuda: the venv `make compat` builds.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    venv_python = Path(__file__).resolve().parents[2] / "build" / "compat-venv" / "bin" / "python"
+    if not venv_python.exists():
+        pytest.skip("numba-cuda is not installed here (make compat builds build/compat-venv)")
+    program = (
+        "import numpy as np\n"
+        "from numba import cuda as ncuda\n"
+        "from numba.cuda.kernels.transpose import transpose\n"
+        "import cudajit\n"
+        "@ncuda.jit\n"
+        "def add_one(a):\n"
+        "    i = ncuda.grid(1)\n"
+        "    if i < a.size:\n"
+        "        a[i] += 1\n"
+        "d = cudajit.to_device(np.arange(5, dtype=np.float32))\n"
+        "add_one[1, 32](d)\n"
+        "x = np.arange(6.0).reshape(2, 3)\n"
+        "dy = cudajit.device_array((3, 2))\n"
+        "transpose(cudajit.to_device(x), dy)\n"
+        "print(d.copy_to_host().tolist(), (dy.copy_to_host() == x.T).all())\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(cuda.__file__).parents[1]),
+               PYTHONWARNINGS="ignore")
+    done = subprocess.run([sys.executable, "-m", "cudajit.sim", str(venv_python), "-c", program],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["[1.0,", "2.0,", "3.0,", "4.0,", "5.0]", "True"]
+
+
 def test_numbas_attributes_of_device_arrays_type_pointer_and_extent():
     # numba.cuda code reads these of a device array: its type (_numba_type_), its address as
     # a ctypes integer (device_ctypes_pointer), the bytes its elements span (alloc_size).
