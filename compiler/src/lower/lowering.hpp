@@ -130,6 +130,9 @@ struct ModuleLowering {
   // statements of the kernel's body after which the thread ends (no meeting needed there).
   std::unordered_set<const typing::TypedFunction*> block_syncing{};
   std::unordered_set<const ir::Node*> tail_statements{};
+  // Host: the kernel's grid-stride loops whose threads may take contiguous shares
+  // (grid_stride.cpp).
+  std::unordered_set<const ir::Node*> grid_stride_loops{};
 
   llvm::Type* value_type(const Type& t);  // in registers: bool is i1
   llvm::Type* memory_type(Scalar s);      // in memory: bool is i8
@@ -379,6 +382,10 @@ int64_t raise_code(std::string_view name);
 void find_block_barriers(ModuleLowering& m,
                          const std::vector<const typing::TypedFunction*>& functions,
                          const typing::TypedFunction& entry);
+// Host, after find_block_barriers: fills ModuleLowering::grid_stride_loops (grid_stride.cpp).
+void find_grid_stride_loops(ModuleLowering& m,
+                            const std::vector<const typing::TypedFunction*>& functions,
+                            const typing::TypedFunction& entry);
 // Whether statements call the builtin `name`, at any depth.
 bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name);
 

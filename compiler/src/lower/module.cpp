@@ -6,7 +6,9 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 
+#include "../dump.hpp"
 #include "lowering.hpp"
 
 namespace cudajit::lower {
@@ -299,8 +301,13 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
     b.SetInsertPoint(exit);
   };
 
-  llvm::Value* gx = b.CreateZExt(grid[0], i64);
-  llvm::Value* gxy = b.CreateMul(gx, b.CreateZExt(grid[1], i64));
+  // Never zero (a launch has no empty dimension), which SCEV must know to compute
+  // blockIdx outside a thread loop and test the loop's indices there.
+  auto extent = [&](llvm::Value* v) {
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, b.CreateZExt(v, i64), b.getInt64(1));
+  };
+  llvm::Value* gx = extent(grid[0]);
+  llvm::Value* gxy = b.CreateMul(gx, extent(grid[1]));
   loop(entry->getArg(2), entry->getArg(3), [&](llvm::Value* linear) {
     b.CreateStore(b.CreateTrunc(b.CreateURem(linear, gx), i32), ctx_slot(6));
     b.CreateStore(b.CreateTrunc(b.CreateUDiv(b.CreateURem(linear, gxy), gx), i32), ctx_slot(7));
@@ -337,6 +344,30 @@ std::string host_thread_kernel(ModuleLowering& m, const TypedFunction& f, llvm::
   b.CreateCall(body, call_args);
   b.CreateRetVoid();
   return name;
+}
+
+// CUDAJIT_DUMP=cpu: how the cpu device runs the kernel's blocks, and why.
+void dump_host_path(const ModuleLowering& m, const TypedFunction& entry) {
+  if (!dump_enabled("cpu")) return;
+  std::string text;
+  if (m.synchronises) {
+    text = "fibers: each thread of a block a fiber, switched at ";
+    if (m.block_syncing.empty()) {
+      text += "warp functions (shuffles, votes, syncwarp, activemask)";
+    } else {
+      text += "block barriers, in";
+      for (const TypedFunction* f : m.block_syncing) text += " " + f->function->name;
+    }
+  } else {
+    text = "thread loops: no barrier or warp function, so a block is a loop over its threads "
+           "(threadIdx.x innermost; bounds checks tested once per loop where the indices' "
+           "range is known)";
+  }
+  for (const auto& s : entry.function->body)
+    if (m.grid_stride_loops.count(s.get()))
+      text += "\ngrid-stride loop at line " + std::to_string(s->loc.line) +
+              ": each thread takes a contiguous share of the range";
+  dump("cpu", entry.function->name, text);
 }
 
 void collect(const TypedFunction& f, std::vector<const TypedFunction*>& out) {
@@ -392,6 +423,7 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
     if (std::find(all.begin(), all.end(), program.entry) == all.end())
       all.push_back(program.entry);
     find_block_barriers(m, all, *program.entry);
+    find_grid_stride_loops(m, all, *program.entry);
   }
   for (const TypedFunction* f : reachable) FunctionLowering(m, *f).lower();
 
@@ -406,9 +438,11 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
     body->addFnAttr("cudajit-export");  // emit_ptx keeps it visible
     entry_name = body->getName().str();
   } else if (m.synchronises) {
+    dump_host_path(m, *program.entry);
     out.per_thread_entry = true;
     entry_name = host_thread_kernel(m, *program.entry, m.functions.at(program.entry));
   } else {
+    dump_host_path(m, *program.entry);
     entry_name = host_kernel(m, *program.entry, m.functions.at(program.entry));
   }
   out.static_shared_bytes = m.static_shared_bytes;

@@ -245,6 +245,18 @@ void FunctionLowering::for_range(const Node& s) {
   llvm::Value* start = expr_as(s.child(1), i64);
   llvm::Value* stop = expr_as(s.child(2), i64);
   llvm::Value* step = expr_as(s.child(3), i64);
+  if (m_.grid_stride_loops.count(&s)) {
+    // This thread's contiguous share of [0, stop) (grid_stride.cpp): start is its index in
+    // the grid, step the grid's size.
+    llvm::Value* n = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, stop, int64(0));
+    step = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, step, int64(1));  // for SCEV
+    llvm::Value* share = b_.CreateAdd(
+        b_.CreateUDiv(n, step), b_.CreateZExt(b_.CreateICmpNE(b_.CreateURem(n, step), int64(0)),
+                                              b_.getInt64Ty()));
+    start = b_.CreateMul(start, share);
+    stop = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(start, share), n);
+    step = int64(1);
+  }
   llvm::AllocaInst* counter;
   {
     llvm::IRBuilderBase::InsertPointGuard guard(b_);

@@ -8,6 +8,7 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
@@ -20,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "../dump.hpp"
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/compiler/float16.hpp"
 #include "cudajit/compiler/target.hpp"
@@ -131,10 +133,16 @@ class HostJit {
     detail::internalize_except(
         module, [&](const llvm::GlobalValue& value) { return value.getName() == entry_name; });
     detail::DiagnosticCapture diagnostics(module.getContext());
-    detail::optimize_module(module, *optimizer_machine_, 3);
+    detail::optimize_module(module, *optimizer_machine_, 3, /*host_loops=*/true);
     if (!diagnostics.errors().empty()) {
       throw LlvmError("optimising host module for " + entry_name +
                       " failed: " + diagnostics.errors());
+    }
+    if (dump_enabled("host")) {  // what the thread loops became: vectorised or not
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      module.print(os, nullptr);
+      dump("host", entry_name, text);
     }
   }
 

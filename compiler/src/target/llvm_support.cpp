@@ -32,6 +32,8 @@
 
 #include "cudajit/compiler/errors.hpp"
 
+#include "bounds_check_versioning.hpp"
+
 namespace cudajit::target::detail {
 
 std::string error_message(llvm::Error error) { return llvm::toString(std::move(error)); }
@@ -176,7 +178,8 @@ class PipelineContext {
 
 }  // namespace
 
-void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level) {
+void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level,
+                     bool host_loops) {
   static const llvm::OptimizationLevel kLevels[] = {
       llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1, llvm::OptimizationLevel::O2,
       llvm::OptimizationLevel::O3};
@@ -184,6 +187,14 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt
 
   PipelineContext pipeline(module, machine);
   const llvm::OptimizationLevel level = kLevels[opt_level];
+  if (host_loops)  // after inlining: the thread loops hold the kernel's accesses
+    pipeline.builder().registerVectorizerStartEPCallback(
+        [](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
+          passes.addPass(BoundsCheckVersioning());
+          passes.addPass(llvm::SimplifyCFGPass());
+          passes.addPass(
+              llvm::InstCombinePass(llvm::InstCombineOptions().setVerifyFixpoint(false)));
+        });
   llvm::ModulePassManager passes = opt_level == 0
                                        ? pipeline.builder().buildO0DefaultPipeline(level)
                                        : pipeline.builder().buildPerModuleDefaultPipeline(level);

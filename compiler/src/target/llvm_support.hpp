@@ -59,8 +59,10 @@ llvm::CodeGenOptLevel codegen_opt_level(int opt_level);
 void verify_module(const llvm::Module& module, std::string_view what);
 
 // Runs the default new-pass-manager pipeline at `opt_level` (0..3), with the
-// target's own passes (for NVPTX: NVVMReflect) and cost model.
-void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level);
+// target's own passes (for NVPTX: NVVMReflect) and cost model. `host_loops`
+// (the cpu device) adds BoundsCheckVersioning before the loop vectoriser.
+void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level,
+                     bool host_loops = false);
 
 // Inlines the calls to alwaysinline functions (libdevice's) and drops the
 // functions no longer called; a few passes, not a pipeline.

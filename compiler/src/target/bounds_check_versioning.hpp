@@ -1,0 +1,18 @@
+// The cpu device's bounds checks, tested once per loop instead of once per
+// element: an innermost loop (a block's thread loop, a loop of the kernel)
+// whose array checks compare an affine function of the induction variable
+// with an invariant extent runs a copy without them when both ends of every
+// index's range are in bounds; otherwise the checked original runs. The copy
+// is what the loop vectoriser sees: straight-line loads and stores.
+#pragma once
+
+#include <llvm/IR/PassManager.h>
+
+namespace cudajit::target::detail {
+
+class BoundsCheckVersioning : public llvm::PassInfoMixin<BoundsCheckVersioning> {
+ public:
+  llvm::PreservedAnalyses run(llvm::Function& function, llvm::FunctionAnalysisManager& analyses);
+};
+
+}  // namespace cudajit::target::detail

@@ -1,0 +1,131 @@
+"""The cpu device compiles a block as a loop over its threads that LLVM vectorises: bounds
+checks are tested once per loop where the indices' range is known (the checked loop runs
+otherwise), and a grid-stride loop whose body cannot tell which thread runs an index gives
+each thread a contiguous share. Neither changes a result or an error."""
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+
+
+pytestmark = pytest.mark.usefixtures("on_cpu_device")
+
+
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = a * x[i] + y[i]
+
+
+@cuda.jit
+def saxpy_stride(a, x, y, out):
+    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+        out[i] = a * x[i] + y[i]
+
+
+@cuda.jit
+def stride_through_names(x, out):
+    start = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    for i in range(start, x.size, stride):
+        v = x[i] * 2
+        out[i] = v + 1
+
+
+@cuda.jit
+def stride_partial_sums(x, partial):
+    acc = 0.0
+    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+        acc += x[i]
+    partial[cuda.grid(1)] = acc
+
+
+@cuda.jit
+def stride_records_thread(out):
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = cuda.threadIdx.x + 1000 * cuda.blockIdx.x
+
+
+@cuda.jit
+def stride_running_value(x, out):
+    last = 0.0
+    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+        out[i] = x[i] + last
+        last = x[i]
+
+
+@cuda.jit
+def shifted_write(x, out):
+    i = cuda.grid(1)
+    out[i + 1] = x[i]
+
+
+@cuda.jit
+def stencil(a, out):
+    j, i = cuda.grid(2)
+    n, m = a.shape
+    if 0 < i < n - 1 and 0 < j < m - 1:
+        out[i, j] = a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1] - 4 * a[i, j]
+
+
+@pytest.mark.parametrize("n", [0, 1, 255, 256, 4096 * 3 + 7])
+def test_a_vectorised_thread_loop_computes_what_numpy_does(n):
+    rng = np.random.default_rng(n)
+    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    out = np.zeros_like(x)
+    saxpy[max(1, (n + 255) // 256), 256](np.float32(2.5), x, y, out)
+    np.testing.assert_allclose(out, np.float32(2.5) * x + y, rtol=1e-6)
+
+
+@pytest.mark.parametrize("n, blocks", [(0, 4), (5, 4), (1024, 4), (100_003, 3), (1 << 20, 64)])
+def test_a_grid_stride_loop_covers_every_index_once(n, blocks):
+    x = np.arange(n, dtype=np.float32)
+    y = np.ones(n, np.float32)
+    out = np.full(n, -1, np.float32)
+    saxpy_stride[blocks, 128](np.float32(2), x, y, out)
+    np.testing.assert_array_equal(out, 2 * x + 1)
+    out2 = np.full(n, -1, np.int64)
+    stride_through_names[blocks, 128](np.arange(n), out2)
+    np.testing.assert_array_equal(out2, 2 * np.arange(n) + 1)
+
+
+def test_a_grid_stride_loop_that_carries_a_value_keeps_each_threads_indices():
+    x = np.arange(10_000, dtype=np.float64)
+    threads = 4 * 64
+    partial = np.zeros(threads)
+    stride_partial_sums[4, 64](x, partial)
+    want = [x[t::threads].sum() for t in range(threads)]
+    np.testing.assert_array_equal(partial, want)
+    out = np.zeros_like(x)
+    stride_running_value[4, 64](x, out)
+    prev = np.concatenate([np.zeros(threads), x[:-threads]])
+    np.testing.assert_array_equal(out, x + prev)
+
+
+def test_a_grid_stride_loop_that_reads_its_thread_keeps_each_threads_indices():
+    out = np.zeros(5000, np.int64)
+    stride_records_thread[3, 32](out)
+    t = np.arange(5000) % 96
+    np.testing.assert_array_equal(out, t % 32 + 1000 * (t // 32))
+
+
+def test_an_index_error_in_a_vectorised_loop_names_the_line_and_writes_nothing_outside():
+    x = np.arange(256, dtype=np.float64)
+    backing = np.full(258, -1.0)
+    out = backing[:256]
+    with pytest.raises(IndexError, match=r"kernel 'shifted_write' .*index 256 is out of bounds "
+                                         r"for axis 0 with size 256"):
+        shifted_write[2, 128](x, out)
+    np.testing.assert_array_equal(out[1:], x[:-1])
+    assert backing[256] == -1.0 and backing[257] == -1.0
+
+
+def test_a_2d_stencil_whose_edge_threads_skip_matches_numpy():
+    a = np.random.default_rng(1).random((96, 160))
+    out = np.zeros_like(a)
+    stencil[(160 // 32, 96 // 8), (32, 8)](a, out)
+    want = np.zeros_like(a)
+    want[1:-1, 1:-1] = a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:] - 4 * a[1:-1, 1:-1]
+    np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
