@@ -50,6 +50,12 @@ LaunchConfig configure(py::object self, py::handle config) {
   return c;
 }
 
+void run_pre_launch_callbacks(LaunchConfig& c) {
+  if (!c.pre_launch_callbacks || py::len(c.pre_launch_callbacks) == 0) return;
+  py::object config = py::cast(c, py::return_value_policy::reference);
+  for (py::handle callback : py::list(c.pre_launch_callbacks)) callback(c.owner, config);
+}
+
 }  // namespace
 
 void bind_dispatcher(py::module_& m) {
@@ -204,6 +210,7 @@ void bind_dispatcher(py::module_& m) {
   py::class_<LaunchConfig>(m, "LaunchConfig")
       .def("__call__",
            [](LaunchConfig& c, py::args args) {
+             run_pre_launch_callbacks(c);
              c.dispatcher->launch(*c.device, c.grid, c.block, c.stream, c.shared_bytes, args);
            })
       // Keyword arguments: a second overload, so the positional launch pays nothing for
@@ -212,8 +219,32 @@ void bind_dispatcher(py::module_& m) {
            [](LaunchConfig& c, py::args args, py::kwargs kwargs) {
              py::object bind = py::module_::import("cudajit.dispatcher").attr("bind_arguments");
              py::args ordered = bind(c.owner, args, kwargs);
+             run_pre_launch_callbacks(c);
              c.dispatcher->launch(*c.device, c.grid, c.block, c.stream, c.shared_bytes, ordered);
            })
+      .def_property_readonly(
+          "pre_launch_callbacks",
+          [](LaunchConfig& c) -> py::object {
+            if (!c.pre_launch_callbacks) c.pre_launch_callbacks = py::list();
+            return c.pre_launch_callbacks;
+          },
+          "callback(kernel, launch_config) functions run just before each launch (numba-cuda's "
+          "hook); they must not launch work or call the driver")
+      // Pickled as numba-cuda pickles it: the kernel, the dimensions, the stream's handle.
+      .def(py::pickle(
+          [](const LaunchConfig& c) {
+            if (c.pre_launch_callbacks && py::len(c.pre_launch_callbacks) > 0) {
+              PyErr_SetString(py::module_::import("pickle").attr("PicklingError").ptr(),
+                              "Cannot pickle configured launches with pre-launch callbacks");
+              throw py::error_already_set();
+            }
+            return py::make_tuple(c.owner, py::make_tuple(c.grid.x, c.grid.y, c.grid.z),
+                                  py::make_tuple(c.block.x, c.block.y, c.block.z),
+                                  py::int_(c.stream->handle()), c.shared_bytes);
+          },
+          [](py::tuple state) {
+            return configure(state[0], py::make_tuple(state[1], state[2], state[3], state[4]));
+          }))
       .def_property_readonly(
           "griddim",
           [](const LaunchConfig& c) { return py::make_tuple(c.grid.x, c.grid.y, c.grid.z); })

@@ -130,6 +130,9 @@ struct LaunchConfig {
   runtime::Dim3 grid, block;
   std::shared_ptr<runtime::Stream> stream;
   unsigned shared_bytes;
+  // numba-cuda's pre_launch_callbacks: a list of callback(kernel, launch_config) run before
+  // each launch; null until asked for, so a plain kernel[...] makes no list.
+  py::object pre_launch_callbacks{};
 };
 
 void bind_dispatcher(py::module_& m);

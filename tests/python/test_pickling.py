@@ -168,3 +168,38 @@ def test_a_kernel_defined_in_main_pickles_for_spawn_pools_and_process_executors(
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["[0.0, 3.0, 6.0, 9.0]", "[[0.0, 3.0, 6.0, 9.0]]",
                                           "[0.0, 3.0, 6.0, 9.0]"], result.stdout + result.stderr
+
+
+def test_a_launch_configuration_pickles_with_its_kernel_and_dimensions():
+    @cuda.jit
+    def add_one(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] += 1
+
+    config = pickle.loads(pickle.dumps(add_one[6, 8, 0, 16]))
+    assert (config.griddim, config.blockdim, config.sharedmem) == ((6, 1, 1), (8, 1, 1), 16)
+    a = cuda.to_device(np.zeros(48))
+    config(a)
+    np.testing.assert_array_equal(a.copy_to_host(), np.ones(48))
+
+
+def test_pre_launch_callbacks_run_before_each_launch_and_stop_pickling():
+    @cuda.jit
+    def add_one(a):
+        a[0] += 1
+
+    seen = []
+    config = add_one[1, 1]
+    assert config.pre_launch_callbacks == []
+    # The callback sees the array before the launch changes it.
+    config.pre_launch_callbacks.append(
+        lambda kernel, launch: seen.append((kernel.__name__, launch.griddim, a.copy_to_host()[0])))
+    a = cuda.to_device(np.zeros(1))
+    config(a)
+    config(a)
+    assert seen == [("add_one", (1, 1, 1), 0.0), ("add_one", (1, 1, 1), 1.0)]
+    with pytest.raises(pickle.PicklingError, match="Cannot pickle configured launches with "
+                                                   "pre-launch callbacks"):
+        pickle.dumps(config)
+    assert add_one[1, 1].pre_launch_callbacks == []  # each configuration its own list
