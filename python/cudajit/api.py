@@ -30,7 +30,7 @@ __all__ = [
     "managed_array", "pinned", "stream", "default_stream", "legacy_default_stream",
     "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
     "synchronize", "select_device", "get_current_device", "list_devices", "gpus",
-    "is_available", "cuda_available", "is_supported_version", "is_float16_supported",
+    "is_available", "cuda_available", "cuda_error", "is_supported_version", "is_float16_supported",
     "is_bfloat16_supported", "require_context", "detect", "Stream", "Event", "Device",
     "current_context", "Context", "MemoryInfo", "MemoryPointer", "MappedMemory",
     "PinnedMemory", "ManagedMemory", "BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager",
@@ -90,6 +90,13 @@ def cuda_available() -> bool:
 def is_available() -> bool:
     """numba.cuda.is_available(): whether a CUDA GPU can be used."""
     return _core.cuda_available()
+
+
+def cuda_error() -> str | None:
+    """numba.cuda.cuda_error(): why the CUDA driver could not be used (no driver library, its
+    initialisation failed, no GPU ...), or None when it initialised. Kernels then run on the
+    cpu device."""
+    return None if _core.cuda_available() else _core.cuda_unavailable_reason()
 
 
 def is_supported_version() -> bool:

@@ -78,3 +78,21 @@ def test_numbas_cuda_api_error_catches_cudajits_driver_errors():
     assert issubclass(cuda.cudadrv.driver.CudaSupportError, RuntimeError)
     with pytest.raises(cuda.cudadrv.driver.CudaAPIError):
         raise cuda.CudaDriverError("cuMemAlloc failed")
+
+
+def test_cuda_error_says_why_there_is_no_cuda_device_or_is_none():
+    import os
+    import subprocess
+    import sys
+    assert (cuda.cuda_error() is None) == cuda.is_available()
+    if cuda.is_available():
+        assert cuda.cuda_error() is None
+    # A process whose driver library cannot be loaded says so, and still runs on the cpu.
+    env = dict(os.environ, CUDAJIT_LIBCUDA="/nonexistent/libcuda.so.1",
+               PYTHONPATH=os.path.dirname(os.path.dirname(cuda.__file__)))
+    env.pop("CUDAJIT_DEVICE", None)
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c",
+                           "import cudajit; print(cudajit.cuda_error())"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "/nonexistent/libcuda.so.1" in done.stdout
