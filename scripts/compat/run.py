@@ -204,6 +204,26 @@ def run_target(python: Path, root: Path, target: str, files: list[str],
     return {"seconds": round(seconds), "files": by_file}
 
 
+def reused_runs(targets: list[str], files: list[str]) -> dict[str, Any]:
+    """The runs of `targets` from the last results.json, for these files (each must be there:
+    an incomplete baseline would count as failures)."""
+    if not targets:
+        return {}
+    last = json.loads((OUT / "results.json").read_text())["runs"]
+    runs = {}
+    for target in targets:
+        if target not in last:
+            sys.exit(f"--reuse {target}: the last results.json has no run of it")
+        missing = [rel for rel in files if rel not in last[target]["files"]]
+        if missing:
+            sys.exit(f"--reuse {target}: the last run lacks {len(missing)} of these files, "
+                     f"such as {missing[0]}")
+        runs[target] = {**last[target],
+                        "files": {rel: last[target]["files"][rel] for rel in files}}
+        print(f"==> {target}: reused from the last results.json", flush=True)
+    return runs
+
+
 def run_numba_program(python: Path) -> dict[str, Any]:
     """numba_program.py (numba-cuda's jit, device arrays, streams, events, link=) with the
     simulated GPU as its driver: {'returncode', 'summary', 'output'}."""
@@ -225,6 +245,10 @@ def main() -> None:
                         help="comma-separated: numba (the baseline of cpu and sim, always "
                         "run), cpu, sim, numba-gpu (the baseline of sim-gpu), sim-gpu")
     parser.add_argument("--files", default="", help="only test files whose path contains this")
+    parser.add_argument("--reuse", default="",
+                        help="comma-separated targets whose results are taken from the last "
+                        "run's build/compat/results.json instead of run again (a baseline "
+                        "unchanged since: numba, numba-gpu)")
     args = parser.parse_args()
     wanted = [t for t in args.targets.split(",") if t]
     unknown = set(wanted) - set(TARGETS)
@@ -240,7 +264,9 @@ def main() -> None:
     files = sorted(str(p.relative_to(root)) for p in root.rglob("test_*.py")
                    if args.files in str(p.relative_to(root)))
     OUT.mkdir(parents=True, exist_ok=True)
-    runs = {target: run_target(python, root, target, files, args) for target in targets}
+    reused = reused_runs([t for t in args.reuse.split(",") if t], files)
+    runs = {target: reused[target] if target in reused else
+            run_target(python, root, target, files, args) for target in targets}
     # The documentation examples: skipped on numba-cuda's simulator (no baseline here;
     # numba-cuda runs them on a GPU), run whole with cudajit on each of its targets.
     examples = [rel for rel in files if rel.startswith(DOC_EXAMPLES)]
