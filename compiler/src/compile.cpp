@@ -141,7 +141,7 @@ PtxArtifact Program::compile_ptx(const std::vector<Type>& arg_types, bool device
     StageTimer timer("ptx (total)");
     out.ptx = target::emit_ptx(std::move(l.module), {.cc = options.cc,
                                                      .fastmath = options.fastmath,
-                                                     .opt_level = 3,
+                                                     .opt_level = options.opt_level,
                                                      .max_registers = options.max_registers,
                                                      .launch_bounds = options.launch_bounds});
   }

@@ -10,7 +10,7 @@ from typing import Any, Callable
 from . import _core, caching, frontend
 from .dispatcher import (DebugDispatcher, DeviceFunction, Dispatcher, cc_number,
                          return_type_from_name)
-from .errors import hides_cudajit_frames
+from .errors import InvalidConfigWarning, hides_cudajit_frames
 from .linking import link_items
 from .types import Signature, Type, from_numba, parse_signature
 
@@ -19,10 +19,8 @@ __all__ = ["jit", "compile_ptx"]
 # Numba's options that cudajit accepts, with the values that are what it does anyway.
 _ACCEPTED_WITHOUT_EFFECT: dict[str, tuple[Any, ...]] = {
     "inline": (False, "never"),
-    # opt=False is Numba's spelling for debugging (with debug=True, so that cuda-gdb can
-    # follow the code). cudajit optimises at -O3 either way; debug=True's exception checks and
-    # line tables work on optimised code, so opt=False is what it means here: nothing to do.
-    "opt": (True, False),
+    # numba-cuda's _dbg_optnone=True marks debug functions optnone; opt=False is cudajit's way.
+    "_dbg_optnone": (False,),
     # numba-cuda's forceinline=True inlines device functions at NVVM IR; cudajit leaves
     # inlining to LLVM's O3, as forceinline=False (the default) does.
     "forceinline": (False,),
@@ -101,7 +99,7 @@ def check_shared_memory_carveout(carveout: Any) -> int:
 def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
         lineinfo: bool = False, debug: bool = False, max_registers: int | None = None,
         cache: bool = False, link: Any = None, launch_bounds: Any = None,
-        shared_memory_carveout: Any = None, **options: Any) -> Any:
+        shared_memory_carveout: Any = None, opt: bool | None = None, **options: Any) -> Any:
     """Compile a Python function into a CUDA kernel or device function.
 
     ``@jit`` compiles lazily, at the first launch for each set of argument
@@ -112,9 +110,13 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     libdevice's fast float32 cos, sin, tan, exp, log, log2, log10 and pow.
     ``lineinfo=True`` puts line tables in the PTX (``.file``/``.loc``, as
     ``nvcc -lineinfo``), which profilers and cuda-gdb map back to the Python
-    source; ``debug=True`` gives the same line tables (no variable
-    information yet). ``max_registers`` caps the registers per thread of a
-    kernel (PTX ``.maxnreg``), trading spills for occupancy. ``launch_bounds``
+    source; ``debug=True`` adds DWARF debug information (each function, and each
+    Python variable with its type) for cuda-gdb, as ``nvcc -G``, besides its
+    exception checks; with ``opt=False`` the PTX is not optimised (``-O0``), so that
+    every variable stays where the debugger reads it (``opt`` defaults to True: ``-O3``;
+    the cpu device's code is always optimised). ``max_registers`` caps the
+    registers per thread of a kernel (PTX ``.maxnreg``), trading spills for
+    occupancy. ``launch_bounds``
     (``max_threads_per_block`` or a tuple adding ``min_blocks_per_sm`` and
     ``max_blocks_per_cluster``) promises the compiler the largest block the kernel is
     launched with (PTX ``.maxntid``, ``.minnctapersm``, ``.maxclusterrank``); a larger block
@@ -144,6 +146,16 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     if ignored:
         warnings.warn(f"jit(): {', '.join(f'{k}={options[k]!r}' for k in ignored)} has no effect "
                       "in cudajit yet", UserWarning, stacklevel=2)
+    opt = True if opt is None else bool(opt)
+    if debug and opt:  # Numba's rule; cudajit's reason
+        warnings.warn("debug=True with opt=True: the optimised code keeps few variables where "
+                      "cuda-gdb can read them (their debug information says optimised out); "
+                      "set opt=False to debug unoptimised code, or debug=False",
+                      InvalidConfigWarning, stacklevel=2)
+    if debug and lineinfo:  # Numba's rule and the start of its message
+        warnings.warn("debug and lineinfo are mutually exclusive: debug=True's debug information "
+                      "holds the line tables; lineinfo=True alone gives them without it",
+                      InvalidConfigWarning, stacklevel=2)
 
     @hides_cudajit_frames  # an eager compile's CompileError
     def decorate(pyfunc: Callable[..., Any], signatures: list[Any]) -> Any:
@@ -157,7 +169,7 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
         return kind(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug,
                     max_registers=max_registers, launch_bounds=bounds,
                     cache_dir=caching.cache_dir_for(pyfunc) if cache else None, link=link,
-                    shared_memory_carveout=carveout)
+                    shared_memory_carveout=carveout, opt=opt)
 
     # functools.partial, not a lambda: a frame of ours between the user's decorator line
     # and decorate() would stay in a CompileError's traceback.
@@ -178,17 +190,19 @@ def compile_ptx(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
                 fastmath: bool = False, cc: tuple[int, int] | None = None,
                 debug: bool = False, lineinfo: bool = False, abi: str = "numba",
                 abi_info: dict[str, Any] | None = None,
-                launch_bounds: Any = None) -> tuple[str, Type | str]:
+                launch_bounds: Any = None, opt: bool | None = None) -> tuple[str, Type | str]:
     """Compile ``pyfunc`` for ``sig`` to PTX, as ``numba.cuda.compile_ptx``.
 
     Returns ``(ptx, return_type)``. ``device=True`` compiles a device function
     (a ``.func``), else a kernel (an ``.entry``). ``cc`` is the compute
     capability as ``(major, minor)``, default (8, 0); the PTX uses the lowest
-    PTX ISA version that supports it. ``lineinfo`` (or ``debug``) adds line
-    tables: ``.loc`` directives naming the Python source lines. A device function
+    PTX ISA version that supports it. ``lineinfo`` adds line tables: ``.loc``
+    directives naming the Python source lines; ``debug`` also DWARF sections
+    (``.debug_info``) describing the functions and their variables. A device function
     returns its value (``func_retval0``) with either ``abi``; ``abi="c"`` names it as
     C code calls it: the Python function's ``__name__``, or ``abi_info["abi_name"]``
-    (a mangled C++ name, say). ``launch_bounds`` is as in :func:`jit`.
+    (a mangled C++ name, say). ``launch_bounds`` and ``opt`` (False: ``-O0``) are as in
+    :func:`jit`.
     """
     export_name = _export_name(pyfunc, device, abi, abi_info)
     bounds = check_launch_bounds(launch_bounds, device)
@@ -201,7 +215,7 @@ def compile_ptx(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
                                  fastmath=fastmath, cc=cc_number(cc),
                                  return_type=str(declared) if device and declared else None,
                                  lineinfo=lineinfo, debug=debug, launch_bounds=bounds,
-                                 export_name=export_name)
+                                 export_name=export_name, opt=True if opt is None else bool(opt))
     return result["ptx"], return_type_from_name(result["return_type"])
 
 

@@ -73,12 +73,12 @@ class Dispatcher(_core.Dispatcher):
                  fastmath: bool = False, lineinfo: bool = False, debug: bool = False,
                  max_registers: int | None = None, cache_dir: str | None = None,
                  link: Sequence[Any] = (), launch_bounds: tuple[int, int, int] = (0, 0, 0),
-                 shared_memory_carveout: int = -1):
+                 shared_memory_carveout: int = -1, opt: bool = True):
         name = getattr(py_func, "__name__", "kernel")
         # The IR is built at the first compile (a launch, an inspect_*), called from C++.
         super().__init__(name, hides_cudajit_frames(self._build_ir), fastmath=fastmath,
                          lineinfo=lineinfo, debug=debug, max_registers=max_registers or 0,
-                         cache_dir=cache_dir or "", launch_bounds=launch_bounds)
+                         cache_dir=cache_dir or "", launch_bounds=launch_bounds, opt=opt)
         self._set_shared_memory_carveout(shared_memory_carveout)
         self.shared_memory_carveout = shared_memory_carveout
         self.launch_bounds = launch_bounds
@@ -94,7 +94,7 @@ class Dispatcher(_core.Dispatcher):
         self._options = dict(fastmath=fastmath, lineinfo=lineinfo, debug=debug,
                              max_registers=max_registers, cache_dir=cache_dir, link=link,
                              launch_bounds=launch_bounds,
-                             shared_memory_carveout=shared_memory_carveout)
+                             shared_memory_carveout=shared_memory_carveout, opt=opt)
         self.link = linking.link_items(link)
         self._declared = [parse_signature(s) for s in signatures]
         # Numba's rule: a kernel declared with one signature, or made by specialize(), is
@@ -198,7 +198,7 @@ class Dispatcher(_core.Dispatcher):
         number = cc_number(cc)
         if signature is not None:
             return get(self._compiled_key(_signature_key(signature)), number)
-        return {sig: get(self._compiled_key(sig), number) for sig in self.signatures}
+        return BySignature({sig: get(self._compiled_key(sig), number) for sig in self.signatures})
 
     @hides_cudajit_frames
     def inspect_llvm(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
@@ -314,9 +314,9 @@ def _type_of(value: Any) -> Any:
     return converted if isinstance(converted, Type) else typeof(value)
 
 
-class Overloads(dict):
-    """A dispatcher's compiled kernels keyed by their argument types' spellings; a key of
-    types (cudajit's, Numba's) is spelled first."""
+class BySignature(dict):
+    """Values keyed by argument types' spellings (``inspect_llvm()``, ``overloads``); a key
+    of types (cudajit's, Numba's), as Numba's dicts are keyed, is spelled first."""
 
     @staticmethod
     def _key(key: Any) -> Any:
@@ -324,7 +324,7 @@ class Overloads(dict):
             return tuple(str(t) for t in parse_signature(key).args)
         return key
 
-    def __getitem__(self, key: Any) -> "CompiledOverload":
+    def __getitem__(self, key: Any) -> Any:
         return super().__getitem__(self._key(key))
 
     def __contains__(self, key: Any) -> bool:
@@ -332,6 +332,10 @@ class Overloads(dict):
 
     def get(self, key: Any, default: Any = None) -> Any:
         return super().get(self._key(key), default)
+
+
+class Overloads(BySignature):
+    """A dispatcher's compiled kernels: ``CompiledOverload`` by signature."""
 
 
 class CompiledOverload:

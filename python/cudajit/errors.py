@@ -19,6 +19,8 @@ __all__ = [
     "CudaSupportError",
     "PerformanceWarning",
     "NumbaPerformanceWarning",
+    "InvalidConfigWarning",
+    "NumbaInvalidConfigWarning",
     "hides_cudajit_frames",
 ]
 
@@ -100,3 +102,10 @@ class PerformanceWarning(UserWarning):
 
 # Numba's name, so that filters written for Numba keep working.
 NumbaPerformanceWarning = PerformanceWarning
+
+
+class InvalidConfigWarning(UserWarning):
+    """Options that work against each other: debug=True with opt=True, debug with lineinfo."""
+
+
+NumbaInvalidConfigWarning = InvalidConfigWarning

@@ -34,7 +34,7 @@ def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
         raise ValueError("Can only designate forced inlining in LTO-IR")
     return compile_ptx(pyfunc, sig, device=device, fastmath=fastmath, cc=cc, debug=bool(debug),
                        lineinfo=lineinfo, abi=abi, abi_info=abi_info,
-                       launch_bounds=launch_bounds)
+                       launch_bounds=launch_bounds, opt=opt)
 
 
 @hides_cudajit_frames
@@ -54,7 +54,7 @@ def compile_all(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
         raise ValueError("Can only designate forced inlining in LTO-IR")
     code, return_type = compile(pyfunc, sig, device=device, fastmath=fastmath, cc=cc,
                                 output=output, debug=bool(debug), lineinfo=lineinfo, abi=abi,
-                                abi_info=abi_info, launch_bounds=launch_bounds)
+                                abi_info=abi_info, launch_bounds=launch_bounds, opt=opt)
     declared = frontend.build_kernel_module(pyfunc, bool(debug)).foreign
     codes: list[Any] = [code]
     for kind, _name, data in linking.link_inputs(linking.linked_code((), declared),
@@ -89,7 +89,7 @@ def compile_ptx_for_current_device(pyfunc: Callable[..., Any], sig: Any,
         raise ValueError("Can only designate forced inlining in LTO-IR")
     return compile_ptx(pyfunc, sig, device=device, fastmath=fastmath, cc=current_cc(),
                        debug=bool(debug), lineinfo=lineinfo, abi=abi, abi_info=abi_info,
-                       launch_bounds=launch_bounds)
+                       launch_bounds=launch_bounds, opt=opt)
 
 
 def close() -> None:

@@ -77,8 +77,9 @@ void bind_dispatcher(py::module_& m) {
       }))
       .def(py::init([](std::string name, py::object provider, bool fastmath, bool lineinfo,
                        bool debug, int max_registers, std::string cache_dir,
-                       std::array<int, 3> launch_bounds) {
+                       std::array<int, 3> launch_bounds, bool opt) {
              CompileOptions o;
+             o.opt_level = opt ? 3 : 0;
              o.fastmath = fastmath;
              o.lineinfo = lineinfo;
              o.debug = debug;
@@ -89,7 +90,8 @@ void bind_dispatcher(py::module_& m) {
            }),
            py::arg("name"), py::arg("ir_provider"), py::arg("fastmath") = false,
            py::arg("lineinfo") = false, py::arg("debug") = false, py::arg("max_registers") = 0,
-           py::arg("cache_dir") = "", py::arg("launch_bounds") = std::array<int, 3>{})
+           py::arg("cache_dir") = "", py::arg("launch_bounds") = std::array<int, 3>{},
+           py::arg("opt") = true)
       .def_property_readonly(
           "extensions", [](Dispatcher& d) -> py::list& { return d.extensions(); },
           py::return_value_policy::reference_internal,

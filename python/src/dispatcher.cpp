@@ -217,7 +217,8 @@ runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
   key += for_cpu ? "cpu" : target::sm_name(options.cc);
   key += std::string(options.fastmath ? "/fastmath" : "") + (options.lineinfo ? "/lineinfo" : "") +
          (options.debug ? "/debug" : "") + (options.boundscheck ? "/boundscheck" : "") +
-         "/maxnreg=" + std::to_string(options.max_registers);
+         "/maxnreg=" + std::to_string(options.max_registers) + "/O" +
+         std::to_string(options.opt_level);
   for (int bound : options.launch_bounds) key += "/" + std::to_string(bound);
   CodeCache& cache = CodeCache::shared();
   if (std::optional<runtime::KernelCode> found = cache.find(key)) return *std::move(found);

@@ -40,19 +40,20 @@ PYBIND11_MODULE(_core, m) {
           "compile_ptx",
           [](const Program& p, const std::vector<std::string>& arg_types, bool device,
              bool fastmath, int cc, std::optional<std::string> return_type, bool lineinfo,
-             bool debug, std::array<int, 3> launch_bounds, std::string export_name) {
+             bool debug, std::array<int, 3> launch_bounds, std::string export_name, bool opt) {
             std::optional<Type> declared;
             if (return_type) declared = parse_type(*return_type);
             CompileOptions options = make_options(fastmath, lineinfo, debug, cc);
             options.launch_bounds = launch_bounds;
             options.export_name = std::move(export_name);
+            options.opt_level = opt ? 3 : 0;
             return python::ptx_dict(
                 p.compile_ptx(python::parse_types(arg_types), device, options, declared));
           },
           py::arg("arg_types"), py::arg("device") = false, py::arg("fastmath") = false,
           py::arg("cc") = 80, py::arg("return_type") = py::none(), py::arg("lineinfo") = false,
           py::arg("debug") = false, py::arg("launch_bounds") = std::array<int, 3>{},
-          py::arg("export_name") = "")
+          py::arg("export_name") = "", py::arg("opt") = true)
       .def(
           "return_type",
           [](const Program& p, const std::vector<std::string>& arg_types, bool device) {

@@ -17,7 +17,7 @@
 
 #include "cudajit/compiler/compile.hpp"
 #include "cudajit/compiler/typed.hpp"
-#include "line_tables.hpp"
+#include "debug_info.hpp"
 #include "variable_facts.hpp"
 
 namespace cudajit::lower {
@@ -114,7 +114,7 @@ struct ModuleLowering {
   TargetHooks& hooks;
   CompileOptions options;
   std::unordered_map<const typing::TypedFunction*, llvm::Function*> functions;
-  LineTables* lines = nullptr;  // lineinfo: set while lowering for nvptx
+  DebugInfo* debug_info = nullptr;  // lineinfo or debug: set while lowering for nvptx
   // Host: bytes of static shared arrays so far (each array's offset is the
   // total before it); whether any function synchronises the block.
   uint64_t static_shared_bytes = 0;
@@ -231,6 +231,7 @@ class FunctionLowering {
   // statements.cpp
   void begin(llvm::Function* fn);
   void body(const std::vector<llvm::Value*>& arguments);
+  void describe_variables();  // debug=True: each Python variable's slot
   void block(const std::vector<ir::NodePtr>& stmts);
   void stmt(const ir::Node& s);
   void assign(const ir::Node& target, llvm::Value* value, const Type& value_type);
@@ -330,7 +331,7 @@ class FunctionLowering {
       if (f.subprogram_ == nullptr || loc.line <= 0) return;
       saved_ = f.b_.getCurrentDebugLocation();
       active_ = true;
-      f.b_.SetCurrentDebugLocation(f.m_.lines->at(f.subprogram_, loc));
+      f.b_.SetCurrentDebugLocation(f.m_.debug_info->at(f.subprogram_, loc));
     }
     ~AtSource() {
       if (active_) f_.b_.SetCurrentDebugLocation(saved_);
@@ -347,7 +348,7 @@ class FunctionLowering {
   ModuleLowering& m_;
   const typing::TypedFunction& f_;
   llvm::Function* fn_ = nullptr;
-  llvm::DISubprogram* subprogram_ = nullptr;  // with line tables
+  llvm::DISubprogram* subprogram_ = nullptr;  // with debug information
   llvm::IRBuilder<> b_;
   llvm::Value* thread_ctx_ = nullptr;
   llvm::Value* grid_workspace_ = nullptr;  // GPU, when ModuleLowering::grid_workspace

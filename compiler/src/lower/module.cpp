@@ -389,10 +389,12 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
                              TargetKind target, bool device_entry, const CompileOptions& options) {
   auto hooks = make_hooks(target);
   ModuleLowering m{module.getContext(), module, *hooks, options, {}};
-  // Line tables for PTX only: on the cpu device they would change nothing.
-  std::optional<LineTables> lines;
+  // Debug information for PTX only: the cpu device's JIT registers none with a debugger.
+  std::optional<DebugInfo> debug_info;
   if ((options.lineinfo || options.debug) && target == TargetKind::Nvptx) {
-    m.lines = &lines.emplace(module, program.file);
+    m.debug_info = &debug_info.emplace(module, program.file,
+                                       options.debug ? DebugLevel::Full : DebugLevel::Lines,
+                                       /*optimized=*/options.opt_level > 0);
   }
   std::vector<const TypedFunction*> reachable;
   collect(*program.entry, reachable);
@@ -447,7 +449,7 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
   }
   out.static_shared_bytes = m.static_shared_bytes;
   out.cooperative = grid_sync;
-  if (lines) lines->finalize();
+  if (debug_info) debug_info->finalize();
   return out;
 }
 

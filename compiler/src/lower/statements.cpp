@@ -1,6 +1,10 @@
 // Function bodies and control flow: variables live in allocas (mem2reg makes
 // them SSA), parameters the body never assigns are their values; loops follow
 // Python's semantics.
+#include <algorithm>
+#include <map>
+#include <string>
+
 #include "lowering.hpp"
 
 namespace cudajit::lower {
@@ -34,20 +38,68 @@ void FunctionLowering::lower_into(llvm::Function* fn, const ArgumentMaker& argum
 void FunctionLowering::begin(llvm::Function* fn) {
   fn_ = fn;
   b_.SetInsertPoint(llvm::BasicBlock::Create(m_.context, "entry", fn_));
-  if (m_.lines != nullptr) {
-    subprogram_ = m_.lines->describe(*fn_, f_.function->file, f_.function->loc.line);
-    b_.SetCurrentDebugLocation(m_.lines->at(subprogram_, f_.function->loc));
+  if (m_.debug_info != nullptr) {
+    std::vector<Type> params;  // the Python function's own, not the front end's hidden ones
+    for (size_t i = 0; i < f_.function->params.size(); ++i)
+      if (is_python_variable(f_.function->params[i])) params.push_back(f_.arg_types[i]);
+    subprogram_ = m_.debug_info->describe(*fn_, f_.function->name, f_.function->file,
+                                          f_.function->loc.line, f_.return_type, params);
+    b_.SetCurrentDebugLocation(m_.debug_info->at(subprogram_, f_.function->loc));
+  }
+}
+
+namespace {
+
+// The line where each name first appears in `nodes` (in program order): where a
+// variable is first assigned.
+void first_lines(const std::vector<ir::NodePtr>& nodes, std::map<std::string, int>& lines) {
+  for (const auto& n : nodes) {
+    if (n->kind == NodeKind::Name) lines.emplace(n->text, n->loc.line);
+    first_lines(n->children, lines);
+  }
+}
+
+}  // namespace
+
+// debug=True: every Python variable, parameters included, lives in a slot
+// that the debug information describes (llvm.dbg.declare), so that cuda-gdb
+// finds it in memory at -O0 and LLVM follows it into registers when optimising.
+void FunctionLowering::describe_variables() {
+  std::map<std::string, int> lines;
+  first_lines(f_.function->body, lines);
+  llvm::DILocation* prologue = m_.debug_info->at(subprogram_, f_.function->loc);
+  const auto& params = f_.function->params;
+  unsigned arg = 0;
+  for (const std::string& name : params) {
+    if (!is_python_variable(name)) continue;
+    ++arg;
+    m_.debug_info->declare(slots_.at(name), subprogram_, name, f_.locals.at(name),
+                           f_.function->loc.line, arg, prologue, b_.GetInsertBlock());
+  }
+  for (const auto& [name, type] : f_.locals) {
+    if (!slots_.contains(name) || !is_python_variable(name) ||
+        std::find(params.begin(), params.end(), name) != params.end())
+      continue;
+    auto line = lines.find(name);
+    m_.debug_info->declare(slots_.at(name), subprogram_, name, type,
+                           line == lines.end() ? f_.function->loc.line : line->second, 0, prologue,
+                           b_.GetInsertBlock());
   }
 }
 
 void FunctionLowering::body(const std::vector<llvm::Value*>& arguments) {
+  const bool described = subprogram_ != nullptr && m_.debug_info->full();
+  auto slotted = [&](const std::string& name) {
+    return facts_.has_slot(name) || (described && is_python_variable(name));
+  };
   for (const auto& [name, type] : f_.locals) {
-    if (facts_.has_slot(name)) slots_[name] = b_.CreateAlloca(m_.value_type(type), nullptr, name);
+    if (slotted(name)) slots_[name] = b_.CreateAlloca(m_.value_type(type), nullptr, name);
   }
+  if (described) describe_variables();
   const auto& params = f_.function->params;
   for (size_t i = 0; i < params.size(); ++i) {
     llvm::Value* value = cast(arguments[i], f_.arg_types[i], f_.locals.at(params[i]));
-    if (facts_.has_slot(params[i])) {
+    if (slotted(params[i])) {
       b_.CreateStore(value, slots_.at(params[i]));
     } else {
       parameters_[params[i]] = value;

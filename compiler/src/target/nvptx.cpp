@@ -7,6 +7,7 @@
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/CallingConv.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
@@ -117,7 +118,7 @@ std::unique_ptr<llvm::TargetMachine> create_nvptx_machine(int cc, bool fastmath)
 // doInitialization (the NVPTX printer its globals, the machine-module info
 // its MC context); the PTX of several hundred kernels, libdevice sets and
 // device functions, with and without line tables, is byte for byte that of
-// a fresh pipeline.
+// a fresh pipeline (but for DWARF sections: see emit_ptx).
 class CodeGenPipeline {
  public:
   explicit CodeGenPipeline(llvm::TargetMachine& machine) {
@@ -157,6 +158,16 @@ struct NvptxTarget {
   // After a run that reported errors: the next one starts from a new pipeline.
   void drop_pipeline() { pipelines.erase(machine->getOptLevel()); }
 };
+
+// Whether the PTX of `module` gets DWARF sections (.debug_info ...), not only .loc.
+bool has_dwarf_sections(const llvm::Module& module) {
+  for (const llvm::DICompileUnit* unit : module.debug_compile_units()) {
+    const auto kind = unit->getEmissionKind();
+    if (kind == llvm::DICompileUnit::FullDebug || kind == llvm::DICompileUnit::LineTablesOnly)
+      return true;
+  }
+  return false;
+}
 
 NvptxTarget& nvptx_target(int cc, bool fastmath) {
   thread_local std::map<std::pair<int, bool>, NvptxTarget> targets;
@@ -483,6 +494,10 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
   NvptxTarget& target = nvptx_target(options.cc, options.fastmath);
   llvm::TargetMachine& machine = *target.machine;
   machine.setOptLevel(codegen_level);
+  // Building an O0 pipeline (opt=False) turns the machine's fast instruction
+  // selector on, and nothing turns it off for the next optimised module: each
+  // module says which it wants, as a fresh pipeline would choose.
+  machine.setFastISel(codegen_level == llvm::CodeGenOptLevel::None);
 
   detail::set_target_triple(*module, machine.getTargetTriple());
   module->setDataLayout(machine.createDataLayout());
@@ -553,7 +568,11 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
     detail::inline_always(*module, machine);
   }
   std::optional<StageTimer> codegen(std::in_place, "codegen");
-  std::string ptx = target.pipeline().run(*module);
+  // NVPTX's target streamer remembers from module to module that it opened a
+  // DWARF section and closes it again ("}") in every later module's PTX: a
+  // module with DWARF sections (debug=True) gets a pipeline of its own.
+  std::string ptx = has_dwarf_sections(*module) ? CodeGenPipeline(machine).run(*module)
+                                                : target.pipeline().run(*module);
   codegen.reset();
   if (!diagnostics.errors().empty()) {
     target.drop_pipeline();

@@ -16,8 +16,11 @@ namespace cudajit {
 
 struct CompileOptions {
   bool fastmath = false;
-  bool lineinfo = false;               // PTX line tables (.file/.loc) to the Python source
-  bool debug = false;                  // as lineinfo, for now: no variable information
+  bool lineinfo = false;  // PTX line tables (.file/.loc) to the Python source
+  bool debug = false;     // line tables and DWARF: functions, variables, types
+  // The PTX's optimisation: 3, or 0 for Numba's opt=False (debug=True's code as cuda-gdb
+  // steps through it: every variable in its slot). Host code is always optimised.
+  int opt_level = 3;
   int cc = 80;                         // compute capability for PTX, major*10+minor
   int max_registers = 0;               // .maxnreg of kernels (Numba's max_registers); 0: none
   std::array<int, 3> launch_bounds{};  // PtxOptions::launch_bounds (Numba's launch_bounds)

@@ -1,0 +1,236 @@
+"""debug=True's debug information (as nvcc -G): the LLVM IR describes each function and each
+Python variable with its type and line (DILocalVariable, DIBasicType, DICompositeType), the PTX
+carries DWARF sections (.debug_info) that ptxas accepts, and kernels still run on each device.
+lineinfo=True gives the line tables alone."""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+from cudajit import complex128, float32, float64, int32, int64
+from cudajit.errors import InvalidConfigWarning
+from test_compile_ptx import lines_of, loc_lines
+
+
+def variables(llvm_ir):
+    """{name: [(arg, line, type node)]} of the DILocalVariables."""
+    found = {}
+    for name, arg, line, node in re.findall(
+            r'!DILocalVariable\(name: "([^"]+)", (?:arg: (\d+), )?scope: ![0-9]+, '
+            r'file: ![0-9]+, line: (\d+), type: (![0-9]+)', llvm_ir):
+        found.setdefault(name, []).append((int(arg or 0), int(line), node))
+    return found
+
+
+def node(llvm_ir, ref):
+    """The text of metadata node `ref` (!12)."""
+    return re.search(rf"^{ref} = (.*)$", llvm_ir, re.M).group(1)
+
+
+def described(llvm_ir, name):
+    """The type node of the one variable `name`."""
+    ((_, _, ref),) = variables(llvm_ir)[name]
+    return node(llvm_ir, ref)
+
+
+def locals_and_rebinding(x, y, out):
+    same = x == y
+    total = 0
+    for i in range(x):
+        total += i
+    value = 1.5
+    value = 2
+    out[0] = total + int(same) + value
+
+
+LOCALS_SIG = (int32, int32, int64[::1])
+
+
+def llvm_of(pyfunc, sig):
+    kernel = cuda.jit(sig, debug=True, opt=False)(pyfunc)
+    return kernel.inspect_llvm(sig)
+
+
+def test_each_python_variable_is_described_with_its_type_and_first_line():
+    llvm_ir = llvm_of(locals_and_rebinding, LOCALS_SIG)
+    found = variables(llvm_ir)
+    (def_line,) = lines_of(locals_and_rebinding, "def locals_and_rebinding")
+    assert [(arg, line) for arg, line, _ in found["x"]] == [(1, def_line)]
+    assert [(arg, line) for arg, line, _ in found["y"]] == [(2, def_line)]
+    assert [(arg, line) for arg, line, _ in found["out"]] == [(3, def_line)]
+    assert [line for _, line, _ in found["total"]] == lines_of(locals_and_rebinding, "total = 0")
+    assert "DW_ATE_boolean" in described(llvm_ir, "same")
+    assert 'name: "int64", size: 64, encoding: DW_ATE_signed' in described(llvm_ir, "total")
+    assert 'name: "int32", size: 32, encoding: DW_ATE_signed' in described(llvm_ir, "x")
+
+
+def test_a_rebound_variable_keeps_its_python_name_with_each_type():
+    llvm_ir = llvm_of(locals_and_rebinding, LOCALS_SIG)
+    types = sorted(node(llvm_ir, ref) for _, _, ref in variables(llvm_ir)["value"])
+    assert len(types) == 2
+    assert 'name: "float64"' in types[0] and 'name: "int64"' in types[1]
+    assert "value#" not in llvm_ir.split("!llvm.dbg.cu")[1]
+
+
+def test_the_front_ends_own_variables_are_not_described():
+    llvm_ir = llvm_of(locals_and_rebinding, LOCALS_SIG)
+    assert set(variables(llvm_ir)) == {"x", "y", "out", "same", "total", "i", "value"}
+
+
+def test_the_subprogram_is_the_python_function_with_its_parameter_types():
+    llvm_ir = llvm_of(locals_and_rebinding, LOCALS_SIG)
+    (def_line,) = lines_of(locals_and_rebinding, "def locals_and_rebinding")
+    subprogram = re.search(r"distinct !DISubprogram\((.*)\)$", llvm_ir, re.M).group(1)
+    assert 'name: "locals_and_rebinding"' in subprogram and f"line: {def_line}," in subprogram
+    types = re.search(r"type: (![0-9]+)", subprogram).group(1)
+    elements = re.search(r"types: (![0-9]+)", node(llvm_ir, types)).group(1)
+    assert re.fullmatch(r"!\{null, (![0-9]+), \1, ![0-9]+\}", node(llvm_ir, elements))
+    assert "emissionKind: FullDebug" in llvm_ir
+
+
+def arrays_and_aggregates(a, c, out):
+    shared = cuda.shared.array(32, float32)
+    pair = (c, 1.5)
+    shared[0] = a[0, 0]
+    out[0] = pair[0].real + shared[0]
+
+
+def test_arrays_tuples_and_complex_numbers_are_structures():
+    sig = (float32[:, ::1], complex128, float64[::1])
+    llvm_ir = llvm_of(arrays_and_aggregates, sig)
+    array = described(llvm_ir, "a")
+    assert 'name: "array(float32, 2d, C)", size: 320' in array
+    members = [node(llvm_ir, m) for m in
+               re.findall(r"![0-9]+", node(llvm_ir, re.search(r"elements: (![0-9]+)", array)[1]))]
+    assert [re.search(r'name: "(\w+)"', m)[1] for m in members] == ["data", "shape", "strides"]
+    assert "offset: 64" in members[1] and "offset: 192" in members[2]
+    pointer = node(llvm_ir, re.search(r"baseType: (![0-9]+)", members[0])[1])
+    assert "DW_TAG_pointer_type" in pointer and "dwarfAddressSpace" not in pointer
+    assert 'name: "float32"' in node(llvm_ir, re.search(r"baseType: (![0-9]+)", pointer)[1])
+    assert 'name: "array(float32, 1d, C)"' in described(llvm_ir, "shared")
+    assert 'name: "complex128", size: 128' in described(llvm_ir, "c")
+    assert 'name: "Tuple(complex128, float64)", size: 192' in described(llvm_ir, "pair")
+
+
+def record_field(r, out):
+    out[0] = r.b
+
+
+def test_a_record_is_a_pointer_to_its_fields():
+    dtype = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
+    sig = (cuda.types.Record(dtype), float64[::1])
+    llvm_ir = llvm_of(record_field, sig)
+    pointer = described(llvm_ir, "r")
+    assert "DW_TAG_pointer_type" in pointer
+    record = node(llvm_ir, re.search(r"baseType: (![0-9]+)", pointer)[1])
+    assert "DW_TAG_structure_type" in record and "size: 128" in record
+    fields = re.findall(r'name: "(\w)", baseType: ![0-9]+, size: (\d+)(?:, offset: (\d+))?',
+                        llvm_ir)
+    assert ("a", "32", "") in fields and ("b", "64", "64") in fields
+
+
+def test_the_ptx_carries_dwarf_sections_that_ptxas_accepts(check_ptx):
+    ptx, _ = cuda.compile_ptx(arrays_and_aggregates, (float32[:, ::1], complex128, float64[::1]),
+                              debug=True, opt=False)
+    assert re.search(r"\.section\s+\.debug_info\s+\{", ptx)
+    assert ".target sm_80, debug" in ptx
+    check_ptx(ptx)
+
+
+def test_lineinfo_gives_line_tables_without_dwarf_sections(check_ptx):
+    kernel = cuda.jit(LOCALS_SIG, lineinfo=True)(locals_and_rebinding)
+    ptx = kernel.inspect_asm(LOCALS_SIG)
+    assert ".debug_info" not in ptx and ", debug" not in ptx
+    assert "emissionKind: DebugDirectivesOnly" in kernel.inspect_llvm(LOCALS_SIG)
+    assert "DILocalVariable" not in kernel.inspect_llvm(LOCALS_SIG)
+    files, _ = loc_lines(ptx)
+    assert list(files.values()) == [__file__]
+    check_ptx(ptx)
+
+
+def test_line_tables_after_a_debug_compile_pass_ptxas(check_ptx):
+    # The code generator's pipeline is reused from module to module: a debug module's DWARF
+    # sections must not leave a section to close in the next module's PTX.
+    cuda.compile_ptx(locals_and_rebinding, LOCALS_SIG, debug=True)
+    ptx, _ = cuda.compile_ptx(locals_and_rebinding, LOCALS_SIG, lineinfo=True)
+    assert ptx.count("{") == ptx.count("}")
+    check_ptx(ptx)
+
+
+def test_optimised_ptx_is_the_same_after_unoptimised_compiles():
+    # One target machine per thread serves both levels: an -O0 compile must leave nothing
+    # (its fast instruction selector) to the next -O3 one.
+    before, _ = cuda.compile_ptx(locals_and_rebinding, LOCALS_SIG)
+    cuda.compile_ptx(locals_and_rebinding, LOCALS_SIG, debug=True, opt=False)
+    cuda.compile_ptx(locals_and_rebinding, LOCALS_SIG, opt=False)
+    assert cuda.compile_ptx(locals_and_rebinding, LOCALS_SIG)[0] == before
+
+
+@cuda.jit(device=True)
+def offset_by(x, k):
+    shifted = x + k
+    return shifted
+
+
+def calls_and_math(x, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        angle = x[i] * 0.5
+        out[i] = offset_by(np.float32(2.0) * angle, i) + np.sin(angle) * 0
+
+
+@pytest.mark.parametrize("opt", [False, True])
+def test_debug_kernels_run_and_give_their_results(device, opt):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InvalidConfigWarning)  # debug=True with opt=True
+        kernel = cuda.jit(debug=True, opt=opt)(calls_and_math)
+    x = np.arange(64, dtype=np.float32)
+    out = cuda.to_device(np.zeros(64, np.float64))
+    kernel[2, 32](cuda.to_device(x), out)
+    np.testing.assert_allclose(out.copy_to_host(), x + np.arange(64), rtol=1e-6)
+
+
+def test_opt_false_keeps_the_variables_in_local_memory(check_ptx):
+    unoptimised, _ = cuda.compile_ptx(locals_and_rebinding, LOCALS_SIG, debug=True, opt=False)
+    optimised, _ = cuda.compile_ptx(locals_and_rebinding, LOCALS_SIG, debug=True)
+    assert "__local_depot" in unoptimised and "__local_depot" not in optimised
+    llvm_ir = llvm_of(locals_and_rebinding, LOCALS_SIG)
+    assert "isOptimized: false" in llvm_ir and "DISPFlagOptimized" not in llvm_ir
+    check_ptx(unoptimised)
+
+
+def test_debug_with_opt_warns_as_numba_does():
+    with pytest.warns(InvalidConfigWarning, match="debug=True with opt=True"):
+        cuda.jit(debug=True)(calls_and_math)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InvalidConfigWarning)
+        cuda.jit(debug=True, opt=False)(calls_and_math)
+        cuda.jit(opt=True)(calls_and_math)
+
+
+def test_debug_with_lineinfo_warns_as_numba_does():
+    with pytest.warns(InvalidConfigWarning, match="debug and lineinfo are mutually exclusive"):
+        cuda.jit(debug=True, lineinfo=True, opt=False)(calls_and_math)
+
+
+def test_inspect_dicts_take_signatures_of_types():
+    kernel = cuda.jit(LOCALS_SIG, debug=True, opt=False)(locals_and_rebinding)
+    assert "DILocalVariable" in kernel.inspect_llvm()[LOCALS_SIG]
+    assert LOCALS_SIG in kernel.inspect_asm()
+
+
+def test_the_simulated_gpus_reports_name_the_lines_of_a_debug_kernel(tmp_path):
+    from cudajit import _core
+    from test_simulator_checks import EXCHANGE, run_script
+
+    if not (_core.cuda_available() and _core.cuda_simulated()):
+        pytest.skip("the cuda device is not the simulated GPU")
+    script = EXCHANGE.replace("lineinfo=True", "debug=True, opt=False").format(between="pass")
+    result = run_script(tmp_path, script, CUDAJIT_SIM_CHECK="race")
+    assert result.returncode == 0, result.stderr
+    source = str(tmp_path / "kernel.py")
+    assert f"thread (0, 0, 0) wrote at {source}:9 (PTX line" in result.stderr
+    assert f"thread (32, 0, 0) reads at {source}:11 (PTX line" in result.stderr
