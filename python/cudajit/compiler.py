@@ -18,16 +18,25 @@ __all__ = ["jit", "compile_ptx"]
 
 # Numba's options that cudajit accepts, with the values that are what it does anyway.
 _ACCEPTED_WITHOUT_EFFECT: dict[str, tuple[Any, ...]] = {
-    "inline": (False, "never"),
+    # Device functions' inline="always" (or True) and forceinline=True are honoured (see
+    # _inline_mode); a cost-model callable is not (Numba calls it with its own IR).
+    "inline": (False, "never", True, "always", None),
     # numba-cuda's _dbg_optnone=True marks debug functions optnone; opt=False is cudajit's way.
     "_dbg_optnone": (False,),
-    # numba-cuda's forceinline=True inlines device functions at NVVM IR; cudajit leaves
-    # inlining to LLVM's O3, as forceinline=False (the default) does.
-    "forceinline": (False,),
+    "forceinline": (False, True),
 }
 
 # The most registers a thread can have (PTX ISA: .maxnreg; sm_50 and newer).
 _MAX_REGISTERS_LIMIT = 255
+
+
+def _inline_mode(options: dict[str, Any]) -> str | None:
+    """A device function's inlining, Numba's: inline="always" (or True) inlines each call (no
+    call is left in the kernel's LLVM IR), forceinline=True marks the function alwaysinline
+    (LLVM's optimiser then inlines it wherever it can); otherwise LLVM decides."""
+    if options.get("inline") in ("always", True):
+        return "always"
+    return "force" if options.get("forceinline") is True else None
 
 
 def _is_signature(value: Any) -> bool:
@@ -164,8 +173,11 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
                 raise NotImplementedError(
                     "cudajit links foreign code with kernels: give link= to the kernels "
                     "that call this device function, or to cuda.declare_device")
-            return DeviceFunction(pyfunc, list(signatures), fastmath=fastmath)
+            return DeviceFunction(pyfunc, list(signatures), fastmath=fastmath,
+                                  inline=_inline_mode(options))
         kind = DebugDispatcher if debug else Dispatcher
+        if _inline_mode(options):  # a kernel called from a kernel is a device function
+            frontend.set_inline_mode(pyfunc, _inline_mode(options))
         return kind(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug,
                     max_registers=max_registers, launch_bounds=bounds,
                     cache_dir=caching.cache_dir_for(pyfunc) if cache else None, link=link,

@@ -456,8 +456,11 @@ class DeviceFunction:
     """A function compiled into the kernels that call it (``@cuda.jit(device=True)``)."""
 
     def __init__(self, py_func: Callable[..., Any], signature: Any = None,
-                 fastmath: bool = False):
+                 fastmath: bool = False, inline: str | None = None):
         self.py_func = py_func
+        self.inline = inline  # "always", "force" (forceinline=True) or None
+        if inline is not None:
+            frontend.set_inline_mode(py_func, inline)
         # Declared signatures: a call converts its arguments and result to the one that
         # fits them best (Numba's ranking: exact, promotion, safe, unsafe conversions).
         declared = signature if isinstance(signature, list) else \
@@ -522,7 +525,8 @@ class DeviceFunction:
         if reference is not None:
             return reference
         return (_rebuild_device_function, (by_value(self.py_func, self), self.signatures,
-                                           self.fastmath, function_text(self.py_func)))
+                                           self.fastmath, function_text(self.py_func),
+                                           self.inline))
 
 
 class DeviceCompileResult:
@@ -573,10 +577,11 @@ def _rebuild_kernel(cls: type, py_func: Callable[..., Any], declared: list[Any],
 
 
 def _rebuild_device_function(py_func: Callable[..., Any], signature: Any, fastmath: bool,
-                             text: tuple[int, list[str]] | None = None) -> "DeviceFunction":
+                             text: tuple[int, list[str]] | None = None,
+                             inline: str | None = None) -> "DeviceFunction":
     if text is not None:
         attach_text(py_func, *text)
-    function = DeviceFunction(py_func, signature, fastmath)
+    function = DeviceFunction(py_func, signature, fastmath, inline)
     bind_owner(py_func, function)
     return function
 

@@ -117,6 +117,24 @@ TEST_CASE("a module reads its file, its functions in order, their names and para
   CHECK(m.find("nope") == nullptr);
 }
 
+TEST_CASE("a device function's inlining reads after its parameters and prints back", "[ir]") {
+  const std::string text = R"((module "f.py"
+ (func@1:0 k (params a)
+  (pass@2:4))
+ (func@4:0 helper_1 (params x) (inline always)
+  (pass@5:4))
+ (func@7:0 helper_2 (params) (inline force)
+  (pass@8:4))))";
+  Module m = parse_module(text);
+  CHECK(m.functions[0].inline_mode.empty());
+  CHECK(m.functions[1].inline_mode == "always");
+  CHECK(m.functions[1].body.size() == 1);
+  CHECK(m.functions[2].inline_mode == "force");
+  CHECK(print_module(m) == text + "\n");
+  CHECK_THROWS_WITH(parse_module(R"((module "f.py" (func@1:0 k (params) (inline sometimes))))"),
+                    Contains("expected (inline always) or (inline force)"));
+}
+
 TEST_CASE("every node carries the LINE:COL written after its head", "[ir]") {
   Module m = parse_module(
       "(module \"f.py\" (func@12:3 f (params a) "

@@ -776,3 +776,70 @@ def test_a_device_function_is_neither_called_nor_launched_from_the_host():
         f[1, 1]()
     with pytest.raises(TypeError, match="device function 'f' can only be called from a kernel"):
         f()
+
+
+@pytest.mark.parametrize("options, calls_left, always_inline", [
+    ({"inline": "always"}, False, False),
+    ({"inline": True}, False, False),
+    ({"inline": "never"}, True, False),
+    ({"forceinline": True}, True, True),
+    ({}, True, False),
+])
+def test_numbas_inline_options_shape_the_kernels_llvm_ir(options, calls_left, always_inline):
+    @cuda.jit(device=True, **options)
+    def set_zero(a):
+        a[0] = 0
+
+    @cuda.jit("void(int32[::1])")
+    def call_set_zero(a):
+        set_zero(a)
+
+    a = np.ones(2, np.int32)
+    call_set_zero[1, 2](a)
+    np.testing.assert_array_equal(a, [0, 1])
+    llvm_ir = call_set_zero.inspect_llvm(call_set_zero.signatures[0])
+    # inline="always": the call is replaced by the body before the optimiser runs;
+    # forceinline=True: the function is marked alwaysinline and the call stays until then.
+    assert ("call void @" in llvm_ir) == calls_left
+    assert ("alwaysinline" in llvm_ir) == always_inline
+
+
+def test_inline_always_reaches_through_a_chain_and_keeps_recursion_as_calls():
+    @cuda.jit(device=True, inline="always")
+    def twice(x):
+        return 2 * x
+
+    @cuda.jit(device=True, inline="always")
+    def four_times(x):
+        return twice(twice(x))
+
+    @cuda.jit(device=True, inline="always")
+    def factorial(n):
+        return 1 if n <= 1 else n * factorial(n - 1)
+
+    @cuda.jit("void(int64[::1])")
+    def kernel(out):
+        out[0] = four_times(out[0])
+        out[1] = factorial(out[1])
+
+    out = np.array([3, 5])
+    kernel[1, 1](out)
+    np.testing.assert_array_equal(out, [12, 120])
+    llvm_ir = kernel.inspect_llvm(kernel.signatures[0])
+    assert "twice" not in llvm_ir and "four_times" not in llvm_ir
+    assert "call i64 @" in llvm_ir  # factorial calls itself: not inlined
+
+
+def test_a_kernel_called_from_a_kernel_takes_its_inline_option_too():
+    @cuda.jit(inline="always")
+    def set_one(a):
+        a[0] = 1
+
+    @cuda.jit("void(int32[::1])")
+    def caller(a):
+        set_one(a)
+
+    a = np.zeros(1, np.int32)
+    caller[1, 1](a)
+    assert a[0] == 1
+    assert "call void @" not in caller.inspect_llvm(caller.signatures[0])

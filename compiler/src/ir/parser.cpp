@@ -80,6 +80,14 @@ class Reader {
     if (symbol() != "params") fail("expected 'params'");
     while (peek() != ')') f.params.push_back(symbol());
     expect(')');
+    if (peek() == '(' && text_.compare(pos_, 8, "(inline ") == 0) {
+      expect('(');
+      symbol();
+      f.inline_mode = symbol();
+      if (f.inline_mode != "always" && f.inline_mode != "force")
+        fail("expected (inline always) or (inline force), got '" + f.inline_mode + "'");
+      expect(')');
+    }
     while (peek() == '(') f.body.push_back(node());
     expect(')');
     return f;

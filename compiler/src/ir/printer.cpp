@@ -86,6 +86,7 @@ std::string print_module(const Module& module) {
            f.name + (f.file.empty() ? "" : " \"" + escaped(f.file) + "\"") + " (params";
     for (const std::string& p : f.params) out += ' ' + p;
     out += ')';
+    if (!f.inline_mode.empty()) out += " (inline " + f.inline_mode + ')';
     for (const NodePtr& s : f.body) {
       out += "\n  ";
       print_node(*s, 1, out);

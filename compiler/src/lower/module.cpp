@@ -3,6 +3,7 @@
 // device's grid loop).
 #include <llvm/IR/CallingConv.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 #include <functional>
 #include <optional>
@@ -97,6 +98,7 @@ llvm::Function* ModuleLowering::declare(const TypedFunction& f) {
   for (const Type& t : f.arg_types) params.push_back(value_type(t));
   auto* type = llvm::FunctionType::get(value_type(f.return_type), params, false);
   auto* fn = llvm::Function::Create(type, llvm::Function::InternalLinkage, f.symbol, module);
+  if (f.function->inline_mode == "force") fn->addFnAttr(llvm::Attribute::AlwaysInline);
   functions[&f] = fn;
   return fn;
 }
@@ -383,6 +385,31 @@ bool recursive(const TypedFunction& f) {
   return std::find(reached.begin(), reached.end(), &f) != reached.end();
 }
 
+// jit(inline="always"): every call of such a device function is replaced by its body once
+// the program is lowered, as Numba inlines at its own IR, so the kernel's LLVM IR
+// (inspect_llvm) holds no call of it. Not the entry, nor a recursive function.
+void inline_always(ModuleLowering& m, const std::vector<const TypedFunction*>& functions,
+                   const TypedFunction* entry) {
+  for (const TypedFunction* f : functions) {
+    if (f == entry || f->function->inline_mode != "always" || recursive(*f)) continue;
+    auto found = m.functions.find(f);
+    if (found == m.functions.end()) continue;
+    llvm::Function* fn = found->second;
+    std::vector<llvm::CallBase*> calls;
+    for (llvm::User* user : fn->users())
+      if (auto* call = llvm::dyn_cast<llvm::CallBase>(user); call && call->getCalledFunction() == fn)
+        calls.push_back(call);
+    for (llvm::CallBase* call : calls) {
+      llvm::InlineFunctionInfo info;
+      llvm::InlineFunction(*call, info);
+    }
+    if (fn->use_empty()) {
+      m.functions.erase(found);
+      fn->eraseFromParent();
+    }
+  }
+}
+
 }  // namespace
 
 LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& module,
@@ -447,6 +474,7 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
     dump_host_path(m, *program.entry);
     entry_name = host_kernel(m, *program.entry, m.functions.at(program.entry));
   }
+  inline_always(m, reachable, program.entry);
   out.static_shared_bytes = m.static_shared_bytes;
   out.cooperative = grid_sync;
   if (debug_info) debug_info->finalize();

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .entities import register_complex_math
+from .entities import register_complex_math, set_inline_mode
 from .module_builder import KernelModule, build_kernel_module
 
-__all__ = ["build_module", "build_kernel_module", "KernelModule", "register_complex_math"]
+__all__ = ["build_module", "build_kernel_module", "KernelModule", "register_complex_math",
+           "set_inline_mode"]
 
 
 def build_module(pyfunc: Callable[..., Any]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import weakref
 from dataclasses import dataclass
 from types import FunctionType, ModuleType
 from typing import Any, Union
@@ -161,6 +162,24 @@ def known_entity(obj: Any) -> Entity | None:
 
 def is_known(obj: Any) -> bool:
     return known_entity(obj) is not None
+
+
+# Numba's inlining of device functions (jit(device=True, inline="always") or forceinline=True),
+# by their Python function: the IR's (inline always) or (inline force).
+_INLINE_MODES: "weakref.WeakKeyDictionary[FunctionType, str]" = weakref.WeakKeyDictionary()
+
+
+def set_inline_mode(pyfunc: FunctionType, mode: str | None) -> None:
+    """Inline every call of `pyfunc` ("always"), mark it alwaysinline ("force"), or leave it
+    to the optimiser (None)."""
+    if mode is None:
+        _INLINE_MODES.pop(pyfunc, None)
+    else:
+        _INLINE_MODES[pyfunc] = mode
+
+
+def inline_mode(pyfunc: FunctionType) -> str | None:
+    return _INLINE_MODES.get(pyfunc)
 
 
 # cmath's functions in kernels (and NumPy's math ufuncs on complex numbers): device functions

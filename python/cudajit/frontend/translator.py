@@ -18,6 +18,7 @@ from ..kernel_ir import IRNode, ir_identifier, string_atom
 from . import calls, objects, overloads, ufuncs
 from .entities import (
     CapturedArray, CffiFFI, Constant, Dim3, EnumClass, Entity, FrozenArray, GridGroup,
+    inline_mode,
     IntrinsicFunction, IntrinsicValue, PythonFunction, PythonModule, Resolved,
 )
 from .objects import INT64_MIN, NotUsableInKernels, meaning_of, namespace_attribute
@@ -112,7 +113,9 @@ class FunctionTranslator:
         header = self.ir_name
         if self.scope.filename != self.module.entry.__code__.co_filename:
             header += " " + string_atom(self.scope.filename)
-        return IRNode("func", self.loc(self.scope.funcdef), header, params,
+        mode = None if self.scope.is_entry else inline_mode(self.scope.pyfunc)
+        attributes = [IRNode("inline", None, mode)] if mode else []
+        return IRNode("func", self.loc(self.scope.funcdef), header, params, *attributes,
                       *self.statements(body))
 
     # -- statements ---------------------------------------------------------

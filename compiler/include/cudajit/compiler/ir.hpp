@@ -94,6 +94,10 @@ struct Function {
   std::string file;  // empty: the module's file
   SourceLoc loc;
   std::vector<std::string> params;
+  // Numba's inlining of a device function: "always" (jit(inline="always")) inlines every
+  // call after lowering, so the kernel's LLVM IR has none; "force" (forceinline=True) marks
+  // the LLVM function alwaysinline; empty: LLVM's optimiser decides. IR: (inline always).
+  std::string inline_mode;
   std::vector<NodePtr> body;  // statements
 };
 
