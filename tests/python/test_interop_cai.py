@@ -385,7 +385,7 @@ def test_a_mask_is_not_implemented(version):
     values = np.arange(4.0)
     mask = CaiProducer(np.ones(4, dtype=np.bool_))
     p = CaiProducer(values, version=version, mask=mask)
-    with cai_error(r"__cuda_array_interface__: masked arrays are not supported \(mask is not "
+    with cai_error(r"__cuda_array_interface__: Masked arrays are not supported \(mask is not "
                    r"None\)", NotImplementedError):
         launch_copy(p, (4,))
     with pytest.raises(NotImplementedError):

@@ -78,7 +78,7 @@ ArrayImport validate_cai(const CaiDescription& d) {
   // invalid, so it is refused in every version rather than ignored.
   if (d.mask_present) {
     throw InteropNotImplemented(std::string(kSource) +
-                                ": masked arrays are not supported (mask is not None)");
+                                ": Masked arrays are not supported (mask is not None)");
   }
 
   ArrayImport array;
