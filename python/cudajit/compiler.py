@@ -174,7 +174,8 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
                     "cudajit links foreign code with kernels: give link= to the kernels "
                     "that call this device function, or to cuda.declare_device")
             return DeviceFunction(pyfunc, list(signatures), fastmath=fastmath,
-                                  inline=_inline_mode(options))
+                                  inline=_inline_mode(options), debug=debug,
+                                  lineinfo=lineinfo, opt=opt)
         kind = DebugDispatcher if debug else Dispatcher
         if _inline_mode(options):  # a kernel called from a kernel is a device function
             frontend.set_inline_mode(pyfunc, _inline_mode(options))

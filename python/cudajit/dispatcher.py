@@ -456,7 +456,8 @@ class DeviceFunction:
     """A function compiled into the kernels that call it (``@cuda.jit(device=True)``)."""
 
     def __init__(self, py_func: Callable[..., Any], signature: Any = None,
-                 fastmath: bool = False, inline: str | None = None):
+                 fastmath: bool = False, inline: str | None = None, debug: bool = False,
+                 lineinfo: bool = False, opt: bool = True):
         self.py_func = py_func
         self.inline = inline  # "always", "force" (forceinline=True) or None
         if inline is not None:
@@ -472,6 +473,11 @@ class DeviceFunction:
         self.__doc__ = getattr(py_func, "__doc__", None)
         self.__wrapped__ = py_func
         self.fastmath = fastmath
+        # Its own compiles (inspect_asm, inspect_llvm) use these; a kernel calling it compiles
+        # it with the kernel's.
+        self.debug = debug
+        self.lineinfo = lineinfo
+        self.opt = opt
 
     def __call__(self, *args: Any) -> Any:
         raise TypeError(f"device function '{self.__name__}' can only be called from a kernel "
@@ -484,21 +490,33 @@ class DeviceFunction:
     def __repr__(self) -> str:
         return f"<cudajit device function {self.__name__}>"
 
-    def inspect_asm(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
-        """The PTX of the device function (a ``.func``) compiled for ``signature``, as
+    def _inspect(self, text: str, signature: Any, cc: tuple[int, int] | None) -> Any:
+        """``text`` ("ptx", "llvm_ir") of the function compiled alone for ``signature``, as
         ``cuda.compile_ptx(f, signature, device=True)`` gives it with this function's
-        ``fastmath``; without one, a dict over its declared signatures (Numba's
-        ``inspect_asm``)."""
-        def ptx(sig: Any) -> str:
+        ``fastmath``, ``debug``, ``lineinfo`` and ``opt``; a dict over the declared signatures
+        without one."""
+        def compiled(sig: Any) -> str:
             parsed = parse_signature(sig)
             declared = parsed.return_type
             program = _core.Program(frontend.build_module(self.py_func))
             return program.compile_ptx([str(t) for t in parsed.args], device=True,
                                        fastmath=self.fastmath, cc=cc_number(cc),
-                                       return_type=str(declared) if declared else None)["ptx"]
+                                       return_type=str(declared) if declared else None,
+                                       debug=self.debug, lineinfo=self.lineinfo, opt=self.opt,
+                                       keep_llvm_ir=text == "llvm_ir")[text]
         if signature is not None:
-            return ptx(signature)
-        return {tuple(sig.args): ptx(sig) for sig in self.signatures}
+            return compiled(signature)
+        return {tuple(sig.args): compiled(sig) for sig in self.signatures}
+
+    def inspect_asm(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
+        """The PTX of the device function (a ``.func``) for ``signature`` (Numba's
+        ``inspect_asm``; see :meth:`_inspect`)."""
+        return self._inspect("ptx", signature, cc)
+
+    def inspect_llvm(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
+        """The LLVM IR of the device function for ``signature``, as lowered (Numba's
+        ``inspect_llvm``; see :meth:`_inspect`)."""
+        return self._inspect("llvm_ir", signature, cc)
 
     def inspect_sass(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
         """A device function has no SASS of its own (it is compiled into its callers'):
@@ -526,7 +544,7 @@ class DeviceFunction:
             return reference
         return (_rebuild_device_function, (by_value(self.py_func, self), self.signatures,
                                            self.fastmath, function_text(self.py_func),
-                                           self.inline))
+                                           self.inline, (self.debug, self.lineinfo, self.opt)))
 
 
 class DeviceCompileResult:
@@ -578,10 +596,13 @@ def _rebuild_kernel(cls: type, py_func: Callable[..., Any], declared: list[Any],
 
 def _rebuild_device_function(py_func: Callable[..., Any], signature: Any, fastmath: bool,
                              text: tuple[int, list[str]] | None = None,
-                             inline: str | None = None) -> "DeviceFunction":
+                             inline: str | None = None,
+                             debugging: tuple[bool, bool, bool] = (False, False, True)
+                             ) -> "DeviceFunction":
     if text is not None:
         attach_text(py_func, *text)
-    function = DeviceFunction(py_func, signature, fastmath, inline)
+    debug, lineinfo, opt = debugging
+    function = DeviceFunction(py_func, signature, fastmath, inline, debug, lineinfo, opt)
     bind_owner(py_func, function)
     return function
 

@@ -40,20 +40,22 @@ PYBIND11_MODULE(_core, m) {
           "compile_ptx",
           [](const Program& p, const std::vector<std::string>& arg_types, bool device,
              bool fastmath, int cc, std::optional<std::string> return_type, bool lineinfo,
-             bool debug, std::array<int, 3> launch_bounds, std::string export_name, bool opt) {
+             bool debug, std::array<int, 3> launch_bounds, std::string export_name, bool opt,
+             bool keep_llvm_ir) {
             std::optional<Type> declared;
             if (return_type) declared = parse_type(*return_type);
             CompileOptions options = make_options(fastmath, lineinfo, debug, cc);
             options.launch_bounds = launch_bounds;
             options.export_name = std::move(export_name);
             options.opt_level = opt ? 3 : 0;
+            options.keep_llvm_ir = keep_llvm_ir;  // inspect_llvm of a device function
             return python::ptx_dict(
                 p.compile_ptx(python::parse_types(arg_types), device, options, declared));
           },
           py::arg("arg_types"), py::arg("device") = false, py::arg("fastmath") = false,
           py::arg("cc") = 80, py::arg("return_type") = py::none(), py::arg("lineinfo") = false,
           py::arg("debug") = false, py::arg("launch_bounds") = std::array<int, 3>{},
-          py::arg("export_name") = "", py::arg("opt") = true)
+          py::arg("export_name") = "", py::arg("opt") = true, py::arg("keep_llvm_ir") = false)
       .def(
           "return_type",
           [](const Program& p, const std::vector<std::string>& arg_types, bool device) {

@@ -234,3 +234,29 @@ def test_the_simulated_gpus_reports_name_the_lines_of_a_debug_kernel(tmp_path):
     source = str(tmp_path / "kernel.py")
     assert f"thread (0, 0, 0) wrote at {source}:9 (PTX line" in result.stderr
     assert f"thread (32, 0, 0) reads at {source}:11 (PTX line" in result.stderr
+
+
+def test_a_device_functions_own_llvm_ir_and_ptx_have_its_debug_information(check_ptx):
+    @cuda.jit("float64(float64, int64)", device=True, debug=True, opt=False)
+    def shifted(x, k):
+        moved = x + k
+        return moved
+
+    (sig,) = shifted.signatures
+    llvm_ir = shifted.inspect_llvm(sig)
+    assert set(variables(llvm_ir)) == {"x", "k", "moved"}
+    assert "isOptimized: false" in llvm_ir
+    assert shifted.inspect_llvm() == {tuple(sig.args): llvm_ir}
+    ptx = shifted.inspect_asm(sig)
+    assert re.search(r"\.section\s+\.debug_info", ptx)
+    check_ptx(ptx, kernel=False)
+
+
+def test_a_device_function_without_debug_has_no_variables():
+    @cuda.jit("float64(float64)", device=True)
+    def twice(x):
+        doubled = 2 * x
+        return doubled
+
+    llvm_ir = twice.inspect_llvm(twice.signatures[0])
+    assert "define" in llvm_ir and "DILocalVariable" not in llvm_ir
