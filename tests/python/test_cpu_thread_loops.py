@@ -70,6 +70,20 @@ def stencil(a, out):
         out[i, j] = a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1] - 4 * a[i, j]
 
 
+@cuda.jit
+def guarded_read_past_the_end(a, out):
+    i = cuda.grid(1)
+    if 0 < i and i <= a.size - 1:  # the guard holds for i = a.size - 1, whose a[i + 1] is out
+        out[i] = a[i + 1]
+
+
+@cuda.jit
+def guarded_by_a_uniform_value(a, out, row):
+    i = cuda.grid(1)
+    if row >= 0 and i < a.shape[1]:
+        out[i] = a[row, i]
+
+
 @pytest.mark.parametrize("n", [0, 1, 255, 256, 4096 * 3 + 7])
 def test_a_vectorised_thread_loop_computes_what_numpy_does(n):
     rng = np.random.default_rng(n)
@@ -128,4 +142,45 @@ def test_a_2d_stencil_whose_edge_threads_skip_matches_numpy():
     stencil[(160 // 32, 96 // 8), (32, 8)](a, out)
     want = np.zeros_like(a)
     want[1:-1, 1:-1] = a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:] - 4 * a[1:-1, 1:-1]
+    np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
+
+
+def test_a_check_under_a_guard_that_lets_an_index_out_still_fails():
+    a = np.arange(256.0)
+    out = np.zeros(256)
+    with pytest.raises(IndexError, match=r"kernel 'guarded_read_past_the_end' .*index 256 is out "
+                                         r"of bounds for axis 0 with size 256"):
+        guarded_read_past_the_end[2, 128](a, out)
+    np.testing.assert_array_equal(out[1:255], a[2:])
+
+
+def test_a_check_under_a_uniform_guard_is_tested_only_where_the_guard_holds():
+    a = np.arange(3 * 128.0).reshape(3, 128)
+    out = np.zeros(128)
+    guarded_by_a_uniform_value[1, 128](a, out, 2)
+    np.testing.assert_array_equal(out, a[2])
+    out[:] = -1
+    guarded_by_a_uniform_value[1, 128](a, out, -1)  # no thread reads: no error
+    assert (out == -1).all()
+    with pytest.raises(IndexError, match=r"index 3 is out of bounds for axis 0 with size 3"):
+        guarded_by_a_uniform_value[1, 128](a, out, 3)
+
+
+def test_a_3d_stencil_matches_numpy_at_every_edge():
+    @cuda.jit
+    def stencil3d(a, out):
+        k, j, i = cuda.grid(3)
+        n = a.shape[0]
+        if 0 < i < n - 1 and 0 < j < n - 1 and 0 < k < n - 1:
+            out[i, j, k] = (a[i - 1, j, k] + a[i + 1, j, k] + a[i, j - 1, k] + a[i, j + 1, k]
+                            + a[i, j, k - 1] + a[i, j, k + 1] - 6 * a[i, j, k])
+
+    n = 40
+    a = np.random.default_rng(2).random((n, n, n))
+    out = np.zeros_like(a)
+    stencil3d[(n // 16 + 1, n // 4, n), (16, 4, 1)](a, out)
+    want = np.zeros_like(a)
+    c = (slice(1, -1),) * 3
+    want[c] = (a[:-2, 1:-1, 1:-1] + a[2:, 1:-1, 1:-1] + a[1:-1, :-2, 1:-1] + a[1:-1, 2:, 1:-1]
+               + a[1:-1, 1:-1, :-2] + a[1:-1, 1:-1, 2:] - 6 * a[c])
     np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)

@@ -1,6 +1,7 @@
 #include "bounds_check_versioning.hpp"
 
-#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/STLExtras.h>
 #include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
@@ -17,6 +18,7 @@
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace cudajit::target::detail {
@@ -28,13 +30,26 @@ using namespace llvm::PatternMatch;
 // One bounds check the fast copy drops: `cmp` is `index <u extent`, where the
 // index may first wrap negatives (`wrap`: select(i < 0, i + extent, i), which
 // is `i` once i is known to be in [0, extent)).
+// A condition under which a check's block runs: `lhs predicate rhs`, where rhs is
+// invariant and lhs is {g,+,1} of the loop (signed predicates) or invariant too.
+struct Guard {
+  llvm::ICmpInst::Predicate predicate;
+  const llvm::SCEV* lhs;
+  const llvm::SCEV* rhs;
+};
+
 struct Check {
   llvm::ICmpInst* cmp = nullptr;
   llvm::Instruction* wrap = nullptr;
   llvm::Value* unwrapped = nullptr;
   const llvm::SCEV* index = nullptr;
   const llvm::SCEV* extent = nullptr;
-  const llvm::SCEV* low = nullptr;  // the index's least and greatest value in the loop
+  std::vector<Guard> guards;  // what the iterations that reach the check satisfy
+  // The first and last iteration that may reach the check (empty when first > last),
+  // and the index's least and greatest value over them.
+  const llvm::SCEV* first = nullptr;
+  const llvm::SCEV* last = nullptr;
+  const llvm::SCEV* low = nullptr;
   const llvm::SCEV* high = nullptr;
 };
 
@@ -100,9 +115,7 @@ class LoopVersioner {
     if (!expander.isSafeToExpandAt(trips, at)) return false;
     for (Check& c : checks) {
       ends(c, trips);
-      if (!expander.isSafeToExpandAt(c.low, at) || !expander.isSafeToExpandAt(c.high, at) ||
-          !expander.isSafeToExpandAt(c.extent, at))
-        return false;
+      if (!expandable(c, expander, at)) return false;
     }
     llvm::Value* in_bounds = range_test(checks, trips, expander, at);
 
@@ -134,20 +147,73 @@ class LoopVersioner {
   }
 
  private:
+  // The checks of the loop's bounds branches whose every use can be dropped (a leaf
+  // shared by two branches is tested under each one's guards, or not dropped).
   std::vector<Check> find_checks(llvm::Loop& loop) {
-    std::vector<Check> checks;
-    llvm::SmallPtrSet<llvm::Value*, 16> seen;
+    std::vector<Check> found;
+    llvm::DenseMap<llvm::Value*, bool> droppable;
+    std::vector<std::pair<llvm::BranchInst*, llvm::SmallVector<llvm::Value*, 4>>> branches;
     for (llvm::BasicBlock* block : loop.blocks()) {
       auto* branch = llvm::dyn_cast<llvm::BranchInst>(block->getTerminator());
       if (!branch || !is_bounds_branch(branch)) continue;
-      llvm::SmallVector<llvm::Value*, 4> leaves;
+      auto& [br, leaves] = branches.emplace_back(branch, llvm::SmallVector<llvm::Value*, 4>{});
       and_leaves(branch->getCondition(), leaves);
       for (llvm::Value* leaf : leaves) {
-        if (!seen.insert(leaf).second) continue;
-        if (auto check = analyse(loop, leaf)) checks.push_back(*check);
+        std::optional<Check> check = analyse(loop, leaf);
+        auto [it, fresh] = droppable.try_emplace(leaf, check.has_value());
+        if (!fresh) it->second = it->second && check.has_value();
+        if (!check) continue;
+        check->guards = guards_of(loop, block);
+        found.push_back(*check);
       }
     }
+    std::vector<Check> checks;
+    for (Check& c : found)
+      if (droppable.lookup(c.cmp)) checks.push_back(std::move(c));
+    proven_.clear();  // the branch itself folds, wherever LICM put its condition
+    for (auto& [branch, leaves] : branches)
+      if (llvm::all_of(leaves, [&](llvm::Value* leaf) { return droppable.lookup(leaf); }))
+        proven_.push_back(branch);
     return checks;
+  }
+
+  // The conditions on the way to `block`: the and-ed comparisons of each branch in
+  // the loop whose taken edge dominates it.
+  std::vector<Guard> guards_of(llvm::Loop& loop, llvm::BasicBlock* block) {
+    std::vector<Guard> guards;
+    for (llvm::DomTreeNode* node = dominators_.getNode(block)->getIDom();
+         node && loop.contains(node->getBlock()); node = node->getIDom()) {
+      auto* branch = llvm::dyn_cast<llvm::BranchInst>(node->getBlock()->getTerminator());
+      if (!branch || !branch->isConditional() ||
+          !dominators_.dominates(llvm::BasicBlockEdge(node->getBlock(), branch->getSuccessor(0)),
+                                 block))
+        continue;
+      llvm::SmallVector<llvm::Value*, 4> leaves;
+      and_leaves(branch->getCondition(), leaves);
+      for (llvm::Value* leaf : leaves)
+        if (auto guard = as_guard(loop, leaf)) guards.push_back(*guard);
+    }
+    return guards;
+  }
+
+  std::optional<Guard> as_guard(llvm::Loop& loop, llvm::Value* leaf) {
+    llvm::ICmpInst::Predicate predicate;
+    llvm::Value *x, *y;
+    if (!match(leaf, m_ICmp(predicate, m_Value(x), m_Value(y)))) return std::nullopt;
+    Guard g{predicate, scev_.getSCEV(x), scev_.getSCEV(y)};
+    if (g.lhs->getType() != g.rhs->getType()) return std::nullopt;
+    if (scev_.isLoopInvariant(g.lhs, &loop) && !scev_.isLoopInvariant(g.rhs, &loop)) {
+      std::swap(g.lhs, g.rhs);
+      g.predicate = llvm::ICmpInst::getSwappedPredicate(g.predicate);
+    }
+    if (!scev_.isLoopInvariant(g.rhs, &loop)) return std::nullopt;
+    if (scev_.isLoopInvariant(g.lhs, &loop)) return g;
+    auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(g.lhs);
+    if (!rec || rec->getLoop() != &loop || !rec->isAffine() || !rec->getType()->isIntegerTy(64) ||
+        !rec->getStepRecurrence(scev_)->isOne() || !llvm::ICmpInst::isSigned(g.predicate) ||
+        g.predicate == llvm::ICmpInst::ICMP_EQ || g.predicate == llvm::ICmpInst::ICMP_NE)
+      return std::nullopt;
+    return g;
   }
 
   std::optional<Check> analyse(llvm::Loop& loop, llvm::Value* leaf) {
@@ -178,31 +244,87 @@ class LoopVersioner {
     return c;
   }
 
-  // Both ends of an affine index's range over the loop, in order; an invariant one is both.
+  // The iterations that may reach the check, under its affine guards on {g,+,1}:
+  // g + m > y means m >= y - g + 1, and so on; then the index's ends over them.
   void ends(Check& c, const llvm::SCEV* trips) {
+    llvm::Type* i64 = llvm::Type::getInt64Ty(function_.getContext());
+    const llvm::SCEV* one = scev_.getOne(i64);
+    c.first = scev_.getZero(i64);
+    c.last = scev_.getZeroExtendExpr(trips, i64);
+    for (const Guard& g : c.guards) {
+      auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(g.lhs);
+      if (!rec) continue;
+      const llvm::SCEV* d = scev_.getMinusSCEV(g.rhs, rec->getStart());
+      switch (g.predicate) {
+        case llvm::ICmpInst::ICMP_SGT:
+          c.first = scev_.getSMaxExpr(c.first, scev_.getAddExpr(d, one));
+          break;
+        case llvm::ICmpInst::ICMP_SGE:
+          c.first = scev_.getSMaxExpr(c.first, d);
+          break;
+        case llvm::ICmpInst::ICMP_SLT:
+          c.last = scev_.getSMinExpr(c.last, scev_.getMinusSCEV(d, one));
+          break;
+        default:  // SLE
+          c.last = scev_.getSMinExpr(c.last, d);
+          break;
+      }
+    }
     c.low = c.high = c.index;
     auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(c.index);
     if (!rec) return;
-    c.low = rec->getStart();
-    c.high = rec->evaluateAtIteration(scev_.getTruncateOrZeroExtend(trips, rec->getType()), scev_);
+    c.low = rec->evaluateAtIteration(scev_.getTruncateOrZeroExtend(c.first, rec->getType()), scev_);
+    c.high = rec->evaluateAtIteration(scev_.getTruncateOrZeroExtend(c.last, rec->getType()), scev_);
     if (llvm::cast<llvm::SCEVConstant>(rec->getStepRecurrence(scev_))->getAPInt().isNegative())
       std::swap(c.low, c.high);
   }
 
-  // Every index of every iteration in [0, extent): for an affine index, both
-  // ends of its range, in order (no wrap-around: at most 2^31 iterations of a
-  // step below 2^30); an invariant one once.
+  bool expandable(const Check& c, llvm::SCEVExpander& expander, llvm::Instruction* at) {
+    for (const llvm::SCEV* s : {c.first, c.last, c.low, c.high, c.extent})
+      if (!expander.isSafeToExpandAt(s, at)) return false;
+    for (const Guard& g : c.guards) {
+      auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(g.lhs);
+      if (!expander.isSafeToExpandAt(rec ? rec->getStart() : g.lhs, at) ||
+          !expander.isSafeToExpandAt(g.rhs, at))
+        return false;
+    }
+    return true;
+  }
+
+  // Every index of every iteration that reaches its check in [0, extent): both ends
+  // of an affine index's range, in order (no wrap-around: at most 2^31 iterations of
+  // a step below 2^30; guards' g and y within 2^62, so g + m and y - g do not wrap);
+  // none when no iteration reaches it, or an invariant guard fails.
   llvm::Value* range_test(const std::vector<Check>& checks, const llvm::SCEV* trips,
                           llvm::SCEVExpander& expander, llvm::Instruction* at) {
     llvm::IRBuilder<> b(at);
     llvm::Value* trip_count = expander.expandCodeFor(trips, nullptr, at);
     llvm::Value* ok = b.CreateICmpULT(
         trip_count, llvm::ConstantInt::get(trip_count->getType(), uint64_t(1) << 31));
+    auto small = [&](const llvm::SCEV* s) {
+      llvm::Value* v = expander.expandCodeFor(s, nullptr, at);
+      return b.CreateICmpULT(b.CreateAdd(v, b.getInt64(int64_t(1) << 62)),
+                             b.getInt64(uint64_t(1) << 63));
+    };
     for (const Check& c : checks) {
       llvm::Value* extent = expander.expandCodeFor(c.extent, nullptr, at);
       llvm::Value* lo = expander.expandCodeFor(c.low, extent->getType(), at);
       llvm::Value* hi = expander.expandCodeFor(c.high, extent->getType(), at);
-      ok = b.CreateAnd(ok, b.CreateAnd(b.CreateICmpULE(lo, hi), b.CreateICmpULT(hi, extent)));
+      llvm::Value* first = expander.expandCodeFor(c.first, nullptr, at);
+      llvm::Value* last = expander.expandCodeFor(c.last, nullptr, at);
+      llvm::Value* holds = b.CreateAnd(b.CreateICmpULE(lo, hi), b.CreateICmpULT(hi, extent));
+      llvm::Value* vacuous = b.CreateICmpSGT(first, last);
+      for (const Guard& g : c.guards) {
+        auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(g.lhs);
+        if (rec) {
+          ok = b.CreateAnd(ok, b.CreateAnd(small(rec->getStart()), small(g.rhs)));
+          continue;
+        }
+        llvm::Value* lhs = expander.expandCodeFor(g.lhs, nullptr, at);
+        llvm::Value* rhs = expander.expandCodeFor(g.rhs, nullptr, at);
+        vacuous = b.CreateOr(vacuous, b.CreateNot(b.CreateICmp(g.predicate, lhs, rhs)));
+      }
+      ok = b.CreateAnd(ok, b.CreateOr(vacuous, holds));
     }
     return ok;
   }
@@ -213,6 +335,8 @@ class LoopVersioner {
       auto* user = llvm::dyn_cast<llvm::Instruction>(use.getUser());
       return user && loop.contains(user);
     };
+    for (llvm::BranchInst* branch : proven_)
+      branch->setCondition(llvm::ConstantInt::getTrue(branch->getContext()));
     for (const Check& c : checks) {
       c.cmp->replaceUsesWithIf(llvm::ConstantInt::getTrue(c.cmp->getContext()), inside);
       if (c.wrap) c.wrap->replaceUsesWithIf(c.unwrapped, inside);
@@ -226,6 +350,7 @@ class LoopVersioner {
   llvm::ScalarEvolution& scev_;
   llvm::AssumptionCache& assumptions_;
   std::vector<llvm::BasicBlock*> fast_blocks_;
+  std::vector<llvm::BranchInst*> proven_;  // the loop's checks whose every part is tested
 };
 
 }  // namespace
