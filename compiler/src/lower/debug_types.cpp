@@ -73,7 +73,7 @@ llvm::DIType* DebugTypes::get(const Type& t) {
       made = optional(t);
       break;
     case Type::Kind::Record:
-      made = pointer_to(record(*t.record_layout(), key));
+      made = pointer_to(record(t.record_layout()));
       break;
     case Type::Kind::Pointer:
       made = pointer_to(scalar(t.dtype()));
@@ -101,8 +101,7 @@ llvm::DIType* DebugTypes::scalar(Scalar s) {
 }
 
 llvm::DIType* DebugTypes::array(const Type& t) {
-  llvm::DIType* element =
-      t.is_record_array() ? record(*t.record_layout(), "record of " + t.str()) : scalar(t.dtype());
+  llvm::DIType* element = t.is_record_array() ? record(t.record_layout()) : scalar(t.dtype());
   const auto ndim = static_cast<uint64_t>(t.ndim());
   const uint64_t dims_bits = ndim * 64;
   std::vector<llvm::Metadata*> members{
@@ -141,7 +140,10 @@ llvm::DIType* DebugTypes::optional(const Type& t) {
                     member("valid", valid, kBits, v.size * kBits)});
 }
 
-llvm::DIType* DebugTypes::record(const RecordLayout& layout, const std::string& name) {
+// A record's fields at their offsets, named as the record type is spelled.
+llvm::DIType* DebugTypes::record(const std::shared_ptr<const RecordLayout>& record_layout) {
+  const RecordLayout& layout = *record_layout;
+  const std::string name = Type::record(record_layout).str();
   const std::string key = "struct " + name;
   if (auto found = made_.find(key); found != made_.end()) return found->second;
   std::vector<llvm::Metadata*> members;
@@ -160,7 +162,7 @@ llvm::DIType* DebugTypes::record(const RecordLayout& layout, const std::string& 
 
 // A field: its scalar, its nested record, or a C array of either (shape).
 llvm::DIType* DebugTypes::field(const RecordField& f) {
-  llvm::DIType* element = f.record ? record(*f.record, "record of " + f.name) : scalar(f.dtype);
+  llvm::DIType* element = f.record ? record(f.record) : scalar(f.dtype);
   if (f.shape.empty()) return element;
   uint64_t count = 1;
   std::vector<llvm::Metadata*> ranges;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "cudajit/compiler/types.hpp"
@@ -45,7 +46,7 @@ class DebugTypes {
   llvm::DIType* array(const Type& t);
   llvm::DIType* tuple(const Type& t);
   llvm::DIType* optional(const Type& t);
-  llvm::DIType* record(const RecordLayout& layout, const std::string& name);
+  llvm::DIType* record(const std::shared_ptr<const RecordLayout>& layout);
   llvm::DIType* field(const RecordField& f);
   llvm::DIType* int64_array(int count);
   llvm::DIType* pointer_to(llvm::DIType* pointee);
