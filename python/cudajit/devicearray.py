@@ -288,6 +288,8 @@ class DeviceNDArray(_core.DeviceArray):
         return DeviceNDArray(_core.DeviceArray.view(self, offset, list(shape), list(strides)))
 
     def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):  # a field of every record: NumPy's a["x"]
+            return _field_view(self, key)
         parts = key if isinstance(key, tuple) else (key,)
         # A bool is an int to Python but a mask to NumPy (a copy, not a view): refused.
         if not all(isinstance(p, _INDEX_TYPES) and not isinstance(p, (bool, np.bool_))
@@ -303,8 +305,8 @@ class DeviceNDArray(_core.DeviceArray):
             raise TypeError(f"device array index {key!r} does not select a view")
         offset = sub.__array_interface__["data"][0] - model.__array_interface__["data"][0]
         view = self._view(offset, sub.shape, sub.strides)
-        if scalar:
-            return view.copy_to_host()[()]
+        if scalar:  # one element: a number, copied; a record stays in device memory
+            return DeviceRecord(view) if self.dtype.names else view.copy_to_host()[()]
         return view
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -421,6 +423,76 @@ def as_strides(strides: Any, ndim: int) -> list[int]:
     if any(not -2**63 <= s < 2**63 for s in values):
         raise ValueError(f"strides must fit in 64 bits, got {tuple(values)}")
     return values
+
+
+def _field_view(array: DeviceNDArray, name: str) -> DeviceNDArray:
+    """The field `name` of each record of `array`, as a device view (its extents after the
+    array's, for a field that is an array)."""
+    fields = array.dtype.fields
+    if not fields or name not in fields:
+        raise KeyError(f"{name!r}: the device array's dtype {array.dtype} has "
+                       + (f"the fields {', '.join(fields)}" if fields else "no fields"))
+    field_dtype, offset = fields[name][:2]
+    base, extents = field_dtype.subdtype or (field_dtype, ())
+    if base.names is None and base.kind in "USVO":
+        raise TypeError(f"field {name!r} holds {base}, which has no device view; read it from "
+                        "the record (d[i][name] copies it), or copy the array to the host")
+    inner = tuple(int(np.prod(extents[k + 1:], dtype=np.int64)) * base.itemsize
+                  for k in range(len(extents)))  # the field's own extents, in C order
+    dtype = base if base.names else base.name
+    return DeviceNDArray(_core.DeviceArray.view(array, offset, list(array.shape + tuple(extents)),
+                                                list(array.strides + tuple(inner)), dtype))
+
+
+class DeviceRecord:
+    """One record of a device array of records, left in device memory (Numba's
+    ``DeviceRecord``): ``rec["x"]`` reads a number field (a copy) and gives an array field or
+    a record inside it as a device view; ``rec["x"] = v`` writes device memory."""
+
+    def __init__(self, array: DeviceNDArray):
+        self._array = array  # 0-d
+
+    dtype = property(lambda self: self._array.dtype)
+    shape = property(lambda self: ())
+    size = property(lambda self: 1)
+    nbytes = property(lambda self: self._array.dtype.itemsize)
+    device_pointer = property(lambda self: self._array.device_pointer)
+
+    def copy_to_host(self, ary: Any = None, stream: Any = 0) -> Any:
+        """The record, copied to the host: a NumPy record (``numpy.void``), or into ``ary``."""
+        host = self._array.copy_to_host(stream=stream)
+        if ary is None:
+            return host[()]
+        ary[...] = host
+        return ary
+
+    def copy_to_device(self, ary: Any, stream: Any = 0) -> None:
+        """Overwrite the record with a host record of its dtype (or a device one)."""
+        self._array.copy_to_device(ary._array if isinstance(ary, DeviceRecord) else
+                                   np.asarray(ary, dtype=self.dtype).reshape(()), stream=stream)
+
+    def __getitem__(self, name: str) -> Any:
+        base = self.dtype.fields[name][0] if self.dtype.fields and name in self.dtype.fields \
+            else None
+        if base is not None and base.subdtype is None and base.names is None:
+            return self.copy_to_host()[name]  # a number (or characters): its value
+        view = _field_view(self._array, name)
+        return DeviceRecord(view) if view.ndim == 0 else view
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        base = self.dtype.fields[name][0] if self.dtype.fields and name in self.dtype.fields \
+            else None
+        if base is not None and base.subdtype is None and base.names is None:
+            host = self.copy_to_host()  # one record: written back whole
+            host[name] = value
+            self._array.copy_to_device(np.asarray(host).reshape(()))
+            return
+        view = _field_view(self._array, name)
+        view.copy_to_device(np.ascontiguousarray(
+            np.broadcast_to(np.asarray(value, dtype=view.dtype), view.shape)))
+
+    def __repr__(self) -> str:
+        return f"<cudajit DeviceRecord dtype={self.dtype} on {self._array.device.name}>"
 
 
 def supported_dtype(dtype: Any) -> np.dtype:

@@ -109,6 +109,21 @@ std::shared_ptr<const RecordLayout> record_layout(const py::dtype& dtype, size_t
       layout->fields.push_back(std::move(f));
       continue;
     }
+    if (const char kind = field_dtype.kind(); kind == 'U' || kind == 'S' || kind == 'V') {
+      // Characters or raw bytes: carried with the record, not usable in kernels (typing
+      // says so at a use), spelled as Numba spells them.
+      const int64_t bytes = static_cast<int64_t>(field_dtype.itemsize());
+      const int64_t count = kind == 'U' ? bytes / 4 : bytes;
+      f.opaque = std::string("[") + (kind == 'U' ? "unichr" : kind == 'S' ? "char" : "bytes") +
+                 " x " + std::to_string(count) + "]";
+      f.dtype = Scalar::UInt8;
+      f.shape.insert(f.shape.begin(), bytes);
+      if (f.shape.size() > 1)
+        throw bad("field '" + name + "' is an array of " + std::string(py::str(field_dtype)) +
+                  "; character and byte fields must be single values");
+      layout->fields.push_back(std::move(f));
+      continue;
+    }
     try {
       f.dtype = dtype_scalar(field_dtype, position);
     } catch (py::type_error&) {

@@ -212,19 +212,25 @@ void bind_device_array(py::module_& m) {
       .def(
           "view",
           [](const DeviceArray& a, int64_t offset, const std::vector<int64_t>& shape,
-             const std::vector<int64_t>& strides, std::optional<std::string> dtype) {
+             const std::vector<int64_t>& strides, py::handle dtype) {
             DeviceArray b = a;
-            if (dtype) {
-              b.dtype = dtype_from_name(*dtype);
+            if (py::isinstance<py::str>(dtype)) {
+              b.dtype = dtype_from_name(dtype.cast<std::string>());
               b.record = nullptr;
               b.record_dtype = py::object();
+            } else if (!dtype.is_none()) {  // a structured NumPy dtype: a record field's view
+              auto numpy_dtype = py::reinterpret_borrow<py::dtype>(dtype);
+              b.dtype = Scalar::UInt8;
+              b.record = record_layout_of(numpy_dtype);
+              b.record_dtype = numpy_dtype;
             }
             set_dims(b, shape, strides);
             b.data = static_cast<char*>(a.data) + offset;
             return b;
           },
           py::arg("offset"), py::arg("shape"), py::arg("strides"), py::arg("dtype") = py::none(),
-          "A view of the same memory `offset` bytes further, with its own shape and strides.")
+          "A view of the same memory `offset` bytes further, with its own shape and strides, "
+          "and its dtype: a scalar's name or a structured NumPy dtype (None: the same).")
       .def("extent", &DeviceArray::extent,
            "[lo, hi): the byte offsets from the first element that the elements touch.")
       .def(

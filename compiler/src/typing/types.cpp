@@ -189,6 +189,7 @@ const RecordField* RecordLayout::find(std::string_view name) const {
 
 bool RecordField::operator==(const RecordField& o) const {
   return name == o.name && dtype == o.dtype && shape == o.shape && offset == o.offset &&
+         opaque == o.opaque &&
          (record == o.record || (record && o.record && *record == *o.record));
 }
 
@@ -240,6 +241,8 @@ std::string record_str(const RecordLayout& r) {
     s += (i ? "," : "") + f.name + "[type=";
     if (f.record) {
       s += record_str(*f.record);
+    } else if (!f.opaque.empty()) {
+      s += f.opaque;
     } else if (f.shape.empty()) {
       s += scalar_name(f.dtype);
     } else {
@@ -454,6 +457,8 @@ class TypeReader {
         f.record = element_type().record_layout();
         --depth_;
         f.dtype = Scalar::UInt8;
+      } else if (peek("[")) {  // bytes kernels do not use: [unichr x 5], [char x 8], [bytes x 16]
+        f.opaque = opaque_field(f);
       } else if (accept("nestedarray(")) {
         f.dtype = scalar_word();
         expect(",");
@@ -506,6 +511,21 @@ class TypeReader {
     return *scalar;
   }
 
+  // "[unichr x N]", "[char x N]" or "[bytes x N]": N characters of 4 bytes, of 1, or N bytes;
+  // sets the field's bytes (dtype uint8, shape {bytes}) and returns the spelling.
+  std::string opaque_field(RecordField& f) {
+    expect("[");
+    std::string_view kind = word();
+    int64_t unit = kind == "unichr" ? 4 : kind == "char" || kind == "bytes" ? 1 : 0;
+    if (unit == 0) fail("expected [unichr x N], [char x N] or [bytes x N]");
+    expect("x");
+    int64_t count = number();
+    expect("]");
+    if (count == 0 || count > (int64_t{1} << 40)) fail("a field of 1 to 2**40 characters");
+    f.dtype = Scalar::UInt8;
+    f.shape = {count * unit};
+    return "[" + std::string(kind) + " x " + std::to_string(count) + "]";
+  }
   void skip_spaces() {
     while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
   }

@@ -20,6 +20,10 @@ Type field_type(const Node& n, const Type& v) {
 }
 
 Type field_type(const Node& n, const Type& v, const RecordField* f) {
+  if (!f->opaque.empty())
+    type_error(n, "the field '" + f->name + "' of " + v.str() + " holds " + f->opaque +
+                      ", which kernels cannot read or write (fields of numbers, arrays or "
+                      "records of them can be; copies of the whole record carry it)");
   const int outer = v.is_record() ? 0 : v.ndim();
   if (f->record)  // a record inside the record: a reference to it, or a view of them all
     return outer == 0 ? Type::record(f->record, v.readonly())

@@ -71,6 +71,10 @@ struct RecordField {
   std::vector<int64_t> shape;   // empty: a scalar field (or a record)
   int64_t offset = 0;
   std::shared_ptr<const RecordLayout> record;  // a record inside the record
+  // Bytes kernels cannot read or write, spelled as Numba spells them: "[unichr x 5]" (NumPy
+  // <U5), "[char x 8]" (|S8) or "[bytes x 16]" (|V16); then dtype is UInt8 and shape {bytes}.
+  // Copies of the whole record carry them.
+  std::string opaque;
   bool operator==(const RecordField& o) const;
 };
 
