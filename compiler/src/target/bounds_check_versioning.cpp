@@ -127,6 +127,10 @@ class LoopVersioner {
     llvm::Loop* checked = llvm::cloneLoopWithPreheader(
         fast_preheader, test_block, &loop, map, ".checked", &loops_, &dominators_, checked_blocks);
     llvm::remapInstructionsInBlocks(checked_blocks, map);
+    // The checked copy runs at an array's edge: not worth unrolling or vectorising
+    // (it cannot be), which would only cost compile time and code.
+    checked->setLoopAlreadyUnrolled();
+    llvm::addStringMetadataToLoop(checked, "llvm.loop.vectorize.enable", 0);
     llvm::Instruction* old = test_block->getTerminator();
     llvm::IRBuilder<>(old).CreateCondBr(in_bounds, fast_preheader, checked->getLoopPreheader());
     old->eraseFromParent();

@@ -191,9 +191,7 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt
     pipeline.builder().registerVectorizerStartEPCallback(
         [](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
           passes.addPass(BoundsCheckVersioning());
-          passes.addPass(llvm::SimplifyCFGPass());
-          passes.addPass(
-              llvm::InstCombinePass(llvm::InstCombineOptions().setVerifyFixpoint(false)));
+          passes.addPass(llvm::SimplifyCFGPass());  // the folded checks' blocks merge
         });
   llvm::ModulePassManager passes = opt_level == 0
                                        ? pipeline.builder().buildO0DefaultPipeline(level)
