@@ -1163,6 +1163,26 @@ TEST_CASE("record types parse from Numba's spelling and print it back", "[typing
   CHECK(T(nested).record_layout()->alignment() == 8);
 }
 
+TEST_CASE("character and byte fields parse as bytes kernels cannot use, and print back",
+          "[typing]") {
+  const char* spelling =
+      "Record(a[type=float64;offset=0],d[type=[unichr x 5];offset=8],e[type=[char x 3];offset=28],"
+      "f[type=[bytes x 2];offset=31];33;False)";
+  Type r = T(spelling);
+  CHECK(r.str() == spelling);
+  const auto* d = r.record_layout()->find("d");
+  CHECK(d->opaque == "[unichr x 5]");
+  CHECK(d->shape == std::vector<int64_t>{20});  // 5 characters of 4 bytes
+  CHECK(r.record_layout()->find("e")->shape == std::vector<int64_t>{3});
+  CHECK(r.record_layout()->find("a")->opaque.empty());
+  CHECK(T(spelling) != T("Record(a[type=float64;offset=0],d[type=nestedarray(uint8, (20,));"
+                         "offset=8],e[type=[char x 3];offset=28],f[type=[bytes x 2];offset=31];"
+                         "33;False)"));
+  refused("Record(d[type=[wchar x 5];offset=0];20;False)", "expected [unichr x N]");
+  refused("Record(d[type=[unichr x 0];offset=0];4;False)", "1 to 2**40 characters");
+  refused("Record(d[type=[unichr x 5];offset=4];20;False)", "lies outside the record's 20 bytes");
+}
+
 TEST_CASE("malformed record spellings are refused with the reason", "[typing]") {
   refused("Record(a[type=float64;offset=4];8;False)", "lies outside the record's 8 bytes");
   refused("Record(a[type=float64;offset=0],a[type=int8;offset=0];8;False)", "appears twice");
