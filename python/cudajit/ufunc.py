@@ -29,12 +29,22 @@ from . import types as cjtypes
 from .api import device_array, to_device
 from .compiler import compile_ptx, jit
 from .devicearray import is_device_array
-from .source import function_from_text
+from .function_pickling import bind_owner, by_value
+from .source import attach_text, function_from_text, function_text
 
 __all__ = ["vectorize", "CUDAUFunc"]
 
 _THREADS = 256
 _names = itertools.count()
+
+
+def _rebuild_ufunc(pyfunc: Callable[..., Any], signatures: Sequence[Any],
+                   options: dict[str, Any], text: tuple[int, list[str]] | None) -> "CUDAUFunc":
+    if text is not None:
+        attach_text(pyfunc, *text)
+    ufunc = CUDAUFunc(pyfunc, signatures, options)
+    bind_owner(pyfunc, ufunc)
+    return ufunc
 
 
 def vectorize(signatures: Any = None, target: str = "cuda", **options: Any) -> Callable:
@@ -83,6 +93,7 @@ class CUDAUFunc:
         self.__doc__ = getattr(pyfunc, "__doc__", None)
         self.nin = pyfunc.__code__.co_argcount
         self.nout = 1
+        self._options = dict(options)
         self._device = jit(device=True, fastmath=options.get("fastmath", False))(pyfunc)
         self._signatures = [cjtypes.parse_signature(s) for s in signatures]
         for sig in self._signatures:
@@ -101,6 +112,12 @@ class CUDAUFunc:
 
     def __repr__(self) -> str:
         return f"<cudajit vectorized ufunc {self.__name__}>"
+
+    def __reduce__(self) -> tuple:
+        """Pickled by its Python function (by value, as a kernel made in a function is), its
+        declared loops and options: compiled anew where it is unpickled."""
+        return (_rebuild_ufunc, (by_value(self.py_func, self), self._signatures, self._options,
+                                 function_text(self.py_func)))
 
     def __call__(self, *args: Any, out: Any = None, stream: Any = 0) -> Any:
         if len(args) != self.nin:

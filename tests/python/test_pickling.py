@@ -203,3 +203,16 @@ def test_pre_launch_callbacks_run_before_each_launch_and_stop_pickling():
                                                    "pre-launch callbacks"):
         pickle.dumps(config)
     assert add_one[1, 1].pre_launch_callbacks == []  # each configuration its own list
+
+
+def test_a_vectorized_ufunc_made_in_a_function_pickles_by_value():
+    def make():
+        @cuda.vectorize(["int64(int64)", "float64(float64)"], fastmath=True)
+        def doubled(x):
+            return x * 2
+        return doubled
+
+    copy = pickle.loads(pickle.dumps(pickle.loads(pickle.dumps(make()))))
+    assert copy.types == ["l->l", "d->d"] and copy._options == {"fastmath": True}
+    np.testing.assert_array_equal(copy(np.arange(5)), np.arange(5) * 2)
+    np.testing.assert_array_equal(copy(np.arange(5.0)), np.arange(5.0) * 2)
