@@ -157,9 +157,10 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
                       "in cudajit yet", UserWarning, stacklevel=2)
     opt = True if opt is None else bool(opt)
     if debug and opt:  # Numba's rule; cudajit's reason
-        warnings.warn("debug=True with opt=True: the optimised code keeps few variables where "
-                      "cuda-gdb can read them (their debug information says optimised out); "
-                      "set opt=False to debug unoptimised code, or debug=False",
+        warnings.warn("debug=True with opt=True: debugging optimised device code is not "
+                      "supported by CUDA's debugger (cuda-gdb reads few of its variables: their "
+                      "debug information says optimised out); set opt=False to debug "
+                      "unoptimised code, or debug=False",
                       InvalidConfigWarning, stacklevel=2)
     if debug and lineinfo:  # Numba's rule and the start of its message
         warnings.warn("debug and lineinfo are mutually exclusive: debug=True's debug information "

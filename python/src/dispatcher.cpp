@@ -376,7 +376,9 @@ void warn_host_copies(const std::string& kernel, size_t count) {
   if (!host_copy_warning_enabled()) return;
   static LazyAttribute performance_warning("cudajit.errors", "PerformanceWarning");
   PyObject* const category = performance_warning.get();
-  std::string message = "kernel '" + kernel + "' was given " + std::to_string(count) +
+  // Numba's sentence first, so that filters written for Numba's warning match ours too.
+  std::string message = "Host array used in CUDA kernel will incur copy overhead to/from "
+                        "device: kernel '" + kernel + "' was given " + std::to_string(count) +
                         " NumPy array(s): each is copied to the GPU before the launch and back "
                         "after it, and the launch waits for the kernel; use cuda.to_device() to "
                         "keep data on the device";

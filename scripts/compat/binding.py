@@ -262,6 +262,20 @@ def _submodule_getter(real: types.ModuleType) -> Callable[[str], types.ModuleTyp
     return submodule
 
 
+# numba-cuda's warning classes and cudajit's of the same meaning: a program moved to cudajit
+# that filters or catches numba-cuda's (`from numba.cuda.core.errors import ...`) gets cudajit's.
+ERROR_CLASSES = {"NumbaPerformanceWarning": "PerformanceWarning",
+                 "NumbaInvalidConfigWarning": "InvalidConfigWarning"}
+
+
+def _bind_error_classes(cudajit: types.ModuleType) -> None:
+    """numba.cuda.core.errors' classes in ERROR_CLASSES are cudajit's (numba-cuda's own
+    modules, which raise them, get cudajit's too: the same meaning, one class)."""
+    errors = importlib.import_module("numba.cuda.core.errors")
+    for numba_name, cudajit_name in ERROR_CLASSES.items():
+        setattr(errors, numba_name, getattr(cudajit.errors, cudajit_name))
+
+
 def _bind_ufunc_targets() -> None:
     """Numba's ``vectorize``/``guvectorize(target="cuda")`` build numba.cuda's ufuncs
     (``numba.cuda.vectorizers``, imported on first use): bound, cudajit's."""
@@ -286,6 +300,7 @@ def install() -> None:
     importlib.import_module("cudajit.random")
     _count_cudajit_entry_points(cudajit)
     _bind_ufunc_targets()
+    _bind_error_classes(cudajit)
     module = make_cuda_module(real, cudajit)
     sys.meta_path.insert(0, _NumbaInternalsFinder(real))
     sys.modules["numba.cuda.random"] = cudajit.random
