@@ -190,6 +190,12 @@ class Context:
         self.device = device
 
     @property
+    def handle(self) -> int:
+        """The driver's context (a ``CUcontext``, as an int): the device's primary context,
+        which cudajit retains and makes current for its work; 0 on the cpu device."""
+        return self.device.context_handle
+
+    @property
     def memory_manager(self) -> _memory.NumbaCUDAMemoryManager:
         """The device's memory manager (one per device, kept for the process)."""
         key = repr(self.device)

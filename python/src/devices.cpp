@@ -283,6 +283,10 @@ void bind_devices(py::module_& m) {
                                return py::make_tuple(cc / 10, cc % 10);
                              })
       .def_property_readonly(
+          "context_handle", [](const DeviceHandle& d) { return d.device->context_handle(); },
+          "The driver's context (CUcontext) the device's work runs in, its primary context; "
+          "0 on the cpu device")
+      .def_property_readonly(
           "multiprocessors",
           [](const DeviceHandle& d) { return d.device->limits().multiprocessors; })
       .def_property_readonly(

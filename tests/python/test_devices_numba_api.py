@@ -96,3 +96,19 @@ def test_cuda_error_says_why_there_is_no_cuda_device_or_is_none():
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "/nonexistent/libcuda.so.1" in done.stdout
+
+
+def test_a_contexts_handle_is_the_devices_primary_context(device):
+    import ctypes
+    handle = cuda.current_context().handle
+    if device == "cpu":
+        assert handle == 0
+        return
+    # The driver's own answer: the primary context of device 0, retained and released.
+    driver = ctypes.CDLL(_core.cuda_driver_library())
+    primary = ctypes.c_void_p()
+    assert driver.cuDevicePrimaryCtxRetain(ctypes.byref(primary), 0) == 0
+    try:
+        assert handle == primary.value != 0
+    finally:
+        assert driver.cuDevicePrimaryCtxRelease_v2(0) == 0

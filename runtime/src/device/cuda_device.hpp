@@ -198,6 +198,7 @@ class CudaDevice final : public Device {
 
   const DriverApi& api() const { return api_; }
   CUcontext context() const { return context_.get(); }
+  uintptr_t context_handle() const override { return reinterpret_cast<uintptr_t>(context()); }
   // "cuda:0", for messages.
   const std::string& label() const { return label_; }
   // Makes the primary context current on the calling thread (if it is not).

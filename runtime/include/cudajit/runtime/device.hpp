@@ -220,6 +220,8 @@ class Device {
   virtual std::string name() const = 0;
   virtual int compute_capability() const = 0;  // major*10+minor; 0 on cpu
   virtual const DeviceLimits& limits() const = 0;
+  // The driver's context the device's work runs in (its primary context); 0 on the cpu.
+  virtual uintptr_t context_handle() const { return 0; }
 
   // Throws std::runtime_error (cpu) or DriverError (cuda) when out of memory.
   // 0 bytes is allowed and gives null pointers. Device memory is aligned to 256 bytes.
