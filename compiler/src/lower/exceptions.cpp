@@ -25,7 +25,7 @@ void FunctionLowering::raise(int64_t code) {
     llvm::Value* record =
         parameter != parameters_.end()
             ? parameter->second
-            : b_.CreateLoad(m_.value_type(f_.locals.at(kRecord)), slots_.at(kRecord));
+            : b_.CreateLoad(m_.value_type(f_.locals.at(kRecord)), slot(kRecord));
     llvm::Value* data = extract(record, {0});
     auto* i32 = b_.getInt32Ty();
     llvm::Value* claim = b_.CreateAtomicCmpXchg(

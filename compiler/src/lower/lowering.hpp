@@ -133,6 +133,8 @@ struct ModuleLowering {
   // Host: the kernel's grid-stride loops whose threads may take contiguous shares
   // (grid_stride.cpp).
   std::unordered_set<const ir::Node*> grid_stride_loops{};
+  // Host: the kernel's block runs as thread loops split at its barriers (no fibers).
+  bool split_barriers = false;
 
   llvm::Type* value_type(const Type& t);  // in registers: bool is i1
   llvm::Type* memory_type(Scalar s);      // in memory: bool is i8
@@ -170,6 +172,9 @@ class FunctionLowering {
   FunctionLowering(ModuleLowering& m, const typing::TypedFunction& f);
   // Lowers the function as its own LLVM function (ModuleLowering::declare).
   void lower();
+  // Host: the kernel runs a whole block, as thread loops split at its barriers
+  // (barrier_fission.cpp; ModuleLowering::split_barriers).
+  void split_threads() { fission_ = true; }
   // Lowers the body into `fn`, an empty function of another signature (a
   // kernel's .entry): `arguments` makes the parameters' values in its entry block.
   using ArgumentMaker = std::function<std::vector<llvm::Value*>(llvm::IRBuilder<>&)>;
@@ -241,6 +246,14 @@ class FunctionLowering {
   // synchronization.cpp: whether `s` holds a block barrier (directly or through a call),
   // and, if so, the host's meeting point after it.
   bool syncs_block(const ir::Node& s) const;
+  // Split at barriers (barrier_fission.cpp): a variable's slot is an array of one
+  // element per thread, thread_id_ the current thread's index in it.
+  llvm::Value* slot(const std::string& name);
+  llvm::AllocaInst* make_slot(llvm::Type* type, const std::string& name);
+  void thread_loop(const std::function<void()>& body);
+  void as_thread_zero();
+  void split_block(const std::vector<ir::NodePtr>& stmts);
+  void split_for(const ir::Node& s);
   void converge_after(const ir::Node& s);
   void ret(const ir::Node& s);
   void start_dead_block();
@@ -354,6 +367,8 @@ class FunctionLowering {
   llvm::Value* grid_workspace_ = nullptr;  // GPU, when ModuleLowering::grid_workspace
   const VariableFacts facts_;
   std::map<std::string, llvm::AllocaInst*> slots_;
+  bool fission_ = false;
+  llvm::Value* thread_id_ = nullptr;
   // Parameters the body never assigns: their values, with no slot.
   std::map<std::string, llvm::Value*> parameters_;
   std::vector<Loop> loops_;
@@ -383,6 +398,11 @@ int64_t raise_code(std::string_view name);
 void find_block_barriers(ModuleLowering& m,
                          const std::vector<const typing::TypedFunction*>& functions,
                          const typing::TypedFunction& entry);
+// Host, after find_block_barriers: whether the kernel's barriers can split its block into
+// thread loops (barrier_fission.cpp).
+bool split_at_barriers(const ModuleLowering& m,
+                       const std::vector<const typing::TypedFunction*>& functions,
+                       const typing::TypedFunction& entry);
 // Host, after find_block_barriers: fills ModuleLowering::grid_stride_loops (grid_stride.cpp).
 void find_grid_stride_loops(ModuleLowering& m,
                             const std::vector<const typing::TypedFunction*>& functions,

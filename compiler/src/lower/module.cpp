@@ -314,16 +314,23 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
     b.CreateStore(b.CreateTrunc(b.CreateURem(linear, gx), i32), ctx_slot(6));
     b.CreateStore(b.CreateTrunc(b.CreateUDiv(b.CreateURem(linear, gxy), gx), i32), ctx_slot(7));
     b.CreateStore(b.CreateTrunc(b.CreateUDiv(linear, gxy), i32), ctx_slot(8));
+    auto call_body = [&] {
+      if (m.may_raise) b.CreateStore(b.getInt32(0), b.CreateStructGEP(ctx_type, ctx, kRaised));
+      std::vector<llvm::Value*> call_args{ctx};
+      call_args.insert(call_args.end(), args.begin(), args.end());
+      b.CreateCall(body, call_args);
+    };
+    if (m.split_barriers) {  // the body runs the block's threads itself (barrier_fission.cpp)
+      call_body();
+      return;
+    }
     loop(b.getInt32(0), block[2], [&](llvm::Value* tz) {
       b.CreateStore(tz, ctx_slot(2));
       loop(b.getInt32(0), block[1], [&](llvm::Value* ty) {
         b.CreateStore(ty, ctx_slot(1));
         loop(b.getInt32(0), block[0], [&](llvm::Value* tx) {
           b.CreateStore(tx, ctx_slot(0));
-          if (m.may_raise) b.CreateStore(b.getInt32(0), b.CreateStructGEP(ctx_type, ctx, kRaised));
-          std::vector<llvm::Value*> call_args{ctx};
-          call_args.insert(call_args.end(), args.begin(), args.end());
-          b.CreateCall(body, call_args);
+          call_body();
         });
       });
     });
@@ -360,6 +367,9 @@ void dump_host_path(const ModuleLowering& m, const TypedFunction& entry) {
       text += "block barriers, in";
       for (const TypedFunction* f : m.block_syncing) text += " " + f->function->name;
     }
+  } else if (m.split_barriers) {
+    text = "thread loops split at barriers: the statements between two barriers are a loop "
+           "over the block's threads, each variable an array with an element per thread";
   } else {
     text = "thread loops: no barrier or warp function, so a block is a loop over its threads "
            "(threadIdx.x innermost; bounds checks tested once per loop where the indices' "
@@ -453,8 +463,13 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
       all.push_back(program.entry);
     find_block_barriers(m, all, *program.entry);
     find_grid_stride_loops(m, all, *program.entry);
+    m.split_barriers = !device_entry && split_at_barriers(m, all, *program.entry);
   }
-  for (const TypedFunction* f : reachable) FunctionLowering(m, *f).lower();
+  for (const TypedFunction* f : reachable) {
+    FunctionLowering lowering(m, *f);
+    if (m.split_barriers && f == program.entry) lowering.split_threads();
+    lowering.lower();
+  }
 
   LoweredProgram out;
   std::string& entry_name = out.entry_name;

@@ -93,19 +93,24 @@ void FunctionLowering::body(const std::vector<llvm::Value*>& arguments) {
     return facts_.has_slot(name) || (described && is_python_variable(name));
   };
   for (const auto& [name, type] : f_.locals) {
-    if (slotted(name)) slots_[name] = b_.CreateAlloca(m_.value_type(type), nullptr, name);
+    if (slotted(name)) slots_[name] = make_slot(m_.value_type(type), name);
   }
   if (described) describe_variables();
   const auto& params = f_.function->params;
   for (size_t i = 0; i < params.size(); ++i) {
     llvm::Value* value = cast(arguments[i], f_.arg_types[i], f_.locals.at(params[i]));
-    if (slotted(params[i])) {
+    if (slotted(params[i]) && fission_) {
+      thread_loop([&] { b_.CreateStore(value, slot(params[i])); });
+    } else if (slotted(params[i])) {
       b_.CreateStore(value, slots_.at(params[i]));
     } else {
       parameters_[params[i]] = value;
     }
   }
-  block(f_.function->body);
+  if (fission_)
+    split_block(f_.function->body);
+  else
+    block(f_.function->body);
   if (!terminated()) {
     // Typing proved a value-returning function never gets here, but for falling off the
     // end of one that returns an optional number: None.
@@ -212,7 +217,7 @@ void FunctionLowering::stmt(const Node& s) {
 void FunctionLowering::assign(const Node& target, llvm::Value* value, const Type& value_type) {
   switch (target.kind) {
     case NodeKind::Name:
-      b_.CreateStore(cast(value, value_type, f_.locals.at(target.text)), slots_.at(target.text));
+      b_.CreateStore(cast(value, value_type, f_.locals.at(target.text)), slot(target.text));
       return;
     case NodeKind::Subscript: {
       const Type& array_type = type_of(target.child(0));

@@ -1,0 +1,346 @@
+// A block that synchronises, on the cpu device, as loops over its threads split at its
+// barriers (MCUDA's loop fission): the statements between two barriers become one loop
+// over the block's threads (threadIdx.x innermost), a barrier is the end of one loop
+// and the start of the next, and a loop or `if` that holds a barrier runs once per
+// block around its body's thread loops. Every variable of the kernel lives in an array
+// with one element per thread, so a value crosses a barrier in its thread's element and
+// a vectorised thread loop reads the elements contiguously. Only kernels whose barriers
+// stand where every thread reaches them the same number of times are split: barriers
+// at the top level of the kernel's body or of loops and `if`s whose conditions are the
+// same in every thread (no thread index, no memory read, no device call in them); no
+// early `return`, raise, warp function or local array. Others run as fibers.
+#include <string_view>
+#include <unordered_set>
+
+#include "lowering.hpp"
+
+namespace cudajit::lower {
+
+using ir::Node;
+using ir::NodeKind;
+
+namespace {
+
+constexpr uint64_t kMaxThreads = 1024;  // a block's most threads: each variable's elements
+
+template <typename Visit>
+void visit(const Node& n, const Visit& f) {
+  f(n);
+  for (const auto& c : n.children) visit(*c, f);
+}
+
+// Values that may differ between the threads of a block.
+bool differs_between_threads(const Node& n) {
+  if (n.kind == NodeKind::Subscript || n.kind == NodeKind::CallFn) return true;
+  if (n.kind != NodeKind::Call) return false;
+  std::string_view name = n.text;
+  return name.starts_with("cuda.threadIdx") || name == "cuda.grid" || name == "cuda.laneid" ||
+         name.starts_with("cuda.atomic") || name.starts_with("cuda.cg.");
+}
+
+// Calls that exchange values between threads or need the lanes of a warp together.
+bool warp_level(std::string_view name) {
+  return name.starts_with("cuda.shfl") || name.ends_with("_sync") || name == "cuda.activemask" ||
+         name == "cuda.syncwarp" || name == "cuda.lanemask_lt" || name.starts_with("cuda.cg.") ||
+         name.starts_with("cuda.syncthreads_");
+}
+
+bool is_barrier_statement(const Node& s) {
+  return s.kind == NodeKind::ExprStmt && s.child(0).kind == NodeKind::Call &&
+         s.child(0).text == "cuda.syncthreads" && s.child(0).size() == 0;
+}
+
+bool holds_barrier(const Node& n) {
+  bool found = false;
+  visit(n, [&](const Node& x) {
+    found |= x.kind == NodeKind::Call && x.text.starts_with("cuda.syncthreads");
+  });
+  return found;
+}
+
+void targets(const Node& t, std::unordered_set<std::string>& out) {
+  if (t.kind == NodeKind::Name) out.insert(t.text);
+  if (t.kind == NodeKind::Tuple)
+    for (const auto& c : t.children) targets(*c, out);
+}
+
+class Uniformity {
+ public:
+  explicit Uniformity(const ir::Function& kernel) {
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& s : kernel.body) grew |= mark(*s, false);
+    }
+  }
+
+  bool uniform(const Node& e) const {
+    bool ok = true;
+    visit(e, [&](const Node& x) {
+      ok &= !differs_between_threads(x) && !(x.kind == NodeKind::Name && specific_.count(x.text));
+    });
+    return ok;
+  }
+
+ private:
+  // Names assigned a thread's own value, or assigned under a condition that is.
+  bool mark(const Node& s, bool under_specific) {
+    bool grew = false;
+    auto assign = [&](const Node& target, bool specific) {
+      std::unordered_set<std::string> names;
+      targets(target, names);
+      for (const std::string& n : names)
+        if ((specific || under_specific) && specific_.insert(n).second) grew = true;
+    };
+    switch (s.kind) {
+      case NodeKind::Assign:
+      case NodeKind::AugAssign:
+        assign(s.child(0),
+               !uniform(s.child(1)) || (s.kind == NodeKind::AugAssign && !uniform(s.child(0))));
+        break;
+      case NodeKind::If:
+      case NodeKind::While: {
+        bool specific = under_specific || !uniform(s.child(0));
+        for (size_t k = 1; k < s.size(); ++k)
+          for (const auto& c : s.child(k).children) grew |= mark(*c, specific);
+        break;
+      }
+      case NodeKind::For: {
+        bool specific =
+            under_specific || !uniform(s.child(1)) || !uniform(s.child(2)) || !uniform(s.child(3));
+        assign(s.child(0), specific);
+        for (const auto& c : s.child(4).children) grew |= mark(*c, specific);
+        break;
+      }
+      case NodeKind::Block:
+        for (const auto& c : s.children) grew |= mark(*c, under_specific);
+        break;
+      default:
+        break;
+    }
+    return grew;
+  }
+
+  std::unordered_set<std::string> specific_;
+};
+
+// Every barrier in `stmts` is reached by all threads alike.
+bool splittable(const std::vector<ir::NodePtr>& stmts, const Uniformity& u) {
+  for (const auto& s : stmts) {
+    if (!holds_barrier(*s) || is_barrier_statement(*s)) continue;
+    switch (s->kind) {
+      case NodeKind::If:
+        if (!u.uniform(s->child(0)) || !splittable(s->child(1).children, u) ||
+            !splittable(s->child(2).children, u))
+          return false;
+        break;
+      case NodeKind::While:
+        if (!u.uniform(s->child(0)) || !splittable(s->child(1).children, u)) return false;
+        break;
+      case NodeKind::For:
+        if (s->size() != 5 || s->child(0).kind != NodeKind::Name || !u.uniform(s->child(1)) ||
+            !u.uniform(s->child(2)) || !u.uniform(s->child(3)) ||
+            !splittable(s->child(4).children, u))
+          return false;
+        break;
+      case NodeKind::Block:
+        if (!splittable(s->children, u)) return false;
+        break;
+      default:
+        return false;  // a barrier inside an expression or a statement we do not split
+    }
+  }
+  return true;
+}
+
+// `break` or `continue` of a loop that holds a barrier (the loop runs once per block).
+bool leaves_split_loop(const std::vector<ir::NodePtr>& stmts, bool in_split_loop) {
+  for (const auto& s : stmts) {
+    if ((s->kind == NodeKind::Break || s->kind == NodeKind::Continue) && in_split_loop) return true;
+    bool loop = s->kind == NodeKind::While || s->kind == NodeKind::For;
+    bool split = loop ? holds_barrier(*s) : in_split_loop;
+    for (const auto& c : s->children)
+      if (c->kind == NodeKind::Block && leaves_split_loop(c->children, split)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool split_at_barriers(const ModuleLowering& m,
+                       const std::vector<const typing::TypedFunction*>& functions,
+                       const typing::TypedFunction& entry) {
+  if (m.block_syncing.size() != 1 || !m.block_syncing.count(&entry)) return false;
+  bool blocked = false;
+  for (const typing::TypedFunction* f : functions)
+    for (const auto& s : f->function->body)
+      visit(*s, [&](const Node& n) {
+        blocked |= n.kind == NodeKind::Call && warp_level(n.text);
+        if (f == &entry)
+          blocked |= n.kind == NodeKind::Return || n.kind == NodeKind::Raise ||
+                     n.kind == NodeKind::Assert ||
+                     (n.kind == NodeKind::Call && n.text.starts_with("cuda.local.array"));
+      });
+  if (blocked) return false;
+  // Every variable is kMaxThreads elements on the worker's stack: at most 1 MiB of them.
+  uint64_t bytes = 0;
+  for (const auto& [name, type] : entry.locals)
+    bytes += type.is_array() ? 8 + 16 * static_cast<uint64_t>(type.ndim()) : 16;
+  if (bytes * kMaxThreads > (uint64_t(1) << 20)) return false;
+  const ir::Function& kernel = *entry.function;
+  return splittable(kernel.body, Uniformity(kernel)) && !leaves_split_loop(kernel.body, false);
+}
+
+llvm::Value* FunctionLowering::slot(const std::string& name) {
+  llvm::AllocaInst* a = slots_.at(name);
+  if (!fission_) return a;
+  return b_.CreateInBoundsGEP(a->getAllocatedType(), a, {b_.getInt64(0), thread_id_});
+}
+
+llvm::AllocaInst* FunctionLowering::make_slot(llvm::Type* type, const std::string& name) {
+  if (!fission_) return b_.CreateAlloca(type, nullptr, name);
+  return b_.CreateAlloca(llvm::ArrayType::get(type, kMaxThreads), nullptr, name);
+}
+
+// for tz, ty, tx in the block (tx innermost): threadIdx set in the context, thread_id_
+// the thread's linear index.
+void FunctionLowering::thread_loop(const std::function<void()>& body) {
+  auto* i32 = b_.getInt32Ty();
+  auto index_slot = [&](int k) { return b_.CreateConstGEP1_32(i32, thread_ctx_, k); };
+  llvm::Value* dims[3];
+  for (int d = 0; d < 3; ++d) dims[d] = b_.CreateLoad(i32, index_slot(3 + d));
+  llvm::Value* ids[3] = {nullptr, nullptr, nullptr};
+  std::function<void(int)> level = [&](int d) {
+    if (d < 0) {
+      llvm::Value* linear = b_.CreateZExt(ids[2], b_.getInt64Ty());
+      linear = b_.CreateAdd(b_.CreateMul(linear, b_.CreateZExt(dims[1], b_.getInt64Ty())),
+                            b_.CreateZExt(ids[1], b_.getInt64Ty()));
+      linear = b_.CreateAdd(b_.CreateMul(linear, b_.CreateZExt(dims[0], b_.getInt64Ty())),
+                            b_.CreateZExt(ids[0], b_.getInt64Ty()));
+      thread_id_ = linear;
+      body();
+      return;
+    }
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    auto* head = llvm::BasicBlock::Create(m_.context, "thread.loop", fn_);
+    auto* done = llvm::BasicBlock::Create(m_.context, "thread.loop.end", fn_);
+    b_.CreateCondBr(b_.CreateICmpSGT(dims[d], b_.getInt32(0)), head, done);
+    b_.SetInsertPoint(head);
+    llvm::PHINode* id = b_.CreatePHI(i32, 2);
+    id->addIncoming(b_.getInt32(0), pre);
+    b_.CreateStore(id, index_slot(d));
+    ids[d] = id;
+    level(d - 1);
+    llvm::Value* next = b_.CreateAdd(id, b_.getInt32(1));
+    id->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpSLT(next, dims[d]), head, done);
+    b_.SetInsertPoint(done);
+  };
+  level(2);
+  thread_id_ = nullptr;
+}
+
+// Uniform conditions and loop bounds are computed as thread 0 sees them.
+void FunctionLowering::as_thread_zero() {
+  for (int k = 0; k < 3; ++k)
+    b_.CreateStore(b_.getInt32(0), b_.CreateConstGEP1_32(b_.getInt32Ty(), thread_ctx_, k));
+  thread_id_ = b_.getInt64(0);
+}
+
+void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
+  std::vector<const Node*> run;
+  auto flush = [&] {
+    if (run.empty()) return;
+    thread_loop([&] {
+      for (const Node* s : run) stmt(*s);
+    });
+    run.clear();
+  };
+  for (const auto& s : stmts) {
+    if (!holds_barrier(*s)) {
+      run.push_back(s.get());
+      continue;
+    }
+    flush();
+    const AtSource at(*this, s->loc);
+    if (is_barrier_statement(*s)) continue;  // the end of one thread loop, the start of the next
+    switch (s->kind) {
+      case NodeKind::If: {
+        as_thread_zero();
+        llvm::Value* cond = to_bool(expr(s->child(0)), type_of(s->child(0)));
+        thread_id_ = nullptr;
+        auto* then_bb = llvm::BasicBlock::Create(m_.context, "split.then", fn_);
+        auto* else_bb = llvm::BasicBlock::Create(m_.context, "split.else", fn_);
+        auto* merge = llvm::BasicBlock::Create(m_.context, "split.end", fn_);
+        b_.CreateCondBr(cond, then_bb, else_bb);
+        b_.SetInsertPoint(then_bb);
+        split_block(s->child(1).children);
+        b_.CreateBr(merge);
+        b_.SetInsertPoint(else_bb);
+        split_block(s->child(2).children);
+        b_.CreateBr(merge);
+        b_.SetInsertPoint(merge);
+        break;
+      }
+      case NodeKind::While: {
+        auto* cond_bb = llvm::BasicBlock::Create(m_.context, "split.while", fn_);
+        auto* body_bb = llvm::BasicBlock::Create(m_.context, "split.while.body", fn_);
+        auto* exit_bb = llvm::BasicBlock::Create(m_.context, "split.while.end", fn_);
+        b_.CreateBr(cond_bb);
+        b_.SetInsertPoint(cond_bb);
+        abandon_point();
+        as_thread_zero();
+        llvm::Value* cond = to_bool(expr(s->child(0)), type_of(s->child(0)));
+        thread_id_ = nullptr;
+        b_.CreateCondBr(cond, body_bb, exit_bb);
+        b_.SetInsertPoint(body_bb);
+        split_block(s->child(1).children);
+        b_.CreateBr(cond_bb);
+        b_.SetInsertPoint(exit_bb);
+        break;
+      }
+      case NodeKind::For:
+        split_for(*s);
+        break;
+      default:  // Block
+        split_block(s->children);
+        break;
+    }
+  }
+  flush();
+}
+
+// A uniform `for i in range(...)` that holds a barrier: one counter for the block; each
+// iteration gives every thread its `i`, then runs the body's thread loops.
+void FunctionLowering::split_for(const Node& s) {
+  Type i64 = Type::scalar(Scalar::Int64);
+  as_thread_zero();
+  llvm::Value* start = expr_as(s.child(1), i64);
+  llvm::Value* stop = expr_as(s.child(2), i64);
+  llvm::Value* step = expr_as(s.child(3), i64);
+  thread_id_ = nullptr;
+  llvm::AllocaInst* counter;
+  {
+    llvm::IRBuilderBase::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    counter = b_.CreateAlloca(b_.getInt64Ty(), nullptr, "split.counter");
+  }
+  b_.CreateStore(start, counter);
+  auto* cond_bb = llvm::BasicBlock::Create(m_.context, "split.for", fn_);
+  auto* body_bb = llvm::BasicBlock::Create(m_.context, "split.for.body", fn_);
+  auto* exit_bb = llvm::BasicBlock::Create(m_.context, "split.for.end", fn_);
+  b_.CreateBr(cond_bb);
+  b_.SetInsertPoint(cond_bb);
+  abandon_point();
+  llvm::Value* i = b_.CreateLoad(b_.getInt64Ty(), counter);
+  llvm::Value* up = b_.CreateAnd(b_.CreateICmpSGT(step, int64(0)), b_.CreateICmpSLT(i, stop));
+  llvm::Value* down = b_.CreateAnd(b_.CreateICmpSLT(step, int64(0)), b_.CreateICmpSGT(i, stop));
+  b_.CreateCondBr(b_.CreateOr(up, down), body_bb, exit_bb);
+  b_.SetInsertPoint(body_bb);
+  thread_loop([&] { assign(s.child(0), i, i64); });
+  split_block(s.child(4).children);
+  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), counter), step), counter);
+  b_.CreateBr(cond_bb);
+  b_.SetInsertPoint(exit_bb);
+}
+
+}  // namespace cudajit::lower

@@ -1,0 +1,124 @@
+"""On the cpu device a block whose barriers every thread reaches alike (at the kernel's top
+level, or in loops and `if`s whose conditions are the same in every thread) runs as loops
+over its threads split at the barriers, each variable kept per thread; other kernels run
+their threads as fibers. Either way the results are the GPU's."""
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+
+
+pytestmark = pytest.mark.usefixtures("on_cpu_device")
+
+TPB = 128
+
+
+@cuda.jit
+def block_sum(a, out):
+    s = cuda.shared.array(TPB, np.float64)
+    t = cuda.threadIdx.x
+    s[t] = a[cuda.grid(1)]
+    cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 0:
+        if t < stride:
+            s[t] += s[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        out[cuda.blockIdx.x] = s[0]
+
+
+@cuda.jit
+def block_scan(a, out):
+    s = cuda.shared.array(TPB, np.float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = a[i]
+    cuda.syncthreads()
+    offset = 1
+    while offset < TPB:
+        v = s[t - offset] if t >= offset else 0.0  # kept across the barrier, per thread
+        cuda.syncthreads()
+        s[t] += v
+        cuda.syncthreads()
+        offset *= 2
+    out[i] = s[t]
+
+
+@cuda.jit
+def reverse_in_block(a, out):
+    s = cuda.shared.array((4, 32), np.int64)
+    x, y = cuda.threadIdx.x, cuda.threadIdx.y
+    mine = a[cuda.blockIdx.x, y, x] * 10  # read before the barrier, used after it
+    s[y, x] = a[cuda.blockIdx.x, y, x]
+    cuda.syncthreads()
+    out[cuda.blockIdx.x, y, x] = s[3 - y, 31 - x] + mine
+
+
+@cuda.jit
+def tiled_matmul(A, B, C):
+    sA = cuda.shared.array((8, 8), np.float64)
+    sB = cuda.shared.array((8, 8), np.float64)
+    x, y = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    acc = 0.0
+    for t in range(cuda.gridDim.x):
+        sA[ty, tx] = A[y, t * 8 + tx]
+        sB[ty, tx] = B[t * 8 + ty, x]
+        cuda.syncthreads()
+        for k in range(8):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()
+    C[y, x] = acc
+
+
+@cuda.jit
+def uniform_branch(a, out, flag):
+    s = cuda.shared.array(TPB, np.int64)
+    t = cuda.threadIdx.x
+    s[t] = a[cuda.grid(1)]
+    if flag > 0:
+        cuda.syncthreads()
+        out[cuda.grid(1)] = s[TPB - 1 - t]
+    else:
+        cuda.syncthreads()
+        out[cuda.grid(1)] = -s[t]
+
+
+@pytest.mark.parametrize("blocks", [1, 3, 64])
+def test_a_shared_memory_reduction_split_at_its_barriers_sums_each_block(blocks):
+    a = np.random.default_rng(blocks).random(blocks * TPB)
+    out = np.zeros(blocks)
+    block_sum[blocks, TPB](a, out)
+    np.testing.assert_allclose(out, a.reshape(blocks, TPB).sum(axis=1), rtol=1e-12)
+
+
+def test_a_value_kept_across_a_barrier_is_each_threads_own():
+    a = np.random.default_rng(1).random(5 * TPB)
+    out = np.zeros_like(a)
+    block_scan[5, TPB](a, out)
+    np.testing.assert_allclose(out, np.cumsum(a.reshape(5, TPB), axis=1).ravel(), rtol=1e-12)
+    a = np.arange(3 * 4 * 32).reshape(3, 4, 32)
+    out = np.zeros_like(a)
+    reverse_in_block[3, (32, 4)](a, out)
+    np.testing.assert_array_equal(out, a[:, ::-1, ::-1] + 10 * a)
+
+
+def test_a_loop_whose_barriers_every_thread_reaches_runs_once_per_block():
+    rng = np.random.default_rng(2)
+    A, B = rng.random((32, 32)), rng.random((32, 32))
+    C = np.zeros((32, 32))
+    tiled_matmul[(4, 4), (8, 8)](A, B, C)
+    np.testing.assert_allclose(C, A @ B, rtol=1e-12)
+
+
+@pytest.mark.parametrize("flag", [1, 0])
+def test_a_branch_every_thread_takes_alike_may_hold_a_barrier(flag):
+    a = np.arange(2 * TPB)
+    out = np.zeros_like(a)
+    uniform_branch[2, TPB](a, out, flag)
+    want = a.reshape(2, TPB)[:, ::-1].ravel() if flag else -a
+    np.testing.assert_array_equal(out, want)
