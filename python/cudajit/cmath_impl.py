@@ -318,19 +318,19 @@ def _rect(r, phi):
 
 @jit(device=True)
 def _of(parts, z):
-    re, im = parts(float(z.real), float(z.imag))
+    re, im = parts(np.float64(z.real), np.float64(z.imag))
     return _like.complex(z, re, im)
 
 
 @jit(device=True)
 def _of_iz(parts, z):
-    re, im = parts(-float(z.imag), float(z.real))
+    re, im = parts(-np.float64(z.imag), np.float64(z.real))
     return _like.complex(z, re, im)
 
 
 @jit(device=True)
 def _minus_i_of_iz(parts, z):
-    re, im = parts(-float(z.imag), float(z.real))
+    re, im = parts(-np.float64(z.imag), np.float64(z.real))
     return _like.complex(z, im, -re)
 
 
@@ -351,18 +351,18 @@ def log(z):
 
 @jit(device=True)
 def log_base(z, base):  # cmath.log(z, base), as CPython computes it
-    return log(z) / log(_like.complex(z, float(base.real), float(base.imag)))
+    return log(z) / log(_like.complex(z, np.float64(base.real), np.float64(base.imag)))
 
 
 @jit(device=True)
 def log10(z):  # divided in float64, rounded once
-    re, im = _log(float(z.real), float(z.imag))
+    re, im = _log(np.float64(z.real), np.float64(z.imag))
     return _like.complex(z, re / _LN10, im / _LN10)
 
 
 @jit(device=True)
 def log2(z):  # not in cmath: NumPy's log2 of a complex number, as log10
-    re, im = _log(float(z.real), float(z.imag))
+    re, im = _log(np.float64(z.real), np.float64(z.imag))
     return _like.complex(z, re / _LN2, im / _LN2)
 
 
@@ -428,19 +428,19 @@ def atan(z):
 
 @jit(device=True)
 def phase(z):
-    return _like.real(z, math.atan2(float(z.imag), float(z.real)))
+    return _like.real(z, math.atan2(np.float64(z.imag), np.float64(z.real)))
 
 
 @jit(device=True)
 def polar(z):
-    x = float(z.real)
-    y = float(z.imag)
+    x = np.float64(z.real)
+    y = np.float64(z.imag)
     return _like.real(z, math.hypot(x, y)), _like.real(z, math.atan2(y, x))
 
 
 @jit(device=True)
 def rect(r, phi):
-    re, im = _rect(float(r), float(phi))
+    re, im = _rect(np.float64(r), np.float64(phi))
     return _like.complex(r * phi, re, im)
 
 
