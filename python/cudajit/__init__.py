@@ -40,6 +40,7 @@ from .gufunc import guvectorize  # noqa: E402  (generalized ufuncs)
 from .host_api import (close, compile, compile_all, compile_for_current_device,  # noqa: E402
                        compile_ptx_for_current_device, defer_cleanup)
 from . import fp16  # noqa: E402  (cuda.fp16.hadd ...: device functions, needs jit)
+from . import bf16  # noqa: E402  (cuda.bf16.hadd ...: device functions, needs jit)
 from .vector_types import *  # noqa: E402,F401,F403  (cuda.float32x4, cuda.float4 ...)
 from . import libdevice  # noqa: E402  (cuda.libdevice.sinf ...: device functions, needs jit)
 from . import cmath_impl  # noqa: E402,F401  (cmath in kernels: registers with the front end)

@@ -113,10 +113,11 @@ def is_float16_supported() -> bool:
 
 
 def is_bfloat16_supported() -> bool:
-    """numba.cuda.is_bfloat16_supported(): whether kernels compute in bfloat16. cudajit reads
-    and writes bfloat16 arrays but has no bfloat16 values in kernels (``numba.cuda.bf16``'s
-    arithmetic): False on every device."""
-    return False
+    """numba.cuda.is_bfloat16_supported(): whether the current device computes in bfloat16
+    (``cudajit.bf16``, numba-cuda's ``numba.cuda.bf16``): a GPU of compute capability 8.0
+    or later, as in Numba, and always the cpu device."""
+    device = _core.current_device()
+    return device.kind == "cpu" or device.compute_capability >= (8, 0)
 
 
 def require_context(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -240,8 +240,6 @@ class CPointer(Type):
         dtype = from_numba(dtype)
         if not isinstance(dtype, ScalarType):
             dtype = from_dtype(dtype, "CPointer dtype")
-        if dtype.name == "bfloat16":
-            raise TypeError("CPointer(bfloat16) is not supported; bfloat16 is a storage type")
         self.dtype = dtype
 
     def __str__(self) -> str:
@@ -340,7 +338,7 @@ def _bfloat16_dtype() -> np.dtype:
     return np.dtype(ml_dtypes.bfloat16)
 
 
-# A storage type: kernels read its elements as float32 and round stores to it.
+# numba-cuda's bf16.bfloat16: a kernel type as float16 is (cudajit.bf16 has its functions).
 bfloat16 = ScalarType("bfloat16", np.void)
 bfloat16.numpy_dtype = _bfloat16_dtype()
 

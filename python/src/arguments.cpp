@@ -186,10 +186,12 @@ void read_scalar(ArgValue& v, const void* p) {
       v.f = target::half_bits_to_float(bits);
       break;
     }
-    case Scalar::BFloat16:
-      throw py::type_error(
-          "bfloat16 scalars cannot be kernel arguments (kernels read bfloat16 arrays only); "
-          "pass a float32");
+    case Scalar::BFloat16: {
+      uint16_t bits;
+      std::memcpy(&bits, p, sizeof bits);
+      v.f = target::bfloat16_bits_to_float(bits);
+      break;
+    }
   }
 }
 
@@ -499,7 +501,8 @@ runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
         put(at, target::double_to_half_bits(c.real()));
         break;
       case Scalar::BFloat16:
-        throw py::type_error("internal: a bfloat16 scalar parameter");
+        put(at, target::double_to_bfloat16_bits(c.real()));
+        break;
       case Scalar::Float32:
         put(at, static_cast<float>(c.real()));
         break;

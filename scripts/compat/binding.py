@@ -48,7 +48,7 @@ FROM_NUMBA = ("config", "HAS_NUMBA", "types")
 # submodules (compiler, dispatcher, errors, api, intrinsics, args) are its implementation,
 # not numba.cuda's API; where numba.cuda has a submodule of the same name (numba.cuda.compiler
 # with run_frontend ...), the tests reach numba-cuda's internals, so they get numba-cuda's.
-API_MODULES = ("cudadrv", "libdevice", "fp16", "cg", "vector_types")
+API_MODULES = ("cudadrv", "libdevice", "fp16", "bf16", "cg", "vector_types")
 
 # numba-cuda modules that are helpers of the tests, not tests: they see the real numba.cuda.
 # extensions_usecases defines types with Numba's extension API (not a kernel in it); bound to
@@ -63,6 +63,13 @@ HELPER_MODULES = ("numba.cuda.tests", "numba.cuda.tests.support",
 # there (`from numba.cuda.compiler import compile_ptx`) and pass them cudajit's types, which
 # numba-cuda's compile_ptx refuses ("invalid type in signature").
 API_DEFINING_MODULES = ("compiler",)
+
+# numba-cuda's modules that the tests import functions from by path (`from numba.cuda.bf16
+# import hadd`, which reads sys.modules, not numba.cuda's attribute), with the cudajit module
+# that holds those functions and the names numba-cuda spells differently there.
+# _internal.cuda_bf16 is numba-cuda's generated binding of cuda_bf16.h (nv_bfloat16, htrunc ...).
+BY_PATH_MODULES = {"bf16": ("bf16", {}),
+                   "_internal.cuda_bf16": ("bf16", {"nv_bfloat16": "bfloat16"})}
 
 USED = {"kernel": 0, "api": 0}
 
@@ -311,4 +318,15 @@ def install() -> None:
         view = _api_view(internal, real, module)
         sys.modules[f"numba.cuda.{name}"] = view
         setattr(module, name, view)
+    for path, (cudajit_name, renamed) in BY_PATH_MODULES.items():
+        fallback = _real_submodule(real, path)
+        ours = getattr(cudajit, cudajit_name)
+        if fallback is not None:
+            view = _with_fallback(ours, fallback)
+        else:  # a copy, so that the renamed names stay out of cudajit's module
+            view = types.ModuleType(ours.__name__, ours.__doc__)
+            view.__dict__.update(vars(ours))
+        for numba_name, cudajit_attr in renamed.items():
+            setattr(view, numba_name, getattr(ours, cudajit_attr))
+        sys.modules[f"numba.cuda.{path}"] = view
     _bind(module)

@@ -13,10 +13,6 @@ Type type_cast(const Node& call, const std::vector<Type>& args, typing::TypedFun
   std::string_view name = call.text;
   auto target = scalar_from_name(name.substr(5));
   if (!target) type_error(call, "unknown cast '" + std::string(name) + "'");
-  if (*target == Scalar::BFloat16)
-    type_error(call,
-               "bfloat16 is a storage type in kernels: elements read as float32 and "
-               "stores round to bfloat16; compute in float32 instead");
   expect_args(call, args, 1, 1);
   if (!args[0].is_scalar())
     type_error(call, std::string(name.substr(5)) + "() needs a number, got " + args[0].str());

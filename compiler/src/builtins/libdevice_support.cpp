@@ -14,7 +14,7 @@ using lower::FunctionLowering;
 Type type_reinterpret(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
   auto target = scalar_from_name(suffix(call, "cuda.reinterpret."));
   if (!target || !args[0].is_scalar() || args[0].is_scalar(Scalar::Bool) ||
-      is_complex(args[0].scalar()) || args[0].scalar() == Scalar::BFloat16 ||
+      is_complex(args[0].scalar()) ||
       bit_width(args[0].scalar()) != bit_width(*target))
     type_error(call, call.text + "() needs a number of the same width, got " + args[0].str());
   return Type::scalar(*target);

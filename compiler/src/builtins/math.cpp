@@ -110,15 +110,18 @@ llvm::Value* FunctionLowering::call_math_builtin(const Node& n, std::string_view
   return call_math(name, f, xs);
 }
 
-// frexp, modf and ldexp: a float and an int, in or out. float16 computes in float32.
+// frexp, modf and ldexp: a float and an int, in or out. float16 and bfloat16 compute in
+// float32.
 llvm::Value* FunctionLowering::call_math_pair(const Node& n, std::string_view name,
                                               std::vector<Value> args) {
   const Type& result = type_of(n);
   Scalar f = result.is_tuple() ? result.elements()[0].scalar() : result.scalar();
-  Scalar wide = f == Scalar::Float16 ? Scalar::Float32 : f;
+  Scalar wide = bit_width(f) == 16 ? Scalar::Float32 : f;
   llvm::Type* ft = m_.scalar_type(wide);
   llvm::Value* x = cast(args[0].v, args[0].type, Type::scalar(wide));
-  auto narrow = [&](llvm::Value* v) { return f == wide ? v : b_.CreateFPTrunc(v, b_.getHalfTy()); };
+  auto narrow = [&](llvm::Value* v) {
+    return f == wide ? v : b_.CreateFPTrunc(v, m_.scalar_type(f));
+  };
   std::string symbol = m_.hooks.math_symbol(name, wide == Scalar::Float32);
   if (name == "ldexp") {
     // C's int exponent: beyond +-100000 every result is already 0 or inf, so clamp, not wrap.

@@ -32,10 +32,10 @@ inline void expect_integer_or_bool(const Node& call, std::string_view what, cons
   type_error(call, std::string(what) + " needs an integer or bool, got " + t.str());
 }
 
-// The float type a math function computes in: float32 (or float16) only when
+// The float type a math function computes in: float32 (or float16, or bfloat16) only when
 // every argument is, as Numba picks the f32 libdevice variants.
 inline Scalar math_float(const std::vector<Type>& args) {
-  for (Scalar s : {Scalar::Float16, Scalar::Float32}) {
+  for (Scalar s : {Scalar::Float16, Scalar::BFloat16, Scalar::Float32}) {
     if (std::all_of(args.begin(), args.end(), [s](const Type& t) { return t.is_scalar(s); }))
       return s;
   }

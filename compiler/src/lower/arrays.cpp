@@ -139,7 +139,6 @@ llvm::Value* FunctionLowering::load_element(llvm::Value* ptr, Scalar dtype, uint
   if (align == 0) align = alignment(dtype);
   auto* load = b_.CreateAlignedLoad(m_.memory_type(dtype), ptr, llvm::Align(align));
   if (dtype == Scalar::Bool) return b_.CreateICmpNE(load, b_.getInt8(0));
-  if (dtype == Scalar::BFloat16) return bfloat16_to_float(load);
   return load;
 }
 
@@ -147,7 +146,6 @@ void FunctionLowering::store_element(llvm::Value* ptr, llvm::Value* v, Scalar dt
                                      uint64_t align) {
   if (align == 0) align = alignment(dtype);
   if (dtype == Scalar::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
-  if (dtype == Scalar::BFloat16) v = float_to_bfloat16(v);
   b_.CreateAlignedStore(v, ptr, llvm::Align(align));
 }
 

@@ -26,11 +26,12 @@ llvm::Value* FunctionLowering::extract(llvm::Value* aggregate, llvm::ArrayRef<un
 
 llvm::Value* FunctionLowering::call_math(std::string_view name, Scalar float_type,
                                          std::vector<llvm::Value*> args) {
-  if (float_type == Scalar::Float16) {
+  if (float_type == Scalar::Float16 || float_type == Scalar::BFloat16) {
     // No half-precision math library: compute in float32 and round once, as
-    // numba-cuda's float16 math functions do.
+    // numba-cuda's float16 and bfloat16 math functions do.
     for (llvm::Value*& a : args) a = b_.CreateFPExt(a, b_.getFloatTy());
-    return b_.CreateFPTrunc(call_math(name, Scalar::Float32, std::move(args)), b_.getHalfTy());
+    return b_.CreateFPTrunc(call_math(name, Scalar::Float32, std::move(args)),
+                            m_.scalar_type(float_type));
   }
   auto callee = m_.math_function(name, float_type, static_cast<int>(args.size()));
   return b_.CreateCall(callee, args);
@@ -49,24 +50,6 @@ llvm::Value* FunctionLowering::to_bool(llvm::Value* v, const Type& t) {
   if (is_float(s)) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
   llvm::Value* zero = float_const(complex_part(s), 0.0);
   return b_.CreateOr(b_.CreateFCmpUNE(re(v), zero), b_.CreateFCmpUNE(im(v), zero));
-}
-
-// bfloat16 is the top half of a float32: widening is a shift; narrowing
-// rounds to nearest even in integer arithmetic and keeps NaNs quiet, the same
-// on every target and LLVM version (no backend bfloat16 support needed).
-llvm::Value* FunctionLowering::bfloat16_to_float(llvm::Value* bits) {
-  llvm::Value* wide = b_.CreateShl(b_.CreateZExt(bits, b_.getInt32Ty()), 16);
-  return b_.CreateBitCast(wide, b_.getFloatTy());
-}
-
-llvm::Value* FunctionLowering::float_to_bfloat16(llvm::Value* v) {
-  llvm::Value* bits = b_.CreateBitCast(v, b_.getInt32Ty());
-  llvm::Value* upper = b_.CreateLShr(bits, 16);
-  llvm::Value* bias = b_.CreateAdd(b_.getInt32(0x7FFF), b_.CreateAnd(upper, b_.getInt32(1)));
-  llvm::Value* rounded = b_.CreateLShr(b_.CreateAdd(bits, bias), 16);
-  llvm::Value* quiet_nan = b_.CreateOr(upper, b_.getInt32(0x40));
-  llvm::Value* result = b_.CreateSelect(b_.CreateFCmpUNO(v, v), quiet_nan, rounded);
-  return b_.CreateTrunc(result, b_.getInt16Ty());
 }
 
 llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type& to) {
@@ -114,6 +97,10 @@ llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type
     return is_float(t) ? b_.CreateUIToFP(v, target) : b_.CreateZExt(v, target);
   }
   if (is_integer(s) && is_integer(t)) return b_.CreateIntCast(v, target, is_signed(s));
+  if (is_integer(s) && t == Scalar::BFloat16 && bit_width(s) <= 32) {
+    // Exactly to float64, then rounded once: LLVM's route through float32 rounds twice.
+    return b_.CreateFPTrunc(cast(v, from, Type::scalar(Scalar::Float64)), target);
+  }
   if (is_integer(s) && is_float(t))
     return is_signed(s) ? b_.CreateSIToFP(v, target) : b_.CreateUIToFP(v, target);
   if (is_float(s) && is_integer(t)) {
@@ -121,6 +108,8 @@ llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type
     auto id = is_signed(t) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
     return intrinsic(id, {target, v->getType()}, {v});
   }
+  if (bit_width(s) == 16 && bit_width(t) == 16)  // float16 <-> bfloat16: exactly via float32
+    return b_.CreateFPTrunc(b_.CreateFPExt(v, b_.getFloatTy()), target);
   return b_.CreateFPCast(v, target);  // float <-> float
 }
 

@@ -213,10 +213,10 @@ llvm::Value* FunctionLowering::float_binop(const std::string& op, llvm::Value* a
   if (op == "*") return b_.CreateFMul(a, b);
   if (op == "/") return b_.CreateFDiv(a, b);
   if (op == "**") return call_math("pow", s, {a, b});
-  if (s == Scalar::Float16) {  // % and // in float32: exact for float16 operands
+  if (bit_width(s) == 16) {  // % and // in float32: exact for float16 and bfloat16 operands
     llvm::Value* wide = float_binop(op, b_.CreateFPExt(a, b_.getFloatTy()),
                                     b_.CreateFPExt(b, b_.getFloatTy()), Scalar::Float32);
-    return b_.CreateFPTrunc(wide, b_.getHalfTy());
+    return b_.CreateFPTrunc(wide, a->getType());
   }
   // CPython's float_divmod, signed zeros included. A zero divisor gives
   // a / b (inf or nan) where Python would raise.

@@ -300,8 +300,6 @@ class FunctionLowering {
     return static_cast<uint64_t>(r.field_alignment(f));
   }
   llvm::Value* load_element(llvm::Value* ptr, Scalar dtype, uint64_t align = 0);
-  llvm::Value* bfloat16_to_float(llvm::Value* bits);
-  llvm::Value* float_to_bfloat16(llvm::Value* v);
   void store_element(llvm::Value* ptr, llvm::Value* v, Scalar dtype, uint64_t align = 0);
   // records.cpp
   llvm::Value* field_pointer(llvm::Value* record, const RecordField& field);

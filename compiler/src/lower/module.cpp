@@ -22,6 +22,8 @@ llvm::Type* ModuleLowering::scalar_type(Scalar s) {
       return llvm::Type::getInt1Ty(context);
     case Scalar::Float16:
       return llvm::Type::getHalfTy(context);
+    case Scalar::BFloat16:
+      return llvm::Type::getBFloatTy(context);
     case Scalar::Float32:
       return llvm::Type::getFloatTy(context);
     case Scalar::Float64:

@@ -63,7 +63,7 @@ void FunctionLowering::store_field(const Node& target, llvm::Value* value, const
     copy_record(field_pointer(expr(target.child(0)), f), value, type_of(target));
     return;
   }
-  Type element = Type::scalar(element_value(f.dtype));
+  Type element = Type::scalar(f.dtype);
   if (f.shape.empty()) {
     llvm::Value* ptr = field_pointer(expr(target.child(0)), f);
     store_element(ptr, cast(value, value_type, element), f.dtype, field_align(layout, f));
@@ -89,7 +89,7 @@ void FunctionLowering::store_field(const Node& target, llvm::Value* value, const
   std::vector<ArrayIndex> at = unravel(view, field_type, i);
   llvm::Value* item = load_element(element_pointer(value, value_type, at, target.loc),
                                    value_type.dtype(), element_align(value_type));
-  Type item_type = Type::scalar(element_value(value_type.dtype()));
+  Type item_type = Type::scalar(value_type.dtype());
   store_element(element_pointer(view, field_type, at, target.loc), cast(item, item_type, element),
                 f.dtype, element_align(field_type));
   llvm::Value* next = b_.CreateAdd(i, int64(1));

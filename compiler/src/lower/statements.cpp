@@ -150,7 +150,7 @@ void FunctionLowering::stmt(const Node& s) {
         const Type& array_type = type_of(target.child(0));
         llvm::Value* ptr = element_pointer(expr(target.child(0)), array_type,
                                            indices(target.child(1)), target.loc);
-        Type element = Type::scalar(element_value(array_type.dtype()));
+        Type element = Type::scalar(array_type.dtype());
         llvm::Value* current = load_element(ptr, array_type.dtype(), element_align(array_type));
         llvm::Value* v = binop(s, s.text, current, element, expr(value), type_of(value), op_type);
         store_element(ptr, cast(v, op_type, element), array_type.dtype(),
@@ -164,7 +164,7 @@ void FunctionLowering::stmt(const Node& s) {
         const RecordField& f = *layout.find(target.text);
         llvm::Value* ptr = field_pointer(expr(target.child(0)), f);
         const uint64_t align = field_align(layout, f);
-        Type element = Type::scalar(element_value(f.dtype));
+        Type element = Type::scalar(f.dtype);
         llvm::Value* current = load_element(ptr, f.dtype, align);
         llvm::Value* v = binop(s, s.text, current, element, expr(value), type_of(value), op_type);
         store_element(ptr, cast(v, op_type, element), f.dtype, align);
@@ -224,7 +224,7 @@ void FunctionLowering::assign(const Node& target, llvm::Value* value, const Type
       llvm::Value* array = expr(target.child(0));
       if (ir::has_slice(target.child(1))) {
         const Type& view_type = type_of(target);
-        Type element = Type::scalar(element_value(view_type.dtype()));
+        Type element = Type::scalar(view_type.dtype());
         fill_view(slice_view(array, array_type, target), view_type,
                   cast(value, value_type, element));
         return;
@@ -234,7 +234,7 @@ void FunctionLowering::assign(const Node& target, llvm::Value* value, const Type
         copy_record(ptr, value, array_type);
         return;
       }
-      Type element = Type::scalar(element_value(array_type.dtype()));
+      Type element = Type::scalar(array_type.dtype());
       store_element(ptr, cast(value, value_type, element), array_type.dtype(),
                     element_align(array_type));
       return;

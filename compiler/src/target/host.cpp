@@ -90,6 +90,10 @@ class HostJit {
     llvm::InitializeNativeTargetAsmPrinter();
     detail::apply_llvm_options_from_environment();
     auto builder = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "cannot detect host");
+    // x86's bfloat16 conversions (VCVTNEPS2BF16) flush subnormals, where a GPU's
+    // cvt.rn.bf16.f32 keeps them: narrowing to bfloat goes through __truncsfbf2 instead.
+    builder.getFeatures().AddFeature("avx512bf16", false);
+    builder.getFeatures().AddFeature("avxneconvert", false);
     builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
     optimizer_machine_ = unwrap(builder.createTargetMachine(), "cannot create host target");
     jit_ = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(builder).create(),

@@ -38,9 +38,11 @@ class ConversionTable {
     rule(Scalar::Float32, Scalar::Complex64, S, Conversion::None);
     rule(Scalar::Float64, Scalar::Complex128, S, Conversion::None);
     rule(Scalar::Complex64, Scalar::Complex128, P, U);
-    // Ours (Numba has no bfloat16 rules): as float16's, bfloat16 being float32's top half.
+    // Ours (Numba has no bfloat16 rules): as float16's, bfloat16 being float32's top half;
+    // float16 and bfloat16 hold values the other lacks.
     rule(Scalar::Int8, Scalar::BFloat16, S, U);
     rule(Scalar::BFloat16, Scalar::Float32, P, U);
+    rule(Scalar::Float16, Scalar::BFloat16, U, U);
     for (int via = 0; via < kScalars; ++via)
       for (int a = 0; a < kScalars; ++a)
         for (int b = 0; b < kScalars; ++b)

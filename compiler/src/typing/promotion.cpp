@@ -28,6 +28,14 @@ Scalar promote(Scalar a, Scalar b) {
     int bits = std::max(float_bits(a), float_bits(b));
     return bits <= 32 ? Scalar::Complex64 : Scalar::Complex128;
   }
+  if (a == Scalar::BFloat16 || b == Scalar::BFloat16) {
+    // As JAX's (ml_dtypes') promotion: bfloat16 holds what float16 holds but for float16
+    // itself, which meets it in float32.
+    Scalar other = a == Scalar::BFloat16 ? b : a;
+    if (other == Scalar::Float16) return Scalar::Float32;
+    Scalar as_half = promote(Scalar::Float16, other);
+    return as_half == Scalar::Float16 ? Scalar::BFloat16 : as_half;
+  }
   if (is_float(a) || is_float(b)) return make_float(std::max(float_bits(a), float_bits(b)));
   // Both integers.
   bool sa = is_signed(a), sb = is_signed(b);

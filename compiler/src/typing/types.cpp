@@ -41,7 +41,8 @@ const ScalarInfo& info(Scalar s) { return kScalars[static_cast<size_t>(s)]; }
 bool is_integer(Scalar s) { return s >= Scalar::Int8 && s <= Scalar::UInt64; }
 bool is_signed(Scalar s) { return s >= Scalar::Int8 && s <= Scalar::Int64; }
 bool is_float(Scalar s) {
-  return s == Scalar::Float16 || s == Scalar::Float32 || s == Scalar::Float64;
+  return s == Scalar::Float16 || s == Scalar::BFloat16 || s == Scalar::Float32 ||
+         s == Scalar::Float64;
 }
 bool is_complex(Scalar s) { return s == Scalar::Complex64 || s == Scalar::Complex128; }
 int bit_width(Scalar s) { return info(s).bits; }
@@ -76,8 +77,6 @@ Scalar make_float(int bits) {
   if (bits <= 16) return Scalar::Float16;
   return bits <= 32 ? Scalar::Float32 : Scalar::Float64;
 }
-
-Scalar element_value(Scalar dtype) { return dtype == Scalar::BFloat16 ? Scalar::Float32 : dtype; }
 
 Layout strided_layout(std::span<const int64_t> shape, std::span<const int64_t> strides,
                       int64_t itemsize) {

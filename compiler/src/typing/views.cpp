@@ -29,7 +29,7 @@ Type field_type(const Node& n, const Type& v, const RecordField* f) {
     return outer == 0 ? Type::record(f->record, v.readonly())
                       : Type::record_array(f->record, outer, Layout::A, v.readonly());
   const int ndim = outer + static_cast<int>(f->shape.size());
-  if (ndim == 0) return Type::scalar(element_value(f->dtype));
+  if (ndim == 0) return Type::scalar(f->dtype);
   if (ndim > kMaxArrayDims)
     type_error(n, "the field '" + f->name + "' of " + v.str() + " would be a view of " +
                       std::to_string(ndim) + " dimensions; kernels take at most " +
@@ -43,7 +43,7 @@ Type element_type(const Node& n, const Type& v, const Type& index, bool store) {
   if (v.is_pointer()) {  // a CPointer: one integer index, read and written unchecked
     if (!is_int_like(index) || index.scalar() == Scalar::Bool)
       type_error(n.child(1), v.str() + " is indexed by one integer, got " + index.str());
-    return Type::scalar(element_value(v.dtype()));
+    return Type::scalar(v.dtype());
   }
   if (!v.is_array()) type_error(n, v.str() + " cannot be indexed");
   std::vector<Type> indices = index.is_tuple() ? index.elements() : std::vector<Type>{index};
@@ -72,7 +72,7 @@ Type element_type(const Node& n, const Type& v, const Type& index, bool store) {
   }
   if (count == v.ndim()) {
     if (v.is_record_array()) return Type::record(v.record_layout(), v.readonly());
-    return Type::scalar(element_value(v.dtype()));
+    return Type::scalar(v.dtype());
   }
   // Fewer indices than dimensions: a view of the remaining dimensions.
   return v.with_dims(v.ndim() - count, v.layout() == Layout::C ? Layout::C : Layout::A);

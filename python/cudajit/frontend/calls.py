@@ -121,12 +121,24 @@ def _call_builtin(t: FunctionTranslator, callee: BuiltinFunction, node: ast.Call
                       "in kernels", node)
     if callee.ir_name == "print":
         return IRNode("call", loc, "print", *(_print_item(t, a) for a in node.args))
+    if (callee.ir_name == "float" and len(node.args) == 1 and not node.keywords
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        return _float_of_string(t, node.args[0])
     if callee.ir_name.startswith("cast.") and len(node.args) != 1:
         raise t.error(f"{spelled}() takes exactly one argument in kernels; "
                       f"got {len(node.args)}", node)
     if callee.numpy_inputs:  # np.sin: complex numbers too
         return ufunc_element(t, callee, loc, t.args(node))
     return IRNode("call", loc, callee.ir_name, *t.args(node))
+
+
+def _float_of_string(t: FunctionTranslator, node: ast.Constant) -> IRNode:
+    """float("nan"), float("inf"), float("1.5"): a float64 constant, as Numba folds it."""
+    try:
+        value = float(node.value)
+    except ValueError:
+        raise t.error(f"could not convert string to float: {node.value!r}", node) from None
+    return t.literal(value, node)
 
 
 def _call_grid_intrinsic(t: FunctionTranslator, callee: GridIntrinsic,

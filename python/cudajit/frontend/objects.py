@@ -58,6 +58,8 @@ def meaning_of(value: Any, spelled: str) -> Entity:
         return known
     if isinstance(value, cjtypes.ScalarType):
         return BuiltinFunction(f"cast.{value}")
+    if isinstance(cjtypes.from_numba(value), cjtypes.ScalarType):  # numba's float16 type ...
+        return BuiltinFunction(f"cast.{cjtypes.from_numba(value)}")
     if isinstance(value, type) and issubclass(value, np.generic):
         try:
             return BuiltinFunction(f"cast.{cjtypes.from_dtype(value)}")

@@ -29,8 +29,7 @@ enum class Scalar : uint8_t {
   Complex128,
   // Appended, so the values above keep their numbers.
   Float16,
-  // Storage only (PyTorch's and JAX's bfloat16): an element reads as float32
-  // and a store rounds to nearest even; no bfloat16 value lives in a register.
+  // PyTorch's and JAX's bfloat16 (numba-cuda's bf16): float32's top half, LLVM's `bfloat`.
   BFloat16,
 };
 
@@ -47,7 +46,7 @@ Layout strided_layout(std::span<const int64_t> shape, std::span<const int64_t> s
 
 bool is_integer(Scalar s);
 bool is_signed(Scalar s);
-bool is_float(Scalar s);  // float16, float32, float64 (not bfloat16: see above)
+bool is_float(Scalar s);  // float16, bfloat16, float32, float64
 bool is_complex(Scalar s);
 int bit_width(Scalar s);        // bool: 1; complex64: 64
 int byte_size(Scalar s);        // storage size: bool 1, complex64 8
@@ -57,9 +56,6 @@ std::string_view scalar_name(Scalar s);
 std::optional<Scalar> scalar_from_name(std::string_view name);
 Scalar make_int(int bits, bool is_signed);
 Scalar make_float(int bits);
-// The type an array element of `dtype` has once read: itself, except bfloat16
-// (read as float32).
-Scalar element_value(Scalar dtype);
 
 // A NumPy structured dtype: named fields at byte offsets, each a scalar or a
 // C-contiguous nested array of scalars (`shape` non-empty), as Numba's Record.
