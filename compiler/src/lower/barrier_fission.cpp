@@ -10,6 +10,7 @@
 // same in every thread (no thread index, no memory read, no device call in them); no
 // early `return`, raise, warp function or local array. Others run as fibers.
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "lowering.hpp"
@@ -164,7 +165,63 @@ bool leaves_split_loop(const std::vector<ir::NodePtr>& stmts, bool in_split_loop
   return false;
 }
 
+// Whether `e` is computed from the thread's and block's indices, constants and the
+// kernel's unassigned parameters (or names in `known`) alone: cheap to compute again.
+bool index_arithmetic(const Node& e, const std::unordered_set<std::string>& known) {
+  switch (e.kind) {
+    case NodeKind::Int:
+    case NodeKind::Float:
+    case NodeKind::Bool:
+      return true;
+    case NodeKind::Name:
+      return known.count(e.text) > 0;
+    case NodeKind::BinOp:
+    case NodeKind::Unary:
+      break;
+    case NodeKind::Call: {
+      std::string_view name = e.text;
+      if (!(name.starts_with("cuda.threadIdx") || name.starts_with("cuda.blockIdx") ||
+            name.starts_with("cuda.blockDim") || name.starts_with("cuda.gridDim") ||
+            name == "cuda.grid" || name == "cuda.gridsize" || name == "cuda.laneid"))
+        return false;
+      break;
+    }
+    default:
+      return false;
+  }
+  for (const auto& c : e.children)
+    if (!index_arithmetic(*c, known)) return false;
+  return true;
+}
+
 }  // namespace
+
+// The kernel's variables assigned once, at its top level, from index arithmetic
+// (`t = cuda.threadIdx.x`, `i = cuda.grid(1)`): each thread loop computes them again
+// instead of keeping them per thread, so LLVM sees the thread's index in the
+// accesses they make (contiguous, vectorisable) rather than a value loaded from memory.
+std::vector<const Node*> recomputed_variables(const ir::Function& kernel) {
+  std::unordered_map<std::string, int> assignments;
+  for (const auto& s : kernel.body)
+    visit(*s, [&](const Node& n) {
+      std::unordered_set<std::string> names;
+      if (n.kind == NodeKind::Assign || n.kind == NodeKind::AugAssign || n.kind == NodeKind::For)
+        targets(n.child(0), names);
+      for (const std::string& name : names) ++assignments[name];
+    });
+  std::unordered_set<std::string> known;
+  for (const std::string& p : kernel.params)
+    if (!assignments.count(p)) known.insert(p);
+  std::vector<const Node*> out;
+  for (const auto& s : kernel.body) {
+    if (s->kind != NodeKind::Assign || s->child(0).kind != NodeKind::Name) continue;
+    const std::string& name = s->child(0).text;
+    if (assignments[name] != 1 || !index_arithmetic(s->child(1), known)) continue;
+    known.insert(name);
+    out.push_back(s.get());
+  }
+  return out;
+}
 
 bool split_at_barriers(const ModuleLowering& m,
                        const std::vector<const typing::TypedFunction*>& functions,
@@ -190,14 +247,20 @@ bool split_at_barriers(const ModuleLowering& m,
   return splittable(kernel.body, Uniformity(kernel)) && !leaves_split_loop(kernel.body, false);
 }
 
+void FunctionLowering::split_threads() {
+  fission_ = true;
+  recomputed_ = recomputed_variables(*f_.function);
+  for (const Node* s : recomputed_) recomputed_names_.insert(s->child(0).text);
+}
+
 llvm::Value* FunctionLowering::slot(const std::string& name) {
   llvm::AllocaInst* a = slots_.at(name);
-  if (!fission_) return a;
+  if (!fission_ || recomputed_names_.count(name)) return a;
   return b_.CreateInBoundsGEP(a->getAllocatedType(), a, {b_.getInt64(0), thread_id_});
 }
 
 llvm::AllocaInst* FunctionLowering::make_slot(llvm::Type* type, const std::string& name) {
-  if (!fission_) return b_.CreateAlloca(type, nullptr, name);
+  if (!fission_ || recomputed_names_.count(name)) return b_.CreateAlloca(type, nullptr, name);
   return b_.CreateAlloca(llvm::ArrayType::get(type, kMaxThreads), nullptr, name);
 }
 
@@ -217,6 +280,7 @@ void FunctionLowering::thread_loop(const std::function<void()>& body) {
       linear = b_.CreateAdd(b_.CreateMul(linear, b_.CreateZExt(dims[0], b_.getInt64Ty())),
                             b_.CreateZExt(ids[0], b_.getInt64Ty()));
       thread_id_ = linear;
+      for (const Node* s : recomputed_) stmt(*s);
       body();
       return;
     }
@@ -244,6 +308,7 @@ void FunctionLowering::as_thread_zero() {
   for (int k = 0; k < 3; ++k)
     b_.CreateStore(b_.getInt32(0), b_.CreateConstGEP1_32(b_.getInt32Ty(), thread_ctx_, k));
   thread_id_ = b_.getInt64(0);
+  for (const Node* s : recomputed_) stmt(*s);
 }
 
 void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {

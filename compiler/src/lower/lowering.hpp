@@ -174,7 +174,7 @@ class FunctionLowering {
   void lower();
   // Host: the kernel runs a whole block, as thread loops split at its barriers
   // (barrier_fission.cpp; ModuleLowering::split_barriers).
-  void split_threads() { fission_ = true; }
+  void split_threads();
   // Lowers the body into `fn`, an empty function of another signature (a
   // kernel's .entry): `arguments` makes the parameters' values in its entry block.
   using ArgumentMaker = std::function<std::vector<llvm::Value*>(llvm::IRBuilder<>&)>;
@@ -367,6 +367,9 @@ class FunctionLowering {
   std::map<std::string, llvm::AllocaInst*> slots_;
   bool fission_ = false;
   llvm::Value* thread_id_ = nullptr;
+  // Split: variables each thread loop computes again (recomputed_variables).
+  std::vector<const ir::Node*> recomputed_;
+  std::unordered_set<std::string> recomputed_names_;
   // Parameters the body never assigns: their values, with no slot.
   std::map<std::string, llvm::Value*> parameters_;
   std::vector<Loop> loops_;
@@ -398,6 +401,7 @@ void find_block_barriers(ModuleLowering& m,
                          const typing::TypedFunction& entry);
 // Host, after find_block_barriers: whether the kernel's barriers can split its block into
 // thread loops (barrier_fission.cpp).
+std::vector<const ir::Node*> recomputed_variables(const ir::Function& kernel);
 bool split_at_barriers(const ModuleLowering& m,
                        const std::vector<const typing::TypedFunction*>& functions,
                        const typing::TypedFunction& entry);
