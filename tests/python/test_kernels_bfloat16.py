@@ -309,10 +309,11 @@ def test_bfloat16_scalar_arguments_and_values_in_device_functions():
     @cuda.jit
     def kernel(x, out):
         out[0] = cuda.float32(add(x, bfloat16(5)))  # 8.140625: 8 bits keep 8.125
+        out[1] = isinstance(x, bfloat16) and not isinstance(x, cuda.float16)
 
-    out = np.zeros(1, np.float32)
+    out = np.zeros(2, np.float32)
     kernel[1, 1](ml_dtypes.bfloat16(3.140625), out)
-    assert out[0] == 8.125
+    assert list(out) == [8.125, 1.0]
 
 
 def test_bfloat16_arrays_of_ml_dtypes_compute_in_bfloat16():

@@ -1,5 +1,5 @@
 """Builtins: range (see control flow), len, min, max, abs, int, float, bool,
-complex, round, and casts through cudajit's and NumPy's scalar types."""
+complex, round, isinstance, and casts through cudajit's and NumPy's scalar types."""
 
 import enum
 import math
@@ -507,3 +507,30 @@ def test_pow_with_a_modulus_is_a_compile_error():
 
     with pytest.raises(cuda.CompileError, match=r"pow\(\) takes 2 arguments; got 3"):
         cuda.jit(three)[1, 1](np.zeros(1))
+
+
+def test_isinstance_of_number_types_is_known_when_compiling_as_numba_types_it():
+    @cuda.jit
+    def kinds(x, i, out):
+        out[0] = isinstance(x, cuda.float32)
+        out[1] = isinstance(x, np.float64)
+        out[2] = isinstance(x, float)
+        out[3] = isinstance(i, (float, complex))
+        out[4] = isinstance(i, int)
+        out[5] = isinstance(True, int)  # Numba: bool is not an integer type
+        out[6] = isinstance(True, bool)
+        out[7] = isinstance(x, (cuda.int64, cuda.float32))
+
+    out = np.zeros(8, np.bool_)
+    kinds[1, 1](np.float32(1.5), 3, out)
+    assert list(out) == [True, False, True, False, True, False, True, True]
+
+
+def test_isinstance_of_something_other_than_a_number_type_is_a_compile_error():
+    def kernel(out):
+        out[0] = isinstance(out, len)
+
+    with pytest.raises(cuda.CompileError,
+                       match="isinstance\\(\\) in kernels takes a number type or a tuple of "
+                             "them, got len"):
+        cuda.jit(kernel)[1, 1](np.zeros(1, np.bool_))

@@ -1,4 +1,4 @@
-// Python's builtins in kernels: len, min, max, abs, round, print, a.ctypes.data
+// Python's builtins in kernels: len, min, max, abs, round, print, isinstance, a.ctypes.data
 // (array.address), and range() outside a for loop (refused). int, float, bool and complex
 // are conversions (conversions.cpp).
 #include <llvm/IR/Intrinsics.h>
@@ -105,6 +105,32 @@ llvm::Value* lower_round(FunctionLowering& f, const Node& n) {
   return f.cast(r, args[0].type, result);
 }
 
+// isinstance.<kind>(x), the front end's isinstance(x, T) for each type T: a scalar type
+// (cudajit's, NumPy's or Numba's, by its name), or Python's int, float or complex (any integer,
+// float or complex number; bool is neither, as Numba types it) or bool. Known when compiling.
+bool is_instance(const Type& t, std::string_view kind) {
+  if (!t.is_scalar()) return false;
+  const Scalar s = t.scalar();
+  if (kind == "int") return is_integer(s);
+  if (kind == "float") return is_float(s);
+  if (kind == "complex") return is_complex(s);
+  if (kind == "bool") return s == Scalar::Bool;
+  return scalar_from_name(kind) == s;
+}
+
+Type type_isinstance(const Node& call, const std::vector<Type>&, typing::TypedFunction&) {
+  std::string_view kind = suffix(call, "isinstance.");
+  if (kind != "int" && kind != "float" && kind != "complex" && kind != "bool" &&
+      !scalar_from_name(kind))
+    type_error(call, "isinstance() in kernels takes a number type, got " + std::string(kind));
+  return Type::scalar(Scalar::Bool);
+}
+
+llvm::Value* lower_isinstance(FunctionLowering& f, const Node& n) {
+  std::vector<lower::Value> args = f.argument_values(n);  // evaluated, as Python does
+  return f.builder().getInt1(is_instance(args[0].type, suffix(n, "isinstance.")));
+}
+
 Type type_range(const Node& call, const std::vector<Type>&, typing::TypedFunction&) {
   type_error(call, "range() can only be used as the iterable of a for loop");
 }
@@ -143,6 +169,7 @@ void register_python_builtins(Registry& r) {
   r.add({"abs", takes(1), type_abs, lower_abs});
   r.add({"round", takes(1, 2), type_round, lower_round});
   r.add({"range", kRuleChecksArity, type_range, nullptr});
+  r.add({"isinstance.", takes(1), type_isinstance, lower_isinstance});
   r.add({"print", kRuleChecksArity, type_print,
          [](FunctionLowering& f, const Node& n) -> llvm::Value* {
            f.print(n);

@@ -121,6 +121,8 @@ def _call_builtin(t: FunctionTranslator, callee: BuiltinFunction, node: ast.Call
                       "in kernels", node)
     if callee.ir_name == "print":
         return IRNode("call", loc, "print", *(_print_item(t, a) for a in node.args))
+    if callee.ir_name == "isinstance":
+        return _isinstance(t, node)
     if (callee.ir_name == "float" and len(node.args) == 1 and not node.keywords
             and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
         return _float_of_string(t, node.args[0])
@@ -130,6 +132,29 @@ def _call_builtin(t: FunctionTranslator, callee: BuiltinFunction, node: ast.Call
     if callee.numpy_inputs:  # np.sin: complex numbers too
         return ufunc_element(t, callee, loc, t.args(node))
     return IRNode("call", loc, callee.ir_name, *t.args(node))
+
+
+def _isinstance(t: FunctionTranslator, node: ast.Call) -> IRNode:
+    """isinstance(x, T) or isinstance(x, (T1, T2)) for number types T (cudajit's, NumPy's,
+    Numba's, or Python's int, float, complex and bool): known when compiling, from x's type,
+    as in Numba; a tuple is the `or` of its types."""
+    loc = t.loc(node)
+    if len(node.args) != 2 or node.keywords:
+        raise t.error("isinstance() takes exactly two arguments", node)
+    spec = node.args[1]
+    kinds = []
+    for item in (spec.elts if isinstance(spec, ast.Tuple) else [spec]):
+        resolved = t.resolve(item) if isinstance(item, (ast.Name, ast.Attribute)) else None
+        name = getattr(resolved, "ir_name", "")
+        kind = name[len("cast."):] if name.startswith("cast.") else name
+        if not isinstance(resolved, BuiltinFunction) or not (
+                name.startswith("cast.") or name in ("int", "float", "complex", "bool")):
+            raise t.error(f"isinstance() in kernels takes a number type or a tuple of them, "
+                          f"got {ast.unparse(item)}", item)
+        kinds.append(kind)
+    value = t.expr(node.args[0])
+    tests = [IRNode("call", loc, f"isinstance.{kind}", value) for kind in kinds]
+    return tests[0] if len(tests) == 1 else IRNode("or", loc, *tests)
 
 
 def _float_of_string(t: FunctionTranslator, node: ast.Constant) -> IRNode:

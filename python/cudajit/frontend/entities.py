@@ -19,7 +19,8 @@ import numpy as np
 from .. import intrinsics, vector_types
 from ..kernel_ir import IRNode
 
-PYTHON_BUILTINS = ("range", "len", "min", "max", "abs", "int", "float", "bool", "complex", "round")
+PYTHON_BUILTINS = ("range", "len", "min", "max", "abs", "int", "float", "bool", "complex", "round",
+                   "isinstance")
 
 
 class Entity:
