@@ -430,7 +430,7 @@ def _field_view(array: DeviceNDArray, name: str) -> DeviceNDArray:
     array's, for a field that is an array)."""
     fields = array.dtype.fields
     if not fields or name not in fields:
-        raise KeyError(f"{name!r}: the device array's dtype {array.dtype} has "
+        raise ValueError(f"no field of name {name!r}: the device array's dtype {array.dtype} has "
                        + (f"the fields {', '.join(fields)}" if fields else "no fields"))
     field_dtype, offset = fields[name][:2]
     base, extents = field_dtype.subdtype or (field_dtype, ())

@@ -191,7 +191,7 @@ TEST_CASE("CAI: a mask raises NotImplementedError", "[interop]") {
   d.mask_present = true;
   Thrown t = cai_error_of(d);
   CHECK(t.kind == Kind::NotImplemented);
-  CHECK_THAT(t.message, Contains("masked arrays are not supported (mask is not None)"));
+  CHECK_THAT(t.message, Contains("Masked arrays are not supported (mask is not None)"));
 }
 
 TEST_CASE("CAI: stream 0 is disallowed", "[interop]") {
