@@ -122,3 +122,42 @@ def test_a_branch_every_thread_takes_alike_may_hold_a_barrier(flag):
     uniform_branch[2, TPB](a, out, flag)
     want = a.reshape(2, TPB)[:, ::-1].ravel() if flag else -a
     np.testing.assert_array_equal(out, want)
+
+
+@cuda.jit
+def uniform_read_then_updated(out, later):
+    s = cuda.shared.array(TPB, np.int64)
+    t = cuda.threadIdx.x
+    k = 3
+    s[t] = t
+    cuda.syncthreads()
+    out[cuda.grid(1)] = k + s[TPB - 1 - t]  # every thread reads k before any updates it
+    k = k + 1
+    cuda.syncthreads()
+    later[cuda.grid(1)] = k
+
+
+@cuda.jit
+def uniform_updated_then_read(out):
+    s = cuda.shared.array(TPB, np.int64)
+    t = cuda.threadIdx.x
+    step = 1
+    s[t] = t
+    cuda.syncthreads()
+    while step < 8:
+        step *= 2  # once per block, then every thread reads the new value
+        out[cuda.grid(1)] += s[(t + step) % TPB]
+        cuda.syncthreads()
+
+
+def test_a_uniform_value_changed_between_barriers_is_read_as_each_thread_would():
+    out = np.zeros(2 * TPB, np.int64)
+    later = np.zeros_like(out)
+    uniform_read_then_updated[2, TPB](out, later)
+    t = np.arange(2 * TPB) % TPB
+    np.testing.assert_array_equal(out, 3 + (TPB - 1 - t))
+    np.testing.assert_array_equal(later, 4)
+    out = np.zeros(TPB, np.int64)
+    uniform_updated_then_read[1, TPB](out)
+    t = np.arange(TPB)
+    np.testing.assert_array_equal(out, (t + 2) % TPB + (t + 4) % TPB + (t + 8) % TPB)

@@ -74,6 +74,8 @@ class Uniformity {
     }
   }
 
+  bool uniform_name(const std::string& name) const { return !specific_.count(name); }
+
   bool uniform(const Node& e) const {
     bool ok = true;
     visit(e, [&](const Node& x) {
@@ -122,6 +124,96 @@ class Uniformity {
   }
 
   std::unordered_set<std::string> specific_;
+};
+
+void names_in(const Node& n, std::unordered_set<std::string>& out) {
+  visit(n, [&](const Node& x) {
+    if (x.kind == NodeKind::Name) out.insert(x.text);
+  });
+}
+
+// Uniform variables a split block keeps once per block instead of per thread: each of
+// their assignments is a top-level statement of a thread loop's statements that no
+// earlier one of them mentions, computed from uniform values that no earlier one
+// assigns (or from such variables); it runs once, before the thread loop.
+class BlockScalars {
+ public:
+  BlockScalars(const ir::Function& kernel, const Uniformity& u,
+               const std::unordered_set<std::string>& excluded)
+      : u_(u) {
+    for (const auto& s : kernel.body)
+      visit(*s, [&](const Node& n) {
+        if (n.kind == NodeKind::Assign || n.kind == NodeKind::AugAssign || n.kind == NodeKind::For)
+          targets(n.child(0), names);
+      });
+    for (const std::string& p : kernel.params) names.erase(p);
+    for (const std::string& e : excluded) names.erase(e);
+    for (auto it = names.begin(); it != names.end();)
+      it = u_.uniform_name(*it) ? std::next(it) : names.erase(it);
+    for (size_t before = names.size() + 1; names.size() != before;) {
+      before = names.size();
+      hoisted.clear();
+      std::unordered_set<std::string> bad;
+      walk(kernel.body, bad);
+      for (const std::string& b : bad) names.erase(b);
+    }
+  }
+
+  std::unordered_set<std::string> names;
+  std::unordered_set<const Node*> hoisted;
+
+ private:
+  void walk(const std::vector<ir::NodePtr>& stmts, std::unordered_set<std::string>& bad) {
+    std::vector<const Node*> run;
+    for (const auto& s : stmts) {
+      if (!holds_barrier(*s)) {
+        run.push_back(s.get());
+        continue;
+      }
+      check(run, bad);
+      run.clear();
+      for (const auto& c : s->children)
+        if (c->kind == NodeKind::Block) walk(c->children, bad);
+    }
+    check(run, bad);
+  }
+
+  void check(const std::vector<const Node*>& run, std::unordered_set<std::string>& bad) {
+    std::unordered_set<std::string> seen, assigned;
+    for (const Node* s : run) {
+      bool top = (s->kind == NodeKind::Assign || s->kind == NodeKind::AugAssign) &&
+                 s->child(0).kind == NodeKind::Name && names.count(s->child(0).text);
+      if (top) {
+        const std::string& v = s->child(0).text;
+        std::unordered_set<std::string> reads;
+        names_in(s->child(1), reads);
+        bool ok = !seen.count(v) && u_.uniform(s->child(1));
+        for (const std::string& r : reads) ok &= names.count(r) || !assigned.count(r);
+        if (ok)
+          hoisted.insert(s);
+        else
+          bad.insert(v);
+      } else {
+        std::unordered_set<std::string> written;
+        visit(*s, [&](const Node& n) {
+          if (n.kind == NodeKind::Assign || n.kind == NodeKind::AugAssign ||
+              n.kind == NodeKind::For)
+            targets(n.child(0), written);
+        });
+        for (const std::string& w : written)
+          if (names.count(w)) bad.insert(w);
+      }
+      names_in(*s, seen);
+      if (s->kind == NodeKind::Assign || s->kind == NodeKind::AugAssign)
+        targets(s->child(0), assigned);
+      visit(*s, [&](const Node& n) {
+        if (n.kind == NodeKind::Assign || n.kind == NodeKind::AugAssign || n.kind == NodeKind::For)
+          targets(n.child(0), assigned);
+      });
+    }
+  }
+
+  const Uniformity& u_;
 };
 
 // Every barrier in `stmts` is reached by all threads alike.
@@ -251,6 +343,10 @@ void FunctionLowering::split_threads() {
   fission_ = true;
   recomputed_ = recomputed_variables(*f_.function);
   for (const Node* s : recomputed_) recomputed_names_.insert(s->child(0).text);
+  BlockScalars scalars(*f_.function, Uniformity(*f_.function), recomputed_names_);
+  hoisted_ = std::move(scalars.hoisted);
+  for (const std::string& name : scalars.names) recomputed_names_.insert(name);  // scalar slots
+  block_scalars_ = std::move(scalars.names);
 }
 
 llvm::Value* FunctionLowering::slot(const std::string& name) {
@@ -315,9 +411,20 @@ void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
   std::vector<const Node*> run;
   auto flush = [&] {
     if (run.empty()) return;
-    thread_loop([&] {
-      for (const Node* s : run) stmt(*s);
-    });
+    std::vector<const Node*> per_thread;
+    for (const Node* s : run) {
+      if (!hoisted_.count(s)) {
+        per_thread.push_back(s);
+        continue;
+      }
+      as_thread_zero();  // a block scalar's assignment: once, before the thread loop
+      stmt(*s);
+      thread_id_ = nullptr;
+    }
+    if (!per_thread.empty())
+      thread_loop([&] {
+        for (const Node* s : per_thread) stmt(*s);
+      });
     run.clear();
   };
   for (const auto& s : stmts) {
@@ -401,7 +508,13 @@ void FunctionLowering::split_for(const Node& s) {
   llvm::Value* down = b_.CreateAnd(b_.CreateICmpSLT(step, int64(0)), b_.CreateICmpSGT(i, stop));
   b_.CreateCondBr(b_.CreateOr(up, down), body_bb, exit_bb);
   b_.SetInsertPoint(body_bb);
-  thread_loop([&] { assign(s.child(0), i, i64); });
+  if (block_scalars_.count(s.child(0).text)) {
+    as_thread_zero();
+    assign(s.child(0), i, i64);
+    thread_id_ = nullptr;
+  } else {
+    thread_loop([&] { assign(s.child(0), i, i64); });
+  }
   split_block(s.child(4).children);
   b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), counter), step), counter);
   b_.CreateBr(cond_bb);

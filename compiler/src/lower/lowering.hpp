@@ -369,7 +369,9 @@ class FunctionLowering {
   llvm::Value* thread_id_ = nullptr;
   // Split: variables each thread loop computes again (recomputed_variables).
   std::vector<const ir::Node*> recomputed_;
-  std::unordered_set<std::string> recomputed_names_;
+  std::unordered_set<std::string> recomputed_names_;  // and block scalars: scalar slots
+  std::unordered_set<const ir::Node*> hoisted_;        // block scalars' assignments
+  std::unordered_set<std::string> block_scalars_;
   // Parameters the body never assigns: their values, with no slot.
   std::map<std::string, llvm::Value*> parameters_;
   std::vector<Loop> loops_;
