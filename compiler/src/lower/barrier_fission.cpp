@@ -9,6 +9,7 @@
 // at the top level of the kernel's body or of loops and `if`s whose conditions are the
 // same in every thread (no thread index, no memory read, no device call in them); no
 // early `return`, raise, warp function or local array. Others run as fibers.
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -217,26 +218,27 @@ class BlockScalars {
 };
 
 // Every barrier in `stmts` is reached by all threads alike.
-bool splittable(const std::vector<ir::NodePtr>& stmts, const Uniformity& u) {
+bool splittable(const std::vector<ir::NodePtr>& stmts, const Uniformity& u, const Node*& where) {
   for (const auto& s : stmts) {
     if (!holds_barrier(*s) || is_barrier_statement(*s)) continue;
+    where = s.get();
     switch (s->kind) {
       case NodeKind::If:
-        if (!u.uniform(s->child(0)) || !splittable(s->child(1).children, u) ||
-            !splittable(s->child(2).children, u))
+        if (!u.uniform(s->child(0)) || !splittable(s->child(1).children, u, where) ||
+            !splittable(s->child(2).children, u, where))
           return false;
         break;
       case NodeKind::While:
-        if (!u.uniform(s->child(0)) || !splittable(s->child(1).children, u)) return false;
+        if (!u.uniform(s->child(0)) || !splittable(s->child(1).children, u, where)) return false;
         break;
       case NodeKind::For:
         if (s->size() != 5 || s->child(0).kind != NodeKind::Name || !u.uniform(s->child(1)) ||
             !u.uniform(s->child(2)) || !u.uniform(s->child(3)) ||
-            !splittable(s->child(4).children, u))
+            !splittable(s->child(4).children, u, where))
           return false;
         break;
       case NodeKind::Block:
-        if (!splittable(s->children, u)) return false;
+        if (!splittable(s->children, u, where)) return false;
         break;
       default:
         return false;  // a barrier inside an expression or a statement we do not split
@@ -315,28 +317,40 @@ std::vector<const Node*> recomputed_variables(const ir::Function& kernel) {
   return out;
 }
 
-bool split_at_barriers(const ModuleLowering& m,
-                       const std::vector<const typing::TypedFunction*>& functions,
-                       const typing::TypedFunction& entry) {
-  if (m.block_syncing.size() != 1 || !m.block_syncing.count(&entry)) return false;
-  bool blocked = false;
+std::string split_refusal(const ModuleLowering& m,
+                          const std::vector<const typing::TypedFunction*>& functions,
+                          const typing::TypedFunction& entry) {
+  if (m.block_syncing.size() != 1 || !m.block_syncing.count(&entry))
+    return "a barrier in a device function";
+  std::string refusal;
+  auto refuse = [&](const Node& n, const char* why) {
+    if (refusal.empty()) refusal = std::string(why) + " (line " + std::to_string(n.loc.line) + ")";
+  };
   for (const typing::TypedFunction* f : functions)
     for (const auto& s : f->function->body)
       visit(*s, [&](const Node& n) {
-        blocked |= n.kind == NodeKind::Call && warp_level(n.text);
-        if (f == &entry)
-          blocked |= n.kind == NodeKind::Return || n.kind == NodeKind::Raise ||
-                     n.kind == NodeKind::Assert ||
-                     (n.kind == NodeKind::Call && n.text.starts_with("cuda.local.array"));
+        if (n.kind == NodeKind::Call && warp_level(n.text)) refuse(n, "a warp function");
+        if (f != &entry) return;
+        if (n.kind == NodeKind::Return || n.kind == NodeKind::Raise || n.kind == NodeKind::Assert)
+          refuse(n, "a thread may leave the kernel early");
+        if (n.kind == NodeKind::Call && n.text.starts_with("cuda.local.array"))
+          refuse(n, "a local array");
       });
-  if (blocked) return false;
+  if (!refusal.empty()) return refusal;
   // Every variable is kMaxThreads elements on the worker's stack: at most 1 MiB of them.
   uint64_t bytes = 0;
   for (const auto& [name, type] : entry.locals)
     bytes += type.is_array() ? 8 + 16 * static_cast<uint64_t>(type.ndim()) : 16;
-  if (bytes * kMaxThreads > (uint64_t(1) << 20)) return false;
+  if (bytes * kMaxThreads > (uint64_t(1) << 20)) return "over 1 MiB of per-thread variables";
   const ir::Function& kernel = *entry.function;
-  return splittable(kernel.body, Uniformity(kernel)) && !leaves_split_loop(kernel.body, false);
+  const Node* where = nullptr;
+  if (!splittable(kernel.body, Uniformity(kernel), where)) {
+    refuse(*where, "a barrier that threads may reach differently");
+    return refusal;
+  }
+  if (leaves_split_loop(kernel.body, false))
+    return "break or continue in a loop that holds a barrier";
+  return "";
 }
 
 void FunctionLowering::split_threads() {

@@ -135,6 +135,7 @@ struct ModuleLowering {
   std::unordered_set<const ir::Node*> grid_stride_loops{};
   // Host: the kernel's block runs as thread loops split at its barriers (no fibers).
   bool split_barriers = false;
+  std::string not_split_because{};  // why a block that synchronises is not split
 
   llvm::Type* value_type(const Type& t);  // in registers: bool is i1
   llvm::Type* memory_type(Scalar s);      // in memory: bool is i8
@@ -401,12 +402,13 @@ int64_t raise_code(std::string_view name);
 void find_block_barriers(ModuleLowering& m,
                          const std::vector<const typing::TypedFunction*>& functions,
                          const typing::TypedFunction& entry);
-// Host, after find_block_barriers: whether the kernel's barriers can split its block into
-// thread loops (barrier_fission.cpp).
+// Host (barrier_fission.cpp): a split kernel's variables that each thread loop computes
+// again; after find_block_barriers, why the kernel's barriers cannot split its block
+// into thread loops, or "" when they can (the reason goes to CUDAJIT_DUMP=cpu).
 std::vector<const ir::Node*> recomputed_variables(const ir::Function& kernel);
-bool split_at_barriers(const ModuleLowering& m,
-                       const std::vector<const typing::TypedFunction*>& functions,
-                       const typing::TypedFunction& entry);
+std::string split_refusal(const ModuleLowering& m,
+                          const std::vector<const typing::TypedFunction*>& functions,
+                          const typing::TypedFunction& entry);
 // Host, after find_block_barriers: fills ModuleLowering::grid_stride_loops (grid_stride.cpp).
 void find_grid_stride_loops(ModuleLowering& m,
                             const std::vector<const typing::TypedFunction*>& functions,

@@ -368,6 +368,7 @@ void dump_host_path(const ModuleLowering& m, const TypedFunction& entry) {
     } else {
       text += "block barriers, in";
       for (const TypedFunction* f : m.block_syncing) text += " " + f->function->name;
+      text += "; not split into thread loops: " + m.not_split_because;
     }
   } else if (m.split_barriers) {
     text = "thread loops split at barriers: the statements between two barriers are a loop "
@@ -465,7 +466,10 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
       all.push_back(program.entry);
     find_block_barriers(m, all, *program.entry);
     find_grid_stride_loops(m, all, *program.entry);
-    m.split_barriers = !device_entry && split_at_barriers(m, all, *program.entry);
+    if (!device_entry && !m.block_syncing.empty()) {
+      m.not_split_because = split_refusal(m, all, *program.entry);
+      m.split_barriers = m.not_split_because.empty();
+    }
   }
   for (const TypedFunction* f : reachable) {
     FunctionLowering lowering(m, *f);
