@@ -67,11 +67,19 @@ print("after", out.copy_to_host()[:BLOCKS * 32].min())
 """
 
 
+def _ctrl_c_as_by_default() -> None:
+    """In the child before it runs: SIGINT's default action. A test run started as a shell's
+    background job ignores SIGINT, its children inherit that, and Python then installs no
+    KeyboardInterrupt handler (and _thread.interrupt_main() does nothing)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run(device: str, blocks: int, iterations: int) -> dict[str, float]:
     code = SCRIPT.format(blocks=blocks, iterations=iterations)
     env = dict(os.environ, PYTHONPATH=PYTHON_DIR, CUDAJIT_DEVICE=device)
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                            text=True, env=env, timeout=240)
+                            text=True, env=env, timeout=240, preexec_fn=_ctrl_c_as_by_default)
     assert result.returncode == 0, result.stdout + result.stderr
     values = dict(re.findall(r"^(\w+) (\S+)$", result.stdout, re.M))
     assert set(values) == {"device", "rest", "stream", "event", "after"}, result.stdout
@@ -202,7 +210,7 @@ def run_runaways(device: str) -> dict[str, tuple]:
     env = dict(os.environ, PYTHONPATH=PYTHON_DIR, CUDAJIT_DEVICE=device)
     env["NUMBA_CUDA_WARN_ON_IMPLICIT_COPY"] = "0"
     result = subprocess.run([sys.executable, "-c", RUNAWAY], capture_output=True, text=True,
-                            env=env, timeout=120)
+                            env=env, timeout=120, preexec_fn=_ctrl_c_as_by_default)
     assert result.returncode == 0, result.stdout + result.stderr
     values = {name: (a, b) for name, a, b in re.findall(r"^(\w+) (\S+) (\S+)$", result.stdout,
                                                          re.M)}
@@ -270,7 +278,8 @@ def test_sigint_stops_a_kernel_that_never_ends(device):
         pytest.skip("needs the simulated GPU")
     env = dict(os.environ, PYTHONPATH=PYTHON_DIR, CUDAJIT_DEVICE=device)
     child = subprocess.Popen([sys.executable, "-c", SIGINT_CHILD], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=env)
+                             stderr=subprocess.PIPE, text=True, env=env,
+                             preexec_fn=_ctrl_c_as_by_default)
     try:
         assert child.stdout.readline().strip() == "running"
         time.sleep(0.3)  # inside synchronize() by now
