@@ -156,6 +156,7 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
         warnings.warn(f"jit(): {', '.join(f'{k}={options[k]!r}' for k in ignored)} has no effect "
                       "in cudajit yet", UserWarning, stacklevel=2)
     opt = True if opt is None else bool(opt)
+    inline = _inline_mode(options)
     if debug and opt:  # Numba's rule; cudajit's reason
         warnings.warn("debug=True with opt=True: debugging optimised device code is not "
                       "supported by CUDA's debugger (cuda-gdb reads few of its variables: their "
@@ -175,11 +176,11 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
                     "cudajit links foreign code with kernels: give link= to the kernels "
                     "that call this device function, or to cuda.declare_device")
             return DeviceFunction(pyfunc, list(signatures), fastmath=fastmath,
-                                  inline=_inline_mode(options), debug=debug,
+                                  inline=inline, debug=debug,
                                   lineinfo=lineinfo, opt=opt)
         kind = DebugDispatcher if debug else Dispatcher
-        if _inline_mode(options):  # a kernel called from a kernel is a device function
-            frontend.set_inline_mode(pyfunc, _inline_mode(options))
+        if inline:  # a kernel called from a kernel is a device function
+            frontend.set_inline_mode(pyfunc, inline)
         return kind(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug,
                     max_registers=max_registers, launch_bounds=bounds,
                     cache_dir=caching.cache_dir_for(pyfunc) if cache else None, link=link,

@@ -471,21 +471,23 @@ class DeviceRecord:
         self._array.copy_to_device(ary._array if isinstance(ary, DeviceRecord) else
                                    np.asarray(ary, dtype=self.dtype).reshape(()), stream=stream)
 
+    def _holds_a_value(self, name: str) -> bool:
+        """Whether the field `name` is one number (or characters), read and written through a
+        copy of the record; arrays and records inside it are device views."""
+        field = (self.dtype.fields or {}).get(name)
+        return field is not None and field[0].subdtype is None and field[0].names is None
+
     def __getitem__(self, name: str) -> Any:
-        base = self.dtype.fields[name][0] if self.dtype.fields and name in self.dtype.fields \
-            else None
-        if base is not None and base.subdtype is None and base.names is None:
-            return self.copy_to_host()[name]  # a number (or characters): its value
+        if self._holds_a_value(name):
+            return self.copy_to_host()[name]
         view = _field_view(self._array, name)
         return DeviceRecord(view) if view.ndim == 0 else view
 
     def __setitem__(self, name: str, value: Any) -> None:
-        base = self.dtype.fields[name][0] if self.dtype.fields and name in self.dtype.fields \
-            else None
-        if base is not None and base.subdtype is None and base.names is None:
+        if self._holds_a_value(name):
             host = self.copy_to_host()  # one record: written back whole
             host[name] = value
-            self._array.copy_to_device(np.asarray(host).reshape(()))
+            self.copy_to_device(host)
             return
         view = _field_view(self._array, name)
         view.copy_to_device(np.ascontiguousarray(

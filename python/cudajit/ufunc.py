@@ -19,8 +19,8 @@ the function returns for them.
 from __future__ import annotations
 
 import itertools
-import warnings
 import sys
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
