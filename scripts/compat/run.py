@@ -204,23 +204,23 @@ def run_target(python: Path, root: Path, target: str, files: list[str],
     return {"seconds": round(seconds), "files": by_file}
 
 
-def reused_runs(targets: list[str], files: list[str]) -> dict[str, Any]:
-    """The runs of `targets` from the last results.json, for these files (each must be there:
-    an incomplete baseline would count as failures)."""
+def reused_runs(targets: list[str], files: list[str], source: Path) -> dict[str, Any]:
+    """The runs of `targets` from `source` (a results.json), for these files (each must be
+    there: an incomplete baseline would count as failures)."""
     if not targets:
         return {}
-    last = json.loads((OUT / "results.json").read_text())["runs"]
+    last = json.loads(source.read_text())["runs"]
     runs = {}
     for target in targets:
         if target not in last:
-            sys.exit(f"--reuse {target}: the last results.json has no run of it")
+            sys.exit(f"--reuse {target}: {source} has no run of it")
         missing = [rel for rel in files if rel not in last[target]["files"]]
         if missing:
-            sys.exit(f"--reuse {target}: the last run lacks {len(missing)} of these files, "
+            sys.exit(f"--reuse {target}: {source} lacks {len(missing)} of these files, "
                      f"such as {missing[0]}")
         runs[target] = {**last[target],
                         "files": {rel: last[target]["files"][rel] for rel in files}}
-        print(f"==> {target}: reused from the last results.json", flush=True)
+        print(f"==> {target}: reused from {source}", flush=True)
     return runs
 
 
@@ -249,6 +249,9 @@ def main() -> None:
                         help="comma-separated targets whose results are taken from the last "
                         "run's build/compat/results.json instead of run again (a baseline "
                         "unchanged since: numba, numba-gpu)")
+    parser.add_argument("--reuse-from", type=Path, default=OUT / "results.json",
+                        help="the results.json --reuse reads (a whole run's, kept aside, "
+                        "while runs of a few files overwrite build/compat/results.json)")
     args = parser.parse_args()
     wanted = [t for t in args.targets.split(",") if t]
     unknown = set(wanted) - set(TARGETS)
@@ -264,7 +267,7 @@ def main() -> None:
     files = sorted(str(p.relative_to(root)) for p in root.rglob("test_*.py")
                    if args.files in str(p.relative_to(root)))
     OUT.mkdir(parents=True, exist_ok=True)
-    reused = reused_runs([t for t in args.reuse.split(",") if t], files)
+    reused = reused_runs([t for t in args.reuse.split(",") if t], files, args.reuse_from)
     runs = {target: reused[target] if target in reused else
             run_target(python, root, target, files, args) for target in targets}
     # The documentation examples: skipped on numba-cuda's simulator (no baseline here;
