@@ -44,6 +44,7 @@ from . import bf16  # noqa: E402  (cuda.bf16.hadd ...: device functions, needs j
 from .vector_types import *  # noqa: E402,F401,F403  (cuda.float32x4, cuda.float4 ...)
 from . import libdevice  # noqa: E402  (cuda.libdevice.sinf ...: device functions, needs jit)
 from . import cmath_impl  # noqa: E402,F401  (cmath in kernels: registers with the front end)
+from . import array_reductions  # noqa: E402,F401  (np.sum ... in kernels: registers too)
 from . import extending  # noqa: E402,F401  (@overload ...: registers with the front end)
 
 __version__ = "0.1.0"

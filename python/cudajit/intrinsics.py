@@ -160,6 +160,16 @@ like = _namespace("like", "Values in the precision of a first argument.", {
     "real": "like.real(z, v): v as float32 when z is float32 or complex64, else float64.",
     "complex": "like.complex(z, re, im): complex64 when z is float32 or complex64, "
                "else complex128.",
+    "item": "like.item(a, v): v as the element type of the array a.",
+})
+
+# For cudajit.array_reductions (and the front end's ufunc loops): an array's elements by
+# their position in C order. Not Numba's API.
+elements = _namespace("ufunc", "An array's elements by their position in C order.", {
+    "size": "size(out): how many elements out has.",
+    "item": "item(x, out, i): x's element at out's i-th position (NumPy's broadcasting), "
+            "or x itself for a number.",
+    "store": "store(out, i, v): v cast to out's dtype, into out's i-th element.",
 })
 
 cg = _namespace("cg", "Cooperative groups.", {

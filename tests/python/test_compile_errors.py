@@ -43,21 +43,6 @@ def uses_list_comprehension(out):
     out[0] = values[0]
 
 
-def uses_while_else(out):
-    i = 0
-    while i < 3:
-        i += 1
-    else:
-        out[0] = i
-
-
-def uses_for_else(out):
-    for i in range(3):
-        out[0] = i
-    else:
-        out[0] = -1
-
-
 def uses_dict(out):
     table = {1: 2}
     out[0] = table[1]
@@ -134,8 +119,6 @@ UNSUPPORTED = [
     (uses_with, "with out:", [r"\bwith\b"]),
     (uses_lambda, "lambda", [r"lambda"]),
     (uses_list_comprehension, "[v * 2 for v in range(3)]", [r"comprehension"]),
-    (uses_while_else, "while i < 3:", [r"\belse\b"]),
-    (uses_for_else, "for i in range(3):", [r"\belse\b"]),
     (uses_dict, "{1: 2}", [r"dict"]),
     (uses_set, "{1, 2}", [r"\bset\b"]),
     (uses_del, "del x", [r"\bdel\b"]),
@@ -378,7 +361,11 @@ def unknown_attribute(a, out):
 
 
 def unknown_method(a, out):
-    out[0] = a.sum()
+    out[0] = a.cumsum()
+
+
+def reduction_along_an_axis(a, out):
+    out[0] = np.sum(a, axis=0)
 
 
 def len_of_a_scalar(x, out):
@@ -434,7 +421,9 @@ TYPE_ERRORS = [
     (compares_complex_numbers, (C128, np.zeros(2, np.bool_)), "z < z", [r"<|complex"]),
     (bitwise_and_of_floats, (1.5, F64), "x & x", [r"&|float"]),
     (unknown_attribute, (F64, F64), "a.dtype", [r"dtype"]),
-    (unknown_method, (F64, F64), "a.sum()", [r"sum"]),
+    (unknown_method, (F64, F64), "a.cumsum()", [r"cumsum", r"supported: .*\.sum\(\)"]),
+    (reduction_along_an_axis, (F64, F64), "axis=0", [r"np\.sum\(\)", r"whole array",
+                                                    r"'axis='"]),
     (len_of_a_scalar, (1.5, F64), "len(x)", [r"len"]),
     (math_on_an_array, (F64, F64), "math.sqrt(a)", [r"sqrt"]),
     (math_with_too_many_arguments, (1.5, F64), "math.sqrt(x, x)", [r"sqrt", r"argument"]),

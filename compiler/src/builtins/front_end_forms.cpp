@@ -89,14 +89,15 @@ void register_front_end_forms(Registry& r) {
   r.add({"cuda.vector.", kRuleChecksArity, type_vector,
          [](FunctionLowering& f, const Node& n) { return f.vector_value(n); }});
   r.add({"cuda.ufunc.size", takes(1), type_ufunc_loop,
-         [](FunctionLowering& f, const Node& n) { return f.ufunc_size(n); }});
+         [](FunctionLowering& f, const Node& n) { return f.ufunc_size(n); }, "cuda.ufunc.size"});
   r.add({"cuda.ufunc.item", takes(3), type_ufunc_loop,
-         [](FunctionLowering& f, const Node& n) { return f.ufunc_item(n); }});
+         [](FunctionLowering& f, const Node& n) { return f.ufunc_item(n); }, "cuda.ufunc.item"});
   r.add({"cuda.ufunc.store", takes(3), type_ufunc_loop,
          [](FunctionLowering& f, const Node& n) -> llvm::Value* {
            f.ufunc_store(n);
            return nullptr;
-         }});
+         },
+         "cuda.ufunc.store"});
   r.add({"debug.", takes(1), type_checked,
          [](FunctionLowering& f, const Node& n) { return f.checked(n); }});
   r.add({"extern.", kRuleChecksArity,

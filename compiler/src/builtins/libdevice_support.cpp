@@ -1,7 +1,8 @@
 // For cudajit.libdevice and cudajit.cmath_impl (not Numba's API): cuda.reinterpret.<type>(x),
 // x's bits as <type> (libdevice's float_as_int ...); cuda.libm.<j0 ...>, the Bessel functions
 // libdevice and libm have (__nv_j0 ... on the GPU, j0 ... on the host); cuda.like.real and
-// cuda.like.complex, values in the precision of a first argument.
+// cuda.like.complex, values in the precision of a first argument; cuda.like.item, a value as
+// an array's element type (cudajit.array_reductions' accumulators).
 #include "../lower/lowering.hpp"
 #include "rules.hpp"
 
@@ -14,8 +15,7 @@ using lower::FunctionLowering;
 Type type_reinterpret(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
   auto target = scalar_from_name(suffix(call, "cuda.reinterpret."));
   if (!target || !args[0].is_scalar() || args[0].is_scalar(Scalar::Bool) ||
-      is_complex(args[0].scalar()) ||
-      bit_width(args[0].scalar()) != bit_width(*target))
+      is_complex(args[0].scalar()) || bit_width(args[0].scalar()) != bit_width(*target))
     type_error(call, call.text + "() needs a number of the same width, got " + args[0].str());
   return Type::scalar(*target);
 }
@@ -29,6 +29,14 @@ Type type_like(const Node& call, const std::vector<Type>& args, typing::TypedFun
   if (call.text == "cuda.like.real")
     return Type::scalar(single ? Scalar::Float32 : Scalar::Float64);
   return Type::scalar(single ? Scalar::Complex64 : Scalar::Complex128);
+}
+
+// like.item(a, v): v as a's element type (the zero or one a reduction of `a` starts from).
+Type type_like_item(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
+  if (!args[0].is_array() || !args[1].is_scalar())
+    type_error(call, "cuda.like.item() needs an array and a number, got " + args[0].str() +
+                         " and " + args[1].str());
+  return Type::scalar(args[0].dtype());
 }
 
 Type type_bessel(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
@@ -54,6 +62,7 @@ void register_libdevice_support(Registry& r) {
   r.add({"cuda.reinterpret.", takes(1), type_reinterpret, lower_support, "cuda.reinterpret."});
   r.add({"cuda.like.real", takes(2), type_like, lower_support, "cuda.like.real"});
   r.add({"cuda.like.complex", takes(3), type_like, lower_support, "cuda.like.complex"});
+  r.add({"cuda.like.item", takes(2), type_like_item, lower_support, "cuda.like.item"});
   for (std::string_view name : {"cuda.libm.j0", "cuda.libm.j1", "cuda.libm.y0", "cuda.libm.y1"})
     r.add({name, takes(1), type_bessel, lower_support, name});
   for (std::string_view name : {"cuda.libm.jn", "cuda.libm.yn"})
@@ -73,7 +82,7 @@ llvm::Value* FunctionLowering::call_libdevice_support(const Node& n, std::string
   std::vector<Value> args;
   for (const auto& c : n.children) args.push_back({expr(*c), type_of(*c)});
   if (name.starts_with("reinterpret.")) return b_.CreateBitCast(args[0].v, m_.value_type(result));
-  if (name == "like.real") return cast(args[1].v, args[1].type, result);
+  if (name == "like.real" || name == "like.item") return cast(args[1].v, args[1].type, result);
   if (name == "like.complex") {
     Type part = Type::scalar(complex_part(result.scalar()));
     return make_complex(cast(args[1].v, args[1].type, part), cast(args[2].v, args[2].type, part),

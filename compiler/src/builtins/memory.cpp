@@ -100,9 +100,9 @@ Type type_const_array(const Node& call, std::string_view name) {
   const NamedElement e = named_element(call, name, "constant array");
   const bool record = e.record;
   if (call.size() != (record ? 3u : 2u) || call.child(0).kind != ir::NodeKind::Tuple ||
-      call.child(1).kind != ir::NodeKind::Bytes || call.child(0).size() == 0 ||
-      call.child(0).size() > kMaxArrayDims || (record && call.child(2).kind != ir::NodeKind::Bytes))
-    type_error(call, "constant array: expects a shape of 1 to " + std::to_string(kMaxArrayDims) +
+      call.child(1).kind != ir::NodeKind::Bytes || call.child(0).size() > kMaxArrayDims ||
+      (record && call.child(2).kind != ir::NodeKind::Bytes))
+    type_error(call, "constant array: expects a shape of 0 to " + std::to_string(kMaxArrayDims) +
                          " integers and its bytes");
   Type element =
       record ? record_spelled(call, call.child(2), "constant array") : Type::scalar(e.dtype);

@@ -10,7 +10,8 @@ Anything outside the supported subset raises CompileError at its node.
 The stages, each a module (docs/dev/architecture.md):
 
 - entities.py: what a name can mean when it is not a run-time value, and the objects
-  known by identity (filled by registration: ufuncs.py, cmath_impl.py);
+  known by identity (filled by registration: ufuncs.py, cmath_impl.py,
+  array_reductions.py);
 - objects.py: what a Python object read by a kernel means, and the IR of its value;
 - scope.py: one function's names and the constant expressions read from them;
 - translator.py: the visitor, statements and expressions to IR;
@@ -22,11 +23,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .entities import register_complex_math, set_inline_mode
+from .entities import register_array_reduction, register_complex_math, set_inline_mode
 from .module_builder import KernelModule, build_kernel_module
 
-__all__ = ["build_module", "build_kernel_module", "KernelModule", "register_complex_math",
-           "set_inline_mode"]
+__all__ = ["build_module", "build_kernel_module", "KernelModule",
+           "register_array_reduction", "register_complex_math", "set_inline_mode"]
 
 
 def build_module(pyfunc: Callable[..., Any]) -> str:

@@ -22,10 +22,10 @@ from ..kernel_ir import IRNode, ir_identifier
 from ..source import read_function
 from . import overloads
 from .entities import (
-    BuiltinFunction, CffiFFI, Constant, Dim3, ForeignFunction, GridGroup, GridIntrinsic,
-    IntrinsicFunction,
+    ArrayReduction, BuiltinFunction, CffiFFI, Constant, Dim3, ForeignFunction, GridGroup,
+    GridIntrinsic, IntrinsicFunction,
     IntrinsicValue, NumpyUfunc, OperatorFunction, OverloadedFunction, PythonFunction,
-    PythonModule,
+    PythonModule, array_method, array_method_names,
 )
 from .scope import EXCEPTION_RECORD, VARARG_COUNT, NotConstant, is_number
 from .ufuncs import call_ufunc, ufunc_element
@@ -51,6 +51,10 @@ def translate_call(t: FunctionTranslator, node: ast.Call) -> IRNode:
         if isinstance(base, (PythonModule, Dim3, CffiFFI)):
             callee = t.namespace_attribute(base, func)
         else:
+            reduction = array_method(func.attr) if func.attr not in METHODS else None
+            if reduction is not None:  # a.sum(): np.sum(a)
+                return call_entity(t, reduction.function,
+                                   _array_reduction_call(t, node, method=True))
             if func.attr not in METHODS:
                 overloaded = overloads.method_call(t, node, func.attr)  # @overload_method
                 if overloaded is not None:
@@ -71,8 +75,32 @@ def call_entity(t: FunctionTranslator, callee: Any, node: ast.Call) -> IRNode:
         node = ast.copy_location(ast.Call(node.func, _expand_starred(t, node.args),
                                           node.keywords), node)
         callee = overloads.resolve_call(t, callee, node)
+    if isinstance(callee, ArrayReduction):
+        callee, node = callee.function, _array_reduction_call(t, node, method=False)
     node = check_call_syntax(t, node, callee)
     return CALL_HANDLERS.get(type(callee), _not_callable)(t, callee, node)
+
+
+def _array_reduction_call(t: FunctionTranslator, node: ast.Call, method: bool) -> ast.Call:
+    """np.sum(a), or the `method` a.sum() as np.sum(a): the call of a reduction of the whole
+    array, its one argument. NumPy's other parameters (axis=, dtype=, out=, ddof= ...) are
+    refused here, by name, rather than as unknown parameters of the device function."""
+    func = node.func
+    spelled = ast.unparse(func) + "()"
+    if node.keywords:
+        keyword = node.keywords[0]
+        what = f"'{keyword.arg}='" if keyword.arg is not None else "'**' arguments"
+        raise t.error(f"{spelled} in kernels reduces the whole array; {what} is not "
+                      "supported", keyword)
+    args = _expand_starred(t, node.args)
+    if method:
+        assert isinstance(func, ast.Attribute)
+        args.insert(0, func.value)
+    if len(args) != 1 or isinstance(args[0], ast.Starred):
+        wanted = "no arguments" if method else "one argument, the array"
+        raise t.error(f"{spelled} in kernels takes {wanted}; NumPy's other parameters "
+                      "are not supported", node)
+    return ast.copy_location(ast.Call(func, args, []), node)
 
 
 def check_call_syntax(t: FunctionTranslator, node: ast.Call, callee: Any = None) -> ast.Call:
@@ -352,7 +380,7 @@ COMPILE_TIME_INTRINSICS: dict[str, Callable[[Any, IntrinsicFunction, ast.Call], 
 def _method_call(t: FunctionTranslator, node: ast.Call, receiver: IRNode,
                  method: str) -> IRNode:
     if method not in METHODS:
-        supported = " ".join(f".{m}()" for m in METHODS)
+        supported = " ".join(f".{m}()" for m in (*METHODS, *array_method_names()))
         raise t.error(f"method '.{method}()' is not supported in kernels; "
                       f"supported: {supported}", node.func)
     if method in ("reshape", "view"):

@@ -44,6 +44,12 @@ class FrozenArray(Entity):
 
 
 @dataclass(frozen=True, eq=False)
+class FrozenTuple(Entity):
+    items: tuple  # a global or closure tuple of NumPy arrays and numbers (nested tuples
+    #               too): its arrays frozen into the kernel; a loop over it is unrolled
+
+
+@dataclass(frozen=True, eq=False)
 class CapturedArray(Entity):
     array: Any  # a global or closure device array (cudajit's, or one with the CUDA Array
     #             Interface): captured by its address, so the kernel sees later writes
@@ -88,6 +94,13 @@ class PythonFunction(Entity):
     signatures: tuple = ()  # declared cudajit Signatures: calls cast to the best one
     # Another function for calls with this many arguments (cmath.log(z, base)).
     by_arity: tuple[tuple[int, FunctionType], ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class ArrayReduction(Entity):
+    """NumPy's reduction of a whole array (np.sum, a.sum()): a call takes the array alone
+    and is the call of `function`, the device function computing it."""
+    function: PythonFunction
 
 
 @dataclass(frozen=True, eq=False)
@@ -200,6 +213,31 @@ def register_complex_math(name: str, function: Any,
 def complex_math(name: str) -> PythonFunction | None:
     """The device function registered for cmath's `name`, else None."""
     return _COMPLEX_MATH.get(name)
+
+
+# NumPy's reductions of a whole array (np.sum, a.sum() ...): device functions that
+# array_reductions.py registers; the array methods among them, by name.
+_ARRAY_METHODS: dict[str, ArrayReduction] = {}
+
+
+def register_array_reduction(function: Any, implementation: Any,
+                             method: str | None = None) -> None:
+    """NumPy's `function` (np.sum) in kernels is the device function `implementation` (a
+    @jit(device=True) function taking the array); `method`, if given, names the array
+    method of the same meaning (a.sum())."""
+    entity = ArrayReduction(PythonFunction(implementation._cudajit_device_pyfunc))
+    register_object(function, entity)
+    if method is not None:
+        _ARRAY_METHODS[method] = entity
+
+
+def array_method(name: str) -> ArrayReduction | None:
+    """The reduction registered for the array method `name` (a.sum()), else None."""
+    return _ARRAY_METHODS.get(name)
+
+
+def array_method_names() -> list[str]:
+    return sorted(_ARRAY_METHODS)
 
 
 for _dim3 in intrinsics.DIM3_INTRINSICS:

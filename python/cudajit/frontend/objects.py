@@ -24,8 +24,8 @@ from ..kernel_ir import IRNode
 from ..linking import DeclaredDevice
 from .entities import (
     BuiltinFunction, CapturedArray, CffiFFI, Constant, Dim3, EnumClass, Entity, ForeignFunction,
-    FrozenArray, GridIntrinsic, IntrinsicValue, PythonFunction, PythonModule, complex_math,
-    is_known, known_entity,
+    FrozenArray, FrozenTuple, GridIntrinsic, IntrinsicValue, PythonFunction, PythonModule,
+    complex_math, is_known, known_entity,
 )
 from .overloads import overloaded_function
 from .scope import is_number
@@ -73,10 +73,12 @@ def meaning_of(value: Any, spelled: str) -> Entity:
                                         or hasattr(value, "__cuda_array_interface__")):
         return CapturedArray(value)
     if isinstance(value, tuple):
-        if not is_frozen_constant(value):
-            raise NotUsableInKernels(f"global tuple '{spelled}' cannot be frozen as a constant; "
-                                     "only numbers and tuples of numbers can")
-        return Constant(value)
+        if is_frozen_constant(value):
+            return Constant(value)
+        if _is_frozen_tuple(value):
+            return FrozenTuple(value)
+        raise NotUsableInKernels(f"global tuple '{spelled}' cannot be frozen as a constant; "
+                                 "only numbers, NumPy arrays and tuples of them can")
     if getattr(value, "__module__", None) == "cmath" and callable(value):
         implementation = complex_math(getattr(value, "__name__", ""))
         if implementation is not None:
@@ -170,6 +172,20 @@ def is_frozen_constant(value: Any) -> bool:
     return is_number(value)
 
 
+def _is_frozen_tuple(value: Any) -> bool:
+    """A tuple of numbers and NumPy arrays (nested tuples too), arrays frozen in kernels."""
+    if isinstance(value, tuple):
+        return all(_is_frozen_tuple(v) for v in value)
+    return is_number(value) or isinstance(value, np.ndarray)
+
+
+def is_literal_unroll(value: Any) -> bool:
+    """Numba's literal_unroll (numba's or numba-cuda's), known by name: Numba need not be
+    installed, and kernels that use it were written for Numba."""
+    return getattr(value, "__name__", None) == "literal_unroll" and \
+        str(getattr(value, "__module__", "")).split(".")[0] == "numba"
+
+
 def _unsupported_object_message(value: Any, spelled: str) -> str:
     if getattr(builtins, getattr(value, "__name__", ""), None) is value:
         return f"builtin '{spelled}' is not supported in kernels"
@@ -236,9 +252,9 @@ def frozen_array(array: np.ndarray, loc: Loc, spelled: str) -> IRNode:
     except TypeError as exc:
         raise NotUsableInKernels(f"array '{spelled}' cannot be frozen into the kernel: "
                                  f"{exc}") from None
-    if not 1 <= array.ndim <= cjtypes.MAX_ARRAY_NDIM:
+    if not 0 <= array.ndim <= cjtypes.MAX_ARRAY_NDIM:
         raise NotUsableInKernels(f"array '{spelled}' cannot be frozen into the kernel: it has "
-                                 f"{array.ndim} dimensions (1 to {cjtypes.MAX_ARRAY_NDIM} "
+                                 f"{array.ndim} dimensions (0 to {cjtypes.MAX_ARRAY_NDIM} "
                                  "are supported)")
     if array.nbytes > CONSTANT_MEMORY_BYTES:
         raise NotUsableInKernels(f"array '{spelled}' ({array.nbytes} bytes) is larger than the "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import builtins
 from types import CodeType, FunctionType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -17,8 +17,8 @@ from ..errors import CompileError
 from ..kernel_ir import IRNode, ir_identifier, string_atom
 from . import calls, objects, overloads, ufuncs
 from .entities import (
-    CapturedArray, CffiFFI, Constant, Dim3, EnumClass, Entity, FrozenArray, GridGroup,
-    inline_mode,
+    CapturedArray, CffiFFI, Constant, Dim3, EnumClass, Entity, FrozenArray, FrozenTuple,
+    GridGroup, inline_mode,
     IntrinsicFunction, IntrinsicValue, PythonFunction, PythonModule, Resolved,
 )
 from .objects import INT64_MIN, NotUsableInKernels, meaning_of, namespace_attribute
@@ -85,6 +85,9 @@ class FunctionTranslator:
         # Names bound to cuda.cg.this_grid(): compile-time groups, never IR values.
         self.grid_groups: set[str] = set()
         self.grid_groups = self._grid_group_names()
+        # The loops being translated, innermost last: the flag a `break` of each clears
+        # when the loop has an else clause, else None.
+        self.break_flags: list[IRNode | None] = []
 
     # -- helpers ------------------------------------------------------------
 
@@ -205,14 +208,33 @@ class FunctionTranslator:
                        self.block(node.body, node), self.block(node.orelse, node))]
 
     def _stmt_While(self, node: ast.While) -> list[IRNode]:
-        if node.orelse:
-            raise self.error("'else' clauses on while loops are not supported in kernels",
-                             node)
-        return [IRNode("while", self.loc(node), self.expr(node.test),
-                       self.block(node.body, node))]
+        return self._loop_with_else(node, lambda: [
+            IRNode("while", self.loc(node), self.expr(node.test),
+                   self.block(node.body, node))])
+
+    def _loop_with_else(self, node: ast.For | ast.While,
+                        translate: Callable[[], list[IRNode]]) -> list[IRNode]:
+        """A loop, translated by `translate`; with an else clause, a flag that the loop's
+        own breaks clear and the else clause runs under: ``loop.N = True; <loop>; if
+        loop.N: <else>``."""
+        loc = self.loc(node)
+        flag = IRNode("name", loc, f"loop.{self.temp_number()}") if node.orelse else None
+        self.break_flags.append(flag)
+        try:
+            loop = translate()
+        finally:
+            self.break_flags.pop()
+        if flag is None:
+            return loop
+        return [IRNode("assign", loc, flag, IRNode("bool", loc, "1")), *loop,
+                IRNode("if", self.loc(node.orelse[0]), flag, self.block(node.orelse, node),
+                       IRNode("block", loc))]
 
     def _stmt_Break(self, node: ast.stmt) -> list[IRNode]:
-        return [IRNode("break", self.loc(node))]
+        loc = self.loc(node)
+        flag = self.break_flags[-1] if self.break_flags else None
+        cleared = [] if flag is None else [IRNode("assign", loc, flag, IRNode("bool", loc, "0"))]
+        return [*cleared, IRNode("break", loc)]
 
     def _stmt_Continue(self, node: ast.stmt) -> list[IRNode]:
         return [IRNode("continue", self.loc(node))]
@@ -272,10 +294,15 @@ class FunctionTranslator:
     # -- for loops ----------------------------------------------------------
 
     def _stmt_For(self, node: ast.For) -> list[IRNode]:
-        if node.orelse:
-            raise self.error("'else' clauses on for loops are not supported in kernels",
-                             node)
+        return self._loop_with_else(node, lambda: self._for_loop(node))
+
+    def _for_loop(self, node: ast.For) -> list[IRNode]:
         call = node.iter
+        if isinstance(call, ast.Call) and self._is_literal_unroll(call):
+            # Numba's literal_unroll(t): a tuple known here is unrolled anyway
+            node = ast.copy_location(ast.For(node.target, call.args[0], node.body,
+                                             node.orelse, node.type_comment), node)
+            call = node.iter
         if not (isinstance(call, ast.Call) and self._is_range(call.func)):
             return self._for_each(node)
         if not isinstance(node.target, ast.Name):
@@ -329,7 +356,19 @@ class FunctionTranslator:
             resolved = self.resolve(node)
             if isinstance(resolved, Constant) and isinstance(resolved.value, tuple):
                 return [self.literal(v, node) for v in resolved.value]
+            if isinstance(resolved, FrozenTuple):
+                return list(self.frozen_tuple(resolved, node).children)
         return None
+
+    def _is_literal_unroll(self, call: ast.Call) -> bool:
+        """Whether `call` is Numba's ``literal_unroll(t)`` (one argument, no keywords)."""
+        if len(call.args) != 1 or call.keywords:
+            return False
+        try:
+            function = self.scope.static_value(call.func)
+        except (NotConstant, CompileError):
+            return False
+        return objects.is_literal_unroll(function)
 
     def _builtin_call(self, node: ast.expr, function: Any) -> bool:
         """Whether `node` calls the builtin `function` (enumerate, zip)."""
@@ -605,6 +644,16 @@ class FunctionTranslator:
         except NotUsableInKernels as exc:
             raise self.error(str(exc), node) from None
 
+    def frozen_tuple(self, resolved: FrozenTuple, node: ast.expr) -> IRNode:
+        """A global tuple of NumPy arrays and numbers, as an IR tuple of them frozen."""
+        def item(value: Any) -> IRNode:
+            if isinstance(value, np.ndarray):
+                return self.frozen_array(value, node)
+            if isinstance(value, tuple):
+                return IRNode("tuple", self.loc(node), *map(item, value))
+            return self.literal(value, node)
+        return item(resolved.items)
+
     def frozen_array(self, array: np.ndarray, node: ast.expr) -> IRNode:
         try:
             return objects.frozen_array(array, self.loc(node), ast.unparse(node))
@@ -676,6 +725,8 @@ class FunctionTranslator:
             return IRNode("call", self.loc(node), resolved.ir_name)
         if isinstance(resolved, FrozenArray):
             return self.frozen_array(resolved.array, node)
+        if isinstance(resolved, FrozenTuple):
+            return self.frozen_tuple(resolved, node)
         if isinstance(resolved, CapturedArray):
             try:
                 value = objects.captured_array(resolved.array, self.loc(node), ast.unparse(node))
