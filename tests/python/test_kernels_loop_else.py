@@ -2,7 +2,8 @@
 the loop ends without a break (a continue, or no iteration at all, still runs it; a return
 skips it); a break in an inner loop ends that loop only, and leaves the outer loop's else
 clause to run. Loops over a global tuple of NumPy arrays, and Numba's literal_unroll(t) of
-one, are unrolled. On every device."""
+one, are unrolled; range() inside enumerate() and zip() has Python's items and length. On
+every device."""
 
 import numpy as np
 import pytest
@@ -202,3 +203,44 @@ def test_literal_unroll_of_nested_tuples_of_arrays_and_numbers():
     out = np.zeros(2)
     sum_scaled[1, 1](out)
     assert out.tolist() == [9.0, 2 * (0 + 2 + 3 + 5)]
+
+
+# --- ranges inside enumerate() and zip() ---------------------------------------------
+
+
+@cuda.jit
+def enumerate_a_range(bounds, out):
+    start, stop, step = bounds[0], bounds[1], bounds[2]
+    out[0] = 0
+    for i, v in enumerate(range(start, stop, step)):
+        out[1 + i] = v * 10 + i
+        out[0] += 1
+
+
+@pytest.mark.parametrize("bounds", [(0, 5, 1), (7, 2, -1), (7, 2, -2), (3, 3, 1), (5, 0, 1),
+                                    (-4, 5, 3), (4, -5, -4)])
+def test_enumerate_of_a_range_has_pythons_items_and_length(bounds):
+    out = np.full(12, -1, np.int64)
+    enumerate_a_range[1, 1](np.array(bounds, np.int64), out)
+    expected = [v * 10 + i for i, v in enumerate(range(*bounds))]
+    assert out[0] == len(expected)
+    assert out[1:1 + len(expected)].tolist() == expected
+
+
+@cuda.jit
+def zip_ranges_and_arrays(a, out):
+    for k, (j, x), y in zip(range(10, 0, -3), enumerate(range(2, 9), 100), a):
+        out[k] = j + x + y
+    else:
+        out[0] = -1
+
+
+def test_zip_of_ranges_enumerates_and_arrays_to_the_shortest():
+    out = np.zeros(11, np.int64)
+    a = np.array([1000, 2000, 3000], np.int64)
+    zip_ranges_and_arrays[1, 1](a, out)
+    expected = np.zeros(11, np.int64)
+    for k, (j, x), y in zip(range(10, 0, -3), enumerate(range(2, 9), 100), a):
+        expected[k] = j + x + y
+    expected[0] = -1
+    assert out.tolist() == expected.tolist()

@@ -15,6 +15,7 @@ The stages, each a module (docs/dev/architecture.md):
 - objects.py: what a Python object read by a kernel means, and the IR of its value;
 - scope.py: one function's names and the constant expressions read from them;
 - translator.py: the visitor, statements and expressions to IR;
+- loops.py: for and while loops (unrolled tuples, enumerate/zip, else clauses);
 - calls.py: calls, by a table from the callee's kind to its handler; ufuncs.py: NumPy ufuncs;
 - module_builder.py: the kernel and the device functions it reaches, as one module.
 """

@@ -1,21 +1,20 @@
 """The function translator: one visitor from a function's ``ast`` to its kernel IR
-(docs/dev/kernel-ir.md): statements, for loops, raise and assert, expressions, and names
-resolved to what they mean (scope.py's namespaces, objects.py's meanings). Calls go to
-calls.py's table, NumPy ufuncs with an output array to ufuncs.py; the functions a call
+(docs/dev/kernel-ir.md): statements, raise and assert, expressions, and names resolved to
+what they mean (scope.py's namespaces, objects.py's meanings). Loops go to loops.py, calls
+to calls.py's table, NumPy ufuncs with an output array to ufuncs.py; the functions a call
 reaches are queued in the module builder (module_builder.py)."""
 
 from __future__ import annotations
 
 import ast
-import builtins
 from types import CodeType, FunctionType
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import CompileError
 from ..kernel_ir import IRNode, ir_identifier, string_atom
-from . import calls, objects, overloads, ufuncs
+from . import calls, loops, objects, overloads, ufuncs
 from .entities import (
     CapturedArray, CffiFFI, Constant, Dim3, EnumClass, Entity, FrozenArray, FrozenTuple,
     GridGroup, inline_mode,
@@ -208,33 +207,10 @@ class FunctionTranslator:
                        self.block(node.body, node), self.block(node.orelse, node))]
 
     def _stmt_While(self, node: ast.While) -> list[IRNode]:
-        return self._loop_with_else(node, lambda: [
-            IRNode("while", self.loc(node), self.expr(node.test),
-                   self.block(node.body, node))])
-
-    def _loop_with_else(self, node: ast.For | ast.While,
-                        translate: Callable[[], list[IRNode]]) -> list[IRNode]:
-        """A loop, translated by `translate`; with an else clause, a flag that the loop's
-        own breaks clear and the else clause runs under: ``loop.N = True; <loop>; if
-        loop.N: <else>``."""
-        loc = self.loc(node)
-        flag = IRNode("name", loc, f"loop.{self.temp_number()}") if node.orelse else None
-        self.break_flags.append(flag)
-        try:
-            loop = translate()
-        finally:
-            self.break_flags.pop()
-        if flag is None:
-            return loop
-        return [IRNode("assign", loc, flag, IRNode("bool", loc, "1")), *loop,
-                IRNode("if", self.loc(node.orelse[0]), flag, self.block(node.orelse, node),
-                       IRNode("block", loc))]
+        return loops.translate_while(self, node)
 
     def _stmt_Break(self, node: ast.stmt) -> list[IRNode]:
-        loc = self.loc(node)
-        flag = self.break_flags[-1] if self.break_flags else None
-        cleared = [] if flag is None else [IRNode("assign", loc, flag, IRNode("bool", loc, "0"))]
-        return [*cleared, IRNode("break", loc)]
+        return loops.translate_break(self, node)
 
     def _stmt_Continue(self, node: ast.stmt) -> list[IRNode]:
         return [IRNode("continue", self.loc(node))]
@@ -291,161 +267,9 @@ class FunctionTranslator:
         self.scope.define_inner_function(node.targets[0].id, lam, lam.args, codes)
         return True
 
-    # -- for loops ----------------------------------------------------------
-
     def _stmt_For(self, node: ast.For) -> list[IRNode]:
-        return self._loop_with_else(node, lambda: self._for_loop(node))
+        return loops.translate_for(self, node)
 
-    def _for_loop(self, node: ast.For) -> list[IRNode]:
-        call = node.iter
-        if isinstance(call, ast.Call) and self._is_literal_unroll(call):
-            # Numba's literal_unroll(t): a tuple known here is unrolled anyway
-            node = ast.copy_location(ast.For(node.target, call.args[0], node.body,
-                                             node.orelse, node.type_comment), node)
-            call = node.iter
-        if not (isinstance(call, ast.Call) and self._is_range(call.func)):
-            return self._for_each(node)
-        if not isinstance(node.target, ast.Name):
-            raise self.error("a for loop's target must be a single variable in kernels",
-                             node.target)
-        call = calls.check_call_syntax(self, call)
-        if not 1 <= len(call.args) <= 3:
-            raise self.error(f"range() takes 1 to 3 arguments; got {len(call.args)}", call)
-        bounds = [self.expr(a) for a in call.args]
-        call_loc = self.loc(call)
-        if len(bounds) == 1:
-            bounds.insert(0, IRNode("int", call_loc, "0"))
-        if len(bounds) == 2:
-            bounds.append(IRNode("int", call_loc, "1"))
-        return [IRNode("for", self.loc(node), self.target(node.target), *bounds,
-                       self.block(node.body, node))]
-
-    def _for_each(self, node: ast.For) -> list[IRNode]:
-        """``for x in <tuple or array>``. A constant tuple (a literal, a global) is
-        unrolled, so its items may differ in type; anything else, or a loop with
-        break/continue, becomes ``for i in range(len(t)): x = t[i]`` over the
-        iterable evaluated once (tuples whose items unify, and arrays, by rows)."""
-        loc = self.loc(node)
-        zipped = self._enumerate_or_zip(node)
-        if zipped is not None:
-            return zipped
-        items = self._constant_items(node.iter)
-        if items is not None and not self._breaks_out(node.body):
-            statements: list[IRNode] = []
-            for item in items:
-                statements.append(IRNode("assign", loc, self.target(node.target), item))
-                statements.extend(self.statements(node.body))
-            return statements
-        number = self.temp_number()
-        iterable = IRNode("name", loc, f"iter.{number}")
-        index = IRNode("name", loc, f"iter.{number}.i")
-        body = IRNode("block", loc,
-                      IRNode("assign", loc, self.target(node.target),
-                             IRNode("subscript", loc, iterable, index)),
-                      *self.statements(node.body))
-        length = IRNode("call", loc, "len", iterable)
-        return [IRNode("assign", loc, iterable, self.expr(node.iter)),
-                IRNode("for", loc, index, IRNode("int", loc, "0"), length,
-                       IRNode("int", loc, "1"), body)]
-
-    def _constant_items(self, node: ast.expr) -> list[IRNode] | None:
-        """The items of a tuple known here (a literal or a frozen global), as IR."""
-        if isinstance(node, ast.Tuple):
-            return [self.expr(e) for e in node.elts]
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            resolved = self.resolve(node)
-            if isinstance(resolved, Constant) and isinstance(resolved.value, tuple):
-                return [self.literal(v, node) for v in resolved.value]
-            if isinstance(resolved, FrozenTuple):
-                return list(self.frozen_tuple(resolved, node).children)
-        return None
-
-    def _is_literal_unroll(self, call: ast.Call) -> bool:
-        """Whether `call` is Numba's ``literal_unroll(t)`` (one argument, no keywords)."""
-        if len(call.args) != 1 or call.keywords:
-            return False
-        try:
-            function = self.scope.static_value(call.func)
-        except (NotConstant, CompileError):
-            return False
-        return objects.is_literal_unroll(function)
-
-    def _builtin_call(self, node: ast.expr, function: Any) -> bool:
-        """Whether `node` calls the builtin `function` (enumerate, zip)."""
-        if not isinstance(node, ast.Call) or node.keywords:
-            return False
-        try:
-            return self.scope.static_value(node.func) is function
-        except (NotConstant, CompileError):
-            return False
-
-    def _enumerate_or_zip(self, node: ast.For) -> list[IRNode] | None:
-        """``for i, x in enumerate(t[, start])``, ``for x, y in zip(a, b, ...)``,
-        ``enumerate(zip(...))`` and ``zip(enumerate(a), b)`` over arrays and tuples: an
-        index loop over the iterables evaluated once, to the shortest, the target assigned
-        from the items."""
-        call = node.iter
-        enumerating = self._builtin_call(call, builtins.enumerate)
-        if not enumerating and not self._builtin_call(call, builtins.zip):
-            return None
-        assert isinstance(call, ast.Call)
-        loc = self.loc(node)
-        if enumerating and not 1 <= len(call.args) <= 2:
-            raise self.error(f"enumerate() takes 1 or 2 arguments; got {len(call.args)}", call)
-        zipped = call if not enumerating else call.args[0]
-        zipping = self._builtin_call(zipped, builtins.zip)
-        sequences = zipped.args if zipping else [zipped]  # type: ignore[union-attr]
-        if not sequences:
-            raise self.error("zip() needs at least one iterable in kernels", zipped)
-        stem = f"iter.{self.temp_number()}"
-        index = IRNode("name", loc, f"{stem}.i")
-        setup, names, starts = [], [], []
-        for k, sequence in enumerate(sequences):
-            start = None
-            if zipping and self._builtin_call(sequence, builtins.enumerate):
-                # zip(enumerate(a), b): that item is (index + start, a[index])
-                if not 1 <= len(sequence.args) <= 2:  # type: ignore[attr-defined]
-                    raise self.error("enumerate() takes 1 or 2 arguments; got "
-                                     f"{len(sequence.args)}", sequence)  # type: ignore
-                start = (self.expr(sequence.args[1])  # type: ignore[attr-defined]
-                         if len(sequence.args) == 2 else IRNode("int", loc, "0"))
-                sequence = sequence.args[0]  # type: ignore[attr-defined]
-            starts.append(start)
-            names.append(IRNode("name", loc, f"{stem}.{k}"))
-            setup.append(IRNode("assign", loc, names[-1], self.expr(sequence)))
-        items = [IRNode("subscript", loc, n, index) if start is None else
-                 IRNode("tuple", loc, IRNode("binop", loc, "+", index, start),
-                        IRNode("subscript", loc, n, index))
-                 for n, start in zip(names, starts)]
-        value = IRNode("tuple", loc, *items) if zipping else items[0]  # zip yields tuples
-        if enumerating:
-            start = self.expr(call.args[1]) if len(call.args) == 2 else IRNode("int", loc, "0")
-            value = IRNode("tuple", loc, IRNode("binop", loc, "+", index, start), value)
-        lengths = [IRNode("call", loc, "len", n) for n in names]
-        length = lengths[0] if len(lengths) == 1 else IRNode("call", loc, "min", *lengths)
-        body = IRNode("block", loc, IRNode("assign", loc, self.target(node.target), value),
-                      *self.statements(node.body))
-        return setup + [IRNode("for", loc, index, IRNode("int", loc, "0"), length,
-                               IRNode("int", loc, "1"), body)]
-
-    @staticmethod
-    def _breaks_out(body: list[ast.stmt]) -> bool:
-        """Whether a break or continue of this loop (not of a loop inside it) occurs."""
-        pending = list(body)
-        while pending:
-            stmt = pending.pop()
-            if isinstance(stmt, (ast.Break, ast.Continue)):
-                return True
-            if isinstance(stmt, (ast.For, ast.While, ast.FunctionDef, ast.ClassDef)):
-                continue
-            pending.extend(child for child in ast.iter_child_nodes(stmt)
-                           if isinstance(child, ast.stmt))
-        return False
-
-    def _is_range(self, func: ast.expr) -> bool:
-        if not isinstance(func, ast.Name) or func.id in self.scope.locals:
-            return False
-        return self.scope.lookup(func.id, default=None) is builtins.range
 
     # -- exceptions ---------------------------------------------------------
 
