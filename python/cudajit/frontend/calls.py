@@ -5,7 +5,9 @@ The intrinsics whose arguments are read when compiling (shared and local arrays'
 dtypes, cuda.const.array_like) come first, by name (COMPILE_TIME_INTRINSICS). Calls of device
 functions bind keywords and defaults to positions, expand f(*t), convert to a declared
 signature, and specialise the callee on the arguments known when compiling (dtypes,
-functions, constants). Every handler takes the function translator first."""
+functions, constants). NumPy's reductions (np.sum(a), and the methods a.sum() ...) are calls
+of the device functions array_reductions.py registers, the array their one argument. Every
+handler takes the function translator first."""
 
 from __future__ import annotations
 
