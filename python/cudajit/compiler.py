@@ -8,6 +8,7 @@ import warnings
 from typing import Any, Callable
 
 from . import _core, caching, frontend
+from .config import config
 from .dispatcher import (DebugDispatcher, DeviceFunction, Dispatcher, cc_number,
                          return_type_from_name)
 from .errors import InvalidConfigWarning, hides_cudajit_frames
@@ -106,7 +107,7 @@ def check_shared_memory_carveout(carveout: Any) -> int:
 
 
 def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
-        lineinfo: bool = False, debug: bool = False, max_registers: int | None = None,
+        lineinfo: bool = False, debug: bool | None = None, max_registers: int | None = None,
         cache: bool = False, link: Any = None, launch_bounds: Any = None,
         shared_memory_carveout: Any = None, opt: bool | None = None, **options: Any) -> Any:
     """Compile a Python function into a CUDA kernel or device function.
@@ -123,7 +124,9 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     Python variable with its type) for cuda-gdb, as ``nvcc -G``, besides its
     exception checks; with ``opt=False`` the PTX is not optimised (``-O0``), so that
     every variable stays where the debugger reads it (``opt`` defaults to True: ``-O3``;
-    the cpu device's code is always optimised). ``max_registers`` caps the
+    the cpu device's code is always optimised). Not given, ``debug`` and ``opt`` follow
+    ``cudajit.config.CUDA_DEBUGINFO_DEFAULT`` and ``cudajit.config.OPT`` (Numba's
+    NUMBA_CUDA_DEBUGINFO and NUMBA_OPT). ``max_registers`` caps the
     registers per thread of a kernel (PTX ``.maxnreg``), trading spills for
     occupancy. ``launch_bounds``
     (``max_threads_per_block`` or a tuple adding ``min_blocks_per_sm`` and
@@ -155,7 +158,8 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
     if ignored:
         warnings.warn(f"jit(): {', '.join(f'{k}={options[k]!r}' for k in ignored)} has no effect "
                       "in cudajit yet", UserWarning, stacklevel=2)
-    opt = True if opt is None else bool(opt)
+    debug = config.CUDA_DEBUGINFO_DEFAULT if debug is None else bool(debug)
+    opt = config.OPT != 0 if opt is None else bool(opt)
     inline = _inline_mode(options)
     if debug and opt:  # Numba's rule; cudajit's reason
         warnings.warn("debug=True with opt=True: debugging optimised device code is not "

@@ -15,9 +15,20 @@ CPU_WORKERS (env CUDAJIT_CPU_WORKERS, default: one per core): the threads that r
 CUDA_NVRTC_EXTRA_SEARCH_PATHS (env CUDAJIT_NVRTC_EXTRA_SEARCH_PATHS): folders, separated by
     ':', that NVRTC searches for #include when it compiles CUDA C++ linked with kernels
     (cuda.CUSource, .cu files), as in numba-cuda.
+CUDA_LOW_OCCUPANCY_WARNINGS (env CUDAJIT_CUDA_LOW_OCCUPANCY_WARNINGS, else Numba's
+    NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS, default 1; NUMBA_DISABLE_PERFORMANCE_WARNINGS=1 turns
+    it off): ``kernel[griddim, blockdim]`` of fewer than 128 blocks on a GPU (the simulated
+    one too) warns with a PerformanceWarning, Numba's "Grid size N will likely result in GPU
+    under-utilization due to low occupancy.". The cpu device never warns.
+CUDA_DEBUGINFO_DEFAULT (env CUDAJIT_CUDA_DEBUGINFO, else NUMBA_CUDA_DEBUGINFO, default 0):
+    what ``jit()`` takes for ``debug`` when it is not given.
+OPT (env CUDAJIT_OPT, else NUMBA_OPT, default 3): 0 makes ``jit()`` default to
+    ``opt=False`` (unoptimised PTX, for the debugger); 1, 2, 3 and "max" to ``opt=True``.
 """
 
 from __future__ import annotations
+
+import os
 
 from . import _core, linking
 
@@ -67,10 +78,66 @@ class _Config:
                             f"by ':', got {value!r}")
         linking.extra_search_paths = value
 
+    @property
+    def CUDA_LOW_OCCUPANCY_WARNINGS(self) -> bool:
+        return _core.low_occupancy_warnings()
+
+    @CUDA_LOW_OCCUPANCY_WARNINGS.setter
+    def CUDA_LOW_OCCUPANCY_WARNINGS(self, value: object) -> None:
+        _core.set_low_occupancy_warnings(bool(value))
+
+    @property
+    def CUDA_DEBUGINFO_DEFAULT(self) -> bool:
+        return self._debuginfo_default
+
+    @CUDA_DEBUGINFO_DEFAULT.setter
+    def CUDA_DEBUGINFO_DEFAULT(self, value: object) -> None:
+        object.__setattr__(self, "_debuginfo_default", bool(value))
+
+    @property
+    def OPT(self) -> int | str:
+        return self._opt
+
+    @OPT.setter
+    def OPT(self, value: object) -> None:
+        object.__setattr__(self, "_opt", _opt_level(value))
+
     def __setattr__(self, name: str, value: object) -> None:
         if not hasattr(type(self), name):
             raise AttributeError(f"cudajit.config has no setting {name!r}")
         super().__setattr__(name, value)
 
 
+def _opt_level(value: object) -> int | str:
+    """An optimisation level as Numba spells them: 0 to 3 or "max"."""
+    if isinstance(value, str) and value.strip().lower() == "max":
+        return "max"
+    try:
+        level = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        level = -1
+    if level not in (0, 1, 2, 3):
+        raise ValueError(f"OPT must be 0, 1, 2, 3 or 'max', got {value!r}")
+    return level
+
+
+def _env(name: str, default: str) -> str:
+    """cudajit's variable CUDAJIT_<name>, else Numba's NUMBA_<name>, else `default`."""
+    return os.environ.get(f"CUDAJIT_{name}", os.environ.get(f"NUMBA_{name}", default))
+
+
+def _env_flag(name: str, default: bool) -> bool:
+    value = _env(name, "1" if default else "0").strip()
+    try:
+        return int(value) != 0
+    except ValueError:
+        raise ValueError(f"environment variable CUDAJIT_{name} (or NUMBA_{name}) must be an "
+                         f"integer (0 or 1), got {value!r}") from None
+
+
 config = _Config()
+config.CUDA_LOW_OCCUPANCY_WARNINGS = (_env_flag("CUDA_LOW_OCCUPANCY_WARNINGS", True) and
+                                      os.environ.get("NUMBA_DISABLE_PERFORMANCE_WARNINGS")
+                                      != "1")
+config.CUDA_DEBUGINFO_DEFAULT = _env_flag("CUDA_DEBUGINFO", False)
+config.OPT = _env("OPT", "3")

@@ -2,11 +2,14 @@
 // C++ methods, so a launch of a seen signature runs no Python code of ours.
 #include <pybind11/stl.h>
 
+#include <atomic>
+
 #include "code_cache.hpp"
 #include "conversions.hpp"
 #include "devices.hpp"
 #include "disk_cache.hpp"
 #include "dispatcher.hpp"
+#include "python_lookups.hpp"
 
 namespace cudajit::python {
 
@@ -29,6 +32,26 @@ unsigned parse_shared_bytes(py::handle obj) {
   return static_cast<unsigned>(v);
 }
 
+// Numba's low-occupancy warning (config.CUDA_LOW_OCCUPANCY_WARNINGS): a grid of fewer than
+// 128 blocks leaves most of a GPU's multiprocessors idle. Read at every kernel[...], so an
+// atomic rather than a Python lookup.
+std::atomic<bool> low_occupancy_warnings{false};
+constexpr unsigned long long kLowOccupancyGrid = 128;
+
+void warn_if_low_occupancy(const LaunchConfig& c) {
+  if (!low_occupancy_warnings.load(std::memory_order_relaxed) ||
+      c.device->kind() != runtime::DeviceKind::Cuda)
+    return;  // the cpu device runs blocks on a few cores: any grid fills them
+  const unsigned long long blocks = 1ull * c.grid.x * c.grid.y * c.grid.z;
+  if (blocks >= kLowOccupancyGrid) return;
+  static LazyAttribute performance_warning("cudajit.errors", "PerformanceWarning");
+  const std::string message = "Grid size " + std::to_string(blocks) +
+                              " will likely result in GPU under-utilization due to low "
+                              "occupancy.";
+  if (PyErr_WarnEx(performance_warning.get(), message.c_str(), 1) < 0)
+    throw py::error_already_set();
+}
+
 LaunchConfig configure(py::object self, py::handle config) {
   Py_ssize_t n = PyTuple_Check(config.ptr()) ? PyTuple_GET_SIZE(config.ptr()) : 0;
   if (n < 2 || n > 4)
@@ -47,6 +70,7 @@ LaunchConfig configure(py::object self, py::handle config) {
       nullptr, 0};
   c.stream = resolve_stream(n > 2 ? item(2) : py::handle(Py_None), device);
   if (n > 3) c.shared_bytes = parse_shared_bytes(item(3));
+  warn_if_low_occupancy(c);
   return c;
 }
 
@@ -59,6 +83,12 @@ void run_pre_launch_callbacks(LaunchConfig& c) {
 }  // namespace
 
 void bind_dispatcher(py::module_& m) {
+  m.def("set_low_occupancy_warnings",
+        [](bool on) { low_occupancy_warnings.store(on, std::memory_order_relaxed); },
+        py::arg("on"), "config.CUDA_LOW_OCCUPANCY_WARNINGS: warn at kernel[grid, block] of a "
+        "grid under 128 blocks on a GPU");
+  m.def("low_occupancy_warnings",
+        [] { return low_occupancy_warnings.load(std::memory_order_relaxed); });
   // Collected as a container: the Python Dispatcher's bound method it holds is a cycle.
   py::class_<Dispatcher>(
       m, "Dispatcher", py::custom_type_setup([](PyHeapTypeObject* heap_type) {

@@ -283,6 +283,31 @@ def _bind_error_classes(cudajit: types.ModuleType) -> None:
         setattr(errors, numba_name, getattr(cudajit.errors, cudajit_name))
 
 
+# numba.core.config's settings that cudajit.config has under the same name: the tests set them
+# on Numba's module (override_config), and cudajit follows.
+FOLLOWED_SETTINGS = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_DEBUGINFO_DEFAULT", "OPT",
+                     "CUDA_ARRAY_INTERFACE_SYNC", "CUDA_NVRTC_EXTRA_SEARCH_PATHS")
+
+
+def _follow_numba_config(cudajit: types.ModuleType) -> None:
+    """Assignments to numba.core.config's FOLLOWED_SETTINGS are made to cudajit.config too."""
+    numba_config = importlib.import_module("numba.core.config")
+    ours = cudajit.config
+
+    class FollowedConfig(types.ModuleType):
+        """numba.core.config, forwarding its followed settings to cudajit.config."""
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            super().__setattr__(name, value)
+            if name in FOLLOWED_SETTINGS:
+                setattr(ours, name, value)
+
+    numba_config.__class__ = FollowedConfig
+    for name in FOLLOWED_SETTINGS:
+        if hasattr(numba_config, name):
+            setattr(ours, name, getattr(numba_config, name))
+
+
 def _bind_ufunc_targets() -> None:
     """Numba's ``vectorize``/``guvectorize(target="cuda")`` build numba.cuda's ufuncs
     (``numba.cuda.vectorizers``, imported on first use): bound, cudajit's."""
@@ -308,6 +333,7 @@ def install() -> None:
     _count_cudajit_entry_points(cudajit)
     _bind_ufunc_targets()
     _bind_error_classes(cudajit)
+    _follow_numba_config(cudajit)
     module = make_cuda_module(real, cudajit)
     sys.meta_path.insert(0, _NumbaInternalsFinder(real))
     sys.modules["numba.cuda.random"] = cudajit.random

@@ -51,6 +51,10 @@ if ("CUDAJIT_LIBCUDA" not in os.environ and os.environ.get("CUDAJIT_DEVICE") not
         and not _real_gpu_present() and _simulator_library()):
     os.environ["CUDAJIT_LIBCUDA"] = _simulator_library()
 
+# Numba's test suite turns the low-occupancy warning off, as here: most kernel tests launch a
+# few blocks on purpose. test_config.py turns it on where it tests it.
+os.environ.setdefault("CUDAJIT_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+
 import cudajit  # noqa: E402
 
 
