@@ -316,13 +316,34 @@ def _type_of(value: Any) -> Any:
 
 class BySignature(dict):
     """Values keyed by argument types' spellings (``inspect_llvm()``, ``overloads``); a key
-    of types (cudajit's, Numba's), as Numba's dicts are keyed, is spelled first."""
+    of types (cudajit's, Numba's), as Numba's dicts are keyed, is spelled first, and a
+    Signature (a device function's ``signatures``) stands for its argument types."""
 
     @staticmethod
     def _key(key: Any) -> Any:
-        if isinstance(key, tuple) and not all(isinstance(t, str) for t in key):
+        if isinstance(key, cjtypes.Signature) or (
+                isinstance(key, tuple) and not all(isinstance(t, str) for t in key)):
             return tuple(str(t) for t in parse_signature(key).args)
         return key
+
+    def __getitem__(self, key: Any) -> Any:
+        return super().__getitem__(self._key(key))
+
+    def __contains__(self, key: Any) -> bool:
+        return super().__contains__(self._key(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return super().get(self._key(key), default)
+
+
+class ByArgumentTypes(dict):
+    """A device function's ``inspect_llvm()``/``inspect_asm()``: values keyed by argument
+    types, as Numba's are; one of the function's ``signatures`` (a Signature, with its return
+    type) stands for its argument types."""
+
+    @staticmethod
+    def _key(key: Any) -> Any:
+        return key.args if isinstance(key, cjtypes.Signature) else key
 
     def __getitem__(self, key: Any) -> Any:
         return super().__getitem__(self._key(key))
@@ -493,8 +514,8 @@ class DeviceFunction:
     def _inspect(self, text: str, signature: Any, cc: tuple[int, int] | None) -> Any:
         """``text`` ("ptx", "llvm_ir") of the function compiled alone for ``signature``, as
         ``cuda.compile_ptx(f, signature, device=True)`` gives it with this function's
-        ``fastmath``, ``debug``, ``lineinfo`` and ``opt``; a dict over the declared signatures
-        without one."""
+        ``fastmath``, ``debug``, ``lineinfo`` and ``opt``; without one, a dict over the
+        declared signatures, keyed by argument types (a Signature of ``signatures`` too)."""
         def compiled(sig: Any) -> str:
             parsed = parse_signature(sig)
             declared = parsed.return_type
@@ -506,7 +527,7 @@ class DeviceFunction:
                                        keep_llvm_ir=text == "llvm_ir")[text]
         if signature is not None:
             return compiled(signature)
-        return {tuple(sig.args): compiled(sig) for sig in self.signatures}
+        return ByArgumentTypes({sig.args: compiled(sig) for sig in self.signatures})
 
     def inspect_asm(self, signature: Any = None, cc: tuple[int, int] | None = None) -> Any:
         """The PTX of the device function (a ``.func``) for ``signature`` (Numba's

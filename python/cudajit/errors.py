@@ -21,6 +21,8 @@ __all__ = [
     "NumbaPerformanceWarning",
     "InvalidConfigWarning",
     "NumbaInvalidConfigWarning",
+    "DebugInfoWarning",
+    "NumbaDebugInfoWarning",
     "hides_cudajit_frames",
 ]
 
@@ -109,3 +111,11 @@ class InvalidConfigWarning(UserWarning):
 
 
 NumbaInvalidConfigWarning = InvalidConfigWarning
+
+
+class DebugInfoWarning(UserWarning):
+    """debug=True's debug information will not lead a debugger to the source: the function's
+    file cannot be read (it was defined by exec of a string, or its file is gone)."""
+
+
+NumbaDebugInfoWarning = DebugInfoWarning

@@ -8,12 +8,13 @@ import dis
 import inspect
 import linecache
 import textwrap
+import warnings
 import weakref
 from dataclasses import dataclass
 from types import CodeType, FunctionType
 
 from . import exec_sources
-from .errors import CompileError
+from .errors import CompileError, DebugInfoWarning
 
 __all__ = ["FunctionSource", "read_function", "BoundNames"]
 
@@ -135,6 +136,29 @@ def _file_lines(pyfunc: FunctionType) -> list[str]:
     if not lines and code.co_filename.startswith("<"):
         lines = exec_sources.lines_for(code) or _typed_at_the_prompt(code)
     return lines
+
+
+def source_file_readable(pyfunc: FunctionType) -> bool:
+    """Whether the file a function's code names can be read (from disk, or from linecache,
+    where IPython and Jupyter register their cells): what a debugger shows as the source of
+    debug=True's line information. A function defined by exec of a string or by python -c
+    is compiled from the text exec_sources recorded, but its file ('<string>') is not."""
+    code = pyfunc.__code__
+    return bool(linecache.getlines(code.co_filename, pyfunc.__globals__))
+
+
+def warn_unreadable_source(pyfunc: FunctionType) -> None:
+    """debug=True of a function whose file cannot be read: DebugInfoWarning (Numba's
+    "Could not find source for function ..." warning, with cudajit's reason)."""
+    code = pyfunc.__code__
+    message = (f"Could not find source for function {pyfunc} in a readable file: its code "
+               f"names {code.co_filename!r}, so the debug information (debug=True) points a "
+               "debugger (cuda-gdb) at lines of a file it cannot open. Define the function in "
+               "a file to debug its source lines.")
+    # Reported at the function, not at the compiler's frame that noticed it.
+    warnings.warn_explicit(DebugInfoWarning(message), DebugInfoWarning, code.co_filename,
+                           code.co_firstlineno,
+                           module=getattr(pyfunc, "__module__", None) or code.co_filename)
 
 
 def _typed_at_the_prompt(code: CodeType) -> list[str]:

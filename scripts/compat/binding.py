@@ -272,7 +272,8 @@ def _submodule_getter(real: types.ModuleType) -> Callable[[str], types.ModuleTyp
 # numba-cuda's warning classes and cudajit's of the same meaning: a program moved to cudajit
 # that filters or catches numba-cuda's (`from numba.cuda.core.errors import ...`) gets cudajit's.
 ERROR_CLASSES = {"NumbaPerformanceWarning": "PerformanceWarning",
-                 "NumbaInvalidConfigWarning": "InvalidConfigWarning"}
+                 "NumbaInvalidConfigWarning": "InvalidConfigWarning",
+                 "NumbaDebugInfoWarning": "DebugInfoWarning"}
 
 
 def _bind_error_classes(cudajit: types.ModuleType) -> None:

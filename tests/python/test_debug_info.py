@@ -11,7 +11,7 @@ import pytest
 
 import cudajit as cuda
 from cudajit import complex128, float32, float64, int32, int64
-from cudajit.errors import InvalidConfigWarning
+from cudajit.errors import DebugInfoWarning, InvalidConfigWarning
 from test_compile_ptx import lines_of, loc_lines
 
 
@@ -262,3 +262,75 @@ def test_a_device_function_without_debug_has_no_variables():
 
     llvm_ir = twice.inspect_llvm(twice.signatures[0])
     assert "define" in llvm_ir and "DILocalVariable" not in llvm_ir
+
+
+def test_a_device_functions_inspect_dicts_take_its_signatures():
+    # Numba's idiom: f.inspect_llvm()[f.signatures[0]]. A device function's signatures are
+    # Signature objects (with the return type); its dicts, keyed by argument types as
+    # Numba's are, take them too.
+    @cuda.jit("int64(boolean, boolean)", device=True, debug=True, opt=False)
+    def choice(cond1, cond2):
+        if cond1 and cond2:
+            return 1
+        return 2
+
+    by_signature = choice.inspect_llvm()
+    (sig,) = choice.signatures
+    llvm_ir = by_signature[sig]
+    assert list(by_signature) == [(cuda.boolean, cuda.boolean)]
+    assert by_signature[(cuda.boolean, cuda.boolean)] is llvm_ir and sig in by_signature
+    assert by_signature.get(sig) is llvm_ir
+    assert choice.inspect_asm()[sig].count(".func") >= 1
+    # Only the parameters are variables: `cond1 and cond2`'s temporaries are the front end's.
+    assert set(variables(llvm_ir)) == {"cond1", "cond2"}
+
+
+def _exec_defined(text):
+    scope = {}
+    exec(text, {"cuda": cuda}, scope)  # noqa: S102 - a function with no file, as in Numba's test
+    return scope["foo"]
+
+
+EXEC_KERNEL = """
+def foo(out):
+    out[0] = 7
+"""
+
+
+def test_debug_of_a_function_without_a_readable_file_warns(device):
+    # cudajit compiles it from the text exec recorded, but its debug information names the
+    # file '<string>', which a debugger cannot open: Numba's DebugInfoWarning, naming it.
+    pyfunc = _exec_defined(EXEC_KERNEL)
+    kernel = cuda.jit(debug=True, opt=False)(pyfunc)
+    out = cuda.to_device(np.zeros(1, np.int32))
+    with pytest.warns(DebugInfoWarning) as record:
+        kernel[1, 1](out)
+    assert out.copy_to_host()[0] == 7
+    (found,) = [w for w in record if w.category is DebugInfoWarning]
+    message = str(found.message)
+    assert message.startswith(f"Could not find source for function {pyfunc}")
+    assert "'<string>'" in message
+    assert found.filename == "<string>" and found.lineno == 2  # the function's def
+    assert cuda.errors.NumbaDebugInfoWarning is DebugInfoWarning
+
+
+def test_no_debug_info_warning_for_a_readable_source(device):
+    import linecache
+
+    # A file (this one), a cell registered in linecache as IPython does, and lineinfo=True
+    # (line tables only) of an exec'd function: nothing to warn about.
+    name = "<ipython-input-cudajit-debug>"
+    text = EXEC_KERNEL.lstrip("\n")
+    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    try:
+        scope = {}
+        exec(compile(text, name, "exec"), {"cuda": cuda}, scope)  # noqa: S102
+        out = cuda.to_device(np.zeros(1, np.int32))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DebugInfoWarning)
+            cuda.jit(debug=True, opt=False)(scope["foo"])[1, 1](out)
+            cuda.jit(lineinfo=True)(_exec_defined(EXEC_KERNEL))[1, 1](out)
+            cuda.jit(LOCALS_SIG, debug=True, opt=False)(locals_and_rebinding)
+    finally:
+        linecache.cache.pop(name, None)
+    assert out.copy_to_host()[0] == 7

@@ -10,6 +10,7 @@ from types import FunctionType
 from typing import Any, Callable, NamedTuple
 
 from ..errors import CompileError
+from ..source import source_file_readable, warn_unreadable_source
 from ..kernel_ir import IRNode, mangle, render, string_atom
 from .scope import static_key
 from .translator import FunctionTranslator
@@ -64,9 +65,13 @@ class ModuleBuilder:
 
     def build(self) -> str:
         functions = []
+        unreadable: list[FunctionType] = []
         while self.pending:  # grows while translating: calls queue their callees
             pyfunc, static, name = self.pending.pop(0)
             functions.append(FunctionTranslator(pyfunc, name, self, static).translate())
+            if self.debug and pyfunc not in unreadable and not source_file_readable(pyfunc):
+                unreadable.append(pyfunc)
+                warn_unreadable_source(pyfunc)
         module = IRNode("module", None, string_atom(self.entry.__code__.co_filename),
                         *functions)
         return render(module) + "\n"
