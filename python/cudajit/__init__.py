@@ -46,6 +46,7 @@ from . import libdevice  # noqa: E402  (cuda.libdevice.sinf ...: device function
 from . import cmath_impl  # noqa: E402,F401  (cmath in kernels: registers with the front end)
 from . import array_reductions  # noqa: E402,F401  (np.sum ... in kernels: registers too)
 from . import extending  # noqa: E402,F401  (@overload ...: registers with the front end)
+from . import kernels  # noqa: E402,F401  (cuda.kernels.transpose.transpose)
 
 __version__ = "0.1.0"
 

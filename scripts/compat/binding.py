@@ -68,8 +68,11 @@ API_DEFINING_MODULES = ("compiler",)
 # import hadd`, which reads sys.modules, not numba.cuda's attribute), with the cudajit module
 # that holds those functions and the names numba-cuda spells differently there.
 # _internal.cuda_bf16 is numba-cuda's generated binding of cuda_bf16.h (nv_bfloat16, htrunc ...).
+# kernels.transpose: numba-cuda's transpose() compiles a kernel of its own with numba-cuda's
+# typing (nps.from_dtype), which cudajit's front end cannot take; cudajit has its own.
 BY_PATH_MODULES = {"bf16": ("bf16", {}),
-                   "_internal.cuda_bf16": ("bf16", {"nv_bfloat16": "bfloat16"})}
+                   "_internal.cuda_bf16": ("bf16", {"nv_bfloat16": "bfloat16"}),
+                   "kernels.transpose": ("kernels.transpose", {})}
 
 USED = {"kernel": 0, "api": 0}
 
@@ -347,7 +350,7 @@ def install() -> None:
         setattr(module, name, view)
     for path, (cudajit_name, renamed) in BY_PATH_MODULES.items():
         fallback = _real_submodule(real, path)
-        ours = getattr(cudajit, cudajit_name)
+        ours = importlib.import_module(f"cudajit.{cudajit_name}")
         if fallback is not None:
             view = _with_fallback(ours, fallback)
         else:  # a copy, so that the renamed names stay out of cudajit's module
