@@ -299,8 +299,13 @@ _MANAGERS: dict[str, _memory.NumbaCUDAMemoryManager] = {}
 
 
 def current_context() -> Context:
-    """The context of the current device (``numba.cuda.current_context``)."""
-    return Context(_core.current_device())
+    """The context of the current device (``numba.cuda.current_context``). As in Numba, a
+    thread with no CUDA context current gets the device's primary context made current
+    (so a third party's driver calls find it), and one with a context current that is
+    not a primary context is a RuntimeError: cudajit works in primary contexts."""
+    device = _core.current_device()
+    device.activate_context()
+    return Context(device)
 
 
 def detect() -> bool:
@@ -346,7 +351,9 @@ def default_stream() -> Stream:
 
 
 def external_stream(ptr: int) -> Stream:
-    """A Stream for a CUstream made by another library (not owned by cudajit)."""
+    """A Stream for a CUstream made by another library (not owned by cudajit; its
+    ``external`` is True). As in Numba the handle is not touched here: on a GPU, the
+    check that it is a stream of the device's primary context comes at its first use."""
     try:
         handle = operator.index(ptr)
     except TypeError:

@@ -93,6 +93,13 @@ class DeviceNDArray(_core.DeviceArray):
         return (f"<cudajit DeviceNDArray shape={self.shape} dtype={self.dtype} "
                 f"on {self.device.name}>")
 
+    @property
+    def stream(self) -> Any:
+        """The array's default stream (for its copies, and the stream a foreign array's
+        CUDA Array Interface named); 0 when it has none of its own, as in Numba."""
+        own = super().stream
+        return 0 if own is None else own
+
     # Numba's attributes of its device arrays, which numba.cuda code (its runtime, its tests,
     # libraries written for it) reads.
 
@@ -310,13 +317,23 @@ class DeviceNDArray(_core.DeviceArray):
         return view
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        target = self[key]
-        if not isinstance(target, DeviceNDArray):  # one element
-            target = self[(key if isinstance(key, tuple) else (key,)) + (Ellipsis,)]
+        self.setitem(key, value)
+
+    def setitem(self, key: Any, value: Any, stream: Any = 0) -> None:
+        """``self[key] = value`` (Numba's ``DeviceNDArray.setitem``), queued on ``stream``,
+        else on the array's own default stream, without waiting; with neither, on the legacy
+        default stream, finished on return (Numba's rule)."""
+        if is_default_stream(stream) and super().stream is not None:
+            stream = super().stream
+        parts = key if isinstance(key, tuple) else (key,)
+        if isinstance(key, str) or any(p is Ellipsis for p in parts):
+            target = self[key]
+        else:  # a view even of one element (self[i] would copy it to the host)
+            target = self[parts + (Ellipsis,)]
         value = np.asarray(value, dtype=self.dtype)
         if value.ndim > target.ndim:  # Numba's words
             raise ValueError(f"Can't assign {value.ndim}-D array to {target.ndim}-D self")
-        target.copy_to_device(value)
+        target.copy_to_device(value, stream=stream)
 
     def reshape(self, *newshape: Any, order: str = "C") -> "DeviceNDArray":
         """A view with a new shape; the array must be contiguous in ``order``."""

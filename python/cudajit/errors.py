@@ -95,7 +95,13 @@ class CudaOutOfMemoryError(CudaDriverError, MemoryError):
 
 
 class CudaSupportError(RuntimeError):
-    """CUDA is not usable here: no driver, no device, or an unsupported device."""
+    """CUDA is not usable here: no driver, no device, an unsupported device, or CUDA
+    disabled (CUDAJIT_DISABLE_CUDA or NUMBA_DISABLE_CUDA set)."""
+
+    @property
+    def msg(self) -> str:
+        """The message, under the name of Numba's (an ImportError's) attribute."""
+        return str(self.args[0]) if self.args else ""
 
 
 class PerformanceWarning(UserWarning):

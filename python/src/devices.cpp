@@ -318,9 +318,15 @@ void bind_devices(py::module_& m) {
       .def(
           "external_stream",
           [](const DeviceHandle& d, uintptr_t handle) {
-            return StreamHandle{d.device->external_stream(handle)};
+            return StreamHandle{d.device->borrow_stream(handle)};
           },
-          py::arg("handle"))
+          py::arg("handle"),
+          "A Stream for a CUstream made elsewhere; on cuda its context is checked at its first "
+          "use")
+      .def(
+          "activate_context", [](const DeviceHandle& d) { d.device->activate_context(); },
+          "Make the device's primary context current on this thread if it has none (Numba's "
+          "current_context()); a RuntimeError if a context that is not primary is current")
       .def(
           "create_event",
           [](const DeviceHandle& d, bool timing) {
@@ -356,6 +362,10 @@ void bind_devices(py::module_& m) {
             return done;
           },
           "True when all work queued on the stream has finished.")
+      .def_property_readonly(
+          "external", [](const StreamHandle& s) { return s.stream->external(); },
+          "Whether the stream was made elsewhere and borrowed by its handle (cuda.external_stream, "
+          "a foreign array's CUDA Array Interface stream), as Numba's Stream.external")
       .def("__cuda_stream__",
            [](const StreamHandle& s) { return py::make_tuple(0, s.stream->handle()); })
       .def("__int__", [](const StreamHandle& s) { return s.stream->handle(); })

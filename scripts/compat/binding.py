@@ -324,6 +324,14 @@ def _bind_ufunc_targets() -> None:
         dict.__setitem__(registry, "cuda", builder)  # a UniqueDict refuses a second value
 
 
+def _bind_support_error(cudajit: types.ModuleType) -> None:
+    """``from numba.cuda.cudadrv.error import CudaSupportError`` gives cudajit's class, which
+    cudajit raises where CUDA is unusable (the same meaning). Set on numba-cuda's module, so
+    only later imports see it: numba-cuda's own modules keep raising theirs."""
+    error_module = importlib.import_module("numba.cuda.cudadrv.error")
+    error_module.CudaSupportError = cudajit.errors.CudaSupportError
+
+
 def install() -> None:
     """Import numba.cuda (and the tests' helpers) for real, then bind numba.cuda to cudajit.
     Once per process (sitecustomize.py calls it, so subprocesses of the tests bind too)."""
@@ -337,6 +345,7 @@ def install() -> None:
     _count_cudajit_entry_points(cudajit)
     _bind_ufunc_targets()
     _bind_error_classes(cudajit)
+    _bind_support_error(cudajit)
     _follow_numba_config(cudajit)
     module = make_cuda_module(real, cudajit)
     sys.meta_path.insert(0, _NumbaInternalsFinder(real))

@@ -626,7 +626,7 @@ def test_from_cuda_array_interface_builds_the_described_view():
     view = cuda.from_cuda_array_interface(desc, owner=base)
     assert view.shape == (3, 2) and view.strides == (32, 8) and view.dtype == np.float64
     np.testing.assert_array_equal(view.copy_to_host(), [[1, 2], [5, 6], [9, 10]])
-    assert not view.readonly and view.stream is None
+    assert not view.readonly and view.stream == 0
 
 
 def test_from_cuda_array_interface_validates_like_a_launch():
@@ -671,13 +671,13 @@ def test_from_cuda_array_interface_takes_the_stream_too():
     s = cuda.stream()
     desc = CaiProducer(np.arange(4.0), stream=s).__cuda_array_interface__
     assert cuda.from_cuda_array_interface(desc).stream == s
-    assert cuda.from_cuda_array_interface(desc, sync=False).stream is None
+    assert cuda.from_cuda_array_interface(desc, sync=False).stream == 0
 
 
 def test_a_view_made_with_sync_false_has_no_default_stream():
     s = cuda.stream()
     view = cuda.as_cuda_array(CaiProducer(np.arange(4.0), stream=s), sync=False)
-    assert view.stream is None
+    assert view.stream == 0
 
 
 def test_a_view_made_with_synchronisation_off_has_no_default_stream():
@@ -687,7 +687,7 @@ def test_a_view_made_with_synchronisation_off_has_no_default_stream():
         view = cuda.as_cuda_array(CaiProducer(np.arange(4.0), stream=s))
     finally:
         cuda.config.CUDA_ARRAY_INTERFACE_SYNC = True
-    assert view.stream is None
+    assert view.stream == 0
 
 
 def test_a_view_of_a_producer_on_the_per_thread_default_stream():
@@ -697,7 +697,7 @@ def test_a_view_of_a_producer_on_the_per_thread_default_stream():
 
 def test_a_view_of_a_producer_on_the_legacy_default_stream():
     view = cuda.as_cuda_array(CaiProducer(np.arange(4.0), stream=1))
-    assert view.stream in (None, cuda.legacy_default_stream())
+    assert view.stream in (0, cuda.legacy_default_stream())
 
 
 def test_export_of_a_view_passes_the_producers_stream_on(on_gpu_device):

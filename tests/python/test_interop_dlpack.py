@@ -222,7 +222,7 @@ def test_from_dlpack_of_a_numpy_array_shares_memory():
     assert isinstance(view, cuda.DeviceNDArray)
     assert view.device_pointer == a.ctypes.data
     assert view.shape == (5,) and view.strides == (8,) and view.dtype == np.float64
-    assert not view.readonly and view.stream is None
+    assert not view.readonly and view.stream == 0
     a[1] = 99.0
     assert view.copy_to_host()[1] == 99.0
     scale_1d[1, 8](view, 2.0)
@@ -277,7 +277,7 @@ def test_from_dlpack_of_an_object_without_dlpack_is_a_type_error():
 def test_as_cuda_array_falls_back_to_dlpack():
     a = np.arange(4.0)
     view = cuda.as_cuda_array(DlpackOnly(a))
-    assert view.device_pointer == a.ctypes.data and view.stream is None
+    assert view.device_pointer == a.ctypes.data and view.stream == 0
 
 
 def test_from_dlpack_of_an_unsupported_dtype_is_a_type_error():

@@ -329,7 +329,7 @@ def test_synchronisation_off_overrides_host_mode(spin):
 def test_as_cuda_array_with_sync_false_shows_the_race(spin):
     def unsynchronised_view(p, out, s2):
         view = cuda.as_cuda_array(p, sync=False)
-        assert view.stream is None
+        assert view.stream == 0
         copy_1d[1, N, s2](view, out)
 
     np.testing.assert_array_equal(race(unsynchronised_view, spin), 0.0)

@@ -20,7 +20,7 @@ from .raw_memory import (device_memory_size, device_memset, device_pointer,  # n
                          device_to_device, device_to_host, host_to_device, is_device_memory,
                          require_device_memory)
 
-__all__ = ["CudaAPIError", "CudaDriverError", "CudaSupportError", "LinkerError",
+__all__ = ["CudaAPIError", "CudaDriverError", "CudaSupportError", "LinkerError", "Stream",
            "get_version", "profile_start", "profile_stop", "profiling",
            "AutoFreePointer", "BaseCUDAMemoryManager", "GetIpcHandleMixin",
            "HostOnlyCUDAMemoryManager", "ManagedMemory", "MappedMemory", "MemoryInfo",
@@ -30,6 +30,11 @@ __all__ = ["CudaAPIError", "CudaDriverError", "CudaSupportError", "LinkerError",
            "require_device_memory"]
 
 CudaAPIError = CudaDriverError
+
+# The class of cuda.stream(), cuda.default_stream() and cuda.external_stream() objects, under
+# Numba's name (numba.cuda.cudadrv.driver.Stream): isinstance checks and patches of its
+# methods (Stream.synchronize) reach cudajit's streams.
+Stream = _core.Stream
 
 
 class LinkerError(RuntimeError):

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "cudajit/runtime/fork.hpp"
 #include "cudajit/runtime/interrupt.hpp"
 #include "launch_config.hpp"
 
@@ -86,7 +87,9 @@ CudaStream& CudaDevice::own(Stream& stream) {
   if (&stream.device() != this)
     throw std::invalid_argument("expected a stream of device " + label_ + ", got one of device " +
                                 stream.device().name());
-  return static_cast<CudaStream&>(stream);
+  auto& cuda_stream = static_cast<CudaStream&>(stream);
+  cuda_stream.check_once();
+  return cuda_stream;
 }
 
 CudaEvent& CudaDevice::own(Event& event) {
@@ -167,20 +170,55 @@ std::shared_ptr<Stream> CudaDevice::external_stream(uintptr_t handle) {
   if (handle == 0 || handle == reinterpret_cast<uintptr_t>(CU_STREAM_LEGACY)) return legacy_;
   if (handle == reinterpret_cast<uintptr_t>(CU_STREAM_PER_THREAD)) return per_thread_;
   auto stream = reinterpret_cast<CUstream>(handle);
-  if (api_.cuStreamGetCtx != nullptr) {
-    // A stream of another device (or context) would fail later, less clearly.
-    bind();
-    CUcontext owner = nullptr;
-    CUresult result = api_.cuStreamGetCtx(stream, &owner);
-    if (result != CUDA_SUCCESS)  // the message only when needed: this runs at every launch
-      check(api_, result, ("cuStreamGetCtx(" + hex(handle) + ")").c_str());
-    if (owner != context_.get())
-      throw std::invalid_argument("stream " + hex(handle) +
-                                  " belongs to another CUDA context than " +
-                                  "the primary context of device " + label_ +
-                                  " (another device, or a context that is not primary)");
-  }
+  check_stream_context(stream);
   return std::make_shared<CudaStream>(*this, stream);
+}
+
+std::shared_ptr<Stream> CudaDevice::borrow_stream(uintptr_t handle) {
+  if (handle == 0 || handle == reinterpret_cast<uintptr_t>(CU_STREAM_LEGACY)) return legacy_;
+  if (handle == reinterpret_cast<uintptr_t>(CU_STREAM_PER_THREAD)) return per_thread_;
+  return std::make_shared<CudaStream>(*this, reinterpret_cast<CUstream>(handle), false);
+}
+
+void CudaDevice::check_stream_context(CUstream stream) {
+  if (api_.cuStreamGetCtx == nullptr) return;
+  // A stream of another device (or context) would fail later, less clearly.
+  bind();
+  CUcontext owner = nullptr;
+  CUresult result = api_.cuStreamGetCtx(stream, &owner);
+  uintptr_t handle = reinterpret_cast<uintptr_t>(stream);
+  if (result != CUDA_SUCCESS)  // the message only when needed: this runs at every launch
+    check(api_, result, ("cuStreamGetCtx(" + hex(handle) + ")").c_str());
+  if (owner != context_.get())
+    throw std::invalid_argument("stream " + hex(handle) + " belongs to another CUDA context than " +
+                                "the primary context of device " + label_ +
+                                " (another device, or a context that is not primary)");
+}
+
+void CudaDevice::activate_context() {
+  check_not_forked();
+  CUcontext current = nullptr;
+  check(api_, api_.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  if (current == nullptr) {
+    check(api_, api_.cuCtxSetCurrent(context_.get()), "cuCtxSetCurrent");
+    return;
+  }
+  if (current == context_.get()) return;
+  // Another device's primary context is left current (the device's own work binds its
+  // context); a context that is no device's primary one is refused, as in Numba.
+  CUdevice owner = 0;
+  if (api_.cuCtxGetDevice != nullptr && api_.cuCtxGetDevice(&owner) == CUDA_SUCCESS) {
+    CUcontext primary = nullptr;
+    if (api_.cuDevicePrimaryCtxRetain(&primary, owner) == CUDA_SUCCESS) {
+      api_.cuDevicePrimaryCtxRelease_v2(owner);
+      if (primary == current) return;
+    }
+  }
+  throw std::runtime_error(
+      "Numba cannot operate on non-primary CUDA context " +
+      hex(reinterpret_cast<uintptr_t>(current)) +
+      ", nor can cudajit: its work runs in each device's primary context, and the calling "
+      "thread has another context current (made by cuCtxCreate); pop it first");
 }
 
 std::shared_ptr<Event> CudaDevice::create_event(bool timing) {

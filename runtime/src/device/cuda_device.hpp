@@ -64,7 +64,9 @@ class CudaStream final : public Stream {
   // legacy default stream, as Numba's cuda.stream() does), owned.
   explicit CudaStream(CudaDevice& device);
   // A stream made elsewhere, or a special handle (null, per-thread): not owned.
-  CudaStream(CudaDevice& device, CUstream borrowed);
+  // `checked`: its context was checked (CudaDevice::check_stream_context); if not, it
+  // is checked at its first use.
+  CudaStream(CudaDevice& device, CUstream borrowed, bool checked = true);
   ~CudaStream() override;
   CudaStream(const CudaStream&) = delete;
   CudaStream& operator=(const CudaStream&) = delete;
@@ -79,6 +81,10 @@ class CudaStream final : public Stream {
     return owned_ || stream_ == nullptr || stream_ == CU_STREAM_LEGACY ||
            stream_ == CU_STREAM_PER_THREAD;
   }
+  bool external() const override {
+    return !owned_ && stream_ != nullptr && stream_ != CU_STREAM_LEGACY &&
+           stream_ != CU_STREAM_PER_THREAD;
+  }
   void wait(Event& event) override;
   // Runs `fn` at a later sweep once the stream has reached this point: on the
   // host thread that next launches, copies, queries or synchronizes on the
@@ -86,11 +92,14 @@ class CudaStream final : public Stream {
   void enqueue_host(std::function<void()> fn) override;
 
   CUstream get() const { return stream_; }
+  // Checks a borrowed stream's context at its first use (see the constructor).
+  void check_once();
 
  private:
   CudaDevice& device_;
   CUstream stream_ = nullptr;
   bool owned_;
+  std::atomic<bool> checked_{true};
 };
 
 class CudaEvent final : public Event {
@@ -187,6 +196,11 @@ class CudaDevice final : public Device {
   std::shared_ptr<Stream> legacy_default_stream() override { return legacy_; }
   std::shared_ptr<Stream> per_thread_default_stream() override { return per_thread_; }
   std::shared_ptr<Stream> external_stream(uintptr_t handle) override;
+  std::shared_ptr<Stream> borrow_stream(uintptr_t handle) override;
+  // std::invalid_argument (or the driver's error) unless `stream` is a stream of the
+  // primary context; nothing where the driver lacks cuStreamGetCtx.
+  void check_stream_context(CUstream stream);
+  void activate_context() override;
   std::shared_ptr<Event> create_event(bool timing) override;
   void order_streams(Stream& waiter, Stream& producer) override;
   void synchronize() override;

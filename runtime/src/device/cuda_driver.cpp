@@ -56,6 +56,7 @@ LoadResult load() {
       !resolve(library, "cuEventElapsedTime", api->event_elapsed_time))
     missing = "cuEventElapsedTime";
   resolve(library, "cuStreamGetCtx", api->cuStreamGetCtx);            // optional
+  resolve(library, "cuCtxGetDevice", api->cuCtxGetDevice);            // optional
   resolve(library, "cudajitSimLastFault", api->cudajitSimLastFault);  // the simulated GPU only
   resolve(library, "cudajitSimAbandonGrids", api->cudajitSimAbandonGrids);
   api->library = path;

@@ -71,6 +71,7 @@ struct DriverApi {
   CUresult (*event_elapsed_time)(float* ms, CUevent start, CUevent end) = nullptr;
   // Optional (null on drivers without it): checks that a foreign stream is in our context.
   CUresult (*cuStreamGetCtx)(CUstream stream, CUcontext* context) = nullptr;
+  CUresult (*cuCtxGetDevice)(CUdevice* device) = nullptr;  // optional: activate_context
   // Only in cudajit's simulated GPU (simulator/driver): the last fault's diagnostic.
   const char* (*cudajitSimLastFault)() = nullptr;
   // Likewise: stops every queued and running grid (a Ctrl-C; runtime/interrupt.hpp).

@@ -35,8 +35,14 @@ CudaStream::CudaStream(CudaDevice& device) : device_(device), owned_(true) {
   check(device_.api(), device_.api().cuStreamCreate(&stream_, CU_STREAM_DEFAULT), "cuStreamCreate");
 }
 
-CudaStream::CudaStream(CudaDevice& device, CUstream borrowed)
-    : device_(device), stream_(borrowed), owned_(false) {}
+CudaStream::CudaStream(CudaDevice& device, CUstream borrowed, bool checked)
+    : device_(device), stream_(borrowed), owned_(false), checked_(checked) {}
+
+void CudaStream::check_once() {
+  if (checked_.load(std::memory_order_acquire)) return;
+  device_.check_stream_context(stream_);  // throws, and checks again next time, if wrong
+  checked_.store(true, std::memory_order_release);
+}
 
 CudaStream::~CudaStream() {
   // cuStreamDestroy returns at once; work still queued completes, and the
@@ -48,6 +54,7 @@ CudaStream::~CudaStream() {
 Device& CudaStream::device() const { return device_; }
 
 void CudaStream::synchronize() {
+  check_once();
   device_.bind();
   const DriverApi& api = device_.api();
   driver_wait(
@@ -57,6 +64,7 @@ void CudaStream::synchronize() {
 }
 
 bool CudaStream::query() {
+  check_once();
   device_.bind();
   CUresult result = device_.api().cuStreamQuery(stream_);
   if (result == CUDA_ERROR_NOT_READY) return false;
@@ -66,6 +74,7 @@ bool CudaStream::query() {
 }
 
 void CudaStream::wait(Event& event) {
+  check_once();
   CudaEvent& cuda_event = device_.own(event);
   device_.bind();
   check(device_.api(), device_.api().cuStreamWaitEvent(stream_, cuda_event.get(), 0),
@@ -73,6 +82,7 @@ void CudaStream::wait(Event& event) {
 }
 
 void CudaStream::enqueue_host(std::function<void()> fn) {
+  check_once();
   device_.bind();
   device_.completions().sweep();
   device_.completions().add(stream_, {}, std::move(fn));

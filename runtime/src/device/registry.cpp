@@ -1,5 +1,6 @@
 // The devices of this process: the cpu device, and the GPUs once the driver
 // has been loaded (at the first question about them, never at import).
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -22,7 +23,22 @@ struct CudaState {
   std::vector<std::unique_ptr<cuda::CudaDevice>> devices;  // by ordinal, made at first use
 };
 
+// CUDAJIT_DISABLE_CUDA, else Numba's NUMBA_DISABLE_CUDA, set to anything but 0: the
+// sentence saying so (the driver is then never loaded), else "".
+std::string disabled_by_environment() {
+  for (const char* name : {"CUDAJIT_DISABLE_CUDA", "NUMBA_DISABLE_CUDA"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr) continue;
+    std::string text = value;
+    if (text.empty() || text == "0") return "";
+    return "CUDA is disabled due to setting " + std::string(name) + "=" + text;
+  }
+  return "";
+}
+
 void initialise(CudaState& state) {
+  state.reason = disabled_by_environment();
+  if (!state.reason.empty()) return;
   note_devices_started();  // cuInit's state does not survive a fork
   state.api = cuda::load_driver(&state.reason);
   if (state.api == nullptr) return;

@@ -85,6 +85,9 @@ class Stream {
   // streams all are; on cuda, created streams and the default streams, not borrowed ones
   // (their flags are not known).
   virtual bool blocking() const = 0;
+  // Made elsewhere and borrowed by handle (Numba's Stream.external): a CUstream that
+  // cudajit did not create. The default streams and the cpu device's streams never are.
+  virtual bool external() const { return false; }
   // Work queued after this call waits until `event` has completed.
   virtual void wait(Event& event) = 0;
   // Runs `fn` on the host once all work queued before it has finished, in
@@ -222,6 +225,11 @@ class Device {
   virtual const DeviceLimits& limits() const = 0;
   // The driver's context the device's work runs in (its primary context); 0 on the cpu.
   virtual uintptr_t context_handle() const { return 0; }
+  // Makes the device's context current on the calling thread if the thread has none, as
+  // Numba's current_context() does, so that a third party's driver calls that follow find
+  // it; a primary context already current is kept. cuda: std::runtime_error when another
+  // context, not a device's primary one, is current (cudajit works in primary contexts).
+  virtual void activate_context() {}
 
   // Throws std::runtime_error (cpu) or DriverError (cuda) when out of memory.
   // 0 bytes is allowed and gives null pointers. Device memory is aligned to 256 bytes.
@@ -248,6 +256,12 @@ class Device {
   // cpu: only the handles of its own live streams, else std::invalid_argument.
   // cuda: std::invalid_argument for a stream of another context.
   virtual std::shared_ptr<Stream> external_stream(uintptr_t handle) = 0;
+  // The same, for a handle wrapped once and kept (cuda.external_stream): cuda checks the
+  // handle's context at the stream's first use rather than now, as Numba touches it only
+  // when it is used (the wrapper is made before, or without, any work on it).
+  virtual std::shared_ptr<Stream> borrow_stream(uintptr_t handle) {
+    return external_stream(handle);
+  }
   virtual std::shared_ptr<Event> create_event(bool timing) = 0;
   // Work queued on `waiter` after this call waits for the work queued on `producer` before
   // it (an event recorded on one and waited for on the other; cuda recycles the event).
