@@ -17,12 +17,13 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence
 import numpy as np
 
 from . import _core
+from . import host_arrays as _host_arrays
 from .cudadrv import memory as _memory
 from .cudadrv.memory import (BaseCUDAMemoryManager, GetIpcHandleMixin,  # noqa: F401
                              HostOnlyCUDAMemoryManager, ManagedMemory, MappedMemory, MemoryInfo,
                              MemoryPointer, PinnedMemory, set_memory_manager)
 from .devicearray import (DeviceNDArray, as_shape, contiguous_strides, device_array,  # noqa: F401
-                          supported_dtype, to_device)
+                          is_default_stream, supported_dtype, to_device)
 
 __all__ = [
     "to_device", "device_array", "device_array_like", "pinned_array", "mapped_array",
@@ -411,7 +412,8 @@ def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
     return device_array(ary.shape, ary.dtype, order=_order_like(ary), stream=stream)
 
 
-def _host_array(kind: str, shape: Any, dtype: Any, strides: Any, order: str) -> np.ndarray:
+def _host_array(kind: str, shape: Any, dtype: Any, strides: Any, order: str,
+                stream: Any = 0) -> np.ndarray:
     dims = as_shape(shape)
     dt = supported_dtype(dtype)
     if strides is None:
@@ -421,8 +423,14 @@ def _host_array(kind: str, shape: Any, dtype: Any, strides: Any, order: str) -> 
         raise ValueError(f"{kind} array: shape {dims} with {dt.itemsize}-byte elements is larger "
                          "than 2**63 - 1 bytes")
     nbytes = max(1, nbytes)
-    memory = _core.allocate_host(_core.current_device(), nbytes, kind)
-    return np.ndarray(dims, dtype=dt, buffer=memory, strides=strides)
+    device = _core.current_device()
+    if kind != "pinned" and not is_default_stream(stream):
+        _core.resolve_stream(stream)  # a TypeError for what is no stream, before allocating
+    memory = _core.allocate_host(device, nbytes, kind)
+    if kind == "pinned":  # Numba's pinned arrays are plain NumPy arrays
+        return np.ndarray(dims, dtype=dt, buffer=memory, strides=strides)
+    cls = _host_arrays.MappedNDArray if kind == "mapped" else _host_arrays.ManagedNDArray
+    return _host_arrays.host_array(cls, memory, dims, dt, strides, stream)
 
 
 def pinned_array(shape: Any, dtype: Any = np.float64, strides: Any = None,
@@ -434,15 +442,17 @@ def pinned_array(shape: Any, dtype: Any = np.float64, strides: Any = None,
 def mapped_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
                  stream: Any = 0, portable: bool = False, wc: bool = False) -> np.ndarray:
     """A host array in page-locked memory mapped into the device's address space:
-    kernels use it in place, without copies."""
-    return _host_array("mapped", shape, dtype, strides, order)
+    kernels use it in place, without copies. A :class:`~cudajit.host_arrays.MappedNDArray`
+    (a NumPy array) exporting ``__cuda_array_interface__`` with ``stream``."""
+    return _host_array("mapped", shape, dtype, strides, order, stream)
 
 
 def managed_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
                   stream: Any = 0, attach_global: bool = True) -> np.ndarray:
     """An array in managed (unified) memory, usable from the host and, in place,
-    from kernels."""
-    return _host_array("managed", shape, dtype, strides, order)
+    from kernels. A :class:`~cudajit.host_arrays.ManagedNDArray` (a NumPy array) exporting
+    ``__cuda_array_interface__`` with ``stream``."""
+    return _host_array("managed", shape, dtype, strides, order, stream)
 
 
 def _order_like(ary: Any) -> str:

@@ -573,12 +573,22 @@ def as_cuda_array(obj: Any, sync: bool = True) -> DeviceNDArray:
     stream, and launches on other streams are ordered after it.
 
     A NumPy array is a TypeError, as in Numba: it is host memory (``cuda.to_device``
-    copies it; ``cuda.from_dlpack`` views it on the cpu device)."""
-    if isinstance(obj, np.ndarray):
+    copies it; ``cuda.from_dlpack`` views it on the cpu device), unless it exports the
+    interface (a mapped or managed array on a GPU)."""
+    if isinstance(obj, np.ndarray) and not hasattr(obj, "__cuda_array_interface__"):
         raise TypeError("*obj* doesn't implement the cuda array interface: as_cuda_array() "
                         "views device memory, and a NumPy array is host memory; copy it with "
                         "cuda.to_device(), or view it on the cpu device with cuda.from_dlpack()")
     return DeviceNDArray(_core.import_array(obj, sync))
+
+
+def device_view(obj: Any) -> Any:
+    """``obj`` as a DeviceNDArray when it is device memory: a cudajit array as it is, an
+    object exporting ``__cuda_array_interface__`` as a view of its memory (as_cuda_array);
+    anything else (host arrays, numbers) unchanged. Numba's ufuncs take both kinds."""
+    if is_device_array(obj) or not hasattr(obj, "__cuda_array_interface__"):
+        return obj
+    return as_cuda_array(obj)
 
 
 def auto_device(obj: Any, stream: Any = 0, copy: bool = True,

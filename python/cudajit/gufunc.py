@@ -29,7 +29,7 @@ import numpy as np
 from . import types as cjtypes
 from .api import device_array, to_device
 from .compiler import jit
-from .devicearray import is_device_array
+from .devicearray import device_view, is_device_array
 from .source import function_from_text
 
 __all__ = ["guvectorize", "CUDAGUFunc"]
@@ -134,6 +134,10 @@ class CUDAGUFunc:
             out = out if isinstance(out, tuple) else (out,)
         if len(args) != self.nin:
             raise TypeError(f"gufunc '{self.__name__}' takes {self.nin} inputs, got {len(args)}")
+        # Foreign device arrays (the CUDA Array Interface) are device arrays here, as in Numba.
+        args = tuple(device_view(a) for a in args)
+        if out is not None:
+            out = tuple(device_view(o) for o in out)
         on_device = any(is_device_array(a) for a in args)
         inputs = [a if is_device_array(a) else np.asarray(a) for a in args]
         sig = self._loop(args, inputs)

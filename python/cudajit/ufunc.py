@@ -28,7 +28,7 @@ import numpy as np
 from . import types as cjtypes
 from .api import device_array, to_device
 from .compiler import compile_ptx, jit
-from .devicearray import is_device_array
+from .devicearray import device_view, is_device_array
 from .function_pickling import bind_owner, by_value
 from .source import attach_text, function_from_text, function_text
 
@@ -122,6 +122,9 @@ class CUDAUFunc:
     def __call__(self, *args: Any, out: Any = None, stream: Any = 0) -> Any:
         if len(args) != self.nin:
             raise TypeError(f"ufunc '{self.__name__}' takes {self.nin} inputs, got {len(args)}")
+        # Foreign device arrays (the CUDA Array Interface) are device arrays here, as in Numba:
+        # used in place, and an `out` of them is written and returned as a cudajit view.
+        args, out = tuple(device_view(a) for a in args), device_view(out)
         on_device = any(is_device_array(a) for a in args) or is_device_array(out)
         inputs = [a if is_device_array(a) else np.asarray(a) for a in args]
         arg_types, result_type = self._loop([np.dtype(a.dtype) for a in inputs])
