@@ -104,6 +104,17 @@ class CudaSupportError(RuntimeError):
         return str(self.args[0]) if self.args else ""
 
 
+class LinkerError(RuntimeError):
+    """Code given to ``link=`` (or ``declare_device(link=)``) that cannot be linked: a file
+    that does not exist, or whose kind its extension does not tell (Numba's class of the same
+    name and meaning)."""
+
+
+class NvrtcError(CompileError):
+    """CUDA C++ given to ``link=`` that NVRTC does not compile; the message has NVRTC's result
+    (``NVRTC_ERROR_COMPILATION``), the file and NVRTC's log."""
+
+
 class PerformanceWarning(UserWarning):
     """Code that runs correctly but slowly, e.g. a grid too small to fill the device."""
 

@@ -21,7 +21,7 @@ from typing import Any, Iterable
 
 from . import nvrtc
 from . import types as cjtypes
-from .errors import CompileError
+from .errors import CompileError, LinkerError
 
 __all__ = ["LinkableCode", "PTXSource", "CUSource", "Cubin", "Fatbin", "Object", "Archive",
            "LTOIR", "declare_device", "DeclaredDevice"]
@@ -70,8 +70,11 @@ class LinkableCode:
     def from_path(path: str) -> "LinkableCode":
         """The code in the file at ``path``, its kind from its extension."""
         cls = _class_for(path)
-        with open(path, "r" if cls.kind in ("cu", "ptx") else "rb") as f:
-            return cls(f.read(), name=os.path.basename(os.path.splitext(path)[0]))
+        try:
+            with open(path, "r" if cls.kind in ("cu", "ptx") else "rb") as f:
+                return cls(f.read(), name=os.path.basename(os.path.splitext(path)[0]))
+        except FileNotFoundError:
+            raise LinkerError(f"{path} not found") from None
 
     @classmethod
     def from_path_or_obj(cls, path_or_obj: Any) -> "LinkableCode":
@@ -126,8 +129,11 @@ def _class_for(path: str) -> type[LinkableCode]:
     extension = os.path.splitext(path)[1]
     kind = _KIND_BY_EXTENSION.get(extension)
     if kind is None:
-        raise ValueError(f"cannot link '{path}': the file's kind is known by its extension, "
-                         f"one of {', '.join(sorted(_KIND_BY_EXTENSION))}")
+        # Numba's words first: programs and tests match them.
+        what = f"extension {extension}" if extension else "no extension"
+        raise LinkerError(f"Don't know how to link file with {what}: cannot link '{path}', "
+                          f"a file's kind is known by its extension, one of "
+                          f"{', '.join(sorted(_KIND_BY_EXTENSION))}")
     return _CLASS_BY_KIND[kind]
 
 

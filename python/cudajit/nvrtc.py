@@ -19,7 +19,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from .errors import CompileError
+from .errors import CompileError, NvrtcError
 
 # Library names, newest CUDA first.
 _SONAMES = ("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so")
@@ -159,7 +159,7 @@ def compile_to_ptx(source: str, name: str, cc: int, extra_includes: list[str] = 
     """``source`` (CUDA C++) compiled to PTX for compute capability ``cc`` (major*10+minor),
     as relocatable device code so that its ``extern "C" __device__`` functions stay for the
     linker. Kept per process by the source's contents, the capability and the include
-    folders. CompileError with NVRTC's log when it does not compile."""
+    folders. NvrtcError (a CompileError) with NVRTC's log when it does not compile."""
     arch = _arch_for(cc)
     includes = [*extra_includes, *include_dirs()]
     key = (hashlib.sha256(source.encode()).hexdigest(), arch, tuple(includes))
@@ -176,8 +176,9 @@ def compile_to_ptx(source: str, name: str, cc: int, extra_includes: list[str] = 
         argv = (ctypes.c_char_p * len(options))(*(o.encode() for o in options))
         result = lib.nvrtcCompileProgram(program, len(options), argv)
         if result != 0:
-            raise CompileError(f"NVRTC could not compile '{name}' for compute_{arch}:\n"
-                               f"{_program_log(lib, program)}")
+            raise NvrtcError(f"NVRTC could not compile '{name}' for compute_{arch} "
+                             f"(NVRTC_ERROR_COMPILATION in the compilation of "
+                             f"\"{os.path.basename(name)}\"):\n{_program_log(lib, program)}")
         log = _program_log(lib, program)
         if log:  # warnings that did not stop the compile, as Numba reports them
             warnings.warn(f"NVRTC log messages compiling '{name}' for compute_{arch}:\n{log}",

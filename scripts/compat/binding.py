@@ -332,6 +332,26 @@ def _bind_support_error(cudajit: types.ModuleType) -> None:
     error_module.CudaSupportError = cudajit.errors.CudaSupportError
 
 
+def _nvrtc_errors_are_cuda_cores(cudajit: types.ModuleType) -> None:
+    """cudajit's NvrtcError (CUDA C++ in ``link=`` that does not compile) becomes a subclass
+    of cuda.core's NVRTCError too, which numba-cuda raises for the same code (its message has
+    the same ``NVRTC_ERROR_COMPILATION in the compilation of "file.cu"``)."""
+    try:
+        from cuda.core._utils.cuda_utils import NVRTCError
+    except ImportError:  # numba-cuda without cuda.core: nothing to catch
+        return
+    error = cudajit.errors.NvrtcError
+    if not issubclass(error, NVRTCError):
+        error.__bases__ = (*error.__bases__, NVRTCError)
+
+
+def _bind_linker_error(cudajit: types.ModuleType) -> None:
+    """``from numba.cuda.cudadrv.driver import LinkerError`` gives cudajit's class, which
+    cudajit raises for a ``link=`` file that does not exist or is of no known kind."""
+    driver = importlib.import_module("numba.cuda.cudadrv.driver")
+    driver.LinkerError = cudajit.errors.LinkerError
+
+
 def install() -> None:
     """Import numba.cuda (and the tests' helpers) for real, then bind numba.cuda to cudajit.
     Once per process (sitecustomize.py calls it, so subprocesses of the tests bind too)."""
@@ -345,6 +365,8 @@ def install() -> None:
     _count_cudajit_entry_points(cudajit)
     _bind_ufunc_targets()
     _bind_error_classes(cudajit)
+    _nvrtc_errors_are_cuda_cores(cudajit)
+    _bind_linker_error(cudajit)
     _bind_support_error(cudajit)
     _follow_numba_config(cudajit)
     module = make_cuda_module(real, cudajit)

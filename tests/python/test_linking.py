@@ -181,8 +181,49 @@ def test_nvrtc_errors_carry_its_log(on_cuda):
     def kernel(r):
         r[0] = broken(1)
 
-    with pytest.raises(cuda.CompileError, match="NVRTC could not compile 'broken.cu'"):
+    with pytest.raises(cuda.errors.NvrtcError) as info:
         kernel[1, 1](np.zeros(1, np.int32))
+    assert isinstance(info.value, cuda.CompileError)
+    message = str(info.value)
+    assert "NVRTC could not compile 'broken.cu'" in message
+    assert 'NVRTC_ERROR_COMPILATION in the compilation of "broken.cu"' in message
+    assert "error" in message.split("\n", 1)[1]  # NVRTC's log follows
+
+
+def test_a_cu_file_that_fails_names_the_file(on_cuda, tmp_path):
+    if not nvrtc.is_available():
+        pytest.skip("NVRTC not found")
+    path = tmp_path / "error.cu"
+    path.write_text('extern "C" __device__ int bar(int x) {\n    SYNTAX ERROR\n}\n')
+    bar = cuda.declare_device("bar", "int32(int32)")
+    with pytest.raises(cuda.errors.NvrtcError) as info:
+        @cuda.jit("void(int32)", link=[str(path)])
+        def kernel(x):
+            bar(x)
+    message = str(info.value)
+    assert 'in the compilation of "error.cu"' in message
+    assert 'identifier "SYNTAX" is undefined' in message
+
+
+@pytest.mark.parametrize("name, what", [("header.cuh", "extension .cuh"),
+                                        ("data", "no extension")])
+def test_a_file_of_unknown_kind_is_refused(name, what):
+    with pytest.raises(cuda.errors.LinkerError, match=f"Don't know how to link file with {what}: "
+                                                      f"cannot link '{name}'.*one of .a, .cu"):
+        @cuda.jit("void()", link=[name])
+        def kernel():
+            pass
+
+
+def test_a_missing_file_is_a_linker_error(on_cuda, tmp_path):
+    path = str(tmp_path / "nonexistent.a")
+    with pytest.raises(cuda.errors.LinkerError) as info:
+        @cuda.jit("void(int32[::1])", link=[path])
+        def f(x):
+            x[0] = 0
+    assert info.value.args == (f"{path} not found",)
+    assert cuda.cudadrv.driver.LinkerError is cuda.errors.LinkerError
+    assert isinstance(info.value, RuntimeError)
 
 
 def test_a_missing_nvrtc_names_what_to_install(monkeypatch):
@@ -280,7 +321,7 @@ def test_declare_device_needs_a_return_type(sig):
 
 
 def test_link_items_are_checked_when_declared():
-    with pytest.raises(ValueError, match="extension"):
+    with pytest.raises(cuda.errors.LinkerError, match="with extension .txt"):
         cuda.declare_device("f", "int32()", link="code.txt")
     with pytest.raises(TypeError, match="LinkableCode"):
         cuda.declare_device("f", "int32()", link=[42])

@@ -11,7 +11,7 @@ import contextlib
 from typing import Iterator
 
 from .. import _core
-from ..errors import CudaDriverError, CudaSupportError
+from ..errors import CudaDriverError, CudaSupportError, LinkerError
 from .memory import (AutoFreePointer, BaseCUDAMemoryManager, GetIpcHandleMixin,  # noqa: F401
                      HostOnlyCUDAMemoryManager, ManagedMemory, MappedMemory, MemoryInfo,
                      MemoryPointer, NumbaCUDAMemoryManager, PendingDeallocs, PinnedMemory,
@@ -35,11 +35,6 @@ CudaAPIError = CudaDriverError
 # Numba's name (numba.cuda.cudadrv.driver.Stream): isinstance checks and patches of its
 # methods (Stream.synchronize) reach cudajit's streams.
 Stream = _core.Stream
-
-
-class LinkerError(RuntimeError):
-    """Numba's error for a failed link; cudajit links nothing (no ``link=``), so it is never
-    raised, only defined for code that catches it."""
 
 
 def get_version() -> tuple[int, int]:
