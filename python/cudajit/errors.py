@@ -46,7 +46,13 @@ def hides_cudajit_frames(function: _F) -> _F:
     return trimmed  # type: ignore[return-value]
 
 
-class CompileError(Exception):
+class _PythonDefinedException(Exception):
+    """CompileError's base: an Exception laid out as exception classes defined in Python are
+    (with a ``__weakref__`` slot), so that a binding can give CompileError such classes as its
+    bases instead (numba's TypingError: see scripts/compat/binding.py)."""
+
+
+class CompileError(_PythonDefinedException):
     """Kernel code that cannot be compiled, with the location of the offending node.
 
     ``lineno`` is 1-based and ``col_offset`` 0-based (a UTF-8 byte offset, as
@@ -56,8 +62,10 @@ class CompileError(Exception):
     """
 
     def __init__(self, msg: str, filename: str = "", lineno: int = 0, col_offset: int = 0):
-        # All four go to Exception.args so that pickling and copying rebuild it.
-        super().__init__(msg, filename, lineno, col_offset)
+        # All four go to Exception.args so that pickling and copying rebuild it. Exception's
+        # __init__ by name, not super()'s: a binding may add bases (numba's TypingError, see
+        # scripts/compat/binding.py) whose __init__ takes other arguments.
+        Exception.__init__(self, msg, filename, lineno, col_offset)
         self.msg = msg
         self.filename = filename
         self.lineno = lineno

@@ -27,6 +27,8 @@ def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
     """numba.cuda.compile: ``(code, return_type)`` for ``sig``, a device function with the C
     ABI by default, as in numba-cuda (see :func:`compile_ptx` for ``abi``, ``abi_info`` and
     ``launch_bounds``). cudajit makes PTX (``output="ptx"``); LTO-IR is not supported."""
+    if output not in ("ptx", "ltoir"):
+        raise NotImplementedError(f"Unsupported output type: {output} (expected 'ptx')")
     if output != "ptx":
         raise NotImplementedError(f"cuda.compile(output={output!r}): cudajit makes PTX only; "
                                   "pass output='ptx'")

@@ -285,12 +285,26 @@ def _bind_error_classes(cudajit: types.ModuleType) -> None:
     errors = importlib.import_module("numba.cuda.core.errors")
     for numba_name, cudajit_name in ERROR_CLASSES.items():
         setattr(errors, numba_name, getattr(cudajit.errors, cudajit_name))
+    _compile_errors_are_typing_errors(cudajit)
+
+
+def _compile_errors_are_typing_errors(cudajit: types.ModuleType) -> None:
+    """cudajit's CompileError becomes a subclass of Numba's and numba-cuda's TypingError (two
+    classes), so that a program moved to cudajit that catches those (``except TypingError``,
+    ``assertRaises(TypingError)``) catches cudajit's compile errors, where numba-cuda raises
+    TypingError for the same kernels. CompileError's own ``__init__`` and ``__str__`` stay."""
+    bases = tuple(importlib.import_module(name).TypingError
+                  for name in ("numba.cuda.core.errors", "numba.core.errors"))
+    error = cudajit.errors.CompileError
+    if not issubclass(error, bases):
+        error.__bases__ = bases
 
 
 # numba.core.config's settings that cudajit.config has under the same name: the tests set them
 # on Numba's module (override_config), and cudajit follows.
 FOLLOWED_SETTINGS = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_DEBUGINFO_DEFAULT", "OPT",
-                     "CUDA_ARRAY_INTERFACE_SYNC", "CUDA_NVRTC_EXTRA_SEARCH_PATHS")
+                     "CUDA_ARRAY_INTERFACE_SYNC", "CUDA_NVRTC_EXTRA_SEARCH_PATHS",
+                     "CUDA_DEALLOCS_COUNT", "CUDA_DEALLOCS_RATIO")
 
 
 def _follow_numba_config(cudajit: types.ModuleType) -> None:

@@ -38,3 +38,41 @@ def test_names_numba_cuda_reexports_from_its_compiler_are_cudajits():
     assert internal.compile_ptx is numba_compile_ptx  # numba-cuda's module is unchanged
     ptx, _ = view.compile_ptx(lambda r, x: None, (cudajit.float32[::1], cudajit.float32))
     assert ".entry" in ptx
+
+
+def test_compile_errors_become_numbas_typing_errors_keeping_their_own_behaviour(monkeypatch):
+    # numba-cuda raises TypingError where cudajit raises CompileError; bound, a program that
+    # catches numba's (and numba-cuda's) TypingError catches cudajit's. A copy of CompileError
+    # stands in for it here, and stand-ins for numba's two errors modules.
+    import pickle
+    import sys
+
+    def errors_module(name):
+        module = types.ModuleType(name)
+
+        class NumbaError(Exception):
+            def __init__(self, msg, loc=None, highlighting=True):
+                raise AssertionError("NumbaError.__init__ called")
+
+        class TypingError(NumbaError):
+            pass
+
+        module.TypingError = TypingError
+        return module
+
+    for name in ("numba.cuda.core.errors", "numba.core.errors"):
+        monkeypatch.setitem(sys.modules, name, errors_module(name))
+    own = {k: v for k, v in vars(cudajit.errors.CompileError).items()
+           if k not in ("__dict__", "__weakref__")}
+    copy = type("CompileError", cudajit.errors.CompileError.__bases__, own)
+    bound = types.SimpleNamespace(errors=types.SimpleNamespace(CompileError=copy))
+    binding._compile_errors_are_typing_errors(bound)
+    binding._compile_errors_are_typing_errors(bound)  # once is enough: a second call is a no-op
+    error = copy("boom", "kernel.py", 3, 4)
+    assert isinstance(error, sys.modules["numba.core.errors"].TypingError)
+    assert isinstance(error, sys.modules["numba.cuda.core.errors"].TypingError)
+    assert str(error) == "kernel.py:3:5: boom" and error.args == ("boom", "kernel.py", 3, 4)
+    assert isinstance(cudajit.CompileError("x"), Exception)  # cudajit's own class untouched
+    assert not any(b.__name__ == "TypingError" for b in cudajit.CompileError.__mro__)
+    assert pickle.loads(pickle.dumps(cudajit.CompileError("m", "f.py", 1, 0))).args == (
+        "m", "f.py", 1, 0)

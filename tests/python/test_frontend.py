@@ -672,9 +672,11 @@ ERROR_CASES = [
     ("c = cuda.local.array((4, 2.5), np.float32)", "got (4, 2.5)", 2, 25),
     ("c = cuda.local.array((4, 1 + b), np.float32)", "'b' is not a constant", 2, 33),
     ("c = cuda.shared.array((1, 2, 3, 4), np.int32)", "arrays have 1 to 3 dimensions", 2, 26),
-    ("c = cuda.shared.array(4, 'no_such_type')", "cuda.shared.array(): expected a dtype (a NumPy "
-     "dtype, a cudajit or Numba type, or a string); got 'no_such_type'",
+    ("c = cuda.shared.array(4, 'no_such_type')", "cuda.shared.array(): Invalid NumPy dtype "
+     "specified: 'no_such_type' (expected the name of a NumPy dtype, such as 'float32' or 'f4')",
      2, 29),
+    ("c = cuda.local.array(10, dtype='int33')", "cuda.local.array(): Invalid NumPy dtype "
+     "specified: 'int33'", 2, 35),
     ("c = cuda.shared.array(4, None)", "expected a dtype (a NumPy dtype, a cudajit or Numba "
      "type, or a string); got None", 2, 29),
     ("c = cuda.shared.array(4, dtype=np.float32, order='C')",

@@ -31,6 +31,9 @@ def test_compile_gives_ptx_and_the_return_type(device):
     assert resty == cuda.float32
     with pytest.raises(NotImplementedError, match="cudajit makes PTX only"):
         cuda.compile(add, "float32(float32, float32)", device=True, output="ltoir")
+    # an output kind numba-cuda does not know either: numba-cuda's message
+    with pytest.raises(NotImplementedError, match="Unsupported output type: illegal"):
+        cuda.compile(add, "float32(float32, float32)", device=True, output="illegal")
 
 
 def test_the_current_devices_compute_capability_is_the_target(device):

@@ -568,9 +568,27 @@ def test_runaway_recursion_is_a_compile_error_naming_the_function():
     def kernel(out):
         out[0] = runaway(1.0)
 
-    with pytest.raises(cuda.CompileError, match="cannot infer what device function 'runaway' "
+    with pytest.raises(cuda.CompileError, match="cannot type infer runaway recursion: "
+                                                "cannot infer what device function 'runaway' "
                                                 r"returns: every return of it calls itself"):
         cuda.jit(kernel)[1, 1](np.zeros(1))
+
+
+def test_a_recursive_return_type_that_grows_is_a_compile_error_in_numbas_words():
+    @cuda.jit(device=True)
+    def make_list(n):
+        if n <= 0:
+            return None
+        return (n, make_list(n - 1))  # (n, None), then (n, (n - 1, None)) ...
+
+    def kernel():
+        make_list(100)
+
+    with pytest.raises(cuda.CompileError,
+                       match=r"Return type of recursive function does not converge: function "
+                             r"'make_list' returns none and Tuple\(int64, none\), which do not "
+                             "unify"):
+        cuda.jit("void()")(kernel)
 
 
 def test_a_recursive_function_that_returns_nothing():

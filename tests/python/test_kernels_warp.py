@@ -253,7 +253,12 @@ def test_a_lane_outside_its_own_mask_is_an_error(tmp_path, device):
     ("cuda.shfl_sync(FULL, 1.0)", "cuda.shfl_sync() takes 3 arguments, got 2"),
     ("cuda.shfl_down_sync(1.5, 1.0, 1)", "cuda.shfl_down_sync() needs an integer mask, got "
      "float64"),
-    ("cuda.ballot_sync(FULL, 1j)", "needs a predicate (a number or bool), got complex128"),
+    ("cuda.ballot_sync(FULL, 1j)", "cuda.ballot_sync(): Predicate must be an integer or "
+     "boolean, got complex128"),
+    # numba-cuda's checks and words: a float predicate, a bool mask
+    ("cuda.all_sync(FULL, 1.5)", "cuda.all_sync(): Predicate must be an integer or boolean, "
+     "got float64"),
+    ("cuda.any_sync(True, 1)", "cuda.any_sync(): Mask type must be an integer, got bool"),
 ])
 def test_warp_function_misuse_is_a_compile_error(tmp_path, body, message):
     module = module_from_source(

@@ -37,10 +37,14 @@ Type type_shuffle(const Node& call, const std::vector<Type>& args, typing::Typed
   return args[1];
 }
 
+// Votes check as numba-cuda does, in its words: the mask an integer (not a bool), the
+// predicate an integer or bool (not a float, whose truth would be a comparison with 0.0).
 Type type_vote(const Node& call, const std::vector<Type>& args, typing::TypedFunction&) {
-  expect_integer(call, args[0], "mask");
-  if (!args[1].is_scalar() || is_complex(args[1].scalar()))
-    type_error(call, call.text + "() needs a predicate (a number or bool), got " + args[1].str());
+  if (!args[0].is_scalar() || !is_integer(args[0].scalar()))
+    type_error(call, call.text + "(): Mask type must be an integer, got " + args[0].str());
+  if (!args[1].is_scalar() || !(is_integer(args[1].scalar()) || args[1].scalar() == Scalar::Bool))
+    type_error(call,
+               call.text + "(): Predicate must be an integer or boolean, got " + args[1].str());
   return Type::scalar(call.text == "cuda.ballot_sync" ? Scalar::Int32 : Scalar::Bool);
 }
 

@@ -151,10 +151,13 @@ class FunctionTyper {
           return_type_ = t;
         } else {
           auto u = unify(*return_type_, t);
-          if (!u)
-            type_error(s, "function '" + python_name(out_.function->name) + "' returns " +
-                              describe(*return_type_) + " and " + describe(t) +
+          if (!u) {  // numba-cuda's words first where the function calls itself
+            const std::string recursive =
+                calls_itself_ ? "Return type of recursive function does not converge: " : "";
+            type_error(s, recursive + "function '" + python_name(out_.function->name) +
+                              "' returns " + describe(*return_type_) + " and " + describe(t) +
                               ", which do not unify");
+          }
           return_type_ = *u;
         }
         return;
@@ -529,11 +532,12 @@ class FunctionTyper {
         type_error(i < n.size() ? n.child(i) : n,
                    "cannot pass None to device function '" + python_name(fn->name) + "'");
     const TypedFunction& callee = program_.specialize(*fn, args, &n);
+    if (&callee == &out_) calls_itself_ = true;
     if (final_) out_.callees[&n] = &callee;
     std::optional<Type> returned = program_.return_type_of(callee);
     if (!returned && final_)
-      type_error(n, "cannot infer what device function '" + python_name(fn->name) +
-                        "' returns: every return of it calls itself (runaway recursion)");
+      type_error(n, "cannot type infer runaway recursion: cannot infer what device function '" +
+                        python_name(fn->name) + "' returns: every return of it calls itself");
     return returned;
   }
 
@@ -764,6 +768,7 @@ class FunctionTyper {
   int loop_depth_ = 0;
   std::optional<Type> return_type_;
   std::optional<Type> partial_return_;  // the rounds' unified return type (recursion)
+  bool calls_itself_ = false;           // a call of this very specialisation was typed
 
   friend class cudajit::typing::ProgramTyper;
 };

@@ -82,6 +82,9 @@ def dtype_of(value: Any) -> cjtypes.ScalarType:
     try:
         dtype = np.dtype(value)
     except TypeError:
+        if isinstance(value, str):  # numba-cuda's words for it
+            raise TypeError(f"Invalid NumPy dtype specified: {value!r} (expected the name of "
+                            "a NumPy dtype, such as 'float32' or 'f4')") from None
         raise TypeError(f"expected a dtype (a NumPy dtype, a cudajit or Numba type, or a "
                         f"string); got {value!r}") from None
     return cjtypes.from_dtype(dtype)
