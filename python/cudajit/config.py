@@ -8,6 +8,11 @@ CUDA_ARRAY_INTERFACE_SYNC_MODE (env CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC_MODE):
     events, and the producer's later work after the launch; the host never
     blocks. "host": Numba's behaviour, synchronise the producer's stream from
     the host before the launch.
+CUDA_DEALLOCS_COUNT and CUDA_DEALLOCS_RATIO (env CUDAJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT and
+    _RATIO, else Numba's NUMBA_CUDA_MAX_PENDING_DEALLOCS_*; default 10 and 0.2): memory whose last reference went waits in its device's queue of pending
+    deallocations, freed once the queue holds more than CUDA_DEALLOCS_COUNT allocations or
+    more than CUDA_DEALLOCS_RATIO of the device's memory, as in numba-cuda
+    (``cuda.defer_cleanup()`` holds it back).
 CPU_WORKERS (env CUDAJIT_CPU_WORKERS, default: one per core): the threads that run the
     cpu device's blocks, the launching thread one of them. Set it to 1 where each process
     is one worker of many (a Dask worker per core), so that they do not oversubscribe the
@@ -66,6 +71,30 @@ class _Config:
         if not 1 <= value <= 4096:
             raise ValueError(f"CPU_WORKERS must be from 1 to 4096, got {value}")
         _core.set_host_worker_count(value)
+
+    @property
+    def CUDA_DEALLOCS_COUNT(self) -> int:
+        return _core.deallocation_limits()[0]
+
+    @CUDA_DEALLOCS_COUNT.setter
+    def CUDA_DEALLOCS_COUNT(self, value: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"CUDA_DEALLOCS_COUNT must be an int >= 0, got {value!r}")
+        _core.set_deallocation_limits(value, self.CUDA_DEALLOCS_RATIO)
+
+    @property
+    def CUDA_DEALLOCS_RATIO(self) -> float:
+        return _core.deallocation_limits()[1]
+
+    @CUDA_DEALLOCS_RATIO.setter
+    def CUDA_DEALLOCS_RATIO(self, value: float) -> None:
+        try:
+            ratio = float(value)
+        except (TypeError, ValueError):
+            ratio = -1.0
+        if isinstance(value, bool) or not 0 <= ratio < float("inf"):
+            raise ValueError(f"CUDA_DEALLOCS_RATIO must be a number >= 0, got {value!r}")
+        _core.set_deallocation_limits(self.CUDA_DEALLOCS_COUNT, ratio)
 
     @property
     def CUDA_NVRTC_EXTRA_SEARCH_PATHS(self) -> str:
@@ -141,3 +170,16 @@ config.CUDA_LOW_OCCUPANCY_WARNINGS = (_env_flag("CUDA_LOW_OCCUPANCY_WARNINGS", T
                                       != "1")
 config.CUDA_DEBUGINFO_DEFAULT = _env_flag("CUDA_DEBUGINFO", False)
 config.OPT = _env("OPT", "3")
+
+
+def _env_number(name: str, default: str, kind: type) -> int | float:
+    value = _env(name, default).strip()
+    try:
+        return kind(value)
+    except ValueError:
+        raise ValueError(f"environment variable CUDAJIT_{name} (or NUMBA_{name}) must be "
+                         f"{'an integer' if kind is int else 'a number'}, got {value!r}") from None
+
+
+config.CUDA_DEALLOCS_COUNT = _env_number("CUDA_MAX_PENDING_DEALLOCS_COUNT", "10", int)
+config.CUDA_DEALLOCS_RATIO = _env_number("CUDA_MAX_PENDING_DEALLOCS_RATIO", "0.2", float)

@@ -272,6 +272,15 @@ std::string kind_name(runtime::DeviceKind k) {
 }  // namespace
 
 void bind_devices(py::module_& m) {
+  m.def(
+      "set_deallocation_limits",
+      [](size_t count, double ratio) { runtime::PendingDeallocations::set_limits(count, ratio); },
+      "Every device's pending deallocations are freed past `count` of them or past `ratio` of "
+      "the device's memory (numba-cuda's CUDA_DEALLOCS_COUNT and CUDA_DEALLOCS_RATIO)");
+  m.def("deallocation_limits", [] {
+    return py::make_tuple(runtime::PendingDeallocations::max_count(),
+                          runtime::PendingDeallocations::ratio());
+  });
   py::class_<DeviceHandle>(m, "Device", "A device: the cpu device or a CUDA GPU.")
       .def_property_readonly("name", [](const DeviceHandle& d) { return d.device->name(); })
       .def_property_readonly("id", [](const DeviceHandle& d) { return d.device->ordinal(); })
@@ -294,6 +303,28 @@ void bind_devices(py::module_& m) {
           [](const DeviceHandle& d) { return d.device->limits().max_threads_per_block; })
       .def("synchronize", [](const DeviceHandle& d) { blocking([&] { d.device->synchronize(); }); })
       .def("memory_info", [](const DeviceHandle& d) { return d.device->memory_info(); })
+      // The device's pending deallocations (cudajit.cudadrv.memory.PendingDeallocs).
+      .def("pending_deallocations",
+           [](const DeviceHandle& d) { return d.device->deallocations().count(); })
+      .def("pending_deallocation_bytes",
+           [](const DeviceHandle& d) { return d.device->deallocations().bytes(); })
+      .def("max_pending_deallocation_bytes",
+           [](const DeviceHandle& d) { return d.device->deallocations().max_pending_bytes(); })
+      .def("deallocation_capacity",
+           [](const DeviceHandle& d) { return d.device->deallocations().capacity(); })
+      .def(
+          "clear_deallocations",
+          [](const DeviceHandle& d) {
+            py::gil_scoped_release release;
+            return d.device->deallocations().clear();
+          },
+          "Free the pending deallocations unless disabled; the number freed")
+      .def("disable_deallocations",
+           [](const DeviceHandle& d) { d.device->deallocations().disable(); })
+      .def("enable_deallocations",
+           [](const DeviceHandle& d) { d.device->deallocations().enable(); })
+      .def("deallocations_disabled",
+           [](const DeviceHandle& d) { return d.device->deallocations().disabled(); })
       // `with device:` makes it current for the block, then the one before again
       // (Numba's `with cuda.gpus[i]:`).
       .def("__enter__",

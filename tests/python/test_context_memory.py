@@ -104,7 +104,7 @@ def test_the_queue_flushes_itself_past_its_count(device):
     ctx = cuda.current_context()
     deallocs = ctx.deallocations
     deallocs.clear()
-    for i in range(memory.DEALLOCS_COUNT):
+    for i in range(cuda.config.CUDA_DEALLOCS_COUNT):
         ctx.memalloc(1)
         assert len(deallocs) == i + 1
     ctx.memalloc(1)

@@ -31,14 +31,10 @@ from .. import _core
 __all__ = ["MemoryInfo", "PendingDeallocs", "MemoryPointer", "AutoFreePointer", "PinnedMemory",
            "MappedMemory", "ManagedMemory", "BaseCUDAMemoryManager",
            "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin", "NumbaCUDAMemoryManager",
-           "set_memory_manager", "EMM_INTERFACE_VERSION", "DEALLOCS_COUNT", "DEALLOCS_RATIO"]
+           "set_memory_manager", "EMM_INTERFACE_VERSION"]
 
 # The EMM interface version plugins must implement (Numba's _SUPPORTED_EMM_INTERFACE_VERSION).
 EMM_INTERFACE_VERSION = 1
-# Numba's CUDA_DEALLOCS_COUNT and CUDA_DEALLOCS_RATIO defaults: the queue is flushed past
-# this many pending deallocations, or past this fraction of the device's memory.
-DEALLOCS_COUNT = 10
-DEALLOCS_RATIO = 0.2
 
 
 class MemoryInfo(NamedTuple):
@@ -48,64 +44,58 @@ class MemoryInfo(NamedTuple):
 
 
 class PendingDeallocs:
-    """``Context.deallocations``: releases queued until :meth:`clear`, as Numba's
-    ``_PendingDeallocs``. The queue flushes itself once it holds more than
-    :data:`DEALLOCS_COUNT` items or more than :data:`DEALLOCS_RATIO` of the device's memory;
-    :meth:`disable` (``cuda.defer_cleanup()``) holds every release back until it ends.
+    """``Context.deallocations``: the device's queue of pending deallocations, as Numba's
+    ``_PendingDeallocs``, kept by cudajit's runtime. Memory whose last reference went (a
+    device array's, a ``memalloc``'s, a temporary copy of a launch's, pinned, mapped and
+    managed memory) waits in it; the queue frees everything once it holds more than
+    ``config.CUDA_DEALLOCS_COUNT`` allocations or more than ``config.CUDA_DEALLOCS_RATIO``
+    of the device's memory, when an allocation fails for lack of memory, and at
+    :meth:`clear`. :meth:`disable` (``cuda.defer_cleanup()``) holds it all back."""
 
-    The memory that goes through it is what the context's ``memalloc``, ``memhostalloc``,
-    ``memallocmanaged`` and ``mempin`` gave out. Device arrays (``cuda.to_device``,
-    ``cuda.device_array``) free their memory in cudajit's runtime once no array or queued
-    work uses it, never through this queue."""
+    def __init__(self, device: Any):
+        self._device = device
 
-    def __init__(self, memory_capacity: int):
-        self._cons: deque[tuple[Callable[[Any], None], Any, int]] = deque()
-        self._disable_count = 0
-        self._size = 0
-        self.memory_capacity = memory_capacity
+    @property
+    def memory_capacity(self) -> int:
+        """The device's total memory, which the ratio applies to."""
+        return self._device.deallocation_capacity()
 
     @property
     def _max_pending_bytes(self) -> int:
-        return int(self.memory_capacity * DEALLOCS_RATIO)
+        """Past this many pending bytes the queue is freed."""
+        return self._device.max_pending_deallocation_bytes()
+
+    @property
+    def _size(self) -> int:
+        """The bytes waiting to be freed."""
+        return self._device.pending_deallocation_bytes()
 
     def add_item(self, dtor: Callable[[Any], None], handle: Any, size: int = 0) -> None:
-        """Queue ``dtor(handle)``, releasing ``size`` bytes; flush when the queue is full."""
-        self._cons.append((dtor, handle, size))
-        self._size += int(size)
-        if len(self._cons) > DEALLOCS_COUNT or self._size > self._max_pending_bytes:
-            self.clear()
+        """Numba's API for releases that are not cudajit's memory: ``dtor(handle)`` runs at
+        once (only the runtime's allocations wait in the queue)."""
+        dtor(handle)
 
     def clear(self) -> None:
-        """Run every queued release, unless :meth:`disable` is in force (then nothing)."""
-        if self.is_disabled:
-            return
-        while self._cons:
-            dtor, handle, _size = self._cons.popleft()
-            dtor(handle)
-        self._size = 0
+        """Free every pending deallocation, unless :meth:`disable` is in force."""
+        self._device.clear_deallocations()
 
     @contextlib.contextmanager
     def disable(self) -> Iterator[None]:
         """Hold releases back for the block (nestable): :meth:`clear` does nothing inside."""
-        self._disable_count += 1
+        self._device.disable_deallocations()
         try:
             yield
         finally:
-            self._disable_count -= 1
+            self._device.enable_deallocations()
 
     @property
     def is_disabled(self) -> bool:
         """Whether a :meth:`disable` block is in force."""
-        return self._disable_count > 0
+        return self._device.deallocations_disabled()
 
     def __len__(self) -> int:
-        """The number of queued releases."""
-        return len(self._cons)
-
-
-def _drop(holder: list) -> None:
-    """A queued release: forget the runtime object, whose destructor frees the memory."""
-    holder.clear()
+        """The number of pending deallocations."""
+        return self._device.pending_deallocations()
 
 
 class _DeviceAddress:
@@ -241,10 +231,11 @@ class ManagedMemory(_HostMemory):
     and by kernels."""
 
 
-def _host_object(cls: type, context: Any, host: int, device: int, size: int, runtime: Any,
-                 deallocs: PendingDeallocs, pending: int) -> Any:
+def _host_object(cls: type, context: Any, host: int, device: int, size: int,
+                 runtime: Any) -> Any:
     """An instance of ``cls`` over ``size`` bytes at ``host`` (its buffer), holding
-    ``runtime`` (what keeps the memory) until the deallocation queue releases it."""
+    ``runtime`` (what keeps the memory) until it is freed or collected; then the runtime's
+    memory goes to the device's deallocation queue (a pinning ends at once)."""
     memory = _buffer_type(cls, size).from_address(host)
     memory.context = context
     memory.host_pointer = ctypes.c_void_p(host)
@@ -253,7 +244,7 @@ def _host_object(cls: type, context: Any, host: int, device: int, size: int, run
     memory.size = size
     holder = [runtime]
     memory._runtime = holder
-    memory._finalizer = weakref.finalize(memory, deallocs.add_item, _drop, holder, pending)
+    memory._finalizer = weakref.finalize(memory, holder.clear)
     return memory
 
 
@@ -325,11 +316,8 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.allocations: dict[int, Any] = {}
-        self.deallocations = PendingDeallocs(self._total_memory())
-
-    def _total_memory(self) -> int:
         device = getattr(self.context, "device", None)
-        return int(device.memory_info()[1]) if device is not None else 0
+        self.deallocations = PendingDeallocs(device) if device is not None else None
 
     def _device(self) -> Any:
         return self.context.device
@@ -344,8 +332,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         host = _host_address(runtime)
         device = runtime.device_pointer if mapped else 0
         cls = MappedMemory if mapped else PinnedMemory
-        return _host_object(cls, self.context, host, device, int(size), runtime,
-                            self.deallocations, int(size))
+        return _host_object(cls, self.context, host, device, int(size), runtime)
 
     def mempin(self, owner: Any, pointer: int, size: int, mapped: bool = False) -> Any:
         """Page-lock ``size`` bytes of host memory at ``pointer`` (which ``owner`` keeps
@@ -360,8 +347,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         view = np.ctypeslib.as_array((ctypes.c_ubyte * int(size)).from_address(address))
         registration = _core.register_host(self._device(), view)
         runtime = _Pinning(registration, owner)
-        return _host_object(PinnedMemory, self.context, address, 0, int(size), runtime,
-                            self.deallocations, 0)
+        return _host_object(PinnedMemory, self.context, address, 0, int(size), runtime)
 
     def reset(self) -> None:
         """Run the queued releases (cudajit's memory that objects still hold stays valid)."""
@@ -406,8 +392,8 @@ class NumbaCUDAMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         runtime = _core.allocate_array(self._device(), [max(int(size), 1)], [1], "uint8")
         holder = [runtime]
         pointer = MemoryPointer(self.context, runtime.device_pointer, int(size),
-                                finalizer=_releaser(self.deallocations, holder, int(size)))
-        pointer._runtime = runtime
+                                finalizer=holder.clear)
+        pointer._runtime = holder
         del runtime
         return pointer
 
@@ -418,8 +404,7 @@ class NumbaCUDAMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         treats the same for the host's accesses."""
         runtime = _core.allocate_host(self._device(), max(int(size), 1), "managed")
         return _host_object(ManagedMemory, self.context, _host_address(runtime),
-                            runtime.device_pointer, int(size), runtime, self.deallocations,
-                            int(size))
+                            runtime.device_pointer, int(size), runtime)
 
     def get_memory_info(self) -> MemoryInfo:
         """Free and total bytes of the device's memory (the host's on the cpu device)."""
@@ -429,13 +414,6 @@ class NumbaCUDAMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
     @property
     def interface_version(self) -> int:
         return EMM_INTERFACE_VERSION
-
-
-def _releaser(deallocs: PendingDeallocs, holder: list, size: int) -> Callable[[], None]:
-    """A MemoryPointer's finalizer: queue the release of ``holder``'s runtime memory."""
-    def release() -> None:
-        deallocs.add_item(_drop, holder, size)
-    return release
 
 
 def check_plugin_version(plugin: Any) -> None:

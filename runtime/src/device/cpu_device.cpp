@@ -61,7 +61,7 @@ CpuDevice::CpuDevice() : legacy_(make_stream(kLegacyStreamHandle)) {
 
 std::shared_ptr<Allocation> CpuDevice::allocate(size_t bytes, MemoryKind kind) {
   // Every kind is plain host memory: pinned, mapped and managed need nothing more here.
-  return std::make_shared<CpuAllocation>(*this, bytes, kind);
+  return queued_allocation([&] { return std::make_unique<CpuAllocation>(*this, bytes, kind); });
 }
 
 void CpuDevice::track(const void* begin, size_t bytes) {

@@ -103,7 +103,7 @@ CudaEvent& CudaDevice::own(Event& event) {
 // --- memory and copies ----------------------------------------------------------
 
 std::shared_ptr<Allocation> CudaDevice::allocate(size_t bytes, MemoryKind kind) {
-  return std::make_shared<CudaAllocation>(*this, bytes, kind);
+  return queued_allocation([&] { return std::make_unique<CudaAllocation>(*this, bytes, kind); });
 }
 
 void CudaDevice::copy(void* dst, const void* src, size_t bytes, Stream& stream,

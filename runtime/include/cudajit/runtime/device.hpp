@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cudajit/compiler/target.hpp"
+#include "cudajit/runtime/deallocations.hpp"
 #include "cudajit/runtime/host_launch.hpp"
 
 namespace cudajit::runtime {
@@ -282,6 +283,19 @@ class Device {
   virtual void launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
                       Stream& stream, KernelParams params,
                       std::vector<std::shared_ptr<const void>> keep_alive) = 0;
+  // Memory of this device whose last reference went, waiting to be freed in a batch
+  // (numba-cuda's deferred deallocations; cuda.defer_cleanup() disables the flushes).
+  PendingDeallocations& deallocations() { return deallocations_; }
+
+ protected:
+  // `make()`'s allocation, released through deallocations(). When it fails for lack of
+  // memory (OutOfMemory, or CUDA_ERROR_OUT_OF_MEMORY), the pending deallocations are freed
+  // and it is tried once more, as numba-cuda does.
+  std::shared_ptr<Allocation> queued_allocation(
+      const std::function<std::unique_ptr<Allocation>()>& make);
+
+ private:
+  PendingDeallocations deallocations_{[this] { return memory_info().second; }};
 };
 
 // --- the devices of this process ------------------------------------------------
