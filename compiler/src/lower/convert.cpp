@@ -33,6 +33,9 @@ llvm::Value* FunctionLowering::call_math(std::string_view name, Scalar float_typ
     return b_.CreateFPTrunc(call_math(name, Scalar::Float32, std::move(args)),
                             m_.scalar_type(float_type));
   }
+  if (m_.options.fastmath && float_type == Scalar::Float32) {
+    if (llvm::Value* v = m_.hooks.fast_math_instruction(b_, name, args, m_.options.cc)) return v;
+  }
   auto callee = m_.math_function(name, float_type, static_cast<int>(args.size()));
   return b_.CreateCall(callee, args);
 }

@@ -129,7 +129,12 @@ llvm::Value* FunctionLowering::checked(const Node& n) {
     llvm::Value* a = expr(inner.child(0));
     llvm::Value* b = expr(inner.child(1));
     const Type& tb = type_of(inner.child(1));
-    raise_if(b_.CreateNot(to_bool(b, tb)), code);
+    // fastmath=True: float32 / float32 is the fast approximate division, unchecked, as
+    // numba-cuda lowers it (__fdividef): a zero divisor gives inf or nan, not an exception.
+    const Type f32 = Type::scalar(Scalar::Float32);
+    const bool fast_division =
+        m_.options.fastmath && inner.text == "/" && type_of(inner.child(0)) == f32 && tb == f32;
+    if (!fast_division) raise_if(b_.CreateNot(to_bool(b, tb)), code);
     return binop(inner, inner.text, a, type_of(inner.child(0)), b, tb, type_of(inner));
   }
   if (name.starts_with("debug.nonzero.")) {

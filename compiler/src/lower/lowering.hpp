@@ -55,6 +55,13 @@ class TargetHooks {
   // The fast approximate float32 version of a math function that fastmath=True calls, as
   // Numba does ("cos" -> "__nv_fast_cosf"); empty where there is none (the host's libm).
   virtual std::string fast_math_symbol(std::string_view) const { return {}; }
+  // A fastmath=True float32 math function that is one instruction of the target for
+  // compute capability `cc` rather than a library call, as Numba lowers it (tanh ->
+  // tanh.approx.f32 on sm_75 and later); null where there is none.
+  virtual llvm::Value* fast_math_instruction(llvm::IRBuilder<>&, std::string_view,
+                                             llvm::ArrayRef<llvm::Value*>, int) const {
+    return nullptr;
+  }
   // True on the host: every function takes the thread context first.
   virtual bool has_thread_ctx() const = 0;
   // A generic pointer to a new static shared array (`bytes` long, `alignment` aligned).

@@ -89,8 +89,11 @@ void FunctionLowering::describe_variables() {
 
 void FunctionLowering::body(const std::vector<llvm::Value*>& arguments) {
   const bool described = subprogram_ != nullptr && m_.debug_info->full();
+  // opt=False: every Python variable in a slot too, as Numba's unoptimised code keeps its
+  // variables in local memory (NVVM's -opt=0 promotes none to registers).
+  const bool in_memory = described || m_.options.opt_level == 0;
   auto slotted = [&](const std::string& name) {
-    return facts_.has_slot(name) || (described && is_python_variable(name));
+    return facts_.has_slot(name) || (in_memory && is_python_variable(name));
   };
   for (const auto& [name, type] : f_.locals) {
     if (slotted(name)) slots_[name] = make_slot(m_.value_type(type), name);

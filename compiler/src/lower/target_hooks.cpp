@@ -102,6 +102,16 @@ class NvptxHooks final : public TargetHooks {
     return "__nv_fast_" + std::string(name) + "f";
   }
 
+  llvm::Value* fast_math_instruction(llvm::IRBuilder<>& b, std::string_view name,
+                                     llvm::ArrayRef<llvm::Value*> args, int cc) const override {
+    // numba-cuda's mathimpl.py: tanhf under fastmath is PTX's tanh.approx.f32 from sm_75
+    // (libdevice has no fast tanh); before sm_75 the instruction does not exist.
+    if (name != "tanh" || cc < 75 || args.size() != 1) return nullptr;
+    auto* type = llvm::FunctionType::get(b.getFloatTy(), {b.getFloatTy()}, false);
+    auto* tanh = llvm::InlineAsm::get(type, "tanh.approx.f32 $0, $1;", "=f,f", false);
+    return b.CreateCall(type, tanh, args);
+  }
+
   bool has_thread_ctx() const override { return false; }
 
   llvm::Value* static_shared(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::ArrayType* storage,

@@ -498,6 +498,10 @@ std::string emit_ptx(std::unique_ptr<llvm::Module> module, const PtxOptions& opt
   // selector on, and nothing turns it off for the next optimised module: each
   // module says which it wants, as a fresh pipeline would choose.
   machine.setFastISel(codegen_level == llvm::CodeGenOptLevel::None);
+  // opt=False is unoptimised code as Numba's (NVVM's -opt=0): a*b+c stays a multiply and an
+  // add (fastmath's own contract flags still allow fusing them).
+  machine.Options.AllowFPOpFusion =
+      options.opt_level == 0 ? llvm::FPOpFusion::Standard : llvm::FPOpFusion::Fast;
 
   detail::set_target_triple(*module, machine.getTargetTriple());
   module->setDataLayout(machine.createDataLayout());
