@@ -39,7 +39,7 @@ def sass_of_ptx(ptx: str, cc: tuple[int, int]) -> str:
         raise RuntimeError("inspect_sass() needs ptxas from the CUDA toolkit (set CUDA_HOME); "
                            "none was found")
     if nvdisasm is None:
-        raise RuntimeError("inspect_sass() needs nvdisasm: install it with "
+        raise RuntimeError("nvdisasm was not found: inspect_sass() needs it; install it with "
                            "'pip install nvidia-cuda-nvdisasm', or put the CUDA toolkit's on PATH")
     arch = f"sm_{cc[0]}{cc[1]}"
     with tempfile.TemporaryDirectory(prefix="cudajit-sass-") as folder:

@@ -255,3 +255,20 @@ def test_bfloat16_support_and_require_context_as_in_numba():
 
     assert current() == cuda.get_current_device()
     assert current.__name__ == "current"
+
+
+def test_inspect_sass_without_nvdisasm_says_so(monkeypatch):
+    from cudajit import sass
+
+    real_tool = sass._tool
+    monkeypatch.setattr(sass, "_tool", lambda name: None if name == "nvdisasm" else real_tool(name))
+    if real_tool("ptxas") is None:
+        pytest.skip("needs ptxas (the CUDA toolkit)")
+
+    @cuda.jit("void(float32[::1])")
+    def f(x):
+        x[0] = 0
+
+    with pytest.raises(RuntimeError, match="^nvdisasm was not found: inspect_sass.. needs it; "
+                                           "install it with 'pip install nvidia-cuda-nvdisasm'"):
+        f.inspect_sass()
