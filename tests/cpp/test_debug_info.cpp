@@ -49,6 +49,29 @@ TEST_CASE("debug describes each Python variable with its type and line", "[debug
   CHECK_THAT(llvm_ir, Contains("name: \"array(float32, 1d, C)\", size: 192"));
 }
 
+TEST_CASE("debug makes a rebound variable one variable of a union in one slot", "[debug_info]") {
+  // v = n; out[0] = v; v = 1.5; out[1] = v: two webs, int64 then float64, one slot.
+  const char* ir = R"((module "rebound.py"
+ (func@1:0 rebound (params n out)
+  (assign@2:4 (name@2:4 v) (name@2:8 n))
+  (assign@3:4 (subscript@3:4 (name@3:4 out) (int@3:8 0)) (name@3:13 v))
+  (assign@4:4 (name@4:4 v) (float@4:8 1.5))
+  (assign@5:4 (subscript@5:4 (name@5:4 out) (int@5:8 1)) (name@5:13 v))))
+)";
+  const std::vector<Type> args{cudajit::parse_type("int64"),
+                               cudajit::parse_type("array(float64, 1d, C)")};
+  const std::string llvm_ir = Program(ir).compile_ptx(args, false, debug_options(0)).llvm_ir;
+  CHECK_THAT(llvm_ir, Contains("!DILocalVariable(name: \"v\", scope:"));
+  CHECK_THAT(llvm_ir,
+             Contains("tag: DW_TAG_union_type, name: \"union(float64, int64)\", size: 64"));
+  CHECK_THAT(llvm_ir, Contains("!DIDerivedType(tag: DW_TAG_member, name: \"_float64\""));
+  CHECK_THAT(llvm_ir, Contains("!DIDerivedType(tag: DW_TAG_member, name: \"_int64\""));
+  CHECK_THAT(llvm_ir, Contains("%v = alloca i64, align 8"));
+  CHECK_THAT(llvm_ir, Contains("store double 1.500000e+00, ptr %v,"));
+  CHECK(llvm_ir.find("name: \"v#") == std::string::npos);
+  CHECK(llvm_ir.find("#2\" = alloca") == std::string::npos);
+}
+
 TEST_CASE("debug PTX carries DWARF sections that ptxas accepts", "[debug_info]") {
   const std::string ptxas = cudajit::testing::ptxas_path();
   for (int opt_level : {3, 0}) {

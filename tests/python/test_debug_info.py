@@ -67,12 +67,101 @@ def test_each_python_variable_is_described_with_its_type_and_first_line():
     assert 'name: "int32", size: 32, encoding: DW_ATE_signed' in described(llvm_ir, "x")
 
 
-def test_a_rebound_variable_keeps_its_python_name_with_each_type():
+def union_members(llvm_ir, union):
+    """[(member name, its type's name, size)] of a DW_TAG_union_type node's text."""
+    assert "DW_TAG_union_type" in union, union
+    elements = node(llvm_ir, re.search(r"elements: (![0-9]+)", union)[1])
+    found = []
+    for ref in re.findall(r"![0-9]+", elements):
+        member = node(llvm_ir, ref)
+        assert "DW_TAG_member" in member and "offset:" not in member  # all at offset 0
+        base = node(llvm_ir, re.search(r"baseType: (![0-9]+)", member)[1])
+        found.append((re.search(r'name: "([^"]+)"', member)[1],
+                      re.search(r'name: "([^"]+)"', base)[1],
+                      int(re.search(r"size: (\d+)", member)[1])))
+    return found
+
+
+def test_a_rebound_variable_is_one_variable_of_the_union_of_its_types():
+    # `value = 1.5` then `value = 2`: two bindings (webs) that share one slot, so that a
+    # debugger reading `value` sees its current value; their types are the union's members,
+    # named as Numba names them.
     llvm_ir = llvm_of(locals_and_rebinding, LOCALS_SIG)
-    types = sorted(node(llvm_ir, ref) for _, _, ref in variables(llvm_ir)["value"])
-    assert len(types) == 2
-    assert 'name: "float64"' in types[0] and 'name: "int64"' in types[1]
+    ((arg, line, ref),) = variables(llvm_ir)["value"]
+    (first,) = lines_of(locals_and_rebinding, "value = 1.5")
+    assert (arg, line) == (0, first)
+    union = node(llvm_ir, ref)
+    assert 'name: "union(float64, int64)", size: 64, align: 64' in union
+    assert union_members(llvm_ir, union) == [("_float64", "float64", 64), ("_int64", "int64", 64)]
+    body = llvm_ir.split("!llvm.dbg.cu")[0]
+    assert len(re.findall(r"%value = alloca", body)) == 1 and '#2" = alloca' not in body
     assert "value#" not in llvm_ir.split("!llvm.dbg.cu")[1]
+    assert re.search(r"store double 1\.5\d*e\+00, ptr %value,", body)
+    assert re.search(r"store i64 2, ptr %value,", body)
+
+
+def rebound_parameter(x, flag, out):
+    x = x * 0.5
+    flag = 7
+    same = 1
+    out[0] = x + flag + same
+    same = 2
+    out[1] = same
+
+
+def test_a_rebound_parameter_is_one_parameter_and_alike_types_are_not_a_union():
+    sig = (int32, cuda.boolean, float64[::1])
+    llvm_ir = llvm_of(rebound_parameter, sig)
+    found = variables(llvm_ir)
+    (def_line,) = lines_of(rebound_parameter, "def rebound_parameter")
+    ((arg, line, ref),) = found["x"]
+    assert (arg, line) == (1, def_line)
+    assert union_members(llvm_ir, node(llvm_ir, ref)) == [("_float64", "float64", 64),
+                                                          ("_int32", "int32", 32)]
+    ((arg, _, ref),) = found["flag"]
+    assert arg == 2
+    assert union_members(llvm_ir, node(llvm_ir, ref)) == [("_bool", "bool", 8),
+                                                          ("_int64", "int64", 64)]
+    # `same` is two bindings of one type: one variable of that type.
+    ((arg, line, ref),) = found["same"]
+    assert (arg, line) == (0, lines_of(rebound_parameter, "same = 1")[0])
+    assert 'name: "int64"' in node(llvm_ir, ref) and "union" not in node(llvm_ir, ref)
+
+
+def rebinding_in_loops(x, out):
+    v = x
+    w = v + 1
+    v = w * 0.5
+    out[0] = v
+    for i in range(4):
+        t = i
+        out[1] += t
+        t = 1.5 * t
+        out[2] += t
+        if i > 1:
+            t = i == 3
+            out[3] += t
+    k = 0
+    while k < 3:
+        out[4] += k
+        k = k + 0.5
+
+
+@pytest.mark.parametrize("opt", [False, True])
+def test_kernels_with_rebound_variables_give_python_results_with_debug(device, opt, check_ptx):
+    # The bindings' shared slot never holds a value a binding still needs: each read is
+    # reached only by definitions of its own binding.
+    sig = (int32, float64[::1])
+    expected = np.zeros(5)
+    rebinding_in_loops(3, expected)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InvalidConfigWarning)  # debug=True with opt=True
+        kernel = cuda.jit(sig, debug=True, opt=opt)(rebinding_in_loops)
+    out = cuda.to_device(np.zeros(5))
+    kernel[1, 1](3, out)
+    np.testing.assert_array_equal(out.copy_to_host(), expected)
+    if device == "cuda":
+        check_ptx(kernel.inspect_asm(sig))
 
 
 def test_the_front_ends_own_variables_are_not_described():

@@ -71,7 +71,19 @@ void DebugInfo::declare(llvm::AllocaInst* slot, llvm::DISubprogram* scope, const
                         const Type& type, int line, unsigned arg, llvm::DILocation* at,
                         llvm::BasicBlock* block) {
   if (!full()) return;
-  llvm::DIType* described = types_.get(type);
+  declare_described(slot, scope, name, types_.get(type), line, arg, at, block);
+}
+
+void DebugInfo::declare(llvm::AllocaInst* slot, llvm::DISubprogram* scope, const std::string& name,
+                        const std::vector<Type>& types, int line, unsigned arg,
+                        llvm::DILocation* at, llvm::BasicBlock* block) {
+  if (!full()) return;
+  declare_described(slot, scope, name, types_.union_of(types), line, arg, at, block);
+}
+
+void DebugInfo::declare_described(llvm::AllocaInst* slot, llvm::DISubprogram* scope,
+                                  const std::string& name, llvm::DIType* described, int line,
+                                  unsigned arg, llvm::DILocation* at, llvm::BasicBlock* block) {
   if (described == nullptr) return;
   llvm::DIFile* source = scope->getFile();
   const auto at_line = static_cast<unsigned>(line > 0 ? line : 0);

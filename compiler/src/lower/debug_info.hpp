@@ -54,11 +54,19 @@ class DebugInfo {
   void declare(llvm::AllocaInst* slot, llvm::DISubprogram* scope, const std::string& name,
                const Type& type, int line, unsigned arg, llvm::DILocation* at,
                llvm::BasicBlock* block);
+  // The same for a slot that holds one of `types` in turn (a variable rebound to other
+  // types): one variable, of their union.
+  void declare(llvm::AllocaInst* slot, llvm::DISubprogram* scope, const std::string& name,
+               const std::vector<Type>& types, int line, unsigned arg, llvm::DILocation* at,
+               llvm::BasicBlock* block);
   // Completes the metadata; call once, after the last function.
   void finalize() { builder_.finalize(); }
 
  private:
   llvm::DIFile* file(const std::string& path);
+  void declare_described(llvm::AllocaInst* slot, llvm::DISubprogram* scope, const std::string& name,
+                         llvm::DIType* described, int line, unsigned arg, llvm::DILocation* at,
+                         llvm::BasicBlock* block);
 
   llvm::DIBuilder builder_;
   DebugTypes types_;

@@ -83,6 +83,53 @@ llvm::DIType* DebugTypes::get(const Type& t) {
   return made;
 }
 
+namespace {
+
+// A type's spelling as a member name a debugger's expressions can use: _array_int32_1d_C.
+std::string member_name(const std::string& spelling) {
+  std::string name = "_";
+  for (char c : spelling) {
+    const bool word =
+        c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (word)
+      name += c;
+    else if (name.back() != '_')
+      name += '_';
+  }
+  while (name.size() > 1 && name.back() == '_') name.pop_back();
+  return name;
+}
+
+}  // namespace
+
+llvm::DIType* DebugTypes::union_of(const std::vector<Type>& types) {
+  std::map<std::string, Type> members;  // by member name: sorted, each type once
+  for (const Type& t : types) members.emplace(member_name(t.str()), t);
+  if (members.size() == 1) return get(members.begin()->second);
+  std::string key = "union";
+  for (const auto& [name, t] : members) key += " " + t.str();
+  if (auto found = made_.find(key); found != made_.end()) return found->second;
+  Extent whole{0, 1};
+  std::vector<llvm::Metadata*> elements;
+  std::string spelled;
+  for (const auto& [name, t] : members) {
+    llvm::DIType* described = get(t);
+    if (described == nullptr) return nullptr;
+    const Extent e = extent(t);
+    whole.size = std::max(whole.size, e.size);
+    whole.align = std::max(whole.align, e.align);
+    elements.push_back(member(name, described, e.size * kBits, 0));
+    spelled += (spelled.empty() ? "" : ", ") + t.str();
+  }
+  whole.size = align_to(whole.size, whole.align);
+  llvm::DIType* made =
+      builder_.createUnionType(nullptr, "union(" + spelled + ")", nullptr, 0, whole.size * kBits,
+                               static_cast<uint32_t>(whole.align * kBits), llvm::DINode::FlagZero,
+                               builder_.getOrCreateArray(elements));
+  made_[key] = made;
+  return made;
+}
+
 llvm::DIType* DebugTypes::scalar(Scalar s) {
   const std::string name(scalar_name(s));
   if (auto found = made_.find(name); found != made_.end()) return found->second;

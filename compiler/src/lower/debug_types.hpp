@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cudajit/compiler/types.hpp"
 
@@ -32,6 +33,12 @@ class DebugTypes {
   //   structure (fields at their offsets, nested arrays and records) or to the
   //   scalar.
   llvm::DIType* get(const Type& t);
+
+  // A slot that holds a value of one of `types` in turn (a Python variable rebound to other
+  // types): a union of members named "_" and the type (_int64, _float64, _bool; Numba's
+  // names), sorted by name, the types repeated once; the one type itself when all are alike.
+  // Null when a type has no description.
+  llvm::DIType* union_of(const std::vector<Type>& types);
 
   // Bytes and alignment of `t`'s value form, as LLVM lays it out (natural
   // alignment, a bool in one byte).

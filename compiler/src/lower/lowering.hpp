@@ -245,6 +245,7 @@ class FunctionLowering {
   void begin(llvm::Function* fn);
   void body(const std::vector<llvm::Value*>& arguments);
   void describe_variables();  // debug=True: each Python variable's slot
+  void share_rebound_slots();  // debug=True: one slot for each rebound name's bindings
   void block(const std::vector<ir::NodePtr>& stmts);
   void stmt(const ir::Node& s);
   void assign(const ir::Node& target, llvm::Value* value, const Type& value_type);

@@ -3,7 +3,9 @@
 // Python's semantics.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "lowering.hpp"
 
@@ -59,31 +61,88 @@ void first_lines(const std::vector<ir::NodePtr>& nodes, std::map<std::string, in
   }
 }
 
+// The bindings of each Python name with more than one (x, x#2 ...: a variable rebound to
+// other types is several, one per web of definitions), by the Python name.
+std::map<std::string, std::vector<std::string>> rebound_names(
+    const std::map<std::string, Type>& locals) {
+  std::map<std::string, std::vector<std::string>> bindings;
+  for (const auto& [name, type] : locals)
+    if (is_python_variable(name)) bindings[python_variable_name(name)].push_back(name);
+  std::erase_if(bindings, [](const auto& entry) { return entry.second.size() < 2; });
+  return bindings;
+}
+
 }  // namespace
 
 // debug=True: every Python variable, parameters included, lives in a slot
 // that the debug information describes (llvm.dbg.declare), so that cuda-gdb
 // finds it in memory at -O0 and LLVM follows it into registers when optimising.
+// A name rebound to other types is one variable, in the one slot its bindings
+// share (see body), of the union of their types.
 void FunctionLowering::describe_variables() {
   std::map<std::string, int> lines;
   first_lines(f_.function->body, lines);
   llvm::DILocation* prologue = m_.debug_info->at(subprogram_, f_.function->loc);
+  const auto rebound = rebound_names(f_.locals);
+  std::set<std::string> described;  // Python names
+  auto declare = [&](const std::string& name, int line, unsigned arg) {
+    const std::string python_name = python_variable_name(name);
+    if (!described.insert(python_name).second) return;
+    auto bindings = rebound.find(python_name);
+    const bool shared =
+        bindings != rebound.end() &&
+        std::all_of(bindings->second.begin(), bindings->second.end(),
+                    [&](const std::string& b) { return slots_.at(b) == slots_.at(name); });
+    if (!shared) {
+      described.erase(python_name);
+      m_.debug_info->declare(slots_.at(name), subprogram_, name, f_.locals.at(name), line, arg,
+                             prologue, b_.GetInsertBlock());
+      return;
+    }
+    std::vector<Type> types;
+    for (const std::string& binding : bindings->second) {
+      types.push_back(f_.locals.at(binding));
+      auto first = lines.find(binding);
+      if (arg == 0 && first != lines.end()) line = std::min(line, first->second);
+    }
+    m_.debug_info->declare(slots_.at(name), subprogram_, python_name, types, line, arg, prologue,
+                           b_.GetInsertBlock());
+  };
   const auto& params = f_.function->params;
   unsigned arg = 0;
   for (const std::string& name : params) {
     if (!is_python_variable(name)) continue;
     ++arg;
-    m_.debug_info->declare(slots_.at(name), subprogram_, name, f_.locals.at(name),
-                           f_.function->loc.line, arg, prologue, b_.GetInsertBlock());
+    declare(name, f_.function->loc.line, arg);
   }
   for (const auto& [name, type] : f_.locals) {
     if (!slots_.contains(name) || !is_python_variable(name) ||
         std::find(params.begin(), params.end(), name) != params.end())
       continue;
     auto line = lines.find(name);
-    m_.debug_info->declare(slots_.at(name), subprogram_, name, type,
-                           line == lines.end() ? f_.function->loc.line : line->second, 0, prologue,
-                           b_.GetInsertBlock());
+    declare(name, line == lines.end() ? f_.function->loc.line : line->second, 0);
+  }
+}
+
+// debug=True: the bindings of a rebound name share one slot, sized and aligned for the
+// largest, so that a debugger reading the name finds its current value whatever its type.
+// A name holds one value at a time: a read is reached only by definitions of its own web,
+// so a later binding's store never overwrites a value an earlier binding still reads.
+void FunctionLowering::share_rebound_slots() {
+  const llvm::DataLayout& layout = fn_->getParent()->getDataLayout();
+  for (const auto& [python_name, bindings] : rebound_names(f_.locals)) {
+    llvm::Type* largest = nullptr;
+    llvm::Align align(1);
+    for (const std::string& binding : bindings) {
+      llvm::Type* t = m_.value_type(f_.locals.at(binding));
+      if (largest == nullptr || layout.getTypeAllocSize(t) > layout.getTypeAllocSize(largest))
+        largest = t;
+      align = std::max(align, layout.getPrefTypeAlign(t));
+    }
+    for (const std::string& binding : bindings) slots_.at(binding)->eraseFromParent();
+    llvm::AllocaInst* shared = make_slot(largest, python_name);  // named as in Python
+    shared->setAlignment(std::max(align, shared->getAlign()));
+    for (const std::string& binding : bindings) slots_[binding] = shared;
   }
 }
 
@@ -98,6 +157,7 @@ void FunctionLowering::body(const std::vector<llvm::Value*>& arguments) {
   for (const auto& [name, type] : f_.locals) {
     if (slotted(name)) slots_[name] = make_slot(m_.value_type(type), name);
   }
+  if (described && !fission_) share_rebound_slots();
   if (described) describe_variables();
   const auto& params = f_.function->params;
   for (size_t i = 0; i < params.size(); ++i) {
