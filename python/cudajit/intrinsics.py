@@ -147,8 +147,8 @@ atomic = _namespace("atomic", "Atomic read-modify-write of one array element.", 
 # (libdevice's on the GPU, libm's on the cpu device). Not Numba's API.
 reinterpret = _namespace("reinterpret", "A number's bits as another type of the same width.", {
     name: f"The bits of a number of the same width as {name}." for name in
-    ("int16", "uint16", "float16", "bfloat16", "int32", "uint32", "float32", "int64", "uint64",
-     "float64")
+    ("int8", "uint8", "fp8_e4m3", "fp8_e5m2", "fp8_e8m0", "int16", "uint16", "float16",
+     "bfloat16", "int32", "uint32", "float32", "int64", "uint64", "float64")
 })
 libm = _namespace("libm", "Bessel functions of the first and second kind.", {
     "j0": "J0(x).", "j1": "J1(x).", "jn": "Jn(n, x).",

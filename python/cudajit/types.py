@@ -342,10 +342,21 @@ def _bfloat16_dtype() -> np.dtype:
 bfloat16 = ScalarType("bfloat16", np.void)
 bfloat16.numpy_dtype = _bfloat16_dtype()
 
+# CUDA's 8-bit floats (cuda_fp8.h; numba-cuda's numba.cuda._internal.cuda_fp8, cudajit.fp8):
+# kernel types made and read by conversion only (fp8_e4m3(x), float32(v)); never elements of
+# host arrays (their bytes are uint8 storage there, as __nv_fp8_storage_t).
+fp8_e4m3 = ScalarType("fp8_e4m3", np.void)
+fp8_e5m2 = ScalarType("fp8_e5m2", np.void)
+fp8_e8m0 = ScalarType("fp8_e8m0", np.void)
+FP8_TYPES = (fp8_e4m3, fp8_e5m2, fp8_e8m0)
+for _fp8 in FP8_TYPES:
+    _fp8.numpy_dtype = np.dtype("V1")
+    _fp8.__name__ = _fp8.name  # as numba-cuda's classes (tests print fp8_type.__name__)
+
 # The scalar types by their names (the C++ spelling of an array's element).
 _SCALARS_BY_NAME = {t.name: t for t in (bool_, int8, int16, int32, int64, uint8, uint16, uint32,
                                         uint64, float16, float32, float64, complex64, complex128,
-                                        bfloat16)}
+                                        bfloat16, *FP8_TYPES)}
 
 # Numba's type groups (numba.core.types.signed_domain ...), which programs and tests use to
 # list the types they try.
@@ -360,9 +371,9 @@ SCALAR_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                 float16, float32, float64, complex64, complex128)
 # Every scalar type the compiler has, by its spelling there: a type added in C++ and not here
 # fails at import, not in the first kernel that uses it.
-if {str(t) for t in (*SCALAR_TYPES, bfloat16)} != set(_core.SCALAR_NAMES):
+if {str(t) for t in (*SCALAR_TYPES, bfloat16, *FP8_TYPES)} != set(_core.SCALAR_NAMES):
     raise ImportError(f"cudajit.types has scalars {sorted(str(t) for t in SCALAR_TYPES)} + "
-                      f"bfloat16; the compiler has {sorted(_core.SCALAR_NAMES)}")
+                      f"bfloat16 and fp8; the compiler has {sorted(_core.SCALAR_NAMES)}")
 _SCALAR_BY_DTYPE = {t.numpy_dtype: t for t in SCALAR_TYPES}
 if bfloat16.numpy_dtype.name == "bfloat16":  # opaque V2 bytes are not taken for bfloat16
     _SCALAR_BY_DTYPE[bfloat16.numpy_dtype] = bfloat16
@@ -398,6 +409,8 @@ def from_numba(value: Any) -> Any:
                          readonly=not getattr(value, "mutable", True))
     if hasattr(value, "types") and isinstance(getattr(value, "types"), tuple):
         return Tuple([from_numba(t) for t in value.types])
+    if type(value).__name__ == "Bfloat16":  # numba-cuda's types.bfloat16, "__nv_bfloat16"
+        return bfloat16
     # Numba prints its boolean type "bool", a name signatures cannot use (Python's bool).
     named = bool_ if str(value) == "bool" else SIGNATURE_NAMESPACE.get(str(value))
     if isinstance(named, (ScalarType, NoneType)):

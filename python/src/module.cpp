@@ -73,7 +73,7 @@ PYBIND11_MODULE(_core, m) {
   // The type system's facts that python/cudajit/types.py builds on, taken rather than copied.
   m.attr("MAX_ARRAY_NDIM") = kMaxArrayDims;
   py::list scalar_names;
-  for (int s = 0; s <= int(Scalar::BFloat16); ++s)
+  for (int s = 0; s <= int(Scalar::Fp8E8M0); ++s)
     scalar_names.append(std::string(scalar_name(Scalar(s))));
   m.attr("SCALAR_NAMES") = py::tuple(scalar_names);
 

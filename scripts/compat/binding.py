@@ -68,10 +68,12 @@ API_DEFINING_MODULES = ("compiler",)
 # import hadd`, which reads sys.modules, not numba.cuda's attribute), with the cudajit module
 # that holds those functions and the names numba-cuda spells differently there.
 # _internal.cuda_bf16 is numba-cuda's generated binding of cuda_bf16.h (nv_bfloat16, htrunc ...).
+# _internal.cuda_fp8 is its binding of cuda_fp8.h (fp8_e4m3 ..., cvt_float_to_fp8 ...).
 # kernels.transpose: numba-cuda's transpose() compiles a kernel of its own with numba-cuda's
 # typing (nps.from_dtype), which cudajit's front end cannot take; cudajit has its own.
 BY_PATH_MODULES = {"bf16": ("bf16", {}),
                    "_internal.cuda_bf16": ("bf16", {"nv_bfloat16": "bfloat16"}),
+                   "_internal.cuda_fp8": ("fp8", {}),
                    "kernels.transpose": ("kernels.transpose", {})}
 
 USED = {"kernel": 0, "api": 0}

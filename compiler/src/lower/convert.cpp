@@ -2,9 +2,119 @@
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include <cmath>
+
 #include "lowering.hpp"
 
 namespace cudajit::lower {
+
+namespace {
+
+// CUDA's fp8 formats (cuda_fp8.hpp's software conversions, which the cpu device and the
+// simulated GPU share bit for bit). A value converts to fp8 from float64 (every source
+// converts to it exactly but 64-bit integers, which round before the fp8 rounding that
+// decides only near saturation), and from fp8 to float32, which holds every fp8 value.
+
+llvm::Value* i64c(llvm::IRBuilder<>& b, uint64_t v) { return b.getInt64(v); }
+
+llvm::Value* f64c(llvm::IRBuilder<>& b, double v) {
+  return llvm::ConstantFP::get(b.getDoubleTy(), v);
+}
+
+// The double `d` to E4M3 (mantissa 3 bits, bias 7) or E5M2 (2 bits, bias 15), rounded to
+// nearest even, as __nv_cvt_double_to_fp8: an overflow (beyond the largest finite value
+// and half its step, infinities included) gives the largest finite value when
+// `saturate`, else NaN (E4M3, 0x7F) or infinity (E5M2, 0x7C); NaN gives 0x7F (E4M3) or
+// 0x7E with the top two mantissa bits of d's (E5M2); the sign is kept throughout.
+llvm::Value* encode_fp8(llvm::IRBuilder<>& b, llvm::Value* d, bool e4m3, bool saturate) {
+  llvm::IRBuilder<>::FastMathFlagGuard guard(b);
+  b.clearFastMathFlags();  // (a + c) - c rounds: never folded away
+  const int mantissa_bits = e4m3 ? 3 : 2;
+  const double min_normal = e4m3 ? 0x1p-6 : 0x1p-14;
+  llvm::Value* bits = b.CreateBitCast(d, b.getInt64Ty());
+  llvm::Value* sign = b.CreateTrunc(b.CreateShl(b.CreateLShr(bits, 63), 7), b.getInt8Ty());
+  llvm::Value* abs_bits = b.CreateAnd(bits, i64c(b, 0x7FFF'FFFF'FFFF'FFFFULL));
+  llvm::Value* a = b.CreateBitCast(abs_bits, b.getDoubleTy());
+  // Round a to a multiple of its binade's fp8 step (the subnormals' below min_normal) by
+  // adding and taking away a number whose ulp is that step.
+  llvm::Value* binade = b.CreateBitCast(b.CreateAnd(bits, i64c(b, 0x7FF0'0000'0000'0000ULL)),
+                                        b.getDoubleTy());
+  llvm::Value* is_small = b.CreateFCmpOLT(binade, f64c(b, min_normal));
+  binade = b.CreateSelect(is_small, f64c(b, min_normal), binade);
+  llvm::Value* c = b.CreateFMul(binade, f64c(b, std::ldexp(1.0, 52 - mantissa_bits)));
+  llvm::Value* q = b.CreateFSub(b.CreateFAdd(a, c), c);
+  // Normal: the double's exponent and top mantissa bits, rebiased; subnormal: q / step.
+  const unsigned shift = 52 - mantissa_bits;
+  const uint64_t rebias = uint64_t(1023 - (e4m3 ? 7 : 15)) << mantissa_bits;
+  llvm::Value* normal =
+      b.CreateSub(b.CreateLShr(b.CreateBitCast(q, b.getInt64Ty()), shift), i64c(b, rebias));
+  llvm::Value* subnormal = b.CreateFPToUI(
+      b.CreateFMul(q, f64c(b, std::ldexp(1.0, (e4m3 ? 6 : 14) + mantissa_bits))),
+      b.getInt64Ty());
+  llvm::Value* q_small = b.CreateFCmpOLT(q, f64c(b, min_normal));
+  llvm::Value* r = b.CreateTrunc(b.CreateSelect(q_small, subnormal, normal), b.getInt8Ty());
+  llvm::Value* overflow = e4m3 ? b.CreateFCmpOGT(a, f64c(b, 464.0))
+                               : b.CreateFCmpOGE(a, f64c(b, 61440.0));
+  llvm::Value* over = b.getInt8(saturate ? (e4m3 ? 0x7E : 0x7B) : (e4m3 ? 0x7F : 0x7C));
+  r = b.CreateSelect(overflow, over, r);
+  llvm::Value* nan = b.getInt8(0x7F);
+  if (!e4m3)
+    nan = b.CreateOr(b.getInt8(0x7E),
+                     b.CreateTrunc(b.CreateAnd(b.CreateLShr(bits, 50), i64c(b, 3)),
+                                   b.getInt8Ty()));
+  r = b.CreateSelect(b.CreateFCmpUNO(d, d), nan, r);
+  return b.CreateOr(r, sign);
+}
+
+// The double `d` to E8M0 (2**(k - 127), k of 0 to 254; 0xFF NaN) rounded up to a power of
+// two, as CUDA's constructors (__NV_SATFINITE, cudaRoundPosInf): the sign is dropped,
+// values up to 2**-127 (zero too) give 0, above 2**127 (infinity too) 0xFE.
+llvm::Value* encode_e8m0(llvm::IRBuilder<>& b, llvm::Value* d) {
+  llvm::Value* bits = b.CreateBitCast(d, b.getInt64Ty());
+  llvm::Value* exponent = b.CreateAnd(b.CreateLShr(bits, 52), i64c(b, 0x7FF));
+  llvm::Value* mantissa = b.CreateAnd(bits, i64c(b, 0x000F'FFFF'FFFF'FFFFULL));
+  // ceil(log2 |d|) + 127, for |d| a normal double
+  llvm::Value* k = b.CreateAdd(b.CreateSub(exponent, i64c(b, 1023 - 127)),
+                               b.CreateZExt(b.CreateICmpNE(mantissa, i64c(b, 0)),
+                                            b.getInt64Ty()));
+  llvm::Value* a = b.CreateBitCast(b.CreateAnd(bits, i64c(b, 0x7FFF'FFFF'FFFF'FFFFULL)),
+                                   b.getDoubleTy());
+  llvm::Value* r = b.CreateSelect(b.CreateFCmpOLE(a, f64c(b, 0x1p-127)), i64c(b, 0), k);
+  r = b.CreateSelect(b.CreateFCmpOGT(a, f64c(b, 0x1p127)), i64c(b, 0xFE), r);
+  r = b.CreateTrunc(r, b.getInt8Ty());
+  return b.CreateSelect(b.CreateFCmpUNO(d, d), b.getInt8(0xFF), r);
+}
+
+// An fp8 byte's value as float32 (exact).
+llvm::Value* decode_fp8(llvm::IRBuilder<>& b, llvm::Value* byte, Scalar format) {
+  llvm::Type* f32 = b.getFloatTy();
+  llvm::Value* u = b.CreateZExt(byte, b.getInt32Ty());
+  auto as_float = [&](llvm::Value* v) { return b.CreateBitCast(v, f32); };
+  auto f32c = [&](double v) { return llvm::ConstantFP::get(f32, v); };
+  if (format == Scalar::Fp8E8M0) {
+    llvm::Value* v = b.CreateSelect(b.CreateICmpEQ(u, b.getInt32(0)), b.getInt32(0x0040'0000),
+                                    b.CreateShl(u, 23));
+    return b.CreateSelect(b.CreateICmpEQ(u, b.getInt32(0xFF)), f32c(NAN), as_float(v));
+  }
+  const bool e4m3 = format == Scalar::Fp8E4M3;
+  const int mantissa_bits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  llvm::Value* mag = b.CreateAnd(u, b.getInt32(0x7F));
+  llvm::Value* normal =
+      as_float(b.CreateAdd(b.CreateShl(mag, 23 - mantissa_bits), b.getInt32((127 - bias) << 23)));
+  llvm::Value* subnormal =
+      b.CreateFMul(b.CreateUIToFP(mag, f32), f32c(std::ldexp(1.0, 1 - bias - mantissa_bits)));
+  llvm::Value* v = b.CreateSelect(b.CreateICmpULT(mag, b.getInt32(1 << mantissa_bits)),
+                                  subnormal, normal);
+  if (e4m3) {
+    v = b.CreateSelect(b.CreateICmpEQ(mag, b.getInt32(0x7F)), f32c(NAN), v);
+  } else {
+    v = b.CreateSelect(b.CreateICmpEQ(mag, b.getInt32(0x7C)), f32c(INFINITY), v);
+    v = b.CreateSelect(b.CreateICmpUGT(mag, b.getInt32(0x7C)), f32c(NAN), v);
+  }
+  return b.CreateSelect(b.CreateICmpUGE(u, b.getInt32(0x80)), b.CreateFNeg(v), v);
+}
+
+}  // namespace
 
 llvm::Value* FunctionLowering::float_const(Scalar s, double v) {
   return llvm::ConstantFP::get(m_.scalar_type(s), v);
@@ -49,7 +159,9 @@ llvm::Value* FunctionLowering::make_complex(llvm::Value* re, llvm::Value* im, Sc
 llvm::Value* FunctionLowering::to_bool(llvm::Value* v, const Type& t) {
   Scalar s = t.scalar();
   if (s == Scalar::Bool) return v;
-  if (is_integer(s)) return b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+  if (is_fp8(s)) return to_bool(decode_fp8(b_, v, s), Type::scalar(Scalar::Float32));
+  if (is_integer(s) || is_npdatetime(s))
+    return b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
   if (is_float(s)) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
   llvm::Value* zero = float_const(complex_part(s), 0.0);
   return b_.CreateOr(b_.CreateFCmpUNE(re(v), zero), b_.CreateFCmpUNE(im(v), zero));
@@ -87,6 +199,14 @@ llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type
     throw LlvmError("internal: cannot convert " + from.str() + " to " + to.str());
   Scalar s = from.scalar(), t = to.scalar();
   llvm::Type* target = m_.scalar_type(t);
+  if (is_npdatetime(s) || is_npdatetime(t)) return datetime_cast(v, s, t);
+  if (is_fp8(s))  // through its value in float32
+    return cast(decode_fp8(b_, v, s), Type::scalar(Scalar::Float32), to);
+  if (is_fp8(t)) {
+    llvm::Value* d = cast(v, from, Type::scalar(Scalar::Float64));
+    return t == Scalar::Fp8E8M0 ? encode_e8m0(b_, d)
+                                : encode_fp8(b_, d, t == Scalar::Fp8E4M3, /*saturate=*/true);
+  }
   if (t == Scalar::Bool) return to_bool(v, from);
   if (is_complex(t)) {
     Scalar part = complex_part(t);
@@ -114,6 +234,26 @@ llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type
   if (bit_width(s) == 16 && bit_width(t) == 16)  // float16 <-> bfloat16: exactly via float32
     return b_.CreateFPTrunc(b_.CreateFPExt(v, b_.getFloatTy()), target);
   return b_.CreateFPCast(v, target);  // float <-> float
+}
+
+// datetime64/timedelta64 (int64 counts, INT64_MIN NaT): to a finer unit multiplied, NaT kept;
+// from and to numbers as their count (int64(td), the typing decides which are allowed).
+llvm::Value* FunctionLowering::datetime_cast(llvm::Value* v, Scalar s, Scalar t) {
+  llvm::Type* i64 = b_.getInt64Ty();
+  if (is_npdatetime(s) && is_npdatetime(t)) {
+    auto factor = datetime_unit_factor(datetime_unit(s), datetime_unit(t));
+    if (!factor || *factor == 1) return v;
+    llvm::Value* nat = b_.CreateICmpEQ(v, b_.getInt64(INT64_MIN));
+    return b_.CreateSelect(nat, v, b_.CreateMul(v, b_.getInt64(*factor)));
+  }
+  if (is_npdatetime(t)) {
+    if (is_float(s)) return intrinsic(llvm::Intrinsic::fptosi_sat, {i64, v->getType()}, {v});
+    if (s == Scalar::Bool) return b_.CreateZExt(v, i64);
+    if (is_integer(s)) return b_.CreateIntCast(v, i64, is_signed(s));
+    throw LlvmError("internal: cannot convert " + std::string(scalar_name(s)) + " to " +
+                    std::string(scalar_name(t)));
+  }
+  return cast(v, Type::scalar(Scalar::Int64), Type::scalar(t));
 }
 
 }  // namespace cudajit::lower

@@ -51,7 +51,8 @@ class ConversionTable {
   Conversion operator()(Scalar from, Scalar to) const { return kind_[int(from)][int(to)]; }
 
  private:
-  static constexpr int kScalars = int(Scalar::BFloat16) + 1;
+  // The fp8 types have no implicit conversions: only casts (fp8_e4m3(x), float32(v)).
+  static constexpr int kScalars = int(Scalar::Fp8E8M0) + 1;
   void rule(Scalar a, Scalar b, Conversion forward, Conversion backward) {
     kind_[int(a)][int(b)] = forward;
     kind_[int(b)][int(a)] = backward;

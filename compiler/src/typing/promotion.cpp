@@ -24,6 +24,9 @@ Scalar promote(Scalar a, Scalar b) {
   if (a == b) return a;
   if (a == Scalar::Bool) return b;
   if (b == Scalar::Bool) return a;
+  // An fp8 value meets any other number as its value in float32 (fp8 has no arithmetic).
+  if (is_fp8(a)) return promote(Scalar::Float32, b);
+  if (is_fp8(b)) return promote(a, Scalar::Float32);
   if (is_complex(a) || is_complex(b)) {
     int bits = std::max(float_bits(a), float_bits(b));
     return bits <= 32 ? Scalar::Complex64 : Scalar::Complex128;
@@ -49,6 +52,8 @@ Scalar promote(Scalar a, Scalar b) {
 }
 
 Scalar arithmetic_result(Scalar a, Scalar b) {
+  if (is_fp8(a) || is_fp8(b))  // computed in float32, as CUDA's fp8 types convert for it
+    return arithmetic_result(is_fp8(a) ? Scalar::Float32 : a, is_fp8(b) ? Scalar::Float32 : b);
   if ((is_integer(a) || a == Scalar::Bool) && (is_integer(b) || b == Scalar::Bool)) {
     // Numba computes integers in 64 bits, signed when either operand is.
     bool any_signed = is_signed(a) || is_signed(b) || a == Scalar::Bool || b == Scalar::Bool;

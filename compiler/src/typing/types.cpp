@@ -16,7 +16,7 @@ struct ScalarInfo {
   int bytes;
 };
 
-constexpr std::array<ScalarInfo, 15> kScalars = {{
+constexpr std::array<ScalarInfo, 18> kScalars = {{
     {"bool", 1, 1},
     {"int8", 8, 1},
     {"int16", 16, 2},
@@ -32,6 +32,9 @@ constexpr std::array<ScalarInfo, 15> kScalars = {{
     {"complex128", 128, 16},
     {"float16", 16, 2},
     {"bfloat16", 16, 2},
+    {"fp8_e4m3", 8, 1},
+    {"fp8_e5m2", 8, 1},
+    {"fp8_e8m0", 8, 1},
 }};
 
 const ScalarInfo& info(Scalar s) { return kScalars[static_cast<size_t>(s)]; }
@@ -44,6 +47,7 @@ bool is_float(Scalar s) {
   return s == Scalar::Float16 || s == Scalar::BFloat16 || s == Scalar::Float32 ||
          s == Scalar::Float64;
 }
+bool is_fp8(Scalar s) { return s >= Scalar::Fp8E4M3 && s <= Scalar::Fp8E8M0; }
 bool is_complex(Scalar s) { return s == Scalar::Complex64 || s == Scalar::Complex128; }
 int bit_width(Scalar s) { return info(s).bits; }
 int byte_size(Scalar s) { return info(s).bytes; }

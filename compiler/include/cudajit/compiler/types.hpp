@@ -31,6 +31,12 @@ enum class Scalar : uint8_t {
   Float16,
   // PyTorch's and JAX's bfloat16 (numba-cuda's bf16): float32's top half, LLVM's `bfloat`.
   BFloat16,
+  // CUDA's 8-bit floats (cuda_fp8.h, numba-cuda's fp8_e4m3...): conversions only, stored
+  // as their byte (LLVM's i8). E4M3: no infinity, NaN 0x7F; E5M2: float16's top byte;
+  // E8M0: a power of two 2**(b - 127), 0xFF NaN.
+  Fp8E4M3,
+  Fp8E5M2,
+  Fp8E8M0,
 };
 
 // Memory layout of an array argument: C- or Fortran-contiguous, or any strides.
@@ -48,6 +54,7 @@ bool is_integer(Scalar s);
 bool is_signed(Scalar s);
 bool is_float(Scalar s);  // float16, bfloat16, float32, float64
 bool is_complex(Scalar s);
+bool is_fp8(Scalar s);  // fp8_e4m3, fp8_e5m2, fp8_e8m0
 int bit_width(Scalar s);        // bool: 1; complex64: 64
 int byte_size(Scalar s);        // storage size: bool 1, complex64 8
 int alignment(Scalar s);        // natural alignment (a complex number's: its parts')
