@@ -35,6 +35,19 @@ def test_transpose_records():
     np.testing.assert_array_equal(d_t.copy_to_host(), arr.T)
 
 
+def test_transpose_of_large_records_uses_smaller_tiles():
+    from cudajit.kernels.transpose import _tile_for
+
+    assert [_tile_for(n) for n in (1, 8, 46, 47, 100, 1000)] == [32, 32, 32, 16, 16, 4]
+    big = np.dtype([("v", np.float64, (12,)), ("k", np.int32)])  # 100 bytes
+    arr = np.zeros((37, 21), big)
+    arr["v"] = np.arange(37 * 21 * 12).reshape(37, 21, 12)
+    arr["k"] = np.arange(37 * 21).reshape(37, 21)
+    np.testing.assert_array_equal(transpose(cuda.to_device(arr)).copy_to_host(), arr.T)
+    with pytest.raises(ValueError, match="elements of 40000 bytes: a tile of them does not fit"):
+        transpose(np.zeros((2, 2), np.dtype([("v", np.float64, (5000,))])))
+
+
 def test_transpose_allocates_output_and_takes_host_arrays():
     x = np.arange(40 * 3, dtype=np.float32).reshape(40, 3)
     d_y = transpose(x)
