@@ -79,6 +79,7 @@ def test_a_new_producer_of_a_freed_pointer_is_checked_even_at_a_dead_ones_addres
         pointer, address = exporter.pointer, id(exporter)
         del exporter, memory
         _core.release_pending()  # the launch held the exporter until it completed
+        cuda.current_context().deallocations.clear()  # the memory waited in the queue
         stale = MovableExporter(shape_source, pointer)  # CPython reuses the freed block
         reused += id(stale) == address
         with pytest.raises(ValueError, match="is not known to CUDA"):
