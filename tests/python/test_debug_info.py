@@ -423,3 +423,43 @@ def test_no_debug_info_warning_for_a_readable_source(device):
     finally:
         linecache.cache.pop(name, None)
     assert out.copy_to_host()[0] == 7
+
+
+RECORD = np.dtype([("a", np.int32), ("b", np.float32)])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.complex64, np.bool_, np.float16, RECORD],
+                         ids=["int32", "complex64", "bool", "float16", "record"])
+def test_shared_and_local_arrays_are_variables_with_generic_data_pointers(dtype, check_ptx,
+                                                                         device):
+    # numba-cuda's test_shared_memory_address_class_*: the data pointer of a shared or local
+    # array is a generic address (cudajit's arrays hold generic addresses), so its DWARF
+    # pointer type has no address space and cuda-gdb reads the elements through it.
+    @cuda.jit(debug=True, opt=False)
+    def kernel(out):
+        shared_arr = cuda.shared.array(32, dtype=dtype)
+        local_arr = cuda.local.array(32, dtype=dtype)
+        i = cuda.grid(1)
+        if i < 32:
+            shared_arr[i] = out[i]
+            local_arr[i] = shared_arr[i]
+            out[i] = local_arr[i]
+
+    host = np.arange(32).astype(dtype) if dtype is not RECORD else np.zeros(32, RECORD)
+    if dtype is RECORD:
+        host["a"], host["b"] = np.arange(32), np.arange(32) * 0.5
+    out = cuda.to_device(host)
+    kernel[1, 32](out)
+    np.testing.assert_array_equal(out.copy_to_host(), host)
+    ((sig, llvm_ir),) = kernel.inspect_llvm().items()
+    for name in ("shared_arr", "local_arr"):
+        array = described(llvm_ir, name)
+        assert "DW_TAG_structure_type" in array and "array(" in array
+        members = re.findall(r"![0-9]+", node(llvm_ir, re.search(r"elements: (![0-9]+)",
+                                                                  array)[1]))
+        data = node(llvm_ir, members[0])
+        assert 'name: "data"' in data
+        pointer = node(llvm_ir, re.search(r"baseType: (![0-9]+)", data)[1])
+        assert "DW_TAG_pointer_type" in pointer and "dwarfAddressSpace" not in pointer
+    assert "addrspace(3)" in llvm_ir  # the shared array itself is in shared memory
+    check_ptx(kernel.inspect_asm(sig))
