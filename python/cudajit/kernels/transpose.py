@@ -15,6 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from ..compiler import jit
+from ..devicearray import device_array, is_device_array
+from ..interop import is_cuda_array
+from ..intrinsics import blockIdx, shared, syncthreads, threadIdx
+
 # A tile's width and height, and how many rows of it a block's threads cover at once (each
 # thread copies TILE // ROWS elements): blocks of TILE x ROWS = 256 threads. Elements too
 # large for a TILE x (TILE + 1) tile in SHARED_BYTES (the static shared memory every CUDA
@@ -42,9 +47,6 @@ def _tile_for(itemsize: int) -> int:
 def _kernel(dtype: np.dtype) -> tuple[Any, int, int]:
     """The transpose kernel for arrays of ``dtype`` (compiled lazily, once per dtype), with
     its tile's width and the rows of the tile a block covers at once."""
-    from .. import jit
-    from ..intrinsics import blockIdx, shared, syncthreads, threadIdx
-
     width = _tile_for(dtype.itemsize)
     rows = min(ROWS, width)
     tile_shape = (width, width + 1)
@@ -79,8 +81,6 @@ def transpose(a: Any, b: Any = None) -> Any:
     array (copied to the device for the kernel). ``b`` is a device array of shape
     ``a.shape[::-1]`` and the same dtype. The kernel runs on ``a``'s stream where ``a`` has
     one (a device array made on a stream), else on the default stream."""
-    from .. import device_array, is_cuda_array, is_device_array
-
     shape = getattr(a, "shape", None)
     dtype = getattr(a, "dtype", None)
     if shape is None or dtype is None or not (isinstance(a, np.ndarray)
