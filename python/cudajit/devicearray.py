@@ -212,7 +212,10 @@ class DeviceNDArray(_core.DeviceArray):
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         """``np.asarray(d)``: a host copy, as Numba's device arrays give (one bulk copy, not
-        an element at a time)."""
+        an element at a time). ``np.array(d, copy=False)`` asks for no copy, which device
+        memory cannot give: a ValueError, as NumPy's protocol wants and Numba raises."""
+        if copy is False:
+            raise ValueError("`copy=False` is not supported. A copy is always created.")
         host = self.copy_to_host()
         return host if dtype is None else host.astype(dtype, copy=False)
 
@@ -254,6 +257,8 @@ class DeviceNDArray(_core.DeviceArray):
             raise TypeError(f"copy_to_device: incompatible dtype: the source is "
                             f"{np.dtype(source_dtype)}, the device array {self.dtype}")
         if isinstance(ary, _core.DeviceArray):
+            if ary.shape == self.shape and self.size == 0:
+                return  # nothing to copy; the strides of empty arrays do not matter
             # One copy of the bytes: same layout on both sides (Numba's messages).
             if not (ary.is_c_contiguous() or ary.is_f_contiguous()):
                 raise ValueError(errmsg_contiguous_buffer)
@@ -555,7 +560,9 @@ def to_device(obj: Any, stream: Any = 0, copy: bool = True,
     if not (host.flags.c_contiguous or host.flags.f_contiguous):
         host = np.ascontiguousarray(host)
     order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
-    device = device_array(host.shape, host.dtype, order=order, stream=stream)
+    # An empty array keeps its strides, as in Numba (they address nothing).
+    strides = host.strides if host.size == 0 else None
+    device = device_array(host.shape, host.dtype, strides=strides, order=order, stream=stream)
     if copy:
         device.copy_to_device(host, stream=stream)
     return device

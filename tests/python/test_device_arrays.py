@@ -238,6 +238,27 @@ def test_numpy_asarray_of_a_device_array_is_a_host_copy(device):
     assert d.copy_to_host()[0] == 0.0
 
 
+def test_numpy_array_without_a_copy_of_a_device_array_is_refused(device):
+    d = cuda.to_device(np.arange(3.0))
+    with pytest.raises(ValueError, match=r"`copy=False` is not supported. A copy is always "
+                                         r"created."):
+        np.array(d, copy=False)
+    np.testing.assert_array_equal(np.array(d, copy=True), [0.0, 1.0, 2.0])
+
+
+def test_empty_arrays_keep_their_strides_and_copy_whatever_their_strides(device):
+    host = np.ndarray(shape=(0,), strides=(0,), dtype=np.int8)
+    from_host = cuda.to_device(host)
+    assert from_host.shape == (0,) and from_host.strides == (0,)
+    other = cuda.device_array(0, dtype=np.int8)
+    assert other.strides == (1,)
+    other.copy_to_device(from_host)  # strides differ, nothing to copy: no error
+    from_host.copy_to_device(other)
+    other.copy_to_host(host)
+    other.copy_to_device(host)
+    assert cuda.typeof(from_host).layout == "C"
+
+
 def read_only_view(d):
     desc = {"shape": d.shape, "strides": d.strides, "typestr": d.dtype.str, "version": 3,
             "data": (d.device_pointer, True)}
