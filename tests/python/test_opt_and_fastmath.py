@@ -60,6 +60,27 @@ def test_unoptimised_kernels_compute_what_optimised_ones_do(opt):
     np.testing.assert_allclose(out, 1 + 2 * x + 3 * x**2 + 4 * x**3, rtol=1e-14)
 
 
+@pytest.mark.usefixtures("device")
+def test_unoptimised_variables_across_barriers():
+    @cuda.jit(opt=False)
+    def reverse_doubled(x, out):
+        s = cuda.shared.array(64, np.float64)
+        t = cuda.threadIdx.x
+        v = x[t] * 2.0
+        s[t] = v
+        cuda.syncthreads()
+        w = s[63 - t]
+        for k in range(2):
+            w = w + k
+        cuda.syncthreads()
+        out[t] = w
+
+    x = np.arange(64.0)
+    out = np.zeros(64)
+    reverse_doubled[1, 64](x, out)
+    np.testing.assert_array_equal(out, (2 * x)[::-1] + 1)
+
+
 def tanh_kernel(r, x):
     r[0] = math.tanh(x)
 
