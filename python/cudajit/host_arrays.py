@@ -84,6 +84,18 @@ class _DeviceVisibleArray(np.ndarray):
         0 for none, as Numba's."""
         return self._stream
 
+    @property
+    def __cuda_memory__(self) -> bool:
+        """Numba's marker of device memory (its driver helpers, ``device_memset`` ..., take
+        such objects): true while the elements lie in the memory the device addresses."""
+        return self._memory is not None
+
+    @property
+    def _cuda_memsize_(self) -> int:
+        """Numba's size of the device memory at ``device_ctypes_pointer``: the bytes from the
+        first element to the end of the array's extent."""
+        return byte_bounds(self)[1] - self.ctypes.data if self.size else 0
+
 
 class MappedNDArray(_DeviceVisibleArray):
     """``cuda.mapped_array()``: page-locked host memory mapped into the device's address

@@ -69,3 +69,18 @@ def test_on_the_cpu_device_they_are_host_memory_without_the_interface(on_cpu_dev
     assert not cuda.is_cuda_array(a)
     a[:] = 1  # still an ordinary NumPy array
     assert a.sum() == 3
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+def test_numbas_device_memory_markers_cover_the_arrays_in_the_memory(device, kind):
+    # numba-cuda's driver helpers (device_memset, device_memory_size) take objects with
+    # __cuda_memory__, their size from _cuda_memsize_.
+    from cudajit.cudadrv import driver
+
+    a = MAKERS[kind](10, dtype=np.uint32)
+    a.fill(123)
+    assert a.__cuda_memory__ and a._cuda_memsize_ == 40
+    assert a[2:]._cuda_memsize_ == 32 and a[:0]._cuda_memsize_ == 0
+    assert not (a + 1).__cuda_memory__  # NumPy's result: new, ordinary memory
+    driver.device_memset(a[5:], 0, a[5:]._cuda_memsize_)
+    assert a.tolist() == [123] * 5 + [0] * 5
