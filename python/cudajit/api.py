@@ -28,7 +28,7 @@ from .devicearray import (DeviceNDArray, as_shape, contiguous_strides, device_ar
 __all__ = [
     "to_device", "device_array", "device_array_like", "pinned_array", "mapped_array",
     "pinned_array_like", "mapped_array_like", "managed_array_like",
-    "managed_array", "pinned", "stream", "default_stream", "legacy_default_stream",
+    "managed_array", "pinned", "mapped", "stream", "default_stream", "legacy_default_stream",
     "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
     "synchronize", "select_device", "get_current_device", "list_devices", "gpus",
     "is_available", "cuda_available", "cuda_error", "is_supported_version", "is_float16_supported",
@@ -489,6 +489,40 @@ def mapped_array_like(ary: Any, stream: Any = 0, portable: bool = False,
 def managed_array_like(ary: Any, stream: Any = 0, attach_global: bool = True) -> np.ndarray:
     """A managed array with the shape, dtype and order of ``ary``."""
     return _like(managed_array, ary, stream=stream, attach_global=attach_global)
+
+
+@contextlib.contextmanager
+def mapped(*arylist: np.ndarray, stream: Any = 0) -> Iterator[Any]:
+    """Page-lock host arrays and map them into the device's address space for the block:
+    yields a device array over each (the array itself for one argument, else a list), which
+    kernels read and write in place, without copies; ``stream`` is their default stream. The
+    arrays are unmapped when the block ends, also on an exception; the device arrays must
+    not be used after it."""
+    device = _core.current_device()
+    registrations = []
+    views = []
+    try:
+        for ary in arylist:
+            if not isinstance(ary, np.ndarray):
+                raise TypeError(f"cuda.mapped() maps NumPy arrays, got {type(ary).__name__}")
+            registrations.append(_core.register_host(device, ary))
+            views.append(_mapped_view(ary, stream))
+        yield views[0] if len(views) == 1 else views
+    finally:
+        for registration in registrations:
+            registration.unregister()
+
+
+def _mapped_view(ary: np.ndarray, stream: Any) -> DeviceNDArray:
+    """A device array over the registered host array ``ary``: with unified addressing the
+    device sees registered host memory at its host address (the cpu device: host memory)."""
+    desc = {"shape": ary.shape, "strides": ary.strides, "typestr": ary.dtype.str,
+            "data": (ary.ctypes.data if ary.size else 0, not ary.flags.writeable),
+            "version": 3, "stream": None}
+    if ary.dtype.names is not None:
+        desc["descr"] = ary.dtype.descr
+    view = DeviceNDArray(_core.import_cai_dict(desc, ary, False))
+    return view if is_default_stream(stream) else view.bind(stream)
 
 
 @contextlib.contextmanager

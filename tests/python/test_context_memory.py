@@ -170,3 +170,34 @@ def test_a_memory_manager_plugin_is_refused_with_the_reason(device):
     ctx = cuda.current_context()
     with pytest.raises(NotImplementedError, match="_Plugin"):
         ctx.memory_manager = _Plugin(context=ctx)
+
+
+@cuda.jit
+def _add_one(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+
+
+def test_mapped_gives_device_arrays_that_kernels_write_in_place(device):
+    host = np.arange(10.0)
+    with cuda.mapped(host) as d:
+        assert isinstance(d, cuda.DeviceNDArray) and d.shape == (10,)
+        _add_one[1, 32](d)
+        cuda.synchronize()
+    np.testing.assert_array_equal(host, np.arange(10.0) + 1)
+
+
+def test_mapped_of_several_arrays_yields_a_list_and_unmaps_on_an_exception(device):
+    a, b = np.zeros(4, np.int32), np.zeros(3)
+    with pytest.raises(KeyError):
+        with cuda.mapped(a, b) as views:
+            assert [v.shape for v in views] == [(4,), (3,)]
+            raise KeyError("out")
+    with cuda.mapped(a) as d:  # unmapped at the exception: mapped again
+        _add_one[1, 32](d)
+        cuda.synchronize()
+    assert a.tolist() == [1, 1, 1, 1]
+    with pytest.raises(TypeError, match="cuda.mapped\\(\\) maps NumPy arrays, got list"):
+        with cuda.mapped([1, 2]):
+            pass

@@ -139,7 +139,11 @@ void CudaDevice::check_accessible(const void* ptr) {
 std::shared_ptr<void> CudaDevice::register_host(void* ptr, size_t bytes) {
   if (bytes == 0) return std::make_shared<int>(0);
   bind();
-  check(api_, api_.cuMemHostRegister_v2(ptr, bytes, CU_MEMHOSTREGISTER_PORTABLE),
+  // Mapped too, so that kernels may use it in place (cuda.mapped): with unified addressing
+  // at its host address.
+  check(api_,
+        api_.cuMemHostRegister_v2(ptr, bytes,
+                                  CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP),
         "cuMemHostRegister");
   const DriverApi* api = &api_;
   CUcontext context = context_.get();
