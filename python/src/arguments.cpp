@@ -192,6 +192,10 @@ void read_scalar(ArgValue& v, const void* p) {
       v.f = target::bfloat16_bits_to_float(bits);
       break;
     }
+    case Scalar::Fp8E4M3:  // never a Python value's type
+    case Scalar::Fp8E5M2:
+    case Scalar::Fp8E8M0:
+      break;
   }
 }
 
@@ -515,6 +519,12 @@ runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
       case Scalar::Complex128:
         put(at, c);
         break;
+      case Scalar::Fp8E4M3:
+      case Scalar::Fp8E5M2:
+      case Scalar::Fp8E8M0:
+        throw py::type_error("argument " + std::to_string(a + 1) + ": a kernel parameter of " +
+                             p.type.str() + " is not supported; pass the number (or its uint8 "
+                             "byte) and convert in the kernel, e.g. fp8_e4m3(x)");
     }
   }
   return params;

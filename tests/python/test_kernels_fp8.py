@@ -262,3 +262,27 @@ def test_fp8_stored_in_a_number_array_is_its_value():
     f = np.zeros(1, np.float32)
     kernel[1, 1](out, f)
     assert out[0] == 3 and f[0] == -0.75
+
+
+def test_fp8_kernel_parameter_is_refused():
+    @cuda.jit("void(fp8_e4m3, float32[::1])")
+    def kernel(v, out):
+        out[0] = cuda.float32(v)
+
+    # No number converts to fp8 implicitly: the dispatcher finds no matching definition.
+    with pytest.raises(TypeError, match=r"no matching definition .*declared: \(fp8_e4m3"):
+        kernel[1, 1](1.0, np.zeros(1, np.float32))
+
+
+def test_fp8_device_function_parameter():
+    @cuda.jit("float32(fp8_e5m2)", device=True)
+    def widen(v):
+        return cuda.float32(v) * 2
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = widen(fp8_e5m2(-1.25))
+
+    out = np.zeros(1, np.float32)
+    kernel[1, 1](out)
+    assert out[0] == -2.5
