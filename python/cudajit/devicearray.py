@@ -120,6 +120,26 @@ class DeviceNDArray(_core.DeviceArray):
                                  readonly=own.readonly)
 
     @property
+    def gpu_data(self) -> Any:
+        """Numba's ``gpu_data``: the array's device memory as a ``MemoryPointer`` (its first
+        element's address and the bytes it spans), keeping the array alive. Two arrays over the
+        same bytes (``d.view(np.int64)`` of a datetime64 array) have equal ``gpu_data``, as
+        Numba's views share one object."""
+        from .api import current_context
+        from .cudadrv.memory import MemoryPointer
+
+        class ArrayMemory(MemoryPointer):
+            def __eq__(self, other: object) -> bool:
+                return isinstance(other, MemoryPointer) and \
+                    (self.device_pointer_value, self.size) == \
+                    (other.device_pointer_value, other.size)
+
+            def __hash__(self) -> int:
+                return hash((self.device_pointer_value, self.size))
+
+        return ArrayMemory(current_context(), self.device_pointer, self.nbytes, owner=self)
+
+    @property
     def device_ctypes_pointer(self) -> ctypes.c_size_t:
         """The address of the first element as a ctypes integer, as Numba's
         ``DeviceNDArray.device_ctypes_pointer``: what its ctypes and cuda-python launches
@@ -525,9 +545,10 @@ def supported_dtype(dtype: Any) -> np.dtype:
     if dt.names is not None:  # records: fields of numbers, checked by the compiler's reader
         _core.record_type(dt)
         return dt
-    if dt.kind not in "biufc" or dt.byteorder == ">":
+    if dt.kind not in "biufcMm" or dt.byteorder == ">":
         raise TypeError(f"unsupported dtype {dt}: expected bool, int8..int64, uint8..uint64, "
-                        "float32, float64, complex64 or complex128 in native byte order")
+                        "float32, float64, complex64, complex128, datetime64 or timedelta64 "
+                        "in native byte order")
     return dt
 
 

@@ -634,6 +634,6 @@ def return_type_from_name(name: str) -> Type | str:
         return cjtypes.void
     if name == "bool":
         return cjtypes.boolean
-    found = getattr(cjtypes, name, None)
+    found = getattr(cjtypes, name, None) or cjtypes.SIGNATURE_NAMESPACE.get(name)
     return found if isinstance(found, Type) else name
 

@@ -10,6 +10,7 @@ is how types cross the binding layer.
 from __future__ import annotations
 
 import functools
+import re
 
 from typing import Any, Sequence
 
@@ -379,10 +380,45 @@ if bfloat16.numpy_dtype.name == "bfloat16":  # opaque V2 bytes are not taken for
     _SCALAR_BY_DTYPE[bfloat16.numpy_dtype] = bfloat16
 _SUPPORTED_DTYPES = ", ".join(str(t) for t in SCALAR_TYPES)
 
+
+class NPDatetime(ScalarType):
+    """NumPy's ``datetime64[unit]`` or ``timedelta64[unit]`` (Numba's ``NPDatetime`` and
+    ``NPTimedelta``): an int64 count of the unit, ``NaT`` the smallest int64. In kernels they
+    compare, subtract and add as NumPy's do (the compiler's typing says which operators)."""
+
+    def __init__(self, kind: str, unit: str):
+        super().__init__(f"{kind}[{unit}]" if unit else kind,
+                         np.dtype(f"{kind}[{unit}]" if unit else kind))
+        self.unit = unit
+
+    @property
+    def bitwidth(self) -> int:
+        return 64
+
+
+# Their units from the coarsest ("" is NumPy's generic unit), as the compiler orders them.
+DATETIME_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as", "")
+DATETIME_TYPES = tuple(NPDatetime("datetime64", unit) for unit in DATETIME_UNITS)
+TIMEDELTA_TYPES = tuple(NPDatetime("timedelta64", unit) for unit in DATETIME_UNITS)
+for _t in (*DATETIME_TYPES, *TIMEDELTA_TYPES):
+    _SCALAR_BY_DTYPE[_t.numpy_dtype] = _t
+    _SCALARS_BY_NAME[_t.name] = _t
+# A signature string spells them datetime64[D]; eval sees these names instead.
+_DATETIME_SPELLING = re.compile(r"\b(datetime64|timedelta64)\[(\w*)\]")
+_DATETIME_NAMESPACE = {f"_{t.name.replace('[', '_').rstrip(']')}": t
+                       for t in (*DATETIME_TYPES, *TIMEDELTA_TYPES)}
+
+
+def _spell_datetimes(text: str) -> str:
+    """``text`` with each ``datetime64[D]`` as the name eval finds it under."""
+    return _DATETIME_SPELLING.sub(lambda m: f"_{m.group(1)}_{m.group(2)}", text)
+
 # The names a signature string may use, as in Numba.
 SIGNATURE_NAMESPACE: dict[str, Any] = {
     name: value for name, value in globals().items() if isinstance(value, Type)}
 SIGNATURE_NAMESPACE.update(Array=Array, Tuple=Tuple, UniTuple=UniTuple, CPointer=CPointer)
+SIGNATURE_NAMESPACE.update({t.name: t for t in (*DATETIME_TYPES, *TIMEDELTA_TYPES)})
+SIGNATURE_NAMESPACE.update(_DATETIME_NAMESPACE)
 
 
 def _is_numba_object(value: Any) -> bool:
@@ -545,7 +581,8 @@ def _signature_from_args(args: Sequence[Any], original: Any) -> Signature:
 
 def _eval_type_expression(text: str) -> Any:
     try:
-        return eval(text, {"__builtins__": {}}, dict(SIGNATURE_NAMESPACE))  # noqa: S307
+        return eval(_spell_datetimes(text), {"__builtins__": {}},  # noqa: S307
+                    dict(SIGNATURE_NAMESPACE))
     except Exception as exc:  # any failure means the string is not a signature
         raise TypeError(
             f"invalid signature {text!r}: {_SIGNATURE_USAGE} ({type(exc).__name__}: {exc})"

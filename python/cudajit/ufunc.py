@@ -96,13 +96,26 @@ class CUDAUFunc:
         self._options = dict(options)
         self._device = jit(device=True, fastmath=options.get("fastmath", False))(pyfunc)
         self._signatures = [cjtypes.parse_signature(s) for s in signatures]
-        for sig in self._signatures:
+        for k, sig in enumerate(self._signatures):
             if len(sig.args) != self.nin:
                 raise TypeError(f"vectorize signature {sig} has {len(sig.args)} arguments; "
                                 f"'{self.__name__}' takes {self.nin}")
+            if sig.return_type is None:  # (float32, float32): the type the function returns
+                sig = self._signatures[k] = cjtypes.Signature(self._inferred_return(sig), sig.args)
             if not isinstance(sig.return_type, cjtypes.ScalarType):
                 raise TypeError(f"vectorize signature {sig} must return a scalar type")
         self._kernels: dict[tuple, Any] = {}
+
+    def _inferred_return(self, sig: Any) -> Any:
+        """What the function returns for a signature's argument types, as Numba infers a
+        vectorize signature given without its return type."""
+        from . import frontend
+        from ._core import Program
+        from .dispatcher import return_type_from_name
+
+        name = Program(frontend.build_module(self.py_func)).return_type(
+            [str(t) for t in sig.args], device=True)
+        return return_type_from_name(name)
 
     @property
     def types(self) -> list[str]:
@@ -234,6 +247,9 @@ class CUDAUFunc:
         names = [f"a{k}" for k in range(self.nin)]
         calls = [f"T{k}({n}[i])" if p == "array" else f"T{k}({n})"
                  for k, (n, p) in enumerate(zip(names, pattern))]
+        # datetime64/timedelta64 inputs come in their loop's type already: no cast to make
+        calls = [c[c.index("(") + 1:-1] if t.startswith(("datetime64", "timedelta64")) else c
+                 for c, t in zip(calls, arg_types)]
         name = f"ufunc_{self.__name__}_{next(_names)}"
         text = (f"def {name}({', '.join(names)}, out):\n"
                 f"    i = cuda.grid(1)\n"
@@ -241,5 +257,5 @@ class CUDAUFunc:
                 f"        out[i] = f({', '.join(calls)})\n")
         scope: dict[str, Any] = {"cuda": sys.modules[__package__], "f": self._device}
         for k, t in enumerate(arg_types):
-            scope[f"T{k}"] = getattr(cjtypes, t)
+            scope[f"T{k}"] = getattr(cjtypes, t, None) or cjtypes.SIGNATURE_NAMESPACE[t]
         return jit(function_from_text(text, name, scope, f"<cudajit vectorize {self.__name__}>"))

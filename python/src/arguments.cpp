@@ -23,7 +23,8 @@ Scalar dtype_scalar(const py::dtype& dtype, size_t position) {
   auto fail = [&]() -> Scalar {
     throw py::type_error("argument " + std::to_string(position) +
                          ": expected an array of bool, int8..int64, uint8..uint64, float16, "
-                         "float32, float64, complex64, complex128 or bfloat16, got dtype " +
+                         "float32, float64, complex64, complex128, bfloat16, datetime64 or "
+                         "timedelta64, got dtype " +
                          std::string(py::str(py::handle(dtype))));
   };
   if (dtype.attr("byteorder").cast<std::string>() == ">")
@@ -47,6 +48,12 @@ Scalar dtype_scalar(const py::dtype& dtype, size_t position) {
       if (size == 2 && dtype.attr("name").cast<std::string>() == "bfloat16")
         return Scalar::BFloat16;
       return fail();
+    case 'M':  // datetime64[unit], timedelta64[unit]: int64 counts of the unit
+    case 'm': {
+      auto scalar = scalar_from_name(dtype.attr("name").cast<std::string>());
+      if (!scalar) return fail();
+      return *scalar;
+    }
     case 'c':
       if (size == 8) return Scalar::Complex64;
       if (size == 16) return Scalar::Complex128;
@@ -158,6 +165,12 @@ std::string record_type_name(const py::dtype& dtype) {
 namespace {
 
 void read_scalar(ArgValue& v, const void* p) {
+  if (is_npdatetime(v.type.scalar())) {  // np.datetime64 / np.timedelta64: the count
+    int64_t x;
+    std::memcpy(&x, p, sizeof x);
+    v.i = x;
+    return;
+  }
   switch (v.type.scalar()) {
 #define CUDAJIT_READ(S, T, FIELD) \
   case Scalar::S: {               \
@@ -461,6 +474,13 @@ runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
         put(at + 1 + d, v.shape[d]);
         put(at + 1 + p.type.ndim() + d, v.strides[d]);
       }
+    if (is_npdatetime(p.type.scalar())) {  // from a datetime or timedelta of a coarser unit
+      int64_t count = v.i;
+      auto factor = datetime_unit_factor(datetime_unit(from), datetime_unit(p.type.scalar()));
+      if (count != INT64_MIN && factor) count *= *factor;
+      put(at, count);
+      continue;
+    }
       continue;
     }
     // Convert the scalar from its own kind to the parameter's type.

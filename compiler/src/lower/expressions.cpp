@@ -110,6 +110,8 @@ llvm::Value* FunctionLowering::binop(const Node&, const std::string& op, llvm::V
                                      const Type& ta, llvm::Value* b, const Type& tb,
                                      const Type& result) {
   Scalar r = result.scalar();
+  if (is_npdatetime(ta.scalar()) || is_npdatetime(tb.scalar()))
+    return datetime_binop(op, a, ta, b, tb, result);
   // Bitwise ops on two bools stay bool.
   if (r == Scalar::Bool) {
     if (op == "&") return b_.CreateAnd(a, b);
@@ -305,6 +307,16 @@ llvm::Value* FunctionLowering::compare(const std::string& op, llvm::Value* a, co
           found, compare("==", a, ta, extract(b, {static_cast<unsigned>(k)}), tb.elements()[k]));
     return op == "in" ? found : b_.CreateNot(found);
   }
+  if (is_npdatetime(ta.scalar())) {
+    // In the finer unit; NaT is unequal to everything (itself too) and unordered, as in NumPy.
+    Type t = Type::scalar(typing::promote(ta.scalar(), tb.scalar()));
+    llvm::Value* x = cast(a, ta, t);
+    llvm::Value* y = cast(b, tb, t);
+    llvm::Value* nat = b_.CreateOr(b_.CreateICmpEQ(x, b_.getInt64(INT64_MIN)),
+                                   b_.CreateICmpEQ(y, b_.getInt64(INT64_MIN)));
+    llvm::Value* r = compare(op, x, Type::scalar(Scalar::Int64), y, Type::scalar(Scalar::Int64));
+    return b_.CreateSelect(nat, b_.getInt1(op == "!="), r);
+  }
   Type t = Type::scalar(typing::arithmetic_result(ta.scalar(), tb.scalar()));
   if (ta.scalar() == Scalar::Bool && tb.scalar() == Scalar::Bool) t = Type::scalar(Scalar::Int64);
   llvm::Value* x = cast(a, ta, t);
@@ -489,9 +501,72 @@ llvm::Value* FunctionLowering::unary(const Node& n) {
   Scalar s = t.scalar();
   if (n.text == "+") return v;
   if (n.text == "~") return b_.CreateNot(v);  // bitwise on integers, logical on bool
-  if (is_integer(s)) return b_.CreateNeg(v);
+  if (is_integer(s) || is_timedelta(s)) return b_.CreateNeg(v);  // -NaT wraps to NaT
   if (is_float(s)) return b_.CreateFNeg(v);
   return make_complex(b_.CreateFNeg(re(v)), b_.CreateFNeg(im(v)), s);
+}
+
+// datetime64/timedelta64 arithmetic (the typing chose `result`), as NumPy computes it: the
+// operands in their common unit, NaT in gives NaT out (NaN for td / td, 0 for td // td);
+// td / n, td // n and td * float truncate toward zero, td // td and td % td floor, % by a zero
+// timedelta gives NaT.
+llvm::Value* FunctionLowering::datetime_binop(const std::string& op, llvm::Value* a, const Type& ta,
+                                              llvm::Value* b, const Type& tb, const Type& result) {
+  Scalar x = ta.scalar(), y = tb.scalar(), r = result.scalar();
+  llvm::Value* nat_value = b_.getInt64(INT64_MIN);
+  auto is_nat = [&](llvm::Value* v) { return b_.CreateICmpEQ(v, nat_value); };
+  const Type i64 = Type::scalar(Scalar::Int64), f64 = Type::scalar(Scalar::Float64);
+  if (is_npdatetime(x) && is_npdatetime(y)) {
+    int unit = *common_datetime_unit(datetime_unit(x), datetime_unit(y));
+    llvm::Value* u =
+        cast(a, ta, Type::scalar(is_datetime(x) ? make_datetime(unit) : make_timedelta(unit)));
+    llvm::Value* v =
+        cast(b, tb, Type::scalar(is_datetime(y) ? make_datetime(unit) : make_timedelta(unit)));
+    llvm::Value* nat = b_.CreateOr(is_nat(u), is_nat(v));
+    if (op == "+") return b_.CreateSelect(nat, nat_value, b_.CreateAdd(u, v));
+    if (op == "-") return b_.CreateSelect(nat, nat_value, b_.CreateSub(u, v));
+    if (op == "%") {
+      nat = b_.CreateOr(nat, b_.CreateICmpEQ(v, b_.getInt64(0)));
+      return b_.CreateSelect(nat, nat_value, int_binop("%", u, v, Scalar::Int64));
+    }
+    if (op == "//")
+      return b_.CreateSelect(nat, b_.getInt64(0), int_binop("//", u, v, Scalar::Int64));
+    // "/": float64
+    llvm::Value* q = b_.CreateFDiv(cast(u, i64, f64), cast(v, i64, f64));
+    return b_.CreateSelect(nat, llvm::ConstantFP::getNaN(b_.getDoubleTy()), q);
+  }
+  // A timedelta and a number (td * n, n * td, td / n, td // n).
+  const bool td_first = is_timedelta(x);
+  llvm::Value* td = td_first ? a : b;
+  llvm::Value* n = td_first ? b : a;
+  const Type& tn = td_first ? tb : ta;
+  llvm::Value* nat = is_nat(td);
+  llvm::Value* out;
+  if (is_float(tn.scalar())) {
+    llvm::Value* f = cast(n, tn, f64);
+    llvm::Value* d = cast(td, i64, f64);
+    llvm::Value* q = op == "*" ? b_.CreateFMul(d, f) : b_.CreateFDiv(d, f);
+    // A NaN or infinite result is NaT, as NumPy's.
+    llvm::Value* finite = b_.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, {q->getType()}, {q}),
+                                           llvm::ConstantFP::get(b_.getDoubleTy(), 0x1p63));
+    nat = b_.CreateOr(nat, b_.CreateNot(finite));
+    out = b_.CreateFPToSI(b_.CreateSelect(finite, q, llvm::ConstantFP::get(b_.getDoubleTy(), 0)),
+                          b_.getInt64Ty());
+  } else {
+    llvm::Value* k = cast(n, tn, i64);
+    if (op == "*") {
+      out = b_.CreateMul(td, k);
+    } else {  // / and // by an integer truncate; by zero: NaT
+      llvm::Value* zero = b_.CreateICmpEQ(k, b_.getInt64(0));
+      nat = b_.CreateOr(nat, zero);
+      llvm::Value* safe = b_.CreateSelect(b_.CreateOr(zero, b_.CreateICmpEQ(k, b_.getInt64(-1))),
+                                          b_.getInt64(1), k);
+      out = b_.CreateSDiv(td, safe);
+      out = b_.CreateSelect(b_.CreateICmpEQ(k, b_.getInt64(-1)), b_.CreateNeg(td), out);
+    }
+  }
+  (void)r;
+  return b_.CreateSelect(nat, nat_value, out);
 }
 
 }  // namespace cudajit::lower

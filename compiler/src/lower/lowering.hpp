@@ -192,6 +192,9 @@ class FunctionLowering {
   // --- shared helpers, used across the files of lower/ -----------------------------
   llvm::IRBuilder<>& builder() { return b_; }
   llvm::Value* cast(llvm::Value* v, const Type& from, const Type& to);
+  llvm::Value* datetime_cast(llvm::Value* v, Scalar from, Scalar to);
+  llvm::Value* datetime_binop(const std::string& op, llvm::Value* a, const Type& ta,
+                              llvm::Value* b, const Type& tb, const Type& result);
   llvm::Value* to_bool(llvm::Value* v, const Type& t);
   llvm::Value* int64(int64_t v) { return b_.getInt64(v); }
   llvm::Value* float_const(Scalar s, double v);

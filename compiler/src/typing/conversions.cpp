@@ -63,6 +63,15 @@ class ConversionTable {
 }  // namespace
 
 Conversion conversion(Scalar from, Scalar to) {
+  if (is_npdatetime(from) || is_npdatetime(to)) {
+    // datetime64/timedelta64 convert only to their own kind in a finer unit (Numba's
+    // NPDatetime/NPTimedelta.can_convert_to: safe when the units cast safely).
+    if (from == to) return Conversion::Exact;
+    if (is_datetime(from) != is_datetime(to) || is_timedelta(from) != is_timedelta(to))
+      return Conversion::None;
+    return datetime_unit_factor(datetime_unit(from), datetime_unit(to)) ? Conversion::Safe
+                                                                        : Conversion::None;
+  }
   static const ConversionTable table;
   return table(from, to);
 }

@@ -364,6 +364,15 @@ class FunctionTyper {
               op != "is" && op != "isnot")
             type_error(n, "complex numbers support only == and !=, not '" + op + "'");
         }
+          if (is_npdatetime(a.scalar()) || is_npdatetime(b.scalar())) {
+            Scalar x = a.scalar(), y = b.scalar();
+            if (is_datetime(x) != is_datetime(y) || is_timedelta(x) != is_timedelta(y) ||
+                !common_datetime_unit(datetime_unit(x), datetime_unit(y)))
+              type_error(n, "cannot compare " + describe(a) + " and " + describe(b) +
+                                ": a datetime64 compares with a datetime64, a timedelta64 with "
+                                "a timedelta64, in units that convert (Y and M, or W to as)");
+            continue;
+          }
         return Type::scalar(Scalar::Bool);
       }
       case NodeKind::IfExp: {
@@ -554,6 +563,7 @@ class FunctionTyper {
       return Type::scalar(arithmetic_result(x, y));
     }
     if (op == "//" || op == "%") {
+    if (is_npdatetime(x) || is_npdatetime(y)) return datetime_binop_type(n, op, a, b);
       if (any_complex) type_error(n, "'" + op + "' is not defined for complex numbers");
       return Type::scalar(arithmetic_result(x, y));
     }
@@ -581,10 +591,50 @@ class FunctionTyper {
       if (s == Scalar::Bool) return a;
       if (!is_integer(s)) type_error(n, "'~' needs an integer operand, got " + describe(a));
       return Type::scalar(arithmetic_result(s, s));
+  // Numba's NPDatetime/NPTimedelta operators (npdatetime.py): datetime - datetime is a
+  // timedelta, datetime +- timedelta a datetime, timedeltas add, subtract and take % among
+  // themselves, / and // of two timedeltas give float64 and int64, a timedelta times or divided
+  // by a number stays a timedelta. Two units meet in the finer one, when they convert.
+  Type datetime_binop_type(const Node& n, const std::string& op, const Type& a, const Type& b) {
+    Scalar x = a.scalar(), y = b.scalar();
+    auto fail = [&](const std::string& why) -> Type {
+      type_error(n, "unsupported operand types for " + op + ": " + describe(a) + " and " +
+                        describe(b) + why);
+    };
+    auto common = [&]() -> int {
+      auto unit = common_datetime_unit(datetime_unit(x), datetime_unit(y));
+      if (!unit)
+        fail(" (their units do not convert: Y and M convert to each other, W to as likewise)");
+      return *unit;
+    };
+    bool number_y = is_integer(y) || y == Scalar::Bool || is_float(y);
+    bool number_x = is_integer(x) || x == Scalar::Bool || is_float(x);
+    if (is_datetime(x) && is_datetime(y) && op == "-")
+      return Type::scalar(make_timedelta(common()));
+    if (is_datetime(x) && is_timedelta(y) && (op == "+" || op == "-"))
+      return Type::scalar(make_datetime(common()));
+    if (is_timedelta(x) && is_datetime(y) && op == "+")
+      return Type::scalar(make_datetime(common()));
+    if (is_timedelta(x) && is_timedelta(y)) {
+      if (op == "+" || op == "-" || op == "%") return Type::scalar(make_timedelta(common()));
+      if (op == "/" || op == "//") {
+        common();
+        return Type::scalar(op == "/" ? Scalar::Float64 : Scalar::Int64);
+      }
+    }
+    if (is_timedelta(x) && number_y && (op == "*" || op == "/" || op == "//")) return a;
+    if (number_x && is_timedelta(y) && op == "*") return b;
+    return fail(
+        " (datetime64 - datetime64, datetime64 +- timedelta64, timedelta64 + - % / // "
+        "timedelta64, and timedelta64 * / // a number are defined)");
+  }
+
     }
     if (is_integer(s) || s == Scalar::Bool) return Type::scalar(arithmetic_result(s, s));
     return a;  // floats and complex keep their type
   }
+    if (is_datetime(s) || (is_timedelta(s) && n.text == "~"))
+      type_error(n, "unsupported operand type for unary " + n.text + ": " + describe(a));
 
   std::optional<Type> attribute(const Node& n) {
     auto v = expr(n.child(0));

@@ -24,6 +24,11 @@ Scalar promote(Scalar a, Scalar b) {
   if (a == b) return a;
   if (a == Scalar::Bool) return b;
   if (b == Scalar::Bool) return a;
+  if (is_npdatetime(a) && is_npdatetime(b) && is_datetime(a) == is_datetime(b)) {
+    // Two datetimes (or timedeltas) meet in the finer unit when the units convert.
+    auto unit = common_datetime_unit(datetime_unit(a), datetime_unit(b));
+    if (unit) return is_datetime(a) ? make_datetime(*unit) : make_timedelta(*unit);
+  }
   // An fp8 value meets any other number as its value in float32 (fp8 has no arithmetic).
   if (is_fp8(a)) return promote(Scalar::Float32, b);
   if (is_fp8(b)) return promote(a, Scalar::Float32);

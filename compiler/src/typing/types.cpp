@@ -37,7 +37,28 @@ constexpr std::array<ScalarInfo, 18> kScalars = {{
     {"fp8_e8m0", 8, 1},
 }};
 
-const ScalarInfo& info(Scalar s) { return kScalars[static_cast<size_t>(s)]; }
+constexpr std::array<std::string_view, kDatetimeUnits> kDatetimeNames = {
+    "datetime64[Y]",  "datetime64[M]",  "datetime64[W]",  "datetime64[D]",  "datetime64[h]",
+    "datetime64[m]",  "datetime64[s]",  "datetime64[ms]", "datetime64[us]", "datetime64[ns]",
+    "datetime64[ps]", "datetime64[fs]", "datetime64[as]", "datetime64"};
+constexpr std::array<std::string_view, kDatetimeUnits> kTimedeltaNames = {
+    "timedelta64[Y]",  "timedelta64[M]",  "timedelta64[W]",  "timedelta64[D]",  "timedelta64[h]",
+    "timedelta64[m]",  "timedelta64[s]",  "timedelta64[ms]", "timedelta64[us]", "timedelta64[ns]",
+    "timedelta64[ps]", "timedelta64[fs]", "timedelta64[as]", "timedelta64"};
+
+const ScalarInfo& info(Scalar s) {
+  static const auto datetimes = [] {
+    std::array<ScalarInfo, 2 * kDatetimeUnits> all{};
+    for (int u = 0; u < kDatetimeUnits; ++u) {
+      all[u] = {kDatetimeNames[u], 64, 8};
+      all[kDatetimeUnits + u] = {kTimedeltaNames[u], 64, 8};
+    }
+    return all;
+  }();
+  if (is_datetime(s)) return datetimes[datetime_unit(s)];
+  if (is_timedelta(s)) return datetimes[kDatetimeUnits + datetime_unit(s)];
+  return kScalars[static_cast<size_t>(s)];
+}
 
 }  // namespace
 
@@ -49,6 +70,45 @@ bool is_float(Scalar s) {
 }
 bool is_fp8(Scalar s) { return s >= Scalar::Fp8E4M3 && s <= Scalar::Fp8E8M0; }
 bool is_complex(Scalar s) { return s == Scalar::Complex64 || s == Scalar::Complex128; }
+bool is_datetime(Scalar s) {
+  auto v = static_cast<int>(s), first = static_cast<int>(Scalar::DatetimeFirst);
+  return v >= first && v < first + kDatetimeUnits;
+}
+bool is_timedelta(Scalar s) {
+  auto v = static_cast<int>(s), first = static_cast<int>(Scalar::TimedeltaFirst);
+  return v >= first && v < first + kDatetimeUnits;
+}
+int datetime_unit(Scalar s) {
+  return static_cast<int>(s) -
+         static_cast<int>(is_datetime(s) ? Scalar::DatetimeFirst : Scalar::TimedeltaFirst);
+}
+Scalar make_datetime(int unit) {
+  return static_cast<Scalar>(static_cast<int>(Scalar::DatetimeFirst) + unit);
+}
+Scalar make_timedelta(int unit) {
+  return static_cast<Scalar>(static_cast<int>(Scalar::TimedeltaFirst) + unit);
+}
+
+std::optional<int64_t> datetime_unit_factor(int from, int to) {
+  if (from == kGenericUnit || to == kGenericUnit) return 1;
+  if (from > to) return std::nullopt;
+  // Y M | W D h m s ms us ns ps fs as: years and months do not convert to days.
+  if (from <= 1 && to >= 2) return std::nullopt;
+  // one unit in the next finer one (months to weeks: no exact factor, never used)
+  constexpr std::array<int64_t, kDatetimeUnits> kStep = {12,   1,    7,    24,   60,   60, 1000,
+                                                         1000, 1000, 1000, 1000, 1000, 1,  1};
+  int64_t factor = 1;
+  for (int u = from; u < to; ++u) factor *= kStep[u];
+  return factor;
+}
+
+std::optional<int> common_datetime_unit(int a, int b) {
+  if (a == kGenericUnit) return b;
+  if (b == kGenericUnit) return a;
+  int finer = std::max(a, b);
+  if (!datetime_unit_factor(std::min(a, b), finer)) return std::nullopt;
+  return finer;
+}
 int bit_width(Scalar s) { return info(s).bits; }
 int byte_size(Scalar s) { return info(s).bytes; }
 int alignment(Scalar s) { return byte_size(is_complex(s) ? complex_part(s) : s); }
@@ -61,6 +121,10 @@ std::optional<Scalar> scalar_from_name(std::string_view name) {
     if (kScalars[i].name == name) return static_cast<Scalar>(i);
   if (name == "bool_" || name == "boolean") return Scalar::Bool;
   if (name == "half") return Scalar::Float16;
+  for (int u = 0; u < kDatetimeUnits; ++u) {
+    if (kDatetimeNames[u] == name) return make_datetime(u);
+    if (kTimedeltaNames[u] == name) return make_timedelta(u);
+  }
   return std::nullopt;
 }
 
@@ -389,6 +453,15 @@ class TypeReader {
     std::string_view name = word();
     if (name == "none" || name == "void") return Type::none();
     if (accept("(")) return tuple_items(name);  // Tuple(int64, float64), Point(x=int64, ...)
+    std::string with_unit;
+    if ((name == "datetime64" || name == "timedelta64") && pos_ < text_.size() &&
+        text_[pos_] == '[') {  // datetime64[D]: the unit is part of the name
+      size_t close = text_.find(']', pos_);
+      if (close == std::string_view::npos) fail("expected ']' after the unit");
+      with_unit = std::string(name) + std::string(text_.substr(pos_, close + 1 - pos_));
+      pos_ = close + 1;
+      name = with_unit;
+    }
     auto scalar = scalar_from_name(name);
     if (!scalar)
       fail("expected a scalar name, 'none', 'array(dtype, Nd, C|F|A)', 'Record(...)' or a tuple");

@@ -37,7 +37,17 @@ enum class Scalar : uint8_t {
   Fp8E4M3,
   Fp8E5M2,
   Fp8E8M0,
+  // NumPy's datetime64[unit] and timedelta64[unit] (Numba's NPDatetime / NPTimedelta): int64
+  // counts of a unit, INT64_MIN being NaT. One value per unit, kDatetimeUnits of each, from
+  // these (unit u: DatetimeFirst + u); the values between are not scalars.
+  DatetimeFirst = 64,
+  TimedeltaFirst = 96,
 };
+
+// The units of datetime64/timedelta64, in NumPy's order from the coarsest: Y M W D h m s ms
+// us ns ps fs as, then the generic unit ("datetime64", unit kGenericUnit).
+inline constexpr int kDatetimeUnits = 14;
+inline constexpr int kGenericUnit = 13;
 
 // Memory layout of an array argument: C- or Fortran-contiguous, or any strides.
 enum class Layout : uint8_t { C, F, A };
@@ -55,6 +65,19 @@ bool is_signed(Scalar s);
 bool is_float(Scalar s);  // float16, bfloat16, float32, float64
 bool is_complex(Scalar s);
 bool is_fp8(Scalar s);  // fp8_e4m3, fp8_e5m2, fp8_e8m0
+
+bool is_datetime(Scalar s);   // datetime64[unit]
+bool is_timedelta(Scalar s);  // timedelta64[unit]
+inline bool is_npdatetime(Scalar s) { return is_datetime(s) || is_timedelta(s); }
+int datetime_unit(Scalar s);  // 0 (Y) .. 12 (as), kGenericUnit
+Scalar make_datetime(int unit);
+Scalar make_timedelta(int unit);
+// How many `to` units one `from` unit holds when `from` converts to `to` exactly (to a finer
+// unit of its group: Y and M, or W to as; the generic unit converts to any with factor 1);
+// nullopt otherwise.
+std::optional<int64_t> datetime_unit_factor(int from, int to);
+// The unit two units meet in (the finer one, NumPy's and Numba's rule), if they convert.
+std::optional<int> common_datetime_unit(int a, int b);
 int bit_width(Scalar s);        // bool: 1; complex64: 64
 int byte_size(Scalar s);        // storage size: bool 1, complex64 8
 int alignment(Scalar s);        // natural alignment (a complex number's: its parts')
