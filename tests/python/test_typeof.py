@@ -63,7 +63,8 @@ def test_the_type_system_facts_come_from_the_compiler():
     from cudajit import _core, types
 
     # One scalar type per compiler Scalar, spelled as the compiler spells it.
-    assert {str(t) for t in (*types.SCALAR_TYPES, cuda.bfloat16)} == set(_core.SCALAR_NAMES)
+    assert ({str(t) for t in (*types.SCALAR_TYPES, cuda.bfloat16, *types.FP8_TYPES)} ==
+            set(_core.SCALAR_NAMES))
     for name in _core.SCALAR_NAMES:
         assert _core.parse_type(name) == name
     assert types.MAX_ARRAY_NDIM == _core.MAX_ARRAY_NDIM == 8
