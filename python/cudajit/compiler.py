@@ -174,6 +174,9 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
 
     @hides_cudajit_frames  # an eager compile's CompileError
     def decorate(pyfunc: Callable[..., Any], signatures: list[Any]) -> Any:
+        # jit() of a kernel or device function compiles its Python function anew (as Numba).
+        pyfunc = (getattr(pyfunc, "_cudajit_kernel_pyfunc", None)
+                  or getattr(pyfunc, "_cudajit_device_pyfunc", None) or pyfunc)
         if device:
             if link:
                 raise NotImplementedError(

@@ -9,13 +9,15 @@ C++ (``cudajit._core.Dispatcher``); this module only holds the Python face.
 
 from __future__ import annotations
 
+import collections
 import functools
 import importlib
 import inspect
 import operator
 import os
+import pickle
 import sys
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -62,6 +64,16 @@ def _signature_key(signature: Any) -> tuple[str, ...]:
     return tuple(str(t) for t in parse_signature(signature).args)
 
 
+class CacheStats(NamedTuple):
+    """A kernel's ``stats``, as Numba's dispatcher has them: its cache directory (None
+    without ``cache=True``), and by argument types the compiles that the caches answered (the
+    code shared between kernels in this process, or the disk) and those that compiled."""
+
+    cache_path: str | None
+    cache_hits: collections.Counter
+    cache_misses: collections.Counter
+
+
 class Dispatcher(_core.Dispatcher):
     """A CUDA kernel compiled from ``py_func``, specialised per argument types.
 
@@ -80,6 +92,7 @@ class Dispatcher(_core.Dispatcher):
                          lineinfo=lineinfo, debug=debug, max_registers=max_registers or 0,
                          cache_dir=cache_dir or "", launch_bounds=launch_bounds, opt=opt)
         self._set_shared_memory_carveout(shared_memory_carveout)
+        self._set_defaults(tuple(getattr(py_func, "__defaults__", None) or ()))
         self.shared_memory_carveout = shared_memory_carveout
         self.launch_bounds = launch_bounds
         self.cache_dir = cache_dir
@@ -113,6 +126,12 @@ class Dispatcher(_core.Dispatcher):
         # captured device arrays). The IR is built once, so these are the arrays of the
         # first compile, as in Numba.
         module = frontend.build_kernel_module(self.py_func, self.debug)
+        if self.cache_dir and module.captured:
+            # Their addresses are in the code: an entry no other process could use.
+            raise pickle.PicklingError(
+                f"kernel '{self.__name__}' cannot be cached (jit(cache=True)): it reads "
+                f"global device arrays ({len(module.captured)}) by their address in this "
+                "process; pass them as arguments, or drop cache=True")
         self._exceptions, self._captured_arrays = module.exceptions, module.captured
         # Foreign code (jit(link=), the declared functions' link=) is linked at each load on
         # a cuda device, read and compiled then; the compiled code (and its caches) is the
@@ -121,6 +140,14 @@ class Dispatcher(_core.Dispatcher):
         if linked:
             self._set_link_provider(functools.partial(linking.link_inputs, linked))
         return module.text
+
+    @property
+    def stats(self) -> CacheStats:
+        """With ``cache=True``, the compiles the caches answered and those that compiled,
+        by argument types (see :class:`CacheStats`)."""
+        hits, misses = self._cache_stats()
+        return CacheStats(self.cache_dir, collections.Counter(hits),
+                          collections.Counter(misses))
 
     def __call__(self, *args: Any) -> None:
         raise ValueError(f"kernel '{self.__name__}': the launch configuration was not "

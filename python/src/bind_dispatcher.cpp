@@ -127,6 +127,15 @@ void bind_dispatcher(py::module_& m) {
           py::return_value_policy::reference_internal,
           "Numba's dispatcher extensions: each one's prepare_args(ty, val, stream=, retr=) "
           "may replace an argument before every launch")
+      .def(
+          "_cache_stats",
+          [](const Dispatcher& d) {
+            return py::make_tuple(d.cache_stats().hits, d.cache_stats().misses);
+          },
+          "({argument types: count}, {...}): with cache=True, the compiles the caches "
+          "answered and those that compiled")
+      .def("_set_defaults", &Dispatcher::set_defaults, py::arg("defaults"),
+           "the values a launch gives the last parameters it leaves out (__defaults__)")
       .def("_set_link_provider", &Dispatcher::set_link_provider, py::arg("provider"),
            "provider(cc) -> [(kind, name, bytes)]: foreign code linked with the kernel at each "
            "load on a cuda device (cuda.declare_device, jit(link=)); None for none")

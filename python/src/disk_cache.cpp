@@ -72,17 +72,66 @@ std::string make_directories(const std::string& path) {
   return S_ISDIR(status.st_mode) ? "" : "not a directory";
 }
 
-}  // namespace
-
-std::string file_for(const std::string& directory, const std::string& name, const std::string& key,
-                     bool host) {
+// The kernel's name as file names take it: letters and digits, the rest '_', 64 at most.
+std::string safe_name(const std::string& name) {
   std::string safe;
   for (const char c : name.substr(0, 64)) {
     const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     safe += plain ? c : '_';
   }
+  return safe;
+}
+
+// Writes `text` to `path` whole or not at all (written aside, then renamed). "" or why not.
+std::string write_whole(const std::string& path, const std::string& text) {
+  static std::atomic<unsigned> counter{0};
+  const std::string aside =
+      path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
+  {
+    std::ofstream file(aside, std::ios::binary | std::ios::trunc);
+    file.write(text.data(), static_cast<std::streamsize>(text.size()));
+    file.close();
+    if (!file) {
+      ::unlink(aside.c_str());
+      return "cannot write " + aside;
+    }
+  }
+  if (::rename(aside.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(aside.c_str());
+    return "cannot rename " + aside + " to " + path + ": " + why;
+  }
+  return "";
+}
+
+constexpr const char* kIndexMagic = "cudajit-kernel-cache-index 1\n";
+
+// Lists `entry` (a file name in the directory) in the index of `name`'s entries, unless it
+// is there already (then the index is left as it is, its time too). Another format or an
+// unreadable index is started anew: the index is a listing, never read to load a kernel.
+std::string add_to_index(const std::string& path, const std::string& entry) {
+  std::string text;
+  struct stat status;
+  if (::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode)) {
+    std::ifstream file(path, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  }
+  if (text.compare(0, std::strlen(kIndexMagic), kIndexMagic) != 0 || text.back() != '\n')
+    text = kIndexMagic;
+  if (text.find("\n" + entry + "\n") != std::string::npos) return "";
+  return write_whole(path, text + entry + "\n");
+}
+
+}  // namespace
+
+std::string file_for(const std::string& directory, const std::string& name, const std::string& key,
+                     bool host) {
   const char* suffix = host ? ".hostcache" : ".ptxcache";
-  return join_path(directory, safe + "-" + checksum_of(key) + suffix);
+  return join_path(directory, safe_name(name) + "-" + checksum_of(key) + suffix);
+}
+
+std::string index_for(const std::string& directory, const std::string& name, bool host) {
+  return join_path(directory, safe_name(name) + (host ? ".hostindex" : ".ptxindex"));
 }
 
 std::optional<runtime::KernelCode> load(const std::string& directory, const std::string& name,
@@ -137,9 +186,6 @@ std::string store(const std::string& directory, const std::string& name, const s
   if (std::string why = make_directories(directory); !why.empty())
     return "cannot create " + directory + ": " + why;
   const std::string path = file_for(directory, name, key, host);
-  static std::atomic<unsigned> counter{0};
-  const std::string aside =
-      path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
   std::string text = kMagic;
   write_field(text, key);
   write_field(text, host ? code.host_object : code.ptx);
@@ -148,21 +194,8 @@ std::string store(const std::string& directory, const std::string& name, const s
   write_field(text, code.host_per_thread ? "1" : "0");
   write_field(text, std::to_string(code.host.static_shared_bytes));
   write_field(text, checksum_of(text));
-  {
-    std::ofstream file(aside, std::ios::binary | std::ios::trunc);
-    file.write(text.data(), static_cast<std::streamsize>(text.size()));
-    file.close();
-    if (!file) {
-      ::unlink(aside.c_str());
-      return "cannot write " + aside;
-    }
-  }
-  if (::rename(aside.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(aside.c_str());
-    return "cannot rename " + aside + " to " + path + ": " + why;
-  }
-  return "";
+  if (std::string why = write_whole(path, text); !why.empty()) return why;
+  return add_to_index(index_for(directory, name, host), path.substr(path.rfind('/') + 1));
 }
 
 Counts counts() { return {hits.load(), misses.load()}; }

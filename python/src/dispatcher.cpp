@@ -220,11 +220,20 @@ runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
          "/maxnreg=" + std::to_string(options.max_registers) + "/O" +
          std::to_string(options.opt_level);
   for (int bound : options.launch_bounds) key += "/" + std::to_string(bound);
+  const bool on_disk = !cache_dir_.empty();
+  auto count = [&](std::map<std::string, std::size_t>& counts) {
+    if (!on_disk) return;
+    std::string types;
+    for (const Type& t : arg_types) types += (types.empty() ? "" : ", ") + t.str();
+    ++counts[types];
+  };
   CodeCache& cache = CodeCache::shared();
-  if (std::optional<runtime::KernelCode> found = cache.find(key)) return *std::move(found);
+  if (std::optional<runtime::KernelCode> found = cache.find(key)) {
+    count(cache_stats_.hits);
+    return *std::move(found);
+  }
 
   // PTX, or the cpu device's object file, which runs only where the host CPU is the same.
-  const bool on_disk = !cache_dir_.empty();
   const std::string disk_key =
       on_disk ? key + '\x1f' + compiler_identity() + (for_cpu ? host_code_identity() : "") : "";
   std::optional<runtime::KernelCode> stored;
@@ -237,6 +246,7 @@ runtime::KernelCode Dispatcher::compile(const std::vector<Type>& arg_types,
         throw py::error_already_set();
     }
   }
+  count(stored ? cache_stats_.hits : cache_stats_.misses);
   runtime::KernelCode code = stored ? *std::move(stored) : runtime::KernelCode{};
   code.kernel_name = name_;
   code.source_file = compiled.module().file;
@@ -420,6 +430,13 @@ Dispatcher::Prepared Dispatcher::prepare(runtime::Device& device, runtime::Strea
   if (PyList_GET_SIZE(extensions_.ptr()) != 0)
     args = py::args(apply_extensions(given, stream, p.writeback_list()));
   size_t wanted = program().module().functions[0].params.size();
+  const size_t defaults = PyTuple_GET_SIZE(defaults_.ptr());
+  if (args.size() < wanted && args.size() + defaults >= wanted) {  // the last ones defaulted
+    py::list filled(args);
+    for (size_t i = defaults - (wanted - args.size()); i < defaults; ++i)
+      filled.append(defaults_[i]);
+    args = py::args(py::tuple(filled));
+  }
   if (args.size() != wanted)
     throw py::type_error("kernel '" + name_ + "' takes " + std::to_string(wanted) +
                          " arguments, got " + std::to_string(args.size()));

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +48,15 @@ class Dispatcher {
   runtime::KernelCode compile(const std::vector<Type>& arg_types, const CompileOptions& options,
                               bool for_cpu);
   const CompileOptions& options() const { return options_; }
+  // With a cache directory: per argument types ("int64, float64"), the compiles the caches
+  // answered (the code shared between dispatchers, or disk) and those that compiled (Numba's
+  // dispatcher.stats.cache_hits / cache_misses).
+  struct CacheStats {
+    std::map<std::string, std::size_t> hits, misses;
+  };
+  const CacheStats& cache_stats() const { return cache_stats_; }
+  // The values a launch gives the last parameters it leaves out (the function's defaults).
+  void set_defaults(py::tuple defaults) { defaults_ = std::move(defaults); }
   void check_launch_bounds(runtime::Dim3 block) const;
   const std::string& name() const { return name_; }
   // The argument types of every specialisation compiled so far, in order.
@@ -111,6 +121,8 @@ class Dispatcher {
   int shared_memory_carveout_ = -1;
   CompileOptions options_;
   std::string cache_dir_;
+  py::tuple defaults_;  // the Python function's default values of its last parameters
+  CacheStats cache_stats_;
   std::string ir_text_;  // the program's, once made: part of the CodeCache key
   std::unique_ptr<Program> program_;
   std::vector<std::vector<Type>> declared_;

@@ -264,3 +264,79 @@ def test_a_damaged_object_file_is_a_miss_with_a_warning(module_dir):
     assert disk_counts() == (0, 1)
     np.testing.assert_array_equal(launch_on_cpu(fresh_kernel()), 2 * np.arange(8))
     assert disk_counts() == (1, 0)  # written again, whole
+
+
+def test_an_index_per_kernel_name_lists_its_entries_and_a_hit_leaves_it_alone(module_dir):
+    cache = module_dir / "__pycache__"
+    kernel = fresh_kernel()
+    kernel.inspect_asm(SIG)
+    kernel.inspect_asm(void(float32[:], float32[:]))  # a second entry, the same index
+    entries = cached_files(cache)
+    assert len(entries) == 2
+    # Numba's layout: an index and a data file per entry (numba-cuda's tests count them)
+    assert sorted(p.name for p in cache.iterdir()) == entries + ["double.ptxindex"]
+    index = cache / "double.ptxindex"
+    lines = index.read_text().splitlines()
+    assert lines[0] == "cudajit-kernel-cache-index 1" and sorted(lines[1:]) == entries
+    before = index.stat().st_mtime_ns
+    fresh_kernel().inspect_asm(SIG)  # a hit: nothing written
+    assert disk_counts() == (1, 0) and index.stat().st_mtime_ns == before
+    # an entry compiled again (its file gone) is listed once
+    (cache / entries[0]).unlink()
+    fresh_kernel().inspect_asm(SIG)
+    fresh_kernel().inspect_asm(void(float32[:], float32[:]))
+    assert sorted(index.read_text().splitlines()[1:]) == entries
+
+
+def test_a_kernel_reading_a_global_device_array_cannot_be_cached(tmp_path, monkeypatch):
+    # The array's address is in the code: no later process could use the entry (Numba's rule
+    # and exception class).
+    import pickle
+
+    import numpy as np
+
+    import cudajit as cuda
+
+    monkeypatch.setenv("CUDAJIT_CACHE_DIR", str(tmp_path))
+    captured = cuda.to_device(np.arange(3, dtype=np.float32))
+
+    @cuda.jit(cache=True)
+    def doubled(out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = captured[i] * 2.0
+
+    with pytest.raises(pickle.PicklingError, match=r"kernel 'doubled' cannot be cached "
+                       r"\(jit\(cache=True\)\): it reads global device arrays \(1\)"):
+        doubled[1, 3](cuda.device_array(3, np.float32))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_stats_count_the_compiles_the_caches_answered_and_those_compiled(module_dir):
+    kernel = fresh_kernel()
+    assert kernel.stats.cache_path == str(module_dir / "__pycache__")
+    kernel.inspect_asm(SIG)
+    kernel.inspect_asm(void(float32[:], float32[:]))
+    stats = kernel.stats
+    assert sum(stats.cache_hits.values()) == 0
+    assert stats.cache_misses == {"array(float32, 1d, C), array(float32, 1d, C)": 1,
+                                  "array(float32, 1d, A), array(float32, 1d, A)": 1}
+    again = fresh_kernel()  # from disk
+    again.inspect_asm(SIG)
+    assert sum(again.stats.cache_hits.values()) == 1 and not again.stats.cache_misses
+    import kernels  # the same process's compiled code answers a second kernel too
+
+    again2 = type(kernels.double)(kernels.double.py_func, cache_dir=kernels.double.cache_dir)
+    again2.inspect_asm(SIG)
+    assert dict(again2.stats.cache_hits) == {"array(float32, 1d, C), array(float32, 1d, C)": 1}
+
+
+def test_stats_without_cache_count_nothing():
+    import cudajit as cuda
+
+    @cuda.jit
+    def nothing(a):
+        a[0] = 1
+
+    nothing.inspect_asm(void(float32[::1]))
+    assert nothing.stats == (None, {}, {})

@@ -724,8 +724,6 @@ def test_unsupported_python_raises_compile_error_at_the_node(tmp_path, body, mes
     ("def k(*args):", "*args parameters are supported in device functions, not in kernels", 7),
     ("def k(a, **kw):", "**kwargs parameters are not supported", 11),
     ("def k(a, *, b):", "keyword-only parameters are not supported", 12),
-    ("def k(a, b=1):",
-     "default parameter values are supported in device functions, not in kernels", 11),
 ])
 def test_unsupported_parameters_raise_compile_error(tmp_path, signature, message, col):
     error = compile_error(tmp_path, signature + "\n    pass\n")

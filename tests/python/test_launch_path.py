@@ -195,3 +195,27 @@ def test_keyword_arguments_at_launch_match_the_kernels_parameter_names(device):
 
     checked[1, 1](out=out, x=np.array([7.0]))
     assert out[0] == 7.0
+
+
+def test_a_launch_leaving_out_the_last_parameters_gives_them_their_defaults():
+    @cuda.jit
+    def pick(res, x=1000, y=2.5):
+        if x == 1000:
+            res[0] = 10 + y
+        else:
+            res[0] = 40 + y
+
+    res = np.zeros(1)
+    for args, expected in (((), 12.5), ((5,), 42.5), ((5, 1.0), 41.0), ((1000, 0.5), 10.5)):
+        pick[1, 1](res, *args)
+        assert res[0] == expected
+    with pytest.raises(TypeError, match="kernel 'pick' takes 3 arguments, got 0"):
+        pick[1, 1]()
+
+
+def test_jit_of_a_kernel_compiles_its_python_function_anew():
+    again = cuda.jit(scale)
+    assert again is not scale and again.py_func is scale.py_func
+    out = np.zeros(4)
+    again[1, 4](out, np.arange(4.0), 2.0)
+    np.testing.assert_array_equal(out, [0, 2, 4, 6])

@@ -165,9 +165,6 @@ class Scope:
         if args.kwonlyargs:
             raise self.error("keyword-only parameters are not supported in kernels",
                              args.kwonlyargs[0])
-        if args.defaults and self.is_entry:
-            raise self.error("default parameter values are supported in device functions, "
-                             "not in kernels", args.defaults[0])
         vararg = [args.vararg.arg] if args.vararg else []
         return [a.arg for a in args.posonlyargs + args.args] + vararg
 
