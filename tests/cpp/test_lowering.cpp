@@ -282,8 +282,11 @@ TEST_CASE("a kernel's body is its .entry, with no stack slot for unassigned para
   CHECK_THAT(llvm_ir, Contains("define ptx_kernel void @saxpy("));
   CHECK_THAT(llvm_ir, !Contains("alwaysinline"));
   CHECK_THAT(llvm_ir, !Contains("call void"));
-  for (const char* parameter : {"%a = alloca", "%x = alloca", "%y = alloca", "%out = alloca"})
+  // Parameters' slots would be `%a.addr` beside the argument `%a` (named as in Python).
+  for (const char* parameter : {"%a.addr = alloca", "%x.addr = alloca", "%y.addr = alloca",
+                                "%out.addr = alloca", "%a = alloca"})
     CHECK_THAT(llvm_ir, !Contains(parameter));
+  CHECK_THAT(llvm_ir, Contains("(float %a, ptr %x.data, i64 %x.shape.0, i64 %x.strides.0,"));
   CHECK_THAT(llvm_ir, Contains("%i = alloca"));  // assigned: a slot, as before
   // The arrays' fields are the .entry's parameters: nothing to extract.
   CHECK_THAT(llvm_ir, !Contains("extractvalue"));

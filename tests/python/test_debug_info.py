@@ -463,3 +463,38 @@ def test_shared_and_local_arrays_are_variables_with_generic_data_pointers(dtype,
         assert "DW_TAG_pointer_type" in pointer and "dwarfAddressSpace" not in pointer
     assert "addrspace(3)" in llvm_ir  # the shared array itself is in shared memory
     check_ptx(kernel.inspect_asm(sig))
+
+
+def named_parameters(n, a, pair, out):
+    out[0] = n + a[0, 0] + pair[0] + pair[1]
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_the_llvm_arguments_are_named_after_the_python_parameters(debug):
+    # Numba names a kernel's LLVM arguments as its parameters (test_kernel_args_names). A
+    # kernel's array and tuple parameters are several arguments, each named for its part;
+    # a parameter's slot (debug=True) is `x.addr`, as clang names it.
+    sig = (int32, float64[:, ::1], cuda.types.UniTuple(int64, 2), float64[::1])
+    kernel = cuda.jit(sig, debug=debug, opt=False)(named_parameters)
+    llvm_ir = kernel.inspect_llvm(sig)
+    define = re.search(r"^define ptx_kernel void @named_parameters\((.*)\)", llvm_ir, re.M)[1]
+    expected = ["i32 %n", "ptr %a.data", "i64 %a.shape.0", "i64 %a.shape.1",
+                "i64 %a.strides.0", "i64 %a.strides.1", "i64 %pair.0", "i64 %pair.1",
+                "ptr %out.data", "i64 %out.shape.0", "i64 %out.strides.0"]
+    if debug:  # the hidden exception record
+        expected += ["ptr %exception.record.data", "i64 %exception.record.shape.0",
+                     "i64 %exception.record.strides.0"]
+    assert define.split(", ") == expected
+    assert re.search(r"store i32 %n, ptr %n\.addr,", llvm_ir)
+    if debug:
+        assert re.search(r"#dbg_declare\(ptr %n\.addr, (![0-9]+),", llvm_ir)
+
+
+def test_a_device_functions_llvm_arguments_are_named_after_its_parameters():
+    @cuda.jit("float64(float64, int64)", device=True, debug=True, opt=False)
+    def shifted(x, k):
+        return x + k
+
+    llvm_ir = shifted.inspect_llvm(shifted.signatures[0])
+    assert re.search(r"^define .*\(double %x, i64 %k", llvm_ir, re.M), llvm_ir
+    assert "%x.addr = alloca double" in llvm_ir and "%k.addr = alloca i64" in llvm_ir

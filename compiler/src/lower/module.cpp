@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "../dump.hpp"
 #include "lowering.hpp"
@@ -204,6 +205,34 @@ std::vector<llvm::Type*> flat_param_types(ModuleLowering& m, const std::vector<T
   return types;
 }
 
+// The flattened parameters' names, from the Python parameters' (as in add_layout's order):
+// `n`, an array's `a.data`, `a.shape.0`, `a.strides.0`, a tuple's items `t.0`, `t.1.data`
+// (a named tuple's by field), so that the LLVM IR (inspect_llvm) names what each is. The
+// PTX names parameters by position either way.
+void name_flat_params(llvm::Function& kernel, const TypedFunction& f) {
+  std::vector<std::string> names;
+  std::function<void(const std::string&, const Type&)> add = [&](const std::string& prefix,
+                                                                 const Type& t) {
+    if (t.is_tuple()) {
+      for (size_t k = 0; k < t.elements().size(); ++k)
+        add(prefix + "." + (t.fields().empty() ? std::to_string(k) : t.fields()[k]),
+            t.elements()[k]);
+    } else if (t.is_array()) {
+      names.push_back(prefix + ".data");
+      for (const char* part : {".shape.", ".strides."})
+        for (int d = 0; d < t.ndim(); ++d) names.push_back(prefix + part + std::to_string(d));
+    } else {
+      names.push_back(prefix);
+    }
+  };
+  const auto& params = f.function->params;
+  for (size_t i = 0; i < params.size() && i < f.arg_types.size(); ++i)
+    add(python_variable_name(params[i]), f.arg_types[i]);
+  if (names.size() > kernel.arg_size()) return;
+  for (size_t i = 0; i < names.size(); ++i)
+    kernel.getArg(static_cast<unsigned>(i))->setName(names[i]);
+}
+
 // The kernel's body is lowered straight into its .entry (a kernel is never
 // called from device code): the array arguments are built from the flattened
 // parameters there, so their fields are the parameters themselves.
@@ -215,6 +244,7 @@ std::string nvptx_kernel(ModuleLowering& m, const TypedFunction& f) {
   std::string name = f.function->name;
   auto* kernel = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, m.module);
   kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  name_flat_params(*kernel, f);
   llvm::Value* workspace = m.grid_workspace ? kernel->getArg(kernel->arg_size() - 1) : nullptr;
   FunctionLowering(m, f).lower_into(
       kernel,

@@ -26,6 +26,10 @@ void FunctionLowering::lower() {
   if (m_.grid_workspace) grid_workspace_ = fn_->getArg(arg++);
   std::vector<llvm::Value*> arguments;
   for (; arg < fn_->arg_size(); ++arg) arguments.push_back(fn_->getArg(arg));
+  // Named as in Python, for the LLVM IR's reader (inspect_llvm).
+  const auto& params = f_.function->params;
+  for (size_t i = 0; i < arguments.size() && i < params.size(); ++i)
+    if (!arguments[i]->hasName()) arguments[i]->setName(python_variable_name(params[i]));
   if (m_.stack_guarded.contains(&f_)) stack_guard();
   body(arguments);
 }
@@ -139,8 +143,13 @@ void FunctionLowering::share_rebound_slots() {
         largest = t;
       align = std::max(align, layout.getPrefTypeAlign(t));
     }
+    const auto& params = f_.function->params;
+    const bool param = std::any_of(bindings.begin(), bindings.end(), [&](const std::string& b) {
+      return std::find(params.begin(), params.end(), b) != params.end();
+    });
     for (const std::string& binding : bindings) slots_.at(binding)->eraseFromParent();
-    llvm::AllocaInst* shared = make_slot(largest, python_name);  // named as in Python
+    llvm::AllocaInst* shared = make_slot(largest, python_name);
+    if (param) shared->setName(python_name + ".addr");  // as in body
     shared->setAlignment(std::max(align, shared->getAlign()));
     for (const std::string& binding : bindings) slots_[binding] = shared;
   }
@@ -154,12 +163,18 @@ void FunctionLowering::body(const std::vector<llvm::Value*>& arguments) {
   auto slotted = [&](const std::string& name) {
     return facts_.has_slot(name) || (in_memory && is_python_variable(name));
   };
+  const auto& params = f_.function->params;
+  auto is_param = [&](const std::string& name) {
+    return std::find(params.begin(), params.end(), name) != params.end();
+  };
   for (const auto& [name, type] : f_.locals) {
-    if (slotted(name)) slots_[name] = make_slot(m_.value_type(type), name);
+    if (!slotted(name)) continue;
+    slots_[name] = make_slot(m_.value_type(type), name);
+    // A parameter's slot is `x.addr` beside the argument `x`, as clang names them.
+    if (is_param(name)) slots_[name]->setName(name + ".addr");
   }
   if (described && !fission_) share_rebound_slots();
   if (described) describe_variables();
-  const auto& params = f_.function->params;
   for (size_t i = 0; i < params.size(); ++i) {
     llvm::Value* value = cast(arguments[i], f_.arg_types[i], f_.locals.at(params[i]));
     if (slotted(params[i]) && fission_) {
