@@ -84,7 +84,27 @@ namespace {
 
 int transport_bits(Scalar s) { return bit_width(s) <= 32 ? 32 : 64; }
 
+bool is_vote(std::string_view name) {
+  return name.starts_with("all") || name.starts_with("any") || name.starts_with("eq") ||
+         name.starts_with("ballot");
+}
+
 }  // namespace
+
+// What a lane gives warp function `name` (after "cuda."): a vote's predicate as i32 0/1,
+// a shuffled or matched value's bits as i32 or i64.
+llvm::Value* FunctionLowering::warp_operand_bits(const Node& n, std::string_view name) {
+  const Node& operand = n.child(1);
+  const Type& t = type_of(operand);
+  if (is_vote(name)) return b_.CreateZExt(to_bool(expr(operand), t), b_.getInt32Ty());
+  const Scalar s = t.scalar();
+  llvm::Type* bits_type = b_.getIntNTy(transport_bits(s));
+  llvm::Value* v = expr(operand);
+  llvm::Value* bits =
+      is_float(s) ? b_.CreateBitCast(v, b_.getIntNTy(bit_width(s))) : v;  // integers: widened below
+  return is_signed(s) ? b_.CreateSExtOrTrunc(bits, bits_type)
+                      : b_.CreateZExtOrTrunc(bits, bits_type);
+}
 
 llvm::Value* FunctionLowering::call_warp_builtin(const Node& n, std::string_view name) {
   const Type i32 = Type::scalar(Scalar::Int32);
@@ -92,6 +112,7 @@ llvm::Value* FunctionLowering::call_warp_builtin(const Node& n, std::string_view
     llvm::Value* lane = m_.hooks.special_register(b_, "laneid", thread_ctx_);
     return b_.CreateSub(b_.CreateShl(b_.getInt32(1), lane), b_.getInt32(1));
   }
+  if (fission_) return exchanged_warp_call(n, name);  // between thread loops
   m_.synchronises = true;  // the cpu device exchanges values between its fibers
   if (name == "activemask") {
     // The call site tells the cpu device which lanes are together at this call.
@@ -100,48 +121,127 @@ llvm::Value* FunctionLowering::call_warp_builtin(const Node& n, std::string_view
                          thread_ctx_);
   }
   llvm::Value* mask = expr_as(n.child(0), Type::scalar(Scalar::UInt32));
-  const Node& operand = n.child(1);
-  const Type& t = type_of(operand);
+  llvm::Value* bits = warp_operand_bits(n, name);
 
-  if (name.starts_with("all") || name.starts_with("any") || name.starts_with("eq") ||
-      name.starts_with("ballot")) {
-    llvm::Value* predicate = b_.CreateZExt(to_bool(expr(operand), t), b_.getInt32Ty());
+  if (is_vote(name)) {
     int op = name == "all_sync"   ? target::kVoteAll
              : name == "any_sync" ? target::kVoteAny
              : name == "eq_sync"  ? target::kVoteUni
                                   : target::kBallot;
-    llvm::Value* r = m_.hooks.warp(m_, b_, op, mask, predicate, nullptr, thread_ctx_);
+    llvm::Value* r = m_.hooks.warp(m_, b_, op, mask, bits, nullptr, thread_ctx_);
     return op == target::kBallot ? r : b_.CreateICmpNE(r, b_.getInt32(0));
   }
-
-  // Shuffles and matches carry the value's bits.
-  const Scalar s = t.scalar();
-  llvm::Type* bits_type = b_.getIntNTy(transport_bits(s));
-  llvm::Value* v = expr(operand);
-  llvm::Value* bits =
-      is_float(s) ? b_.CreateBitCast(v, b_.getIntNTy(bit_width(s))) : v;  // integers: widened below
-  bits =
-      is_signed(s) ? b_.CreateSExtOrTrunc(bits, bits_type) : b_.CreateZExtOrTrunc(bits, bits_type);
 
   if (name.starts_with("match")) {
     if (name == "match_any_sync")
       return m_.hooks.warp(m_, b_, target::kMatchAny, mask, bits, nullptr, thread_ctx_);
     llvm::Value* r = m_.hooks.warp(m_, b_, target::kMatchAll, mask, bits, nullptr, thread_ctx_);
-    llvm::Value* lanes = b_.CreateTrunc(r, b_.getInt32Ty());
-    llvm::Value* all = b_.CreateICmpNE(b_.CreateLShr(r, 32), b_.getInt64(0));
-    llvm::Value* pair = llvm::UndefValue::get(m_.value_type(type_of(n)));
-    pair = b_.CreateInsertValue(pair, lanes, {0});
-    return b_.CreateInsertValue(pair, all, {1});
+    return match_all_pair(n, r);
   }
   int op = name == "shfl_sync"        ? target::kShflIdx
            : name == "shfl_up_sync"   ? target::kShflUp
            : name == "shfl_down_sync" ? target::kShflDown
                                       : target::kShflXor;
   llvm::Value* lane = expr_as(n.child(2), i32);
-  llvm::Value* r = m_.hooks.warp(m_, b_, op, mask, bits, lane, thread_ctx_);
+  return shuffled_value(n, m_.hooks.warp(m_, b_, op, mask, bits, lane, thread_ctx_));
+}
+
+// match_all_sync's (lanes, all matched) from the runtime's lanes | all << 32.
+llvm::Value* FunctionLowering::match_all_pair(const Node& n, llvm::Value* r) {
+  llvm::Value* lanes = b_.CreateTrunc(r, b_.getInt32Ty());
+  llvm::Value* all = b_.CreateICmpNE(b_.CreateLShr(r, 32), b_.getInt64(0));
+  llvm::Value* pair = llvm::UndefValue::get(m_.value_type(type_of(n)));
+  pair = b_.CreateInsertValue(pair, lanes, {0});
+  return b_.CreateInsertValue(pair, all, {1});
+}
+
+// A shuffle's result from the bits it carried.
+llvm::Value* FunctionLowering::shuffled_value(const Node& n, llvm::Value* r) {
+  const Scalar s = type_of(n.child(1)).scalar();
   if (is_float(s))
     return b_.CreateBitCast(b_.CreateTrunc(r, b_.getIntNTy(bit_width(s))), m_.scalar_type(s));
   return b_.CreateTrunc(r, m_.scalar_type(s));
+}
+
+// A warp function in a block split into thread loops (barrier_fission.cpp): every lane of
+// the warp stored its operand in the call's exchange array at the end of the previous
+// loop; this thread's result is computed from its warp's elements. The lanes taking part
+// are the warp's threads in the block (the masks are full): `width` of them.
+llvm::Value* FunctionLowering::exchanged_warp_call(const Node& n, std::string_view name) {
+  auto* i64 = b_.getInt64Ty();
+  llvm::Value* t = thread_id_;
+  llvm::Value* lane = b_.CreateAnd(t, b_.getInt64(31));
+  llvm::Value* base = b_.CreateSub(t, lane);
+  llvm::Value* threads = b_.getInt64(1);
+  for (int d = 3; d < 6; ++d)  // blockDim in the thread context
+    threads = b_.CreateMul(
+        threads, b_.CreateZExt(b_.CreateLoad(b_.getInt32Ty(), b_.CreateConstGEP1_32(
+                                                                  b_.getInt32Ty(), thread_ctx_, d)),
+                               i64));
+  llvm::Value* width =
+      b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateSub(threads, base), b_.getInt64(32));
+  // The warp's lanes in the block, as a mask: (1 << width) - 1.
+  llvm::Value* lanes = b_.CreateTrunc(
+      b_.CreateSub(b_.CreateShl(b_.getInt64(1), width), b_.getInt64(1)), b_.getInt32Ty());
+  if (name == "activemask") return lanes;
+  llvm::Type* bits_type = exchanges_.at(&n)->getAllocatedType()->getArrayElementType();
+  auto element = [&](llvm::Value* thread) {
+    return b_.CreateLoad(bits_type, exchange_element(n, thread));
+  };
+  llvm::Value* own = element(t);
+
+  if (name.starts_with("shfl")) {
+    llvm::Value* arg = b_.CreateSExt(expr_as(n.child(2), Type::scalar(Scalar::Int32)), i64);
+    llvm::Value *source, *other;
+    if (name == "shfl_up_sync" || name == "shfl_down_sync") {
+      // lane -+ delta; the load of thread t -+ delta stays in the array's spare ends for
+      // |delta| < 32 (else no lane is there), and is contiguous across a thread loop.
+      llvm::Value* offset = name == "shfl_up_sync" ? b_.CreateNeg(arg) : arg;
+      source = b_.CreateAdd(lane, offset);
+      llvm::Value* near = b_.CreateICmpULT(b_.CreateAdd(offset, b_.getInt64(31)), b_.getInt64(63));
+      other = element(b_.CreateAdd(t, b_.CreateSelect(near, offset, b_.getInt64(0))));
+    } else {
+      source = name == "shfl_sync" ? b_.CreateAnd(arg, b_.getInt64(31)) : b_.CreateXor(lane, arg);
+      other = element(b_.CreateAdd(base, b_.CreateAnd(source, b_.getInt64(31))));
+    }
+    // Off the warp's edge (or past the block's last thread): the caller's own value.
+    llvm::Value* there = b_.CreateICmpULT(source, width);
+    return shuffled_value(n, b_.CreateSelect(there, other, own));
+  }
+
+  // Votes and matches: each lane of the warp, in a loop (width >= 1: this thread's lane).
+  bool vote = is_vote(name);
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  auto* head = llvm::BasicBlock::Create(m_.context, "warp.lanes", fn_);
+  auto* done = llvm::BasicBlock::Create(m_.context, "warp.lanes.end", fn_);
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* l = b_.CreatePHI(i64, 2);
+  llvm::PHINode* acc = b_.CreatePHI(b_.getInt32Ty(), 2);
+  l->addIncoming(b_.getInt64(0), pre);
+  acc->addIncoming(b_.getInt32(0), pre);
+  llvm::Value* v = element(b_.CreateAdd(base, l));
+  llvm::Value* hit =
+      vote ? b_.CreateICmpNE(v, llvm::ConstantInt::get(bits_type, 0)) : b_.CreateICmpEQ(v, own);
+  llvm::Value* bit =
+      b_.CreateShl(b_.CreateZExt(hit, b_.getInt32Ty()), b_.CreateTrunc(l, b_.getInt32Ty()));
+  llvm::Value* next_acc = b_.CreateOr(acc, bit);
+  llvm::Value* next = b_.CreateAdd(l, b_.getInt64(1));
+  l->addIncoming(next, head);
+  acc->addIncoming(next_acc, head);
+  b_.CreateCondBr(b_.CreateICmpULT(next, width), head, done);
+  b_.SetInsertPoint(done);
+  llvm::Value* set = next_acc;  // the lanes whose predicate is true / whose value is ours
+  if (name == "ballot_sync") return set;
+  if (name == "all_sync") return b_.CreateICmpEQ(set, lanes);
+  if (name == "any_sync") return b_.CreateICmpNE(set, b_.getInt32(0));
+  if (name == "eq_sync")
+    return b_.CreateOr(b_.CreateICmpEQ(set, lanes), b_.CreateICmpEQ(set, b_.getInt32(0)));
+  if (name == "match_any_sync") return set;
+  llvm::Value* all = b_.CreateICmpEQ(set, lanes);  // match_all_sync
+  llvm::Value* r = b_.CreateSelect(
+      all, b_.CreateOr(b_.CreateZExt(lanes, i64), b_.getInt64(int64_t(1) << 32)), b_.getInt64(0));
+  return match_all_pair(n, r);
 }
 
 }  // namespace cudajit::lower

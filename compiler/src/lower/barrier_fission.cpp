@@ -8,12 +8,22 @@
 // stand where every thread reaches them the same number of times are split: barriers
 // at the top level of the kernel's body or of loops and `if`s whose conditions are the
 // same in every thread (no thread index, no memory read, no device call in them); no
-// early `return`, raise, warp function or local array. Others run as fibers.
+// early `return`, raise or local array. Others run as fibers.
+//
+// Warp functions at such places (COX's hierarchical collapsing, at the block's level) are
+// split points too: the thread loop before one ends by storing each thread's operand in an
+// array with an element per thread, and the next loop computes the function's result for
+// each thread from its warp's 32 elements (shfl_down: lane i reads element i + delta of its
+// warp, or its own where no lane is there). Only full masks (0xffffffff) are split: lanes
+// beyond the block in a partial last warp take no part, as on a GPU. syncwarp() is a
+// barrier; activemask is the warp's lanes in the block.
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "../builtins/registry.hpp"
 #include "lowering.hpp"
 
 namespace cudajit::lower {
@@ -24,6 +34,10 @@ using ir::NodeKind;
 namespace {
 
 constexpr uint64_t kMaxThreads = 1024;  // a block's most threads: each variable's elements
+// A warp function's exchange array: an element per thread, 32 spare at each end so that
+// shfl_up/down's neighbour (lane +- delta, |delta| < 32) is a load in bounds for any thread.
+constexpr uint64_t kExchangePad = 32;
+constexpr uint64_t kExchangeElements = kMaxThreads + 2 * kExchangePad;
 
 template <typename Visit>
 void visit(const Node& n, const Visit& f) {
@@ -31,13 +45,16 @@ void visit(const Node& n, const Visit& f) {
   for (const auto& c : n.children) visit(*c, f);
 }
 
+bool warp_level(std::string_view name);
+
 // Values that may differ between the threads of a block.
 bool differs_between_threads(const Node& n) {
   if (n.kind == NodeKind::Subscript || n.kind == NodeKind::CallFn) return true;
   if (n.kind != NodeKind::Call) return false;
   std::string_view name = n.text;
   return name.starts_with("cuda.threadIdx") || name == "cuda.grid" || name == "cuda.laneid" ||
-         name.starts_with("cuda.atomic") || name.starts_with("cuda.cg.");
+         name.starts_with("cuda.atomic") || name.starts_with("cuda.cg.") || warp_level(name) ||
+         name == "cuda.lanemask_lt";
 }
 
 // Calls that exchange values between threads or need the lanes of a warp together.
@@ -47,17 +64,128 @@ bool warp_level(std::string_view name) {
          name.starts_with("cuda.syncthreads_");
 }
 
+// The warp functions thread loops run (the rest: fibers). syncwarp is a barrier statement.
+bool exchanging(std::string_view name) {
+  return name == "cuda.shfl_sync" || name == "cuda.shfl_up_sync" || name == "cuda.shfl_down_sync" ||
+         name == "cuda.shfl_xor_sync" || name == "cuda.all_sync" || name == "cuda.any_sync" ||
+         name == "cuda.eq_sync" || name == "cuda.ballot_sync" || name == "cuda.match_any_sync" ||
+         name == "cuda.match_all_sync" || name == "cuda.activemask";
+}
+
+bool is_exchange(const Node& n) { return n.kind == NodeKind::Call && exchanging(n.text); }
+
+// A mask of every lane: the literal 0xffffffff (or -1).
+bool full_mask(const Node& n) {
+  return n.kind == NodeKind::Int && (n.int_value == 0xffffffffLL || n.int_value == -1);
+}
+
+bool is_syncwarp(const Node& s) {
+  return s.kind == NodeKind::ExprStmt && s.child(0).kind == NodeKind::Call &&
+         s.child(0).text == "cuda.syncwarp";
+}
+
 bool is_barrier_statement(const Node& s) {
+  if (is_syncwarp(s)) return s.child(0).size() == 0 || full_mask(s.child(0).child(0));
   return s.kind == NodeKind::ExprStmt && s.child(0).kind == NodeKind::Call &&
          s.child(0).text == "cuda.syncthreads" && s.child(0).size() == 0;
 }
 
+// Whether `n` holds a barrier or a warp function: where thread loops split.
 bool holds_barrier(const Node& n) {
   bool found = false;
   visit(n, [&](const Node& x) {
-    found |= x.kind == NodeKind::Call && x.text.starts_with("cuda.syncthreads");
+    found |= x.kind == NodeKind::Call && (x.text.starts_with("cuda.syncthreads") ||
+                                          x.text == "cuda.syncwarp" || is_exchange(x));
   });
   return found;
+}
+
+// The expressions a statement evaluates once each time it runs (not its bodies, not a
+// `while` condition).
+std::vector<const Node*> own_expressions(const Node& s) {
+  std::vector<const Node*> out;
+  switch (s.kind) {
+    case NodeKind::Assign:
+    case NodeKind::AugAssign:
+    case NodeKind::ExprStmt:
+      for (const auto& c : s.children) out.push_back(c.get());
+      break;
+    case NodeKind::If:
+      out.push_back(&s.child(0));
+      break;
+    case NodeKind::For:
+      for (size_t k = 1; k + 1 < s.size(); ++k) out.push_back(&s.child(k));
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+// A statement whose own expressions call warp functions, its bodies none and no barrier:
+// the thread loop before it stores their operands, the one it starts exchanges them.
+bool is_warp_statement(const Node& s) {
+  bool in_own = false;
+  for (const Node* e : own_expressions(s))
+    visit(*e, [&](const Node& x) { in_own |= is_exchange(x); });
+  if (!in_own || is_barrier_statement(s)) return false;
+  for (const auto& c : s.children)
+    if (c->kind == NodeKind::Block && holds_barrier(*c)) return false;
+  return true;
+}
+
+// The warp calls of a warp statement, in evaluation order.
+std::vector<const Node*> warp_calls(const Node& s) {
+  std::vector<const Node*> out;
+  for (const Node* e : own_expressions(s))
+    visit(*e, [&](const Node& x) {
+      if (is_exchange(x)) out.push_back(&x);
+    });
+  return out;
+}
+
+// Operands a thread loop may evaluate early, before the rest of their statement: no call
+// with effects (index registers, casts and math are fine), no warp function.
+bool pure(const Node& e) {
+  bool ok = true;
+  visit(e, [&](const Node& x) {
+    if (x.kind == NodeKind::CallFn || x.kind == NodeKind::Method) ok = false;
+    if (x.kind != NodeKind::Call) return;
+    std::string_view name = x.text;
+    ok &= builtins::has_fact(name, builtins::kIndexRegister) || name.starts_with("cast.") ||
+          name.starts_with("math.") || name == "abs" || name == "min" || name == "max" ||
+          name == "cuda.grid" || name == "cuda.gridsize" || name == "cuda.laneid" ||
+          name == "cuda.warpsize";
+  });
+  return ok;
+}
+
+// Why a warp statement's calls cannot be exchanged between thread loops ("" if they can).
+std::string warp_statement_refusal(const Node& s) {
+  if (s.kind == NodeKind::For) return "a warp function in a loop's range";
+  std::string why;
+  // Calls under `x if c else y`, `and`, `or` run in the threads that take that side only.
+  std::function<void(const Node&, bool)> walk = [&](const Node& e, bool conditional) {
+    if (is_exchange(e)) {
+      if (conditional && why.empty()) why = "a warp function that threads may reach differently";
+      bool masked = e.text != "cuda.activemask";
+      if (masked && !full_mask(e.child(0)) && why.empty())
+        why = "a warp function whose mask is not the constant 0xffffffff (only some lanes)";
+      for (size_t k = masked ? 1 : 0; k < e.size(); ++k) {
+        if (holds_barrier(e.child(k)) && why.empty()) why = "a warp function in another's operand";
+        if (k == 1 && !pure(e.child(k)) && why.empty())
+          why = "a warp function whose operand calls a function";
+      }
+      return;
+    }
+    for (size_t k = 0; k < e.size(); ++k) {
+      bool side = (e.kind == NodeKind::IfExp && k > 0) ||
+                  ((e.kind == NodeKind::And || e.kind == NodeKind::Or) && k > 0);
+      walk(e.child(k), conditional || side);
+    }
+  };
+  for (const Node* e : own_expressions(s)) walk(*e, false);
+  return why;
 }
 
 void targets(const Node& t, std::unordered_set<std::string>& out) {
@@ -173,6 +301,10 @@ class BlockScalars {
       }
       check(run, bad);
       run.clear();
+      if (is_warp_statement(*s)) {  // the first statement of the next thread loop
+        run.push_back(s.get());
+        continue;
+      }
       for (const auto& c : s->children)
         if (c->kind == NodeKind::Block) walk(c->children, bad);
     }
@@ -217,34 +349,46 @@ class BlockScalars {
   const Uniformity& u_;
 };
 
-// Every barrier in `stmts` is reached by all threads alike.
-bool splittable(const std::vector<ir::NodePtr>& stmts, const Uniformity& u, const Node*& where) {
+// Every barrier and warp function in `stmts` is reached by all threads alike: "" if so,
+// else why not (`where` the statement).
+std::string splittable(const std::vector<ir::NodePtr>& stmts, const Uniformity& u,
+                       const Node*& where) {
+  const char* differently = "a barrier or warp function that threads may reach differently";
   for (const auto& s : stmts) {
     if (!holds_barrier(*s) || is_barrier_statement(*s)) continue;
     where = s.get();
+    if (is_syncwarp(*s)) return "a syncwarp whose mask is not the constant 0xffffffff";
+    if (is_warp_statement(*s)) {
+      std::string why = warp_statement_refusal(*s);
+      if (!why.empty()) return why;
+      continue;
+    }
+    std::string why;
     switch (s->kind) {
       case NodeKind::If:
-        if (!u.uniform(s->child(0)) || !splittable(s->child(1).children, u, where) ||
-            !splittable(s->child(2).children, u, where))
-          return false;
+        if (!u.uniform(s->child(0))) return differently;
+        why = splittable(s->child(1).children, u, where);
+        if (why.empty()) why = splittable(s->child(2).children, u, where);
         break;
       case NodeKind::While:
-        if (!u.uniform(s->child(0)) || !splittable(s->child(1).children, u, where)) return false;
+        if (!u.uniform(s->child(0))) return differently;
+        why = splittable(s->child(1).children, u, where);
         break;
       case NodeKind::For:
         if (s->size() != 5 || s->child(0).kind != NodeKind::Name || !u.uniform(s->child(1)) ||
-            !u.uniform(s->child(2)) || !u.uniform(s->child(3)) ||
-            !splittable(s->child(4).children, u, where))
-          return false;
+            !u.uniform(s->child(2)) || !u.uniform(s->child(3)))
+          return differently;
+        why = splittable(s->child(4).children, u, where);
         break;
       case NodeKind::Block:
-        if (!splittable(s->children, u, where)) return false;
+        why = splittable(s->children, u, where);
         break;
       default:
-        return false;  // a barrier inside an expression or a statement we do not split
+        return differently;  // a barrier inside an expression or a statement we do not split
     }
+    if (!why.empty()) return why;
   }
-  return true;
+  return "";
 }
 
 // `break` or `continue` of a loop that holds a barrier (the loop runs once per block).
@@ -317,19 +461,35 @@ std::vector<const Node*> recomputed_variables(const ir::Function& kernel) {
   return out;
 }
 
+bool calls_warp_functions(const std::vector<const typing::TypedFunction*>& functions) {
+  bool found = false;
+  for (const typing::TypedFunction* f : functions)
+    for (const auto& s : f->function->body)
+      visit(*s, [&](const Node& n) {
+        found |= n.kind == NodeKind::Call && warp_level(n.text) && n.text != "cuda.lanemask_lt";
+      });
+  return found;
+}
+
 std::string split_refusal(const ModuleLowering& m,
                           const std::vector<const typing::TypedFunction*>& functions,
                           const typing::TypedFunction& entry) {
-  if (m.block_syncing.size() != 1 || !m.block_syncing.count(&entry))
+  if (!m.block_syncing.empty() && (m.block_syncing.size() != 1 || !m.block_syncing.count(&entry)))
     return "a barrier in a device function";
   std::string refusal;
   auto refuse = [&](const Node& n, const char* why) {
     if (refusal.empty()) refusal = std::string(why) + " (line " + std::to_string(n.loc.line) + ")";
   };
+  uint64_t exchanges = 0;
   for (const typing::TypedFunction* f : functions)
     for (const auto& s : f->function->body)
       visit(*s, [&](const Node& n) {
-        if (n.kind == NodeKind::Call && warp_level(n.text)) refuse(n, "a warp function");
+        bool warp = n.kind == NodeKind::Call && warp_level(n.text) && n.text != "cuda.lanemask_lt";
+        if (warp && f != &entry) refuse(n, "a warp function in a device function");
+        if (warp && !exchanging(n.text) && n.text != "cuda.syncwarp")
+          refuse(n, n.text.starts_with("cuda.syncthreads_") ? "a barrier that combines predicates"
+                                                            : "a cooperative group's function");
+        exchanges += n.kind == NodeKind::Call && exchanging(n.text);
         if (f != &entry) return;
         if (n.kind == NodeKind::Return || n.kind == NodeKind::Raise || n.kind == NodeKind::Assert)
           refuse(n, "a thread may leave the kernel early");
@@ -337,15 +497,18 @@ std::string split_refusal(const ModuleLowering& m,
           refuse(n, "a local array");
       });
   if (!refusal.empty()) return refusal;
-  // Every variable is kMaxThreads elements on the worker's stack: at most 1 MiB of them.
+  // Every variable is kMaxThreads elements on the worker's stack: at most 1 MiB of them,
+  // with the warp functions' exchange arrays.
   uint64_t bytes = 0;
   for (const auto& [name, type] : entry.locals)
     bytes += type.is_array() ? 8 + 16 * static_cast<uint64_t>(type.ndim()) : 16;
-  if (bytes * kMaxThreads > (uint64_t(1) << 20)) return "over 1 MiB of per-thread variables";
+  if (bytes * kMaxThreads + exchanges * kExchangeElements * 8 > (uint64_t(1) << 20))
+    return "over 1 MiB of per-thread variables";
   const ir::Function& kernel = *entry.function;
   const Node* where = nullptr;
-  if (!splittable(kernel.body, Uniformity(kernel), where)) {
-    refuse(*where, "a barrier that threads may reach differently");
+  std::string why = splittable(kernel.body, Uniformity(kernel), where);
+  if (!why.empty()) {
+    refuse(*where, why.c_str());
     return refusal;
   }
   if (leaves_split_loop(kernel.body, false))
@@ -423,8 +586,9 @@ void FunctionLowering::as_thread_zero() {
 
 void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
   std::vector<const Node*> run;
-  auto flush = [&] {
-    if (run.empty()) return;
+  // `warp_statement`: the loop ends by storing the operands of its warp functions.
+  auto flush = [&](const Node* warp_statement = nullptr) {
+    if (run.empty() && warp_statement == nullptr) return;
     std::vector<const Node*> per_thread;
     for (const Node* s : run) {
       if (!hoisted_.count(s)) {
@@ -435,14 +599,20 @@ void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
       stmt(*s);
       thread_id_ = nullptr;
     }
-    if (!per_thread.empty())
+    if (!per_thread.empty() || warp_statement != nullptr)
       thread_loop([&] {
         for (const Node* s : per_thread) stmt(*s);
+        if (warp_statement != nullptr) store_warp_operands(*warp_statement);
       });
     run.clear();
   };
   for (const auto& s : stmts) {
     if (!holds_barrier(*s)) {
+      run.push_back(s.get());
+      continue;
+    }
+    if (is_warp_statement(*s)) {  // exchanged between this thread loop and the next
+      flush(s.get());
       run.push_back(s.get());
       continue;
     }
@@ -533,6 +703,32 @@ void FunctionLowering::split_for(const Node& s) {
   b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), counter), step), counter);
   b_.CreateBr(cond_bb);
   b_.SetInsertPoint(exit_bb);
+}
+
+// The end of the thread loop before a warp statement: each thread's operand of each of
+// its warp functions, in the function's exchange array.
+void FunctionLowering::store_warp_operands(const Node& s) {
+  const AtSource at(*this, s.loc);
+  for (const Node* call : warp_calls(s)) {
+    if (call->text == "cuda.activemask") continue;  // nothing to exchange
+    llvm::Value* bits = warp_operand_bits(*call, std::string_view(call->text).substr(5));
+    llvm::AllocaInst*& array = exchanges_[call];
+    if (array == nullptr) {
+      llvm::IRBuilderBase::InsertPointGuard guard(b_);
+      b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+      array = b_.CreateAlloca(llvm::ArrayType::get(bits->getType(), kExchangeElements), nullptr,
+                              "warp.exchange");
+    }
+    b_.CreateStore(bits, exchange_element(*call, thread_id_));
+  }
+}
+
+// The element of warp call `call`'s exchange array that thread `thread` (i64, may be
+// up to 32 either side of the block's threads) stores.
+llvm::Value* FunctionLowering::exchange_element(const Node& call, llvm::Value* thread) {
+  llvm::AllocaInst* array = exchanges_.at(&call);
+  return b_.CreateInBoundsGEP(array->getAllocatedType(), array,
+                              {b_.getInt64(0), b_.CreateAdd(thread, b_.getInt64(kExchangePad))});
 }
 
 }  // namespace cudajit::lower

@@ -266,6 +266,14 @@ class FunctionLowering {
   void as_thread_zero();
   void split_block(const std::vector<ir::NodePtr>& stmts);
   void split_for(const ir::Node& s);
+  // Warp functions between thread loops (barrier_fission.cpp, warp.cpp): the operand
+  // each thread stores, the exchange array's element of a thread, the result.
+  void store_warp_operands(const ir::Node& s);
+  llvm::Value* warp_operand_bits(const ir::Node& call, std::string_view name);
+  llvm::Value* exchange_element(const ir::Node& call, llvm::Value* thread);
+  llvm::Value* exchanged_warp_call(const ir::Node& call, std::string_view name);
+  llvm::Value* match_all_pair(const ir::Node& call, llvm::Value* r);
+  llvm::Value* shuffled_value(const ir::Node& call, llvm::Value* r);
   void converge_after(const ir::Node& s);
   void ret(const ir::Node& s);
   void start_dead_block();
@@ -384,6 +392,7 @@ class FunctionLowering {
   std::unordered_set<std::string> recomputed_names_;  // and block scalars: scalar slots
   std::unordered_set<const ir::Node*> hoisted_;        // block scalars' assignments
   std::unordered_set<std::string> block_scalars_;
+  std::unordered_map<const ir::Node*, llvm::AllocaInst*> exchanges_;  // per warp call
   // Parameters the body never assigns: their values, with no slot.
   std::map<std::string, llvm::Value*> parameters_;
   std::vector<Loop> loops_;
@@ -417,6 +426,8 @@ void find_block_barriers(ModuleLowering& m,
 // again; after find_block_barriers, why the kernel's barriers cannot split its block
 // into thread loops, or "" when they can (the reason goes to CUDAJIT_DUMP=cpu).
 std::vector<const ir::Node*> recomputed_variables(const ir::Function& kernel);
+// Whether the functions call warp functions (shuffles, votes, syncwarp...).
+bool calls_warp_functions(const std::vector<const typing::TypedFunction*>& functions);
 std::string split_refusal(const ModuleLowering& m,
                           const std::vector<const typing::TypedFunction*>& functions,
                           const typing::TypedFunction& entry);

@@ -395,6 +395,8 @@ void dump_host_path(const ModuleLowering& m, const TypedFunction& entry) {
     text = "fibers: each thread of a block a fiber, switched at ";
     if (m.block_syncing.empty()) {
       text += "warp functions (shuffles, votes, syncwarp, activemask)";
+      if (!m.not_split_because.empty())
+        text += "; not split into thread loops: " + m.not_split_because;
     } else {
       text += "block barriers, in";
       for (const TypedFunction* f : m.block_syncing) text += " " + f->function->name;
@@ -403,6 +405,9 @@ void dump_host_path(const ModuleLowering& m, const TypedFunction& entry) {
   } else if (m.split_barriers) {
     text = "thread loops split at barriers: the statements between two barriers are a loop "
            "over the block's threads, each variable an array with an element per thread";
+    if (calls_warp_functions({&entry}))
+      text += "; warp functions split them too, each one's operands exchanged between the "
+              "loops through an array with an element per thread (lanes in 32-lane groups)";
   } else {
     text = "thread loops: no barrier or warp function, so a block is a loop over its threads "
            "(threadIdx.x innermost; bounds checks tested once per loop where the indices' "
@@ -496,7 +501,7 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
       all.push_back(program.entry);
     find_block_barriers(m, all, *program.entry);
     find_grid_stride_loops(m, all, *program.entry);
-    if (!device_entry && !m.block_syncing.empty()) {
+    if (!device_entry && (!m.block_syncing.empty() || calls_warp_functions(all))) {
       m.not_split_because = split_refusal(m, all, *program.entry);
       m.split_barriers = m.not_split_because.empty();
     }
