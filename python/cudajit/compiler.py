@@ -7,7 +7,7 @@ import re
 import warnings
 from typing import Any, Callable
 
-from . import _core, caching, frontend
+from . import _core, caching, frontend, type_arguments
 from .config import config
 from .dispatcher import (DebugDispatcher, DeviceFunction, Dispatcher, cc_number,
                          return_type_from_name)
@@ -188,6 +188,12 @@ def jit(func_or_sig: Any = None, device: bool = False, fastmath: bool = False,
         kind = DebugDispatcher if debug else Dispatcher
         if inline:  # a kernel called from a kernel is a device function
             frontend.set_inline_mode(pyfunc, inline)
+        if type_arguments.takes_types(pyfunc, signatures):  # kernel[g, b](a, np.float32)
+            return type_arguments.TypeArgumentKernel(
+                kind, pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug,
+                max_registers=max_registers, launch_bounds=bounds,
+                cache_dir=caching.cache_dir_for(pyfunc) if cache else None, link=link,
+                shared_memory_carveout=carveout, opt=opt)
         return kind(pyfunc, signatures, fastmath=fastmath, lineinfo=lineinfo, debug=debug,
                     max_registers=max_registers, launch_bounds=bounds,
                     cache_dir=caching.cache_dir_for(pyfunc) if cache else None, link=link,

@@ -125,7 +125,9 @@ class Dispatcher(_core.Dispatcher):
         # Device arrays the kernel reads by address live as long as the kernel (Numba's
         # captured device arrays). The IR is built once, so these are the arrays of the
         # first compile, as in Numba.
-        module = frontend.build_kernel_module(self.py_func, self.debug)
+        # A kernel taking types has them bound (type_arguments.py): no parameters of its IR.
+        module = frontend.build_kernel_module(self.py_func, self.debug,
+                                              getattr(self, "_static_arguments", None))
         if self.cache_dir and module.captured:
             # Their addresses are in the code: an entry no other process could use.
             raise pickle.PicklingError(

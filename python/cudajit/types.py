@@ -20,7 +20,7 @@ from . import _core
 
 __all__ = [
     "Type", "NoneType", "ScalarType", "Boolean", "Integer", "Float", "Complex", "Array",
-    "Record", "Tuple", "UniTuple", "CPointer",
+    "Record", "Tuple", "UniTuple", "CPointer", "NumberClass", "type_argument",
     "Signature",
     "typeof", "from_dtype", "from_numba", "parse_signature",
     "none", "void",
@@ -247,6 +247,45 @@ class CPointer(Type):
         return f"CPointer({self.dtype})"
 
 
+class NumberClass(Type):
+    """The type of a number type given as a kernel argument (Numba's ``NumberClass``, which
+    ``numba.typeof(np.float32)`` gives, printed ``class(float32)``): ``kernel[g, b](a,
+    np.float32)``. It is known when compiling: the kernel is specialised on it (one kernel
+    per type) and it is not passed at the launch; the kernel uses it as the dtype it names
+    (``cuda.local.array(n, dty)``, ``dty(x)``). ``instance_type`` is that dtype."""
+
+    def __init__(self, instance_type: Any):
+        instance_type = from_numba(instance_type)
+        if not isinstance(instance_type, ScalarType):
+            instance_type = from_dtype(instance_type, "NumberClass dtype")
+        self.instance_type = instance_type
+
+    def __str__(self) -> str:
+        return f"class({self.instance_type})"
+
+
+def type_argument(value: Any) -> ScalarType | None:
+    """The number type that ``value`` names when it is a type given in place of an argument
+    (a NumPy scalar class such as ``np.float32``, a ``np.dtype``, a cudajit or Numba number
+    type, Numba's ``NumberClass`` or ``DType``, a cudajit NumberClass); None for any other
+    value."""
+    if isinstance(value, NumberClass):
+        return value.instance_type
+    if isinstance(value, ScalarType):
+        return value
+    if isinstance(value, type) and issubclass(value, np.generic) or isinstance(value, np.dtype):
+        try:
+            return from_dtype(value)
+        except TypeError:
+            return None
+    if _is_numba_object(value):
+        converted = from_numba(value)
+        if isinstance(converted, NumberClass):
+            return converted.instance_type
+        return converted if isinstance(converted, ScalarType) else None
+    return None
+
+
 def UniTuple(dtype: Type, count: int) -> Tuple:  # noqa: N802 - Numba's name
     """Numba's ``UniTuple(dtype, count)``: a tuple of ``count`` items of one type, as
     signatures spell it (``"void(UniTuple(float64, 3), float64[:])"``)."""
@@ -416,7 +455,8 @@ def _spell_datetimes(text: str) -> str:
 # The names a signature string may use, as in Numba.
 SIGNATURE_NAMESPACE: dict[str, Any] = {
     name: value for name, value in globals().items() if isinstance(value, Type)}
-SIGNATURE_NAMESPACE.update(Array=Array, Tuple=Tuple, UniTuple=UniTuple, CPointer=CPointer)
+SIGNATURE_NAMESPACE.update(Array=Array, Tuple=Tuple, UniTuple=UniTuple, CPointer=CPointer,
+                           NumberClass=NumberClass)
 SIGNATURE_NAMESPACE.update({t.name: t for t in (*DATETIME_TYPES, *TIMEDELTA_TYPES)})
 SIGNATURE_NAMESPACE.update(_DATETIME_NAMESPACE)
 
@@ -438,6 +478,10 @@ def from_numba(value: Any) -> Any:
         return Record(value.dtype)
     if type(value).__name__ == "CPointer" and hasattr(value, "dtype"):
         return CPointer(from_numba(value.dtype))
+    if type(value).__name__ == "NumberClass" and hasattr(value, "instance_type"):
+        return NumberClass(from_numba(value.instance_type))  # numba.typeof(np.int32)
+    if type(value).__name__ == "DType" and hasattr(value, "dtype"):
+        return NumberClass(from_numba(value.dtype))  # numba.typeof(np.dtype(np.int32))
     if hasattr(value, "dtype") and hasattr(value, "ndim") and hasattr(value, "layout"):
         dtype = from_numba(value.dtype)
         if isinstance(dtype, (ScalarType, Record)):
@@ -490,6 +534,8 @@ def typeof(value: Any) -> Type:
         return complex128
     if isinstance(value, tuple):
         return Tuple([typeof(v) for v in value])
+    if (type_arg := type_argument(value)) is not None:
+        return NumberClass(type_arg)  # a type given in place of an argument, as in Numba
 
     if isinstance(value, _core.DeviceArray):  # device arrays, records (random states) too
         return _typeof_device_array(value)

@@ -369,6 +369,16 @@ void classify_argument(py::handle obj, size_t position, runtime::Device& device,
     foreign_types.add(Py_TYPE(o));
     return;
   }
+  // A type (np.float32, cudajit.int32, numba.int32) given to a kernel that never uses that
+  // parameter as a type: type_arguments.py makes the kernels that do.
+  static LazyAttribute type_argument("cudajit.types", "type_argument");
+  if (!py::handle(type_argument.get())(obj).is_none())
+    throw py::type_error("argument " + std::to_string(position) + ": got the type " +
+                         std::string(py::str(obj)) +
+                         "; a kernel takes a type as an argument only where its body uses that "
+                         "parameter as a type (cuda.local.array(n, dty), "
+                         "cuda.shared.array(n, dty), dty(x), or passed on to a device function "
+                         "that does)");
   throw py::type_error("argument " + std::to_string(position) +
                        ": expected a device array, an array exporting __cuda_array_interface__ "
                        "or DLPack, a NumPy array, or a bool, int, float or complex scalar; got " +

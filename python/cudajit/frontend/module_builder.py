@@ -17,7 +17,8 @@ from .translator import FunctionTranslator
 
 
 class ModuleBuilder:
-    def __init__(self, entry: FunctionType, debug: bool = False):
+    def __init__(self, entry: FunctionType, debug: bool = False,
+                 static: dict[str, Any] | None = None):
         self.entry = entry
         self.debug = debug
         # Exceptions the kernel may raise: code k is exceptions[k - 1], as
@@ -27,7 +28,9 @@ class ModuleBuilder:
         # (function, its static arguments' key) -> IR name
         self.names: dict[tuple[FunctionType, Any], str] = {(entry, ()): entry_name}
         self.used_names = {entry_name}
-        self.pending: list[tuple[FunctionType, dict[str, Any], str]] = [(entry, {}, entry_name)]
+        # The kernel's own static parameters: the types a launch passed (type_arguments.py).
+        self.pending: list[tuple[FunctionType, dict[str, Any], str]] = [
+            (entry, dict(static or {}), entry_name)]
         self.keep_alive: list[Any] = []  # static values keyed by id() stay alive
         # Device arrays the kernel captured by address: the kernel holds them.
         self.captured: list[Any] = []
@@ -98,14 +101,17 @@ class KernelModule(NamedTuple):
     foreign: list[Any]  # the foreign device functions it calls (linking.DeclaredDevice)
 
 
-def build_kernel_module(pyfunc: Callable[..., Any], debug: bool) -> KernelModule:
+def build_kernel_module(pyfunc: Callable[..., Any], debug: bool,
+                        static: dict[str, Any] | None = None) -> KernelModule:
     """The kernel IR of ``pyfunc`` and of every device function it calls, the exceptions
     the kernel may raise, the device arrays it captured by address (global or closure
     device arrays), which whoever runs the kernel must keep alive, and the foreign device
     functions it calls. With ``debug`` every function takes the hidden last argument
     ``exception.record`` (an int32 array the first raising thread writes; dispatcher.py
-    reads it) and asserts are checked."""
-    builder = ModuleBuilder(unwrap(pyfunc), debug)
+    reads it) and asserts are checked. ``static`` binds parameters of the kernel to
+    compile-time values (the types given in place of arguments): they are no parameters of
+    the IR function."""
+    builder = ModuleBuilder(unwrap(pyfunc), debug, static)
     try:
         return KernelModule(builder.build(), builder.exceptions, builder.captured,
                             builder.foreign)
