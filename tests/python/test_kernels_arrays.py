@@ -576,3 +576,33 @@ def test_what_a_0d_array_refuses_is_a_compile_error(body, message):
     exec(f"def kernel(r):\n    {body}\n", scope)  # noqa: S102
     with pytest.raises(cuda.CompileError, match=message):
         cuda.jit(scope["kernel"])[1, 1](np.zeros((), np.int64))
+
+
+def test_a_0d_integer_array_indexes_as_its_value_as_in_numpy():
+    @cuda.jit
+    def pick(r, ary, i):
+        r[()] = ary[i]
+
+    @cuda.jit
+    def pick2(r, ary, i, j):
+        r[0] = ary[i, j] + ary[j, 1]
+
+    ary = np.arange(10.0)
+    r = np.zeros(())
+    for i in (np.asarray(3), np.asarray(-2, np.int32), np.asarray(7, np.uint16)):
+        pick[1, 1](r, ary, i)
+        assert r[()] == ary[i]
+    a2 = np.arange(12.0).reshape(3, 4)
+    r1 = np.zeros(1)
+    i, j = np.asarray(2), np.asarray(1, np.uint8)
+    pick2[1, 1](r1, a2, i, j)
+    assert r1[0] == a2[i, j] + a2[j, 1]
+    record = np.dtype([("a", np.int64), ("b", np.float64)])
+    recs = np.zeros(3, record)
+    recs["a"], recs["b"] = [1, 2, 3], [1.5, 2.5, 3.5]
+    out = np.zeros((), record)
+    pick[1, 1](out, recs, np.asarray(1))
+    assert out[()] == recs[1]
+    with pytest.raises(cuda.CompileError, match=r"array index must be an integer, got "
+                                                r"array\(float64, 0d, C\)"):
+        pick[1, 1](r, ary, np.asarray(2.0))

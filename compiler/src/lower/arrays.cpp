@@ -10,12 +10,24 @@ using ir::NodeKind;
 
 std::vector<ArrayIndex> FunctionLowering::indices(const Node& index_node) {
   Type i64 = Type::scalar(Scalar::Int64);
+  // A 0-d integer array indexes as its value, as in NumPy (a[np.array(2)]).
+  auto zero_d = [&](const Node& c) -> std::optional<ArrayIndex> {
+    const Type& t = type_of(c);
+    if (!t.is_array() || t.ndim() != 0) return std::nullopt;
+    llvm::Value* value = load_element(element_pointer(expr(c), t, {}, c.loc), t.dtype());
+    return ArrayIndex{cast(value, Type::scalar(t.dtype()), i64), !is_signed(t.dtype())};
+  };
   std::vector<ArrayIndex> out;
   if (index_node.kind == NodeKind::Tuple) {
-    for (const auto& c : index_node.children)
-      out.push_back({expr_as(*c, i64), facts_.nonnegative(*c)});
+    for (const auto& c : index_node.children) {
+      if (auto loaded = zero_d(*c))
+        out.push_back(*loaded);
+      else
+        out.push_back({expr_as(*c, i64), facts_.nonnegative(*c)});
+    }
     return out;
   }
+  if (auto loaded = zero_d(index_node)) return {*loaded};
   const Type& t = type_of(index_node);
   llvm::Value* v = expr(index_node);
   if (!t.is_tuple()) return {{cast(v, t, i64), facts_.nonnegative(index_node)}};

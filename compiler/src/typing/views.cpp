@@ -39,6 +39,14 @@ Type field_type(const Node& n, const Type& v, const RecordField* f) {
       .with_aligned(aligned);
 }
 
+namespace {
+
+bool is_integer_0d_array(const Type& t) {
+  return t.is_array() && t.ndim() == 0 && is_integer(t.dtype());
+}
+
+}  // namespace
+
 Type element_type(const Node& n, const Type& v, const Type& index, bool store) {
   if (v.is_pointer()) {  // a CPointer: one integer index, read and written unchecked
     if (!is_int_like(index) || index.scalar() == Scalar::Bool)
@@ -49,8 +57,9 @@ Type element_type(const Node& n, const Type& v, const Type& index, bool store) {
   std::vector<Type> indices = index.is_tuple() ? index.elements() : std::vector<Type>{index};
   for (const Type& i : indices)
     if (!is_int_like(i) || i.scalar() == Scalar::Bool)
-      type_error(n.child(1), "array index must be an integer, got " + i.str() +
-                                 " (slices and other indices are not supported in kernels)");
+      if (!is_integer_0d_array(i))  // NumPy's rule: a 0-d integer array indexes as an integer
+        type_error(n.child(1), "array index must be an integer, got " + i.str() +
+                                   " (slices and other indices are not supported in kernels)");
   int count = static_cast<int>(indices.size());
   if (count > v.ndim())
     type_error(n, "too many indices for " + v.str() + ": " + std::to_string(count));
