@@ -12,7 +12,9 @@ from .config import config
 from .dispatcher import (DebugDispatcher, DeviceFunction, Dispatcher, cc_number,
                          return_type_from_name)
 from .errors import InvalidConfigWarning, hides_cudajit_frames
+from .frontend.module_builder import unwrap
 from .linking import link_items
+from .source import warn_if_source_unreadable
 from .types import Signature, Type, from_numba, parse_signature
 
 __all__ = ["jit", "compile_ptx"]
@@ -239,6 +241,8 @@ def compile_ptx(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
     if not device and declared is not None and str(declared) != "none":
         raise TypeError(f"a kernel returns void; the signature declares {declared}")
     program = _core.Program(frontend.build_module(pyfunc))
+    if debug:  # as a debug kernel's compile warns (module_builder.py)
+        warn_if_source_unreadable(unwrap(pyfunc))
     result = program.compile_ptx([str(t) for t in signature.args], device=device,
                                  fastmath=fastmath, cc=cc_number(cc),
                                  return_type=str(declared) if device and declared else None,

@@ -28,7 +28,7 @@ from .function_pickling import bind_owner, by_value
 from .errors import hides_cudajit_frames
 from .introspection import TypeAnnotation
 from .sass import sass_of_ptx
-from .source import attach_text, function_text
+from .source import attach_text, function_text, warn_if_source_unreadable
 from .types import Type, from_numba, parse_signature, typeof
 
 __all__ = ["Dispatcher", "DebugDispatcher", "DeviceFunction"]
@@ -549,6 +549,8 @@ class DeviceFunction:
             parsed = parse_signature(sig)
             declared = parsed.return_type
             program = _core.Program(frontend.build_module(self.py_func))
+            if self.debug:
+                warn_if_source_unreadable(self.py_func)
             return program.compile_ptx([str(t) for t in parsed.args], device=True,
                                        fastmath=self.fastmath, cc=cc_number(cc),
                                        return_type=str(declared) if declared else None,

@@ -161,6 +161,13 @@ def warn_unreadable_source(pyfunc: FunctionType) -> None:
                            module=getattr(pyfunc, "__module__", None) or code.co_filename)
 
 
+def warn_if_source_unreadable(pyfunc: FunctionType) -> None:
+    """debug=True of a function compiled alone (compile_ptx, a device function's inspect_*):
+    DebugInfoWarning where its file cannot be read."""
+    if not source_file_readable(pyfunc):
+        warn_unreadable_source(pyfunc)
+
+
 def _typed_at_the_prompt(code: CodeType) -> list[str]:
     """What was typed at Python 3.13's interactive prompt for this code, which its linecache
     keeps by code object; [] elsewhere (3.11's prompt and ``python -`` keep no text)."""

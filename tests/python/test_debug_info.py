@@ -498,3 +498,19 @@ def test_a_device_functions_llvm_arguments_are_named_after_its_parameters():
     llvm_ir = shifted.inspect_llvm(shifted.signatures[0])
     assert re.search(r"^define .*\(double %x, i64 %k", llvm_ir, re.M), llvm_ir
     assert "%x.addr = alloca double" in llvm_ir and "%k.addr = alloca i64" in llvm_ir
+
+
+def test_debug_compiles_of_a_function_without_a_readable_file_warn_alone_too():
+    # compile_ptx(debug=True) and a debug device function's inspect_llvm compile it alone.
+    pyfunc = _exec_defined(EXEC_KERNEL)
+    with pytest.warns(DebugInfoWarning, match="Could not find source for function"):
+        cuda.compile_ptx(pyfunc, (int32[::1],), debug=True, opt=False)
+    device_text = "def foo(x):\n    return x + 1\n"
+    device = cuda.jit("int32(int32)", device=True, debug=True, opt=False)(
+        _exec_defined(device_text))
+    with pytest.warns(DebugInfoWarning, match="Could not find source for function"):
+        device.inspect_llvm()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DebugInfoWarning)
+        cuda.compile_ptx(pyfunc, (int32[::1],), lineinfo=True)
+        cuda.jit("int32(int32)", device=True)(_exec_defined(device_text)).inspect_llvm()
