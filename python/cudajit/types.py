@@ -39,7 +39,10 @@ LAYOUTS = ("C", "F", "A")
 
 
 class Type:
-    """Base of all cudajit types. Types compare equal when they print the same."""
+    """Base of all cudajit types. Types compare equal when they print the same; a cudajit
+    type also equals the Numba type it stands for (``cudajit.uint8 == numba.types.uint8``),
+    as cudajit takes Numba's types wherever it takes a type (the hash stays cudajit's: a dict
+    keyed by both kinds keeps them apart)."""
 
     def __str__(self) -> str:
         raise NotImplementedError
@@ -48,6 +51,11 @@ class Type:
         return str(self)
 
     def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Type) and _is_numba_object(other):
+            try:
+                other = from_numba(other)
+            except Exception:  # a Numba object that is no type cudajit knows: not equal
+                return False
         return isinstance(other, Type) and type(other) is type(self) and str(other) == str(self)
 
     def __hash__(self) -> int:

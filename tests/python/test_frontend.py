@@ -908,6 +908,15 @@ def test_numba_type_objects_make_cudajit_types_and_signatures():
         cjtypes.bool_
 
 
+def test_cudajit_types_equal_the_numba_types_they_stand_for():
+    # compile_ptx's return type against numba.cuda.types' (numba-cuda's tests compare them)
+    assert cjtypes.uint8 == NumbaScalar("uint8") and cjtypes.bool_ == NumbaScalar("bool")
+    assert cjtypes.uint8 != NumbaScalar("int8") and cjtypes.float32 != NumbaScalar("float128")
+    assert cjtypes.float32[:, ::1] == NumbaArray(NumbaScalar("float32"), 2, "C")
+    assert cjtypes.float32[:, ::1] != NumbaArray(NumbaScalar("float32"), 2, "A")
+    assert cjtypes.int64 != "int64"  # only Numba's objects
+
+
 NumbaRecord = _numba_class("Record", __init__=lambda self, dtype: setattr(self, "dtype", dtype))
 
 
