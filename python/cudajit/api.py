@@ -185,7 +185,7 @@ def get_current_device() -> Device:
 class Context:
     """``cuda.current_context()``: the current device's context, as Numba names it
     (cudajit holds one primary context per device). Its memory calls go to its
-    :attr:`memory_manager`, cudajit's own; releases of that memory wait in
+    :attr:`memory_manager` (cudajit's own, or an EMM plugin); releases of that memory wait in
     :attr:`deallocations` (see :mod:`cudajit.cudadrv.memory`)."""
 
     def __init__(self, device: Device):
@@ -198,21 +198,15 @@ class Context:
         return self.device.context_handle
 
     @property
-    def memory_manager(self) -> _memory.NumbaCUDAMemoryManager:
-        """The device's memory manager (one per device, kept for the process)."""
-        key = repr(self.device)
-        manager = _MANAGERS.get(key)
-        if manager is None:
-            manager = _MANAGERS[key] = _memory.NumbaCUDAMemoryManager(context=self)
-            manager.initialize()
-        return manager
+    def memory_manager(self) -> Any:
+        """The device's memory manager (one per device, kept for the process): cudajit's own,
+        or the EMM plugin set with ``cuda.set_memory_manager`` or assigned here."""
+        return _memory.manager_of(self)
 
     @memory_manager.setter
     def memory_manager(self, plugin: Any) -> None:
-        if plugin is _MANAGERS.get(repr(self.device)):
-            return
-        _memory.check_plugin_version(plugin)
-        _memory.refuse_plugin(plugin)
+        if plugin is not _memory._MANAGERS.get(repr(self.device)):
+            _memory.install(self, plugin)
 
     @property
     def deallocations(self) -> _memory.PendingDeallocs:
@@ -296,7 +290,7 @@ class Context:
         return f"<cudajit Context of {self.device!r}>"
 
 
-_MANAGERS: dict[str, _memory.NumbaCUDAMemoryManager] = {}
+_memory.register_context_type(Context)
 
 
 def current_context() -> Context:

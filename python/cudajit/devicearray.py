@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _core
 from . import types as _types
+from .cudadrv import memory as _memory
 
 __all__ = ["DeviceNDArray", "is_device_array", "auto_device"]
 
@@ -217,6 +218,12 @@ class DeviceNDArray(_core.DeviceArray):
                               f"not {tuple(dl_device)}")
         versioned = max_version is not None and tuple(max_version) >= (1, 0)
         return _core.export_dlpack(self, stream, versioned)
+
+    def get_ipc_handle(self) -> Any:
+        """Numba's handle to share this array with another process (an ``IpcArrayHandle``):
+        for memory an EMM plugin allocated, the plugin's ``get_ipc_handle``; cudajit offers
+        no CUDA IPC of its own (NotImplementedError)."""
+        return _memory.ipc_handle(self)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         device = self.device

@@ -269,6 +269,61 @@ std::string kind_name(runtime::DeviceKind k) {
   return k == runtime::DeviceKind::Cpu ? "cpu" : "cuda";
 }
 
+// Whether Python objects may still be touched: not once the interpreter is finalising (the
+// runtime may release memory then, from its own threads).
+bool python_alive() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsInitialized() && !Py_IsFinalizing();
+#else
+  return Py_IsInitialized() && !_Py_IsFinalizing();
+#endif
+}
+
+// Deletes a Python object with the GIL held, from whichever thread; leaks it at exit.
+struct GilDelete {
+  void operator()(py::object* object) const {
+    if (!python_alive()) return;
+    py::gil_scoped_acquire gil;
+    delete object;
+  }
+};
+
+// Device memory a Python memory manager gave (numba's EMM plugins: RMM ...): holds the
+// manager's memory object, whose own finalizer frees the memory once the runtime lets go.
+class PluginAllocation final : public runtime::Allocation {
+ public:
+  PluginAllocation(runtime::Device& device, uintptr_t address, size_t size, py::object memory)
+      : device_(device),
+        address_(address),
+        size_(size),
+        memory_(new py::object(std::move(memory))) {}
+  void* device_pointer() const override { return reinterpret_cast<void*>(address_); }
+  void* host_pointer() const override { return nullptr; }
+  size_t size() const override { return size_; }
+  runtime::MemoryKind kind() const override { return runtime::MemoryKind::Device; }
+  runtime::Device& device() const override { return device_; }
+
+ private:
+  runtime::Device& device_;
+  uintptr_t address_;
+  size_t size_;
+  std::unique_ptr<py::object, GilDelete> memory_;
+};
+
+// The device allocator calling `allocate(bytes) -> (address, memory object)`, or None for
+// the device's own allocation.
+runtime::Device::DeviceAllocator python_allocator(py::object allocate) {
+  std::shared_ptr<py::object> function(new py::object(std::move(allocate)), GilDelete{});
+  return [function](runtime::Device& device, size_t bytes) -> std::shared_ptr<runtime::Allocation> {
+    py::gil_scoped_acquire gil;
+    py::object answer = (*function)(bytes);
+    if (answer.is_none()) return nullptr;  // the device's own allocator
+    py::tuple result = answer;
+    auto address = result[0].cast<uintptr_t>();
+    return std::make_shared<PluginAllocation>(device, address, bytes, result[1]);
+  };
+}
+
 }  // namespace
 
 void bind_devices(py::module_& m) {
@@ -325,6 +380,18 @@ void bind_devices(py::module_& m) {
            [](const DeviceHandle& d) { d.device->deallocations().enable(); })
       .def("deallocations_disabled",
            [](const DeviceHandle& d) { return d.device->deallocations().disabled(); })
+      .def(
+          "set_memory_plugin",
+          [](const DeviceHandle& d, py::object allocate) {
+            d.device->set_device_allocator(allocate.is_none()
+                                               ? runtime::Device::DeviceAllocator{}
+                                               : python_allocator(std::move(allocate)));
+          },
+          "Device memory from `allocate(bytes) -> (address, memory object)` (a Python memory "
+          "manager, numba's EMM plugin), holding the object until the memory is released; "
+          "`allocate` returning None, or None given: the device's own allocator")
+      .def("has_memory_plugin",
+           [](const DeviceHandle& d) { return d.device->has_device_allocator(); })
       // `with device:` makes it current for the block, then the one before again
       // (Numba's `with cuda.gpus[i]:`).
       .def("__enter__",

@@ -164,12 +164,14 @@ def test_a_plugin_of_another_interface_version_is_refused_as_numba_does():
         cuda.set_memory_manager(_OtherVersion)
 
 
-def test_a_memory_manager_plugin_is_refused_with_the_reason(device):
-    with pytest.raises(NotImplementedError, match="allocated by cudajit's C\\+\\+ runtime"):
-        cuda.set_memory_manager(_Plugin)
-    ctx = cuda.current_context()
-    with pytest.raises(NotImplementedError, match="_Plugin"):
+def test_a_memory_manager_plugin_cannot_serve_the_cpu_device():
+    from cudajit import _core
+
+    ctx = cuda.api.Context(_core.cpu_device())
+    with pytest.raises(NotImplementedError, match="_Plugin cannot serve the cpu device: EMM "
+                                                  "plugins allocate GPU memory"):
         ctx.memory_manager = _Plugin(context=ctx)
+    assert type(ctx.memory_manager) is memory.NumbaCUDAMemoryManager
 
 
 @cuda.jit

@@ -8,11 +8,11 @@ allocations device arrays and ``cuda.pinned_array`` use); releasing it goes thro
 context's :class:`PendingDeallocs`, Numba's queue of deallocations, which
 ``cuda.defer_cleanup()`` holds back.
 
-The memory manager classes are Numba's External Memory Management (EMM) interface.
-cudajit's device arrays and the temporary copies of a launch are allocated by its C++
-runtime, not through a Python object, so a user's manager cannot take over those
-allocations: :func:`set_memory_manager` and assigning ``Context.memory_manager`` check the
-plugin's interface version, as Numba does, then raise NotImplementedError.
+The memory manager classes are Numba's External Memory Management (EMM) interface. A
+plugin (:func:`set_memory_manager`, or assigning ``Context.memory_manager``) allocates the
+device memory of a GPU from then on: cudajit's runtime calls its ``memalloc`` for device
+arrays and for the copies a launch makes, and holds the memory object it returns until the
+memory is released.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import threading
 import weakref
 from collections import deque
 from typing import Any, Callable, Iterator, NamedTuple
@@ -424,23 +425,127 @@ def check_plugin_version(plugin: Any) -> None:
                            f"{EMM_INTERFACE_VERSION} required")
 
 
-def refuse_plugin(plugin: Any) -> None:
-    """Why a user's memory manager cannot take over cudajit's allocations (after the
-    version check, which Numba does first)."""
-    raise NotImplementedError(
-        f"cudajit cannot use the memory manager {type(plugin).__name__}: its device arrays "
-        "and the copies its launches make are allocated by cudajit's C++ runtime, not through "
-        "a Python memory manager (External Memory Management plugins are not supported; "
-        "docs/compatibility.md)")
+# The memory manager of each device (by repr(device)) once asked for or installed, and the
+# plugin class set_memory_manager() chose for the devices whose manager is made later.
+_MANAGERS: dict[str, Any] = {}
+_PLUGIN_CLASS: list[type] = []
+# The memory objects plugins gave for device memory, by device address, while they live.
+_PLUGIN_MEMORY: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
+
+
+def _is_own(manager: Any) -> bool:
+    """Whether ``manager`` allocates device memory as cudajit's runtime does (its memalloc is
+    NumbaCUDAMemoryManager's)."""
+    return getattr(type(manager), "memalloc", None) is NumbaCUDAMemoryManager.memalloc
+
+
+def manager_of(context: Any) -> Any:
+    """The memory manager of ``context``'s device: made at the first question, cudajit's own
+    or an instance of the class :func:`set_memory_manager` chose."""
+    manager = _MANAGERS.get(repr(context.device))
+    if manager is None:
+        use_plugin = _PLUGIN_CLASS and context.device.kind == "cuda"
+        manager = (_PLUGIN_CLASS[0] if use_plugin else NumbaCUDAMemoryManager)(context=context)
+        install(context, manager)
+    return manager
+
+
+def install(context: Any, manager: Any) -> None:
+    """Make ``manager`` the memory manager of ``context``'s device (``Context.memory_manager =
+    plugin``). An EMM plugin (one with a memalloc of its own) allocates every device array of
+    a GPU and a launch's copies from then on, through the runtime: its memory objects are
+    held while the runtime uses the memory and dropped when it is released (their finalizers
+    free it; the deallocation queue does not hold them). Numba's version check first."""
+    check_plugin_version(manager)
+    device = context.device
+    own = _is_own(manager)
+    if not own and device.kind != "cuda":
+        raise NotImplementedError(
+            f"the memory manager {type(manager).__name__} cannot serve the cpu device: EMM "
+            "plugins allocate GPU memory, and the cpu device's memory is the host's")
+    manager.initialize()
+    device.set_memory_plugin(None if own else functools.partial(_plugin_memalloc, manager))
+    _MANAGERS[repr(device)] = manager
+
+
+_IN_PLUGIN = threading.local()
+
+
+def _plugin_memalloc(manager: Any, size: int) -> tuple[int, Any] | None:
+    """What the runtime calls for device memory while ``manager`` is installed: its
+    ``memalloc(size)`` and the memory's device address. None (the runtime's own allocation)
+    for what the plugin allocates itself through cudajit (a plugin wrapping cudajit's own
+    manager), which would otherwise come back here without end."""
+    if getattr(_IN_PLUGIN, "active", False):
+        return None
+    _IN_PLUGIN.active = True
+    try:
+        memory = manager.memalloc(size)
+    finally:
+        _IN_PLUGIN.active = False
+    pointer = getattr(memory, "device_pointer", None)
+    address = getattr(memory, "device_pointer_value", None)
+    if address is None:
+        address = pointer.value if isinstance(pointer, ctypes.c_void_p) else pointer
+    if not isinstance(address, int):
+        raise TypeError(f"{type(manager).__name__}.memalloc({size}) returned "
+                        f"{type(memory).__name__}, expected a MemoryPointer (with "
+                        "device_pointer_value or device_pointer)")
+    try:
+        _PLUGIN_MEMORY[address] = memory
+    except TypeError:  # no weak references to it: IPC handles cannot find it
+        pass
+    return address, memory
+
+
+class IpcArrayHandle:
+    """Numba's handle to share a device array with another process: ``_ipc_handle`` is what
+    the memory manager's ``get_ipc_handle`` gave, ``_array_desc`` the array's shape, strides
+    and dtype. Only EMM plugins give them (cudajit offers no CUDA IPC of its own)."""
+
+    def __init__(self, ipc_handle: Any, array_desc: dict):
+        self._ipc_handle = ipc_handle
+        self._array_desc = array_desc
+
+
+def ipc_handle(array: Any) -> IpcArrayHandle:
+    """``DeviceNDArray.get_ipc_handle()``: the IPC handle of the plugin memory under
+    ``array``, from the plugin that allocated it."""
+    address = array.device_ctypes_pointer.value or 0
+    manager = _MANAGERS.get(repr(array.device))
+    for start, memory in list(_PLUGIN_MEMORY.items()):
+        if manager is not None and start <= address < start + max(int(memory.size), 1):
+            desc = {"shape": array.shape, "strides": array.strides, "dtype": array.dtype}
+            return IpcArrayHandle(manager.get_ipc_handle(memory), desc)
+    raise NotImplementedError("cudajit does not offer CUDA IPC (get_ipc_handle) for memory of "
+                              "its own; an EMM plugin's memory (cuda.set_memory_manager) gives "
+                              "the plugin's handle")
 
 
 def set_memory_manager(mm_plugin: type) -> None:
     """numba.cuda.set_memory_manager: checks the plugin class's interface version (a
-    RuntimeError unless 1, as Numba); cudajit's own manager is accepted, any other raises
-    NotImplementedError (see the module's docstring)."""
-    plugin = mm_plugin(context=None)
-    check_plugin_version(plugin)
-    if not isinstance(plugin, NumbaCUDAMemoryManager) or type(plugin) is not \
-            NumbaCUDAMemoryManager:
-        refuse_plugin(plugin)
+    RuntimeError unless 1, as Numba), then makes an instance of it the memory manager of
+    every GPU: of the current one and those already used now, of the others when first
+    used. The cpu device keeps its own (a plugin allocates GPU memory)."""
+    check_plugin_version(mm_plugin(context=None))
+    _PLUGIN_CLASS[:] = [] if mm_plugin is NumbaCUDAMemoryManager else [mm_plugin]
+    current = _core.current_device()
+    devices = {repr(current): current}
+    if _core.cuda_available():
+        for ordinal in range(_core.cuda_device_count()):
+            device = _core.cuda_device(ordinal)
+            devices.setdefault(repr(device), device)
+    for device in devices.values():
+        if device.kind == "cuda":
+            context = _CONTEXT_TYPE[0](device)
+            install(context, mm_plugin(context=context))
 
+
+# The class of cuda.current_context()'s contexts (api.Context), registered by the module
+# that defines it, which imports this one.
+_CONTEXT_TYPE: list[type] = []
+
+
+def register_context_type(context_type: type) -> None:
+    """Make ``context_type(device)`` the context :func:`set_memory_manager` gives managers."""
+    _CONTEXT_TYPE[:] = [context_type]

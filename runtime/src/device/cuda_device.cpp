@@ -103,6 +103,7 @@ CudaEvent& CudaDevice::own(Event& event) {
 // --- memory and copies ----------------------------------------------------------
 
 std::shared_ptr<Allocation> CudaDevice::allocate(size_t bytes, MemoryKind kind) {
+  if (std::shared_ptr<Allocation> external = external_allocation(bytes, kind)) return external;
   return queued_allocation([&] { return std::make_unique<CudaAllocation>(*this, bytes, kind); });
 }
 

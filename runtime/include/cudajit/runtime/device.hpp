@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -287,7 +288,19 @@ class Device {
   // (numba-cuda's deferred deallocations; cuda.defer_cleanup() disables the flushes).
   PendingDeallocations& deallocations() { return deallocations_; }
 
+  // An allocator of device memory (MemoryKind::Device, at least one byte) that replaces the
+  // device's own: numba's External Memory Management plugins. Its allocations free
+  // themselves when released (their owner decides when), not through deallocations().
+  // An empty function restores the device's own; an allocator returning null leaves that
+  // allocation to the device.
+  using DeviceAllocator = std::function<std::shared_ptr<Allocation>(Device&, size_t bytes)>;
+  void set_device_allocator(DeviceAllocator allocator);
+  bool has_device_allocator() const;
+
  protected:
+  // The external allocator's allocation of `bytes` of `kind`, or null where the device's own
+  // allocates it (no allocator set, another kind, or 0 bytes).
+  std::shared_ptr<Allocation> external_allocation(size_t bytes, MemoryKind kind);
   // `make()`'s allocation, released through deallocations(). When it fails for lack of
   // memory (OutOfMemory, or CUDA_ERROR_OUT_OF_MEMORY), the pending deallocations are freed
   // and it is tried once more, as numba-cuda does.
@@ -296,6 +309,8 @@ class Device {
 
  private:
   PendingDeallocations deallocations_{[this] { return memory_info().second; }};
+  mutable std::mutex allocator_mutex_;
+  DeviceAllocator device_allocator_;
 };
 
 // --- the devices of this process ------------------------------------------------
