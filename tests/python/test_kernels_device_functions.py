@@ -779,8 +779,10 @@ def test_a_numba_jit_function_with_a_signature_is_refused_as_numba_refuses_it():
     def kernel(out):
         out[0] = add(1, 2)
 
-    with pytest.raises(cuda.CompileError, match=r"'add' is a numba.jit function with an explicit "
-                                                r"signature, which kernels cannot call"):
+    with pytest.raises(cuda.CompileError, match=r"Untyped global name 'add': using cpu function "
+                                                r"on device: 'add' is a numba.jit function with "
+                                                r"an explicit signature, which kernels cannot "
+                                                r"call"):
         kernel[1, 1](np.zeros(1))
 
 

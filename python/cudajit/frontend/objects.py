@@ -97,7 +97,8 @@ def meaning_of(value: Any, spelled: str) -> Entity:
         # numba.jit without a signature: compiled for the kernel as a device function, as
         # numba.cuda compiles it; with one, Numba refuses it ("cpu function on device").
         if not value._can_compile:
-            raise NotUsableInKernels(
+            raise NotUsableInKernels(  # Numba's words first
+                f"Untyped global name '{spelled}': using cpu function on device: "
                 f"'{spelled}' is a numba.jit function with an explicit signature, which "
                 "kernels cannot call (Numba refuses it too); drop the signature, or use "
                 "@cuda.jit(device=True)")
