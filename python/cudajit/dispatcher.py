@@ -117,6 +117,7 @@ class Dispatcher(_core.Dispatcher):
         self.specializations: dict[tuple[Any, tuple[str, ...]], Dispatcher] = {}
         self._exceptions: list[tuple[type, tuple, str, int, str]] = []
         self._captured_arrays: list[Any] = []
+        self._foreign: list[Any] = []
         self._llvm_ir_cache: dict[tuple[tuple[str, ...], int], str] = {}
         for signature in signatures:
             self.compile(signature)
@@ -135,6 +136,7 @@ class Dispatcher(_core.Dispatcher):
                 f"global device arrays ({len(module.captured)}) by their address in this "
                 "process; pass them as arguments, or drop cache=True")
         self._exceptions, self._captured_arrays = module.exceptions, module.captured
+        self._foreign = module.foreign  # the declared functions it calls (_LinkedFiles)
         # Foreign code (jit(link=), the declared functions' link=) is linked at each load on
         # a cuda device, read and compiled then; the compiled code (and its caches) is the
         # kernel's own PTX. A partial of the items, not a method: no cycle through self.
@@ -388,6 +390,20 @@ class Overloads(BySignature):
     """A dispatcher's compiled kernels: ``CompiledOverload`` by signature."""
 
 
+class _LinkedFiles:
+    """A kernel's foreign code as numba-cuda's code library lists it (``_linking_files``):
+    the paths of jit(link=) and of the declared functions it calls, and the names of the
+    LinkableCode objects. cudajit links no CUDA runtime library (cudadevrt) of its own: a
+    grid sync is its own code."""
+
+    def __init__(self, kernel: Dispatcher):
+        linked = list(kernel.link)
+        for declared in kernel._foreign:
+            linked += [item for item in declared.link if item not in linked]
+        self._linking_files = [item if isinstance(item, str) else str(getattr(item, "name", item))
+                               for item in linked]
+
+
 class CompiledOverload:
     """One compiled signature of a kernel: an item of ``kernel.overloads``."""
 
@@ -421,6 +437,11 @@ class CompiledOverload:
         """Whether the kernel syncs its grid (``cg.this_grid().sync()``), so that it is
         launched cooperatively: all its blocks resident on the device at once."""
         return bool(self._texts()["cooperative"])
+
+    @property
+    def _codelibrary(self) -> "_LinkedFiles":
+        """What numba-cuda's tests read of its code library: ``_linking_files``."""
+        return _LinkedFiles(self._kernel)
 
     @property
     def _type_annotation(self) -> TypeAnnotation:

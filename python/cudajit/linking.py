@@ -247,6 +247,8 @@ class DeclaredDevice:
         self.sig = sig
         self.link = link
         self.abi = abi
+        # declare_device(use_cooperative=True): a kernel calling it is launched cooperatively.
+        self.use_cooperative = False
 
     @property
     def ir_declaration(self) -> str:
@@ -276,12 +278,12 @@ def declare_device(name: str, sig: Any, link: Any = None, use_cooperative: bool 
     """
     if abi not in ("numba", "c"):
         raise NotImplementedError(f"Unsupported ABI: {abi}")
-    if use_cooperative:
-        raise NotImplementedError("declare_device(use_cooperative=True) is not supported yet")
     if not isinstance(name, str) or not _C_IDENTIFIER.match(name):
         raise ValueError(f"declare_device() needs the function's symbol, a C identifier; got "
                          f"{name!r}")
     signature = cjtypes.parse_signature(sig)
     if signature.return_type is None:
         raise TypeError("Return type must be provided for device declarations")
-    return DeclaredDevice(name, signature, link_items(link), abi)
+    declared = DeclaredDevice(name, signature, link_items(link), abi)
+    declared.use_cooperative = bool(use_cooperative)  # its callers launch cooperatively
+    return declared

@@ -283,6 +283,36 @@ def test_a_device_function_that_syncs_the_grid_cannot_be_compiled_alone():
         cuda.compile_ptx(syncs, "float32(float32)", device=True)
 
 
+def test_a_kernel_that_makes_the_grid_group_is_launched_cooperatively(device):
+    # As Numba marks it (it links cudadevrt for this_grid()): overload.cooperative is True
+    # on the cuda device, also without a sync; the grid must then fit on the device at once.
+    @cuda.jit
+    def makes_group(out):
+        cuda.cg.this_grid()
+        out[cuda.grid(1)] = 2.0
+
+    @cuda.jit
+    def no_group(out):
+        out[cuda.grid(1)] = 3.0
+
+    out = np.zeros(64)
+    makes_group[2, 32](out)
+    np.testing.assert_array_equal(out, 2.0)
+    no_group[2, 32](out)
+    np.testing.assert_array_equal(out, 3.0)
+    for overload in no_group.overloads.values():
+        assert not overload.cooperative
+        assert not any("cudadevrt" in f for f in overload._codelibrary._linking_files)
+    if device == "cuda":
+        assert [o.cooperative for o in makes_group.overloads.values()] == [True]
+        ptx = makes_group.inspect_asm(makes_group.signatures[0])
+        assert "makes_group_param_3" in ptx  # the grid workspace, as a grid-syncing kernel's
+        too_many = makes_group.overloads[makes_group.signatures[0]] \
+            .max_cooperative_grid_blocks(32) + 1
+        with pytest.raises(Exception, match="cooperative|resident|at once"):
+            makes_group[too_many, 32](np.zeros(too_many * 32))
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
 

@@ -78,6 +78,35 @@ def test_a_ptx_file_linked_by_declare_device_defines_the_function(on_cuda):
     np.testing.assert_array_equal(r, x * y)
 
 
+def test_a_kernel_calling_a_cooperative_declaration_is_cooperative(on_cuda):
+    # declare_device(use_cooperative=True): its callers are launched cooperatively.
+    mul = cuda.declare_device("mul_f32_f32", "float32(float32, float32)", link=MUL_PTX,
+                              use_cooperative=True)
+    plain = cuda.declare_device("mul_f32_f32", "float32(float32, float32)", link=MUL_PTX)
+
+    @cuda.jit("void(float32[::1], float32[::1])")
+    def cooperative(r, x):
+        i = cuda.grid(1)
+        if i < len(r):
+            r[i] = mul(x[i], x[i])
+
+    @cuda.jit("void(float32[::1], float32[::1])")
+    def not_cooperative(r, x):
+        i = cuda.grid(1)
+        if i < len(r):
+            r[i] = plain(x[i], x[i])
+
+    x = np.arange(64, dtype=np.float32)
+    r = np.zeros_like(x)
+    overload = cooperative.overloads[cooperative.signatures[0]]
+    assert overload.max_cooperative_grid_blocks(32) >= 2
+    cooperative[2, 32](r, x)
+    np.testing.assert_array_equal(r, x * x)
+    assert overload.cooperative
+    assert not not_cooperative.overloads[not_cooperative.signatures[0]].cooperative
+    assert overload._codelibrary._linking_files == [MUL_PTX]
+
+
 def test_jit_link_gives_the_code_of_a_c_abi_declaration(on_cuda):
     add = cuda.declare_device("add_i32", "int32(int32, int32)", abi="c")
 

@@ -38,6 +38,12 @@ llvm::Value* lower_sync(FunctionLowering& f, const Node& n) {
   return f.call_sync_builtin(n, suffix(n, "cuda."));
 }
 
+// launch.cooperative: no code; the kernel that holds it (or calls a function that does) is
+// launched cooperatively (lower/module.cpp). The front end writes it where a function makes
+// cuda.cg.this_grid() or calls a declare_device(use_cooperative=True) function, as Numba
+// marks such kernels cooperative.
+llvm::Value* lower_nothing(FunctionLowering&, const Node&) { return nullptr; }
+
 }  // namespace
 
 void register_synchronization(Registry& r) {
@@ -52,6 +58,7 @@ void register_synchronization(Registry& r) {
     r.add({name, takes(0), type_no_value, lower_sync, name});
   r.add({"cuda.cg.grid_sync", takes(0), type_no_value, lower_sync, {}, kBlockBarrier});
   r.add({"cuda.cg.this_grid", kRuleChecksArity, type_this_grid, nullptr, "cuda.cg.this_grid"});
+  r.add({"launch.cooperative", takes(0), type_no_value, lower_nothing});
 }
 
 }  // namespace cudajit::builtins

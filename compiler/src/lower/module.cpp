@@ -475,14 +475,22 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
   collect(*program.entry, reachable);
   const bool entry_is_kernel = !device_entry && target == TargetKind::Nvptx;
   bool grid_sync = false;
-  for (const TypedFunction* f : reachable)
+  // Marked cooperative (cuda.cg.this_grid(), a cooperative foreign function): a kernel
+  // launched as one that syncs its grid, as Numba launches it; no grid sync of its own.
+  bool marked_cooperative = false;
+  for (const TypedFunction* f : reachable) {
     grid_sync |= calls_builtin(f->function->body, "cuda.cg.grid_sync");
+    marked_cooperative |= calls_builtin(f->function->body, "launch.cooperative");
+  }
   if (grid_sync && device_entry)
     throw CompileError(
         "cuda.cg.this_grid().sync() needs a kernel's cooperative launch; "
         "compile the kernel that calls it",
         program.entry->function->loc);
-  m.grid_workspace = grid_sync && target == TargetKind::Nvptx;
+  // On the cpu device a grid without grid syncs runs as any other.
+  const bool cooperative =
+      grid_sync || (marked_cooperative && !device_entry && target == TargetKind::Nvptx);
+  m.grid_workspace = cooperative && target == TargetKind::Nvptx;
   if (entry_is_kernel) reachable.erase(reachable.begin());  // lowered into the .entry
   for (const TypedFunction* f : reachable) m.declare(*f);
   for (const TypedFunction* f : reachable) m.may_raise |= contains_raise(f->function->body);
@@ -532,7 +540,7 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
   }
   inline_always(m, reachable, program.entry);
   out.static_shared_bytes = m.static_shared_bytes;
-  out.cooperative = grid_sync;
+  out.cooperative = cooperative;
   if (debug_info) debug_info->finalize();
   return out;
 }

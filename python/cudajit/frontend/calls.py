@@ -249,6 +249,8 @@ def _call_foreign(t: FunctionTranslator, callee: ForeignFunction, node: ast.Call
             for ty, a in zip(params, t.args(node))]
     if declared not in t.module.foreign:
         t.module.foreign.append(declared)
+    if declared.use_cooperative:
+        t.cooperative = True  # declare_device(use_cooperative=True): launched cooperatively
     declaration = IRNode("bytes", loc, '"' + declared.ir_declaration.encode().hex() + '"')
     return IRNode("call", loc, f"extern.{declared.name}", declaration, *args)
 

@@ -84,6 +84,9 @@ class FunctionTranslator:
         # Names bound to cuda.cg.this_grid(): compile-time groups, never IR values.
         self.grid_groups: set[str] = set()
         self.grid_groups = self._grid_group_names()
+        # Makes cuda.cg.this_grid() or calls a cooperative foreign function: the kernel is
+        # launched cooperatively, as Numba marks it (the IR's launch.cooperative).
+        self.cooperative = bool(self.grid_groups)
         # The loops being translated, innermost last: the flag a `break` of each clears
         # when the loop has an else clause, else None.
         self.break_flags: list[IRNode | None] = []
@@ -117,8 +120,12 @@ class FunctionTranslator:
             header += " " + string_atom(self.scope.filename)
         mode = None if self.scope.is_entry else inline_mode(self.scope.pyfunc)
         attributes = [IRNode("inline", None, mode)] if mode else []
+        statements = self.statements(body)
+        if self.cooperative:
+            loc = self.loc(self.scope.funcdef)
+            statements.insert(0, IRNode("expr", loc, IRNode("call", loc, "launch.cooperative")))
         return IRNode("func", self.loc(self.scope.funcdef), header, params, *attributes,
-                      *self.statements(body))
+                      *statements)
 
     # -- statements ---------------------------------------------------------
 
@@ -231,7 +238,8 @@ class FunctionTranslator:
             if node.value.value is Ellipsis:
                 return [IRNode("pass", self.loc(node))]
         if self.is_this_grid(node.value):
-            return []  # a grid group made and dropped: nothing to do
+            self.cooperative = True
+            return []  # a grid group made and dropped: only marks the kernel cooperative
         with_output = ufuncs.ufunc_with_output(self, node.value)
         if with_output is not None:
             assert isinstance(node.value, ast.Call)
