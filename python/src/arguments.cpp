@@ -63,6 +63,25 @@ Scalar dtype_scalar(const py::dtype& dtype, size_t position) {
   }
 }
 
+// The elements of a NumPy 'U' or 'S' array: one nameless field of their characters, spelled
+// as Numba spells them ([unichr x 12], [char x 8]).
+std::shared_ptr<const RecordLayout> character_layout(const py::dtype& dtype) {
+  auto layout = std::make_shared<RecordLayout>();
+  RecordField f;
+  const int64_t bytes = static_cast<int64_t>(dtype.itemsize());
+  f.opaque = std::string(dtype.kind() == 'U' ? "[unichr x " : "[char x ") +
+             std::to_string(dtype.kind() == 'U' ? bytes / 4 : bytes) + "]";
+  f.dtype = Scalar::UInt8;
+  f.shape = {bytes};
+  layout->size = bytes;
+  layout->fields.push_back(std::move(f));
+  return layout;
+}
+
+bool is_character_dtype(const py::dtype& dtype) {
+  return (dtype.kind() == 'U' || dtype.kind() == 'S') && dtype.itemsize() > 0;
+}
+
 bool is_structured(const py::dtype& dtype) {
   return dtype.kind() == 'V' && !dtype.attr("names").is_none();
 }
@@ -328,6 +347,9 @@ void classify_argument(py::handle obj, size_t position, runtime::Device& device,
     if (is_structured(array.dtype()))
       v.type = Type::record_array(record_layout(array.dtype(), position), ndim, layout,
                                   !array.writeable());
+    else if (is_character_dtype(array.dtype()))
+      v.type =
+          Type::record_array(character_layout(array.dtype()), ndim, layout, !array.writeable());
     else
       v.type = Type::array(dtype_scalar(array.dtype(), position), ndim, layout, !array.writeable());
     v.data = const_cast<void*>(array.data());

@@ -1180,6 +1180,26 @@ TEST_CASE("character and byte fields parse as bytes kernels cannot use, and prin
   refused("Record(d[type=[unichr x 5];offset=4];20;False)", "lies outside the record's 20 bytes");
 }
 
+TEST_CASE("arrays of NumPy 'U' and 'S' elements and of datetime64 parse and print back",
+          "[typing]") {
+  using cudajit::kGenericUnit;
+  Type u = T("array([unichr x 12], 1d, C)");
+  CHECK(u.str() == "array([unichr x 12], 1d, C)");
+  CHECK(u.is_record_array());
+  CHECK(cudajit::is_character_layout(*u.record_layout()));
+  CHECK(u.itemsize() == 48);
+  CHECK(T("readonly array([char x 3], 2d, A)").itemsize() == 3);
+  refused("array([bytes x 3], 1d, C)", "expected [unichr x N] or [char x N]");
+  CHECK(T("array(datetime64[D], 1d, C)").dtype() == cudajit::make_datetime(3));
+  CHECK(T("array(timedelta64, 2d, A)").dtype() == cudajit::make_timedelta(kGenericUnit));
+  CHECK(T("timedelta64[ms]").str() == "timedelta64[ms]");
+  CHECK(T("Record(t[type=datetime64[s];offset=0];8;False)").str() ==
+        "Record(t[type=datetime64[s];offset=0];8;False)");
+  CHECK(cudajit::datetime_unit_factor(3, 9) == 86'400'000'000'000);  // days to nanoseconds
+  CHECK(!cudajit::datetime_unit_factor(1, 3));      // months do not convert to days
+  CHECK(cudajit::common_datetime_unit(0, 1) == 1);  // years and months meet in months
+}
+
 TEST_CASE("malformed record spellings are refused with the reason", "[typing]") {
   refused("Record(a[type=float64;offset=4];8;False)", "lies outside the record's 8 bytes");
   refused("Record(a[type=float64;offset=0],a[type=int8;offset=0];8;False)", "appears twice");

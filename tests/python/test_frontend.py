@@ -639,7 +639,7 @@ ERROR_CASES = [
     ("c = [1, 2]", "lists are not supported", 2, 8),
     ("c = {1: 2}", "dicts are not supported", 2, 8),
     ("c = (d := 1)", "assignment expressions (:=) are not supported", 2, 9),
-    ("c = 'text'", "strings are not supported", 2, 8),
+    ("c = 'text'", "strings are supported in kernels only as constants stored into", 2, 8),
     ("c = f'{a}'", "f-strings are not supported", 2, 8),
     ("c = None", "None is not supported", 2, 8),
     ("c = max(a, key=b)", "keyword arguments are not supported", 2, 15),
@@ -998,7 +998,9 @@ def test_from_dtype():
     assert cjtypes.from_dtype(np.int64) is cjtypes.int64
     assert cjtypes.from_dtype("?") is cjtypes.bool_
     with pytest.raises(TypeError, match="unsupported dtype"):
-        cjtypes.from_dtype(np.dtype("datetime64[s]"))
+        cjtypes.from_dtype(np.dtype("<U3"))
+    assert str(cjtypes.from_dtype(np.dtype("datetime64[s]"))) == "datetime64[s]"
+    assert cjtypes.from_dtype("m8") is cjtypes.TIMEDELTA_TYPES[-1]  # the generic unit
 
 
 def test_jit_takes_a_numba_signature_object():

@@ -8,6 +8,7 @@
 namespace cudajit::lower {
 
 using ir::Node;
+using ir::NodeKind;
 
 namespace {
 
@@ -96,6 +97,24 @@ void FunctionLowering::store_field(const Node& target, llvm::Value* value, const
   i->addIncoming(next, b_.GetInsertBlock());
   b_.CreateCondBr(b_.CreateICmpSLT(next, int64(total)), body, done);
   b_.SetInsertPoint(done);
+}
+
+// r.f = "abc": the text's bytes (UTF-32 for a 'U' field) into the field, as NumPy stores
+// them: truncated to the field's width, or zero-padded to it.
+void FunctionLowering::store_characters(const Node& target, const Node& value) {
+  const Type& t = type_of(target.child(0));
+  const RecordLayout& layout = *t.record_layout();
+  const RecordField& f =
+      target.kind == NodeKind::Subscript ? layout.fields[0] : *layout.find(target.text);
+  const auto width = static_cast<size_t>(f.shape.at(0));
+  std::string data = value.child(0).text.substr(0, width);
+  data.resize(width, '\0');
+  llvm::Value* ptr =
+      target.kind == NodeKind::Subscript  // a[i] of a 'U' or 'S' array: the element's bytes
+          ? element_pointer(expr(target.child(0)), t, indices(target.child(1)), target.loc)
+          : field_pointer(expr(target.child(0)), f);
+  b_.CreateAlignedStore(llvm::ConstantDataArray::getString(m_.context, data, /*AddNull=*/false),
+                        ptr, llvm::MaybeAlign(1));
 }
 
 // a[i] = r: the record's bytes (the same record, or another: never a partial overlap).

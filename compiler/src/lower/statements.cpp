@@ -216,6 +216,10 @@ void FunctionLowering::stmt(const Node& s) {
   const AtSource at(*this, s.loc);
   switch (s.kind) {
     case NodeKind::Assign:
+      if (ir::is_character_constant(s.child(1))) {
+        store_characters(s.child(0), s.child(1));
+        return;
+      }
       assign(s.child(0), expr(s.child(1)), type_of(s.child(1)));
       return;
     case NodeKind::AugAssign: {

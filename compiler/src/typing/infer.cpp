@@ -69,6 +69,10 @@ class FunctionTyper {
   void stmt(const Node& s) {
     switch (s.kind) {
       case NodeKind::Assign: {
+        if (ir::is_character_constant(s.child(1))) {
+          character_store(s.child(0), s.child(1));
+          return;
+        }
         // A variable may hold an optional number (x = f() of a function that may return
         // None); elsewhere one is used as its number.
         auto value =
@@ -360,10 +364,6 @@ class FunctionTyper {
           }
           if (!a.is_scalar() || !b.is_scalar())
             type_error(n, "cannot compare " + describe(a) + " and " + describe(b));
-          if ((is_complex(a.scalar()) || is_complex(b.scalar())) && op != "==" && op != "!=" &&
-              op != "is" && op != "isnot")
-            type_error(n, "complex numbers support only == and !=, not '" + op + "'");
-        }
           if (is_npdatetime(a.scalar()) || is_npdatetime(b.scalar())) {
             Scalar x = a.scalar(), y = b.scalar();
             if (is_datetime(x) != is_datetime(y) || is_timedelta(x) != is_timedelta(y) ||
@@ -373,6 +373,10 @@ class FunctionTyper {
                                 "a timedelta64, in units that convert (Y and M, or W to as)");
             continue;
           }
+          if ((is_complex(a.scalar()) || is_complex(b.scalar())) && op != "==" && op != "!=" &&
+              op != "is" && op != "isnot")
+            type_error(n, "complex numbers support only == and !=, not '" + op + "'");
+        }
         return Type::scalar(Scalar::Bool);
       }
       case NodeKind::IfExp: {
@@ -414,6 +418,11 @@ class FunctionTyper {
         type_error(n, describe(*v) + " has no method '" + n.text + "' in a kernel");
       }
       case NodeKind::Call: {
+        if (ir::is_character_constant(n))
+          type_error(n,
+                     "strings are supported in kernels only as constants stored into an "
+                     "element of a NumPy 'U' (str) or 'S' (bytes) array or into such a record "
+                     "field: a[i] = 'abc', r.f = b'abc'");
         if (n.text == "isnone" || n.text == "notnone") return none_test(n);
         if (n.text.starts_with("overload.")) return overload(n);
         if (n.text.starts_with("choose.complex.")) return choose_complex(n);
@@ -555,6 +564,7 @@ class FunctionTyper {
       type_error(
           n, "unsupported operand types for " + op + ": " + describe(a) + " and " + describe(b));
     Scalar x = a.scalar(), y = b.scalar();
+    if (is_npdatetime(x) || is_npdatetime(y)) return datetime_binop_type(n, op, a, b);
     bool ints = is_int_like(a) && is_int_like(b);
     bool any_complex = is_complex(x) || is_complex(y);
     if (op == "+" || op == "-" || op == "*") return Type::scalar(arithmetic_result(x, y));
@@ -563,7 +573,6 @@ class FunctionTyper {
       return Type::scalar(arithmetic_result(x, y));
     }
     if (op == "//" || op == "%") {
-    if (is_npdatetime(x) || is_npdatetime(y)) return datetime_binop_type(n, op, a, b);
       if (any_complex) type_error(n, "'" + op + "' is not defined for complex numbers");
       return Type::scalar(arithmetic_result(x, y));
     }
@@ -583,14 +592,6 @@ class FunctionTyper {
     type_error(n, "unsupported operator '" + op + "'");
   }
 
-  Type unary_type(const Node& n, const Type& a) {
-    if (!a.is_scalar())
-      type_error(n, "unsupported operand type for unary " + n.text + ": " + describe(a));
-    Scalar s = a.scalar();
-    if (n.text == "~") {
-      if (s == Scalar::Bool) return a;
-      if (!is_integer(s)) type_error(n, "'~' needs an integer operand, got " + describe(a));
-      return Type::scalar(arithmetic_result(s, s));
   // Numba's NPDatetime/NPTimedelta operators (npdatetime.py): datetime - datetime is a
   // timedelta, datetime +- timedelta a datetime, timedeltas add, subtract and take % among
   // themselves, / and // of two timedeltas give float64 and int64, a timedelta times or divided
@@ -629,12 +630,20 @@ class FunctionTyper {
         "timedelta64, and timedelta64 * / // a number are defined)");
   }
 
+  Type unary_type(const Node& n, const Type& a) {
+    if (!a.is_scalar())
+      type_error(n, "unsupported operand type for unary " + n.text + ": " + describe(a));
+    Scalar s = a.scalar();
+    if (is_datetime(s) || (is_timedelta(s) && n.text == "~"))
+      type_error(n, "unsupported operand type for unary " + n.text + ": " + describe(a));
+    if (n.text == "~") {
+      if (s == Scalar::Bool) return a;
+      if (!is_integer(s)) type_error(n, "'~' needs an integer operand, got " + describe(a));
+      return Type::scalar(arithmetic_result(s, s));
     }
     if (is_integer(s) || s == Scalar::Bool) return Type::scalar(arithmetic_result(s, s));
     return a;  // floats and complex keep their type
   }
-    if (is_datetime(s) || (is_timedelta(s) && n.text == "~"))
-      type_error(n, "unsupported operand type for unary " + n.text + ": " + describe(a));
 
   std::optional<Type> attribute(const Node& n) {
     auto v = expr(n.child(0));
@@ -683,6 +692,53 @@ class FunctionTyper {
       args.push_back(*t);
     }
     return array_method_type(n, v, args);
+  }
+
+  // r.f = "abc" (b"abc"): a str constant into a NumPy 'U' field ([unichr x N]), bytes into an
+  // 'S' one ([char x N]); a[i] = "abc" likewise into an element of a 'U' ('S') array. Lowering
+  // truncates or zero-pads the text to the field's width.
+  void character_store(const Node& target, const Node& value) {
+    const bool unichr = value.text == "chars.unichr";
+    const std::string what = unichr ? "a str constant" : "a bytes constant";
+    const std::string wanted = unichr ? "[unichr x" : "[char x";
+    const std::string dtype = unichr ? "'U'" : "'S'";
+    if (target.kind == NodeKind::Subscript) {
+      auto array = expr(target.child(0));
+      if (!array) return;
+      if (!array->is_record_array() || !is_character_layout(*array->record_layout()))
+        type_error(value, "cannot store " + what + " into an element of " + describe(*array) +
+                              "; " + what + " goes into an array of NumPy " + dtype +
+                              " dtype or a record's " + dtype + " field");
+      auto element = subscript(target, /*store=*/true);
+      if (!element) return;
+      if (!element->is_record())
+        type_error(value, "cannot store " + what + " into a view of several elements (" +
+                              describe(*element) + "); store into one element at a time");
+      if (final_) out_.expr_types[&target] = *element;
+      const std::string& opaque = array->record_layout()->fields[0].opaque;
+      if (!opaque.starts_with(wanted))
+        type_error(value, "cannot store " + what + " into an element of " + describe(*array) +
+                              "; " + what + " goes into a NumPy " + dtype + " array (" + wanted +
+                              " N])");
+      return;
+    }
+    if (target.kind != NodeKind::Attr)
+      type_error(value, what + " can be stored only into an element of a NumPy " + dtype +
+                            " array or a record's " + dtype + " field, not into a variable");
+    auto v = expr(target.child(0));
+    if (!v) return;
+    if (!v->is_record())
+      type_error(target, "cannot store " + what + " into attribute '" + target.text + "' of " +
+                             describe(*v));
+    const RecordField* f = v->record_layout()->find(target.text);
+    if (!f) field_type(target, *v);  // the message naming the fields there are
+    if (v->readonly())
+      type_error(target, "cannot write to field '" + target.text + "' of a read-only record");
+    if (!f->opaque.starts_with(wanted))
+      type_error(value, "cannot store " + what + " into the field '" + target.text + "' (" +
+                            (f->opaque.empty() ? describe(field_type(target, *v)) : f->opaque) +
+                            "); " + what + " goes into a NumPy " + (unichr ? "'U'" : "'S'") +
+                            " field (" + wanted + " N])");
   }
 
   // r.f = x: a number into a scalar field, or into every element of a nested array field

@@ -302,6 +302,7 @@ bool RecordLayout::field_aligned(const RecordField& f) const {
 namespace {
 
 std::string record_str(const RecordLayout& r) {
+  if (is_character_layout(r)) return r.fields[0].opaque;  // array([unichr x 12], 1d, C)
   std::string s = "Record(";
   for (size_t i = 0; i < r.fields.size(); ++i) {
     const RecordField& f = r.fields[i];
@@ -453,15 +454,8 @@ class TypeReader {
     std::string_view name = word();
     if (name == "none" || name == "void") return Type::none();
     if (accept("(")) return tuple_items(name);  // Tuple(int64, float64), Point(x=int64, ...)
-    std::string with_unit;
-    if ((name == "datetime64" || name == "timedelta64") && pos_ < text_.size() &&
-        text_[pos_] == '[') {  // datetime64[D]: the unit is part of the name
-      size_t close = text_.find(']', pos_);
-      if (close == std::string_view::npos) fail("expected ']' after the unit");
-      with_unit = std::string(name) + std::string(text_.substr(pos_, close + 1 - pos_));
-      pos_ = close + 1;
-      name = with_unit;
-    }
+    std::string with_unit = datetime_unit_suffix(name);
+    if (!with_unit.empty()) name = with_unit;
     auto scalar = scalar_from_name(name);
     if (!scalar)
       fail("expected a scalar name, 'none', 'array(dtype, Nd, C|F|A)', 'Record(...)' or a tuple");
@@ -516,9 +510,35 @@ class TypeReader {
     return field;
   }
 
+  // datetime64[D]: after the word `name`, the unit, part of the name ("" when there is none).
+  std::string datetime_unit_suffix(std::string_view name) {
+    if ((name != "datetime64" && name != "timedelta64") || pos_ >= text_.size() ||
+        text_[pos_] != '[')
+      return "";
+    size_t close = text_.find(']', pos_);
+    if (close == std::string_view::npos) fail("expected ']' after the unit");
+    std::string spelled = std::string(name) + std::string(text_.substr(pos_, close + 1 - pos_));
+    pos_ = close + 1;
+    return spelled;
+  }
+  std::optional<Scalar> scalar_name_word() {
+    std::string_view name = word();
+    std::string with_unit = datetime_unit_suffix(name);
+    return scalar_from_name(with_unit.empty() ? name : std::string_view(with_unit));
+  }
+
   Type element_type() {
+    if (peek("[")) {  // array([unichr x 12], 1d, C): NumPy 'U'/'S' elements, as Numba spells them
+      auto layout = std::make_shared<RecordLayout>();
+      RecordField f;
+      f.opaque = opaque_field(f);
+      if (f.opaque.starts_with("[bytes")) fail("expected [unichr x N] or [char x N]");
+      layout->size = f.shape.at(0);
+      layout->fields.push_back(std::move(f));
+      return Type::record(std::move(layout));
+    }
     if (!accept("Record(")) {
-      auto scalar = scalar_from_name(word());
+      auto scalar = scalar_name_word();
       if (!scalar) fail("unknown dtype");
       return Type::scalar(*scalar);
     }
@@ -582,7 +602,7 @@ class TypeReader {
   }
 
   Scalar scalar_word() {
-    auto scalar = scalar_from_name(word());
+    auto scalar = scalar_name_word();
     if (!scalar || *scalar == Scalar::BFloat16) fail("unknown field dtype");
     return *scalar;
   }

@@ -32,6 +32,10 @@ BINARY_OPERATORS = {
     ast.LShift: "<<", ast.RShift: ">>",
 }
 UNARY_OPERATORS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
+# What kernels do with str and bytes: constants stored into NumPy 'U'/'S' elements and fields.
+STRING_CONSTANT_USE = (
+    "strings are supported in kernels only as constants stored into an element of a NumPy "
+    "'U' (str) or 'S' (bytes) array or into such a record field: a[i] = 'abc', r.f = b'abc'")
 COMPARE_OPERATORS = {
     ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
     ast.Is: "is", ast.IsNot: "isnot",  # of numbers: the same type and value, as in Numba
@@ -151,7 +155,7 @@ class FunctionTranslator:
         if self._lambda_assigned(node):
             return []
         loc = self.loc(node)
-        value = self.expr(node.value)
+        value = self._character_constant(node) or self.expr(node.value)
         result = []
         if len(node.targets) > 1 and not self._is_cheap(node.value):
             # a = b = f(x): evaluate f(x) once, into a name no Python code can spell.
@@ -161,6 +165,23 @@ class FunctionTranslator:
         for target in node.targets:
             result.append(IRNode("assign", loc, self.target(target), value))
         return result
+
+    def _character_constant(self, node: ast.Assign) -> IRNode | None:
+        """``r.f = "abc"`` (or ``b"abc"``) into a record's NumPy 'U' (or 'S') field, or
+        ``a[i] = "abc"`` into an element of such an array:
+        ``(call chars.unichr (bytes HEX))`` of the text as NumPy stores it (UTF-32, or the
+        bytes), which typing accepts only as such a store; lowering truncates or zero-pads it to
+        the field's width. None when the value is no str or bytes constant."""
+        value = node.value
+        if not isinstance(value, ast.Constant) or not isinstance(value.value, (str, bytes)):
+            return None
+        if not all(isinstance(t, (ast.Subscript, ast.Attribute)) for t in node.targets):
+            raise self.error(STRING_CONSTANT_USE, value)
+        text = value.value
+        data = text.encode("utf-32-le") if isinstance(text, str) else text
+        kind = "chars.unichr" if isinstance(text, str) else "chars.char"
+        return IRNode("call", self.loc(value), kind,
+                      IRNode("bytes", self.loc(value), '"' + data.hex() + '"'))
 
     @staticmethod
     def _is_cheap(node: ast.expr) -> bool:
@@ -357,7 +378,7 @@ class FunctionTranslator:
     def _expr_Constant(self, node: ast.Constant) -> IRNode:
         value = node.value
         if isinstance(value, (str, bytes)):
-            raise self.error("strings are not supported in kernels", node)
+            raise self.error(STRING_CONSTANT_USE, node)
         if value is None:
             raise self.error("None is not supported here in kernels", node)
         if not is_number(value):

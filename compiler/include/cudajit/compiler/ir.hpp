@@ -76,6 +76,13 @@ inline bool is_slice(const Node& n) {
   return n.kind == NodeKind::Call && n.text.size() == 9 && n.text.starts_with("slice.");
 }
 inline std::string_view slice_parts(const Node& n) { return std::string_view(n.text).substr(6); }
+// A str or bytes constant stored into a record's 'U' or 'S' field, `r.f = "abc"`, or into an
+// element of such an array, `a[i] = "abc"`: the call
+// `chars.unichr` (or `chars.char`) of (bytes@ ...) holding the text as NumPy stores it (UTF-32
+// or the bytes); only ever the value of an assignment.
+inline bool is_character_constant(const Node& n) {
+  return n.kind == NodeKind::Call && (n.text == "chars.unichr" || n.text == "chars.char");
+}
 // A subscript's index as its parts: a tuple's items, or the index itself.
 inline std::vector<const Node*> index_parts(const Node& index) {
   std::vector<const Node*> parts;

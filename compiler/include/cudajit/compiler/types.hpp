@@ -118,6 +118,13 @@ struct RecordLayout {
   bool field_aligned(const RecordField& f) const;
 };
 
+// The elements of an array of NumPy 'U' or 'S' dtype (Numba's UnicodeCharSeq / CharSeq,
+// spelled "[unichr x 12]"): one nameless opaque field of the element's bytes. Kernels store
+// str/bytes constants into them (a[i] = "abc") and copy them whole.
+inline bool is_character_layout(const RecordLayout& r) {
+  return r.fields.size() == 1 && r.fields[0].name.empty() && !r.fields[0].opaque.empty();
+}
+
 // Why a record field `f` of `outer` cannot be used (empty when it can): a record inside a
 // record must start as aligned as its own fields need, which only records made with
 // align=True promise (NumPy places such a record at a multiple of its alignment).
