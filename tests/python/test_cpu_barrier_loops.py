@@ -161,3 +161,37 @@ def test_a_uniform_value_changed_between_barriers_is_read_as_each_thread_would()
     uniform_updated_then_read[1, TPB](out)
     t = np.arange(TPB)
     np.testing.assert_array_equal(out, (t + 2) % TPB + (t + 4) % TPB + (t + 8) % TPB)
+
+
+@cuda.jit
+def thread_ranges(out, k):
+    s = cuda.shared.array((2, 64), np.int64)
+    x = cuda.threadIdx.x
+    y = cuda.threadIdx.y
+    s[y, x] = 0
+    cuda.syncthreads()
+    if x < k:  # a loop over threadIdx.x < k only (each y)
+        s[y, x] += 1
+    cuda.syncthreads()
+    if x >= k:
+        s[y, x] += 10
+    cuda.syncthreads()
+    if cuda.threadIdx.x == k:
+        s[y, x] += 100
+    cuda.syncthreads()
+    if x <= k:
+        s[y, x] += 1000
+    cuda.syncthreads()
+    if x > k:
+        s[y, x] += 10000
+    cuda.syncthreads()
+    out[cuda.blockIdx.x, y, x] = s[y, x]
+
+
+@pytest.mark.parametrize("k", [-3, 0, 5, 39, 40, 100])
+def test_threads_chosen_by_comparing_threadidx_x_with_a_uniform_value(k):
+    out = np.zeros((2, 2, 40), np.int64)
+    thread_ranges[2, (40, 2)](out, k)
+    x = np.arange(40)
+    want = ((x < k) * 1 + (x >= k) * 10 + (x == k) * 100 + (x <= k) * 1000 + (x > k) * 10000)
+    np.testing.assert_array_equal(out, np.broadcast_to(want, (2, 2, 40)))

@@ -689,6 +689,8 @@ ERROR_CASES = [
     ("c = cuda.float32(a, b)", "cuda.float32() takes exactly one argument", 2, 8),
     ("c = math", "module 'math' cannot be used as a value", 2, 8),
     ("c = math.sqrt", "'math.sqrt' can only be called", 2, 8),
+    ("float.as_integer_ratio(1.23)", "Unknown attribute 'as_integer_ratio' of 'float': kernels "
+     "call functions, they do not read their attributes", 2, 4),
     ("c = math.not_a_function(a)", "'math.not_a_function' is not supported", 2, 8),
     ("c = np.gcd(a, b)", "'np.gcd' is not supported in kernels; use math.gcd", 2, 8),
     ("c = np.median(a)", "'np.median' is not supported in kernels", 2, 8),
@@ -997,10 +999,10 @@ def test_from_dtype():
     assert cjtypes.from_dtype(np.dtype("float32")) is cjtypes.float32
     assert cjtypes.from_dtype(np.int64) is cjtypes.int64
     assert cjtypes.from_dtype("?") is cjtypes.bool_
-    with pytest.raises(TypeError, match="unsupported dtype"):
-        cjtypes.from_dtype(np.dtype("<U3"))
     assert str(cjtypes.from_dtype(np.dtype("datetime64[s]"))) == "datetime64[s]"
     assert cjtypes.from_dtype("m8") is cjtypes.TIMEDELTA_TYPES[-1]  # the generic unit
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        cjtypes.from_dtype(np.dtype("<U3"))
 
 
 def test_jit_takes_a_numba_signature_object():

@@ -539,7 +539,8 @@ llvm::AllocaInst* FunctionLowering::make_slot(llvm::Type* type, const std::strin
 
 // for tz, ty, tx in the block (tx innermost): threadIdx set in the context, thread_id_
 // the thread's linear index.
-void FunctionLowering::thread_loop(const std::function<void()>& body) {
+void FunctionLowering::thread_loop(const std::function<void()>& body, llvm::Value* x_begin,
+                                   llvm::Value* x_end) {
   auto* i32 = b_.getInt32Ty();
   auto index_slot = [&](int k) { return b_.CreateConstGEP1_32(i32, thread_ctx_, k); };
   llvm::Value* dims[3];
@@ -560,20 +561,73 @@ void FunctionLowering::thread_loop(const std::function<void()>& body) {
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(m_.context, "thread.loop", fn_);
     auto* done = llvm::BasicBlock::Create(m_.context, "thread.loop.end", fn_);
-    b_.CreateCondBr(b_.CreateICmpSGT(dims[d], b_.getInt32(0)), head, done);
+    llvm::Value* begin = d == 0 && x_begin ? x_begin : b_.getInt32(0);
+    llvm::Value* end = d == 0 && x_end ? x_end : dims[d];
+    b_.CreateCondBr(b_.CreateICmpSLT(begin, end), head, done);
     b_.SetInsertPoint(head);
     llvm::PHINode* id = b_.CreatePHI(i32, 2);
-    id->addIncoming(b_.getInt32(0), pre);
+    id->addIncoming(begin, pre);
     b_.CreateStore(id, index_slot(d));
     ids[d] = id;
     level(d - 1);
     llvm::Value* next = b_.CreateAdd(id, b_.getInt32(1));
     id->addIncoming(next, b_.GetInsertBlock());
-    b_.CreateCondBr(b_.CreateICmpSLT(next, dims[d]), head, done);
+    b_.CreateCondBr(b_.CreateICmpSLT(next, end), head, done);
     b_.SetInsertPoint(done);
   };
   level(2);
   thread_id_ = nullptr;
+}
+
+// A thread loop whose one statement is `if t < k:` (<=, ==, >=, >; no else), `t` threadIdx.x
+// (or a variable recomputed as it) and `k` an integer the same in every thread (a constant,
+// an unassigned parameter, a block scalar): only the threads that pass, [x_begin, x_end)
+// of threadIdx.x, run the branch's statements (a tree reduction's `if t < stride`).
+bool FunctionLowering::x_range(const Node& s, llvm::Value*& x_begin, llvm::Value*& x_end) {
+  if (s.kind != NodeKind::If || !s.child(2).children.empty()) return false;
+  const Node& c = s.child(0);
+  if (c.kind != NodeKind::Compare || c.ops.size() != 1 || c.size() != 2) return false;
+  const Node& left = c.child(0);
+  const Node& right = c.child(1);
+  auto is_thread_x = [&](const Node& e) {
+    if (e.kind == NodeKind::Call) return e.text == "cuda.threadIdx.x";
+    if (e.kind != NodeKind::Name) return false;
+    for (const Node* r : recomputed_)
+      if (r->child(0).text == e.text)
+        return r->child(1).kind == NodeKind::Call && r->child(1).text == "cuda.threadIdx.x";
+    return false;
+  };
+  bool same_everywhere = right.kind == NodeKind::Int ||
+                         (right.kind == NodeKind::Name &&
+                          (block_scalars_.count(right.text) || parameters_.count(right.text)));
+  const Type& tl = type_of(left);
+  const Type& tr = type_of(right);
+  if (!is_thread_x(left) || !same_everywhere || !tl.is_scalar() || !tr.is_scalar() ||
+      !is_integer(tl.scalar()) || !is_integer(tr.scalar()))
+    return false;
+  const std::string& op = c.ops[0];
+  if (op != "<" && op != "<=" && op != "==" && op != ">=" && op != ">") return false;
+  as_thread_zero();
+  llvm::Value* k = expr_as(right, Type::scalar(Scalar::Int64));
+  thread_id_ = nullptr;
+  auto* i64 = b_.getInt64Ty();
+  llvm::Value* bx = b_.CreateZExt(
+      b_.CreateLoad(b_.getInt32Ty(), b_.CreateConstGEP1_32(b_.getInt32Ty(), thread_ctx_, 3)), i64);
+  llvm::Value* one = b_.getInt64(1);
+  llvm::Value* lo = b_.getInt64(0);
+  llvm::Value* hi = bx;
+  if (op == "<") hi = k;
+  if (op == "<=") hi = b_.CreateAdd(k, one);
+  if (op == "==") lo = k, hi = b_.CreateAdd(k, one);
+  if (op == ">=") lo = k;
+  if (op == ">") lo = b_.CreateAdd(k, one);
+  auto clamp = [&](llvm::Value* v) {  // into [0, blockDim.x]
+    v = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, b_.getInt64(0));
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, bx);
+  };
+  x_begin = b_.CreateTrunc(clamp(lo), b_.getInt32Ty());
+  x_end = b_.CreateTrunc(clamp(hi), b_.getInt32Ty());
+  return true;
 }
 
 // Uniform conditions and loop bounds are computed as thread 0 sees them.
@@ -598,6 +652,13 @@ void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
       as_thread_zero();  // a block scalar's assignment: once, before the thread loop
       stmt(*s);
       thread_id_ = nullptr;
+    }
+    llvm::Value *x_begin = nullptr, *x_end = nullptr;
+    if (per_thread.size() == 1 && warp_statement == nullptr &&
+        x_range(*per_thread[0], x_begin, x_end)) {
+      thread_loop([&] { block(per_thread[0]->child(1).children); }, x_begin, x_end);
+      run.clear();
+      return;
     }
     if (!per_thread.empty() || warp_statement != nullptr)
       thread_loop([&] {

@@ -262,7 +262,9 @@ class FunctionLowering {
   // element per thread, thread_id_ the current thread's index in it.
   llvm::Value* slot(const std::string& name);
   llvm::AllocaInst* make_slot(llvm::Type* type, const std::string& name);
-  void thread_loop(const std::function<void()>& body);
+  void thread_loop(const std::function<void()>& body, llvm::Value* x_begin = nullptr,
+                   llvm::Value* x_end = nullptr);
+  bool x_range(const ir::Node& s, llvm::Value*& x_begin, llvm::Value*& x_end);
   void as_thread_zero();
   void split_block(const std::vector<ir::NodePtr>& stmts);
   void split_for(const ir::Node& s);

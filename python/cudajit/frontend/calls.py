@@ -61,6 +61,11 @@ def translate_call(t: FunctionTranslator, node: ast.Call) -> IRNode:
                 overloaded = overloads.method_call(t, node, func.attr)  # @overload_method
                 if overloaded is not None:
                     return call_entity(t, overloaded.callee, overloaded.call)
+            if isinstance(base, (BuiltinFunction, IntrinsicFunction, PythonFunction)):
+                # float.as_integer_ratio(x): a function's attribute (Numba's words first)
+                raise t.error(f"Unknown attribute '{func.attr}' of "
+                              f"'{ast.unparse(func.value)}': kernels call functions, they do "
+                              "not read their attributes", func)
             node = check_call_syntax(t, node)
             return _method_call(t, node, t.as_value(base, func.value), func.attr)
     else:
