@@ -139,11 +139,16 @@ def _arch_for(cc: int) -> int:
 
 def include_dirs() -> list[str]:
     """The toolkit's include folders, for cuda_fp16.h and friends (NVRTC brings its own
-    builtins; the headers are the toolkit's or the nvidia-cuda-runtime wheel's)."""
+    builtins; the headers are the toolkit's or the nvidia-cuda-runtime wheel's), and their
+    CCCL folder (include/cccl) where there is one."""
     folders = [root / "include" for root in _toolkit_roots()]
     folders += [d.parent / "include" for d in _wheel_lib_dirs()]
-    return [str(f) for f in folders if (f / "cuda_runtime.h").is_file() or
-            (f / "cuda_fp16.h").is_file()]
+    found = [f for f in folders if (f / "cuda_runtime.h").is_file() or
+             (f / "cuda_fp16.h").is_file()]
+    # CUDA 13 keeps CCCL (libcu++'s <cuda/std/...>, <cuda/barrier>, which cooperative_groups.h
+    # includes) in include/cccl; numba-cuda gives NVRTC that folder too.
+    found += [f / "cccl" for f in found if (f / "cccl" / "cuda" / "std").is_dir()]
+    return list(dict.fromkeys(str(f) for f in found))  # a toolkit found twice, once
 
 
 def _program_log(lib: Any, program: ctypes.c_void_p) -> str:

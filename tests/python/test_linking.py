@@ -154,6 +154,37 @@ def test_a_cusource_is_compiled_with_nvrtc_and_linked(on_cuda):
 
 
 @needs_nvrtc
+def test_cuda_cplusplus_including_cccl_headers_compiles(on_cuda):
+    # <cuda/std/...> (libcu++, which cooperative_groups.h and <cuda/barrier> include) lies
+    # in the toolkit's include/cccl from CUDA 13: NVRTC is given that folder too.
+    if not any((Path(d) / "cuda" / "std" / "type_traits").is_file()
+               for d in nvrtc.include_dirs()):
+        pytest.skip("no CCCL headers (cuda/std/type_traits) in the toolkit found")
+    source = cuda.CUSource("""
+#include <cuda/std/type_traits>
+#include <cuda/std/limits>
+extern "C" __device__ int clamp_to_short(int* out, int a) {
+  static_assert(cuda::std::is_same_v<short, cuda::std::int16_t>);
+  const int hi = cuda::std::numeric_limits<short>::max();
+  *out = a > hi ? hi : a;
+  return 0;
+}
+""", name="clamp.cu")
+    clamp = cuda.declare_device("clamp_to_short", "int32(int32)", link=source)
+
+    @cuda.jit
+    def kernel(r, x):
+        i = cuda.grid(1)
+        if i < len(r):
+            r[i] = clamp(x[i])
+
+    x = np.array([0, 5, 32767, 32768, 100000], dtype=np.int32)
+    r = np.empty_like(x)
+    kernel[1, 32](r, x)
+    np.testing.assert_array_equal(r, np.minimum(x, 32767))
+
+
+@needs_nvrtc
 @pytest.mark.parametrize("collection", [list, tuple, set])
 def test_several_sources_link_together(on_cuda, collection):
     times4 = cuda.declare_device("times4", "int32(int32)",
