@@ -9,9 +9,10 @@ CUDA_ARRAY_INTERFACE_SYNC_MODE (env CUDAJIT_CUDA_ARRAY_INTERFACE_SYNC_MODE):
     blocks. "host": Numba's behaviour, synchronise the producer's stream from
     the host before the launch.
 CUDA_DEALLOCS_COUNT and CUDA_DEALLOCS_RATIO (env CUDAJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT and
-    _RATIO, else Numba's NUMBA_CUDA_MAX_PENDING_DEALLOCS_*; default 10 and 0.2): memory whose last reference went waits in its device's queue of pending
-    deallocations, freed once the queue holds more than CUDA_DEALLOCS_COUNT allocations or
-    more than CUDA_DEALLOCS_RATIO of the device's memory, as in numba-cuda
+    _RATIO, else Numba's NUMBA_CUDA_MAX_PENDING_DEALLOCS_*; default 10 and 0.2): memory
+    whose last reference went waits in its device's queue of pending deallocations, freed
+    once the queue holds more than CUDA_DEALLOCS_COUNT allocations or more than
+    CUDA_DEALLOCS_RATIO of the device's memory, as in numba-cuda
     (``cuda.defer_cleanup()`` holds it back).
 CPU_WORKERS (env CUDAJIT_CPU_WORKERS, default: one per core): the threads that run the
     cpu device's blocks, the launching thread one of them. Set it to 1 where each process

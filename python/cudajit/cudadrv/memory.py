@@ -22,7 +22,6 @@ import ctypes
 import functools
 import threading
 import weakref
-from collections import deque
 from typing import Any, Callable, Iterator, NamedTuple
 
 import numpy as np
