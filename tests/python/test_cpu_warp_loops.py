@@ -204,6 +204,7 @@ for k in (warp_sums, butterfly, shared_then_syncwarp, partial_mask, divergent):
     k[1, 64](a, out[:, 0])
 votes[1, 64](a.astype(np.int64), out.astype(np.int64))
 every_shuffle[1, 64](a, 1, 1, out[:, :5])
+vote_conditions[1, 64](a, out[:, :4])
 """
 
 
@@ -212,7 +213,7 @@ def test_the_dump_says_which_kernels_run_as_thread_loops(tmp_path):
     kernels = [
         textwrap.dedent(source[source.index(f"@cuda.jit\ndef {name}("):].split("\n\n\n")[0])
         for name in ("warp_sums", "butterfly", "every_shuffle", "votes", "shared_then_syncwarp",
-                     "partial_mask", "divergent")
+                     "partial_mask", "divergent", "vote_conditions")
     ]
     script = tmp_path / "kernels.py"
     script.write_text(PATHS.format(kernels="\n\n".join(kernels)))
@@ -224,10 +225,36 @@ def test_the_dump_says_which_kernels_run_as_thread_loops(tmp_path):
     for chunk in result.stderr.split("=== cudajit cpu: ")[1:]:
         name, text = chunk.split(" ===\n", 1)
         paths[name] = text.strip()
-    for name in ("warp_sums", "butterfly", "every_shuffle", "votes", "shared_then_syncwarp"):
+    for name in ("warp_sums", "butterfly", "every_shuffle", "votes", "shared_then_syncwarp",
+                 "vote_conditions"):
         assert paths[name].startswith("thread loops split at barriers"), (name, paths[name])
         assert "warp functions split them too" in paths[name]
     assert paths["partial_mask"].startswith("fibers")
     assert "mask is not the constant 0xffffffff" in paths["partial_mask"]
     assert paths["divergent"].startswith("fibers")
     assert "threads may reach differently" in paths["divergent"]
+
+
+@cuda.jit
+def vote_conditions(a, out):
+    i = cuda.grid(1)
+    lo, hi = cuda.shfl_up_sync(FULL, a[i], 1), cuda.shfl_down_sync(FULL, np.float32(a[i]), 2)
+    out[i, 0] = lo
+    out[i, 1] = hi
+    if cuda.any_sync(FULL, a[i] > 40):  # a warp-uniform condition: a warp statement
+        out[i, 2] = 1.0
+    out[i, 3] = 2.0 if cuda.all_sync(FULL, a[i] >= 0) else 3.0
+
+
+def test_a_vote_as_a_condition_and_two_shuffles_in_one_statement():
+    a = np.arange(96, dtype=np.float64) - 16
+    out = np.zeros((96, 4))
+    vote_conditions[1, 96](a, out)
+    i = np.arange(96)
+    lane, base = i % 32, i - i % 32
+    np.testing.assert_array_equal(out[:, 0], np.where(lane >= 1, a[np.maximum(i - 1, 0)], a))
+    np.testing.assert_array_equal(out[:, 1], np.where(lane + 2 < 32, a[np.minimum(i + 2, 95)], a))
+    warp_any = np.repeat((a.reshape(3, 32) > 40).any(axis=1), 32)
+    warp_all = np.repeat((a.reshape(3, 32) >= 0).all(axis=1), 32)
+    np.testing.assert_array_equal(out[:, 2], np.where(warp_any, 1.0, 0.0))
+    np.testing.assert_array_equal(out[:, 3], np.where(warp_all, 2.0, 3.0))
