@@ -30,8 +30,10 @@ mode rounds up too), with NOSAT an overflow giving NaN (0xFF). A ``bfloat16_raw`
 ``half_raw`` is a ``uint16x1`` vector whose ``.x`` holds the bits, as CUDA's
 ``__nv_bfloat16_raw`` and ``__half_raw``.
 
-Every conversion is cuda_fp8.hpp's software one, bit for bit, on both devices (the PTX has
-no ``cvt.*.e4m3x2`` instruction, which only sm_89 and later have).
+Every conversion gives cuda_fp8.hpp's software result, bit for bit, on both devices. From
+compute capability 9.0, a conversion to E4M3/E5M2 from a value float32 holds exactly is one
+``cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32`` (NaN given the software byte); elsewhere, and from
+float64 or wider integers (which float32 would round first), the conversion is software.
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ from cudajit.fp8 import (cudaRoundMode, fp8_e4m3, fp8_e5m2, fp8_e8m0, fp8_interp
                          saturation_t)
 from cudajit.intrinsics import reinterpret
 
+from conftest import run_ptxas
+
 pytestmark = pytest.mark.usefixtures("device")
 
 FORMATS = {"e4m3": (4, 3), "e5m2": (5, 2)}
@@ -286,3 +288,23 @@ def test_fp8_device_function_parameter():
     out = np.zeros(1, np.float32)
     kernel[1, 1](out)
     assert out[0] == -2.5
+
+
+@pytest.mark.parametrize("cc, instruction", [((8, 0), False), ((8, 9), False), ((9, 0), True)])
+def test_ptx_conversion_instruction_from_sm_90(cc, instruction, ptxas):
+    def to_e4m3(x):
+        return reinterpret.uint8(fp8_e4m3(x))
+
+    def to_e5m2(x):
+        return reinterpret.uint8(fp8_e5m2(x))
+
+    ptx, _ = cuda.compile_ptx(to_e4m3, (cuda.float32,), device=True, cc=cc)
+    assert ("cvt.rn.satfinite.e4m3x2.f32" in ptx) == instruction
+    # ptxas assembles it (on sm_89 it would need PTX ISA 8.1, and cudajit writes 7.8 there)
+    assembled = run_ptxas(ptxas, ptx, cc)
+    assert assembled.returncode == 0, assembled.stderr
+    ptx, _ = cuda.compile_ptx(to_e5m2, (cuda.float16,), device=True, cc=cc)
+    assert ("cvt.rn.satfinite.e5m2x2.f32" in ptx) == instruction
+    # float64 (and int32 ...) round once in software: float32 would round them first
+    ptx, _ = cuda.compile_ptx(to_e4m3, (cuda.float64,), device=True, cc=cc)
+    assert "e4m3x2" not in ptx

@@ -1,5 +1,6 @@
 // Conversions between the kernel language's types, truth values, constants.
 #include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
 
 #include <cmath>
@@ -83,6 +84,36 @@ llvm::Value* encode_e8m0(llvm::IRBuilder<>& b, llvm::Value* d) {
   r = b.CreateSelect(b.CreateFCmpOGT(a, f64c(b, 0x1p127)), i64c(b, 0xFE), r);
   r = b.CreateTrunc(r, b.getInt8Ty());
   return b.CreateSelect(b.CreateFCmpUNO(d, d), b.getInt8(0xFF), r);
+}
+
+// sm_90 and later: the float32 `f` to E4M3 or E5M2 with one cvt.rn.satfinite.{e4m3x2,
+// e5m2x2}.f32 (the pair's other value 0; sm_89 has it from PTX ISA 8.1 only, and cudajit
+// writes 7.8 there, so sm_89 converts in software), the same rounding and saturation as
+// encode_fp8's; NaN, which the instruction makes the canonical 0x7F, gets encode_fp8's byte
+// (sign and, for E5M2, payload kept), so every device gives the same bits.
+llvm::Value* cvt_fp8_ptx(llvm::IRBuilder<>& b, llvm::Value* f, bool e4m3) {
+  llvm::Type* f32 = b.getFloatTy();
+  auto* type = llvm::FunctionType::get(b.getInt16Ty(), {f32, f32}, false);
+  auto* cvt = llvm::InlineAsm::get(
+      type,
+      e4m3 ? "cvt.rn.satfinite.e4m3x2.f32 $0, $2, $1;" : "cvt.rn.satfinite.e5m2x2.f32 $0, $2, $1;",
+      "=h,f,f", /*hasSideEffects=*/false);
+  llvm::Value* pair = b.CreateCall(cvt, {f, llvm::ConstantFP::get(f32, 0.0)});
+  llvm::Value* r = b.CreateTrunc(pair, b.getInt8Ty());
+  llvm::Value* bits = b.CreateZExt(b.CreateBitCast(f, b.getInt32Ty()), b.getInt64Ty());
+  llvm::Value* sign = b.CreateTrunc(b.CreateShl(b.CreateLShr(bits, 31), 7), b.getInt8Ty());
+  llvm::Value* nan = b.getInt8(0x7F);
+  if (!e4m3)  // float32's mantissa bits 22 and 21 are float64's 51 and 50
+    nan = b.CreateOr(b.getInt8(0x7E), b.CreateTrunc(b.CreateAnd(b.CreateLShr(bits, 21),
+                                                                 i64c(b, 3)),
+                                                     b.getInt8Ty()));
+  return b.CreateSelect(b.CreateFCmpUNO(f, f), b.CreateOr(nan, sign), r);
+}
+
+// Whether every value of `s` is a float32 (so that float32 conversions round once).
+bool exact_in_float32(Scalar s) {
+  return s == Scalar::Bool || (is_float(s) && bit_width(s) <= 32) ||
+         (is_integer(s) && bit_width(s) <= 16);
 }
 
 // An fp8 byte's value as float32 (exact).
@@ -203,6 +234,9 @@ llvm::Value* FunctionLowering::cast(llvm::Value* v, const Type& from, const Type
   if (is_fp8(s))  // through its value in float32
     return cast(decode_fp8(b_, v, s), Type::scalar(Scalar::Float32), to);
   if (is_fp8(t)) {
+    if (t != Scalar::Fp8E8M0 && !m_.hooks.has_thread_ctx() && m_.options.cc >= 90 &&
+        exact_in_float32(s))
+      return cvt_fp8_ptx(b_, cast(v, from, Type::scalar(Scalar::Float32)), t == Scalar::Fp8E4M3);
     llvm::Value* d = cast(v, from, Type::scalar(Scalar::Float64));
     return t == Scalar::Fp8E8M0 ? encode_e8m0(b_, d)
                                 : encode_fp8(b_, d, t == Scalar::Fp8E4M3, /*saturate=*/true);
