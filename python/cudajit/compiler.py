@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 import warnings
@@ -14,7 +15,7 @@ from .dispatcher import (DebugDispatcher, DeviceFunction, Dispatcher, cc_number,
 from .errors import InvalidConfigWarning, hides_cudajit_frames
 from .frontend.module_builder import unwrap
 from .linking import link_items
-from .source import warn_if_source_unreadable
+from .source import read_function, warn_if_source_unreadable
 from .types import Signature, Type, from_numba, parse_signature
 
 __all__ = ["jit", "compile_ptx"]
@@ -235,6 +236,8 @@ def compile_ptx(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
     :func:`jit`.
     """
     export_name = _export_name(pyfunc, device, abi, abi_info)
+    if not device:
+        _check_kernel_returns_nothing(pyfunc)
     bounds = check_launch_bounds(launch_bounds, device)
     signature = parse_signature(sig)
     declared = signature.return_type
@@ -249,6 +252,27 @@ def compile_ptx(pyfunc: Callable[..., Any], sig: Any, device: bool = False,
                                  lineinfo=lineinfo, debug=debug, launch_bounds=bounds,
                                  export_name=export_name, opt=True if opt is None else bool(opt))
     return result["ptx"], return_type_from_name(result["return_type"])
+
+
+def _check_kernel_returns_nothing(pyfunc: Callable[..., Any]) -> None:
+    """Numba's TypeError for compile_ptx of a kernel whose body returns a value (nested
+    functions aside). A source that cannot be read is left to the compiler's own error."""
+    try:
+        funcdef = read_function(unwrap(pyfunc)).funcdef
+    except Exception:  # no source: the compile says what it can
+        return
+    pending: list[ast.AST] = list(funcdef.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None and not (
+                isinstance(node.value, ast.Constant) and node.value.value is None):
+            raise TypeError(f"CUDA kernel must have void return type: kernel "
+                            f"'{funcdef.name}' returns a value (line {node.lineno}); write "
+                            "results into an array argument, or compile a device function "
+                            "(device=True)")
+        pending.extend(ast.iter_child_nodes(node))
 
 
 def _export_name(pyfunc: Callable[..., Any], device: bool, abi: str,

@@ -272,3 +272,25 @@ def test_inspect_sass_without_nvdisasm_says_so(monkeypatch):
     with pytest.raises(RuntimeError, match="^nvdisasm was not found: inspect_sass.. needs it; "
                                            "install it with 'pip install nvidia-cuda-nvdisasm'"):
         f.inspect_sass()
+
+
+def test_compiling_a_kernel_that_returns_a_value_is_numbas_type_error():
+    def f(x, y):
+        return x[0] + y[0]
+
+    args = (cuda.uint32[::1], cuda.uint32[::1])
+    message = (r"CUDA kernel must have void return type: kernel 'f' returns a value \(line \d+\); "
+               r"write results into an array argument")
+    with pytest.raises(TypeError, match=message):
+        cuda.compile_ptx(f, args)
+    with pytest.raises(TypeError, match=message):
+        cuda.compile_all(f, args, device=False, abi="numba", output="ptx")
+
+    def g(x):
+        def inner():
+            return 1  # a nested function's return is its own
+        x[0] = inner()
+        return None
+
+    assert str(cuda.compile_ptx(g, (cuda.int64[::1],))[1]) == "none"
+    assert cuda.compile_ptx(f, args, device=True)[1] == cuda.uint64  # a device function may
