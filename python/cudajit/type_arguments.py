@@ -21,8 +21,10 @@ import inspect
 from types import FunctionType
 from typing import Any, Sequence
 
+from . import dispatcher
 from .errors import hides_cudajit_frames
-from .source import read_function
+from .function_pickling import bind_owner, by_value
+from .source import attach_text, function_text, read_function
 from .types import NumberClass, ScalarType, Signature, parse_signature, type_argument
 
 __all__ = ["TypeArgumentKernel", "takes_types"]
@@ -115,8 +117,11 @@ def _bound_kind(kind: type) -> type:
             kind.__init__(self, py_func, signatures, **options)
             self._options["static"] = static
 
-        bound = type(kind.__name__, (kind,), {"__init__": __init__,
-                                              "__module__": kind.__module__})
+        # Found by pickle under its own name in this module (a kernel pickled by value).
+        name = f"_TypeBound{kind.__name__}"
+        bound = type(name, (kind,), {"__init__": __init__, "__module__": __name__,
+                                     "__qualname__": name})
+        globals()[name] = bound
         _BOUND_KINDS[kind] = bound
     return bound
 
@@ -127,7 +132,9 @@ class TypeArgumentKernel:
 
     def __init__(self, kind: type, py_func: Any, signatures: Sequence[Any] = (),
                  **options: Any):
+        self._base_kind = kind
         self._kind = _bound_kind(kind)
+        self._declared = list(signatures)
         self.py_func = py_func
         self._cudajit_kernel_pyfunc = py_func
         self.__name__ = getattr(py_func, "__name__", "kernel")
@@ -205,6 +212,19 @@ class TypeArgumentKernel:
         types, rest = self._split_signature(signature)
         self._kernel(types).compile(rest)
 
+    def __reduce__(self) -> tuple:
+        """As a kernel pickles (dispatcher.Dispatcher.__reduce__): by reference where
+        importable, else by its function, declared signatures and options."""
+        reference = dispatcher._by_reference(self, self.py_func)
+        if reference is not None:
+            return reference
+        return (_rebuild, (self._base_kind, by_value(self.py_func, self), self._declared,
+                           self._options, function_text(self.py_func)))
+
+    def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> Any:
+        """A 1-d launch configuration covering ``ntasks`` threads (as a kernel's forall)."""
+        return dispatcher.Dispatcher.forall(self, ntasks, tpb, stream, sharedmem)
+
     def __getitem__(self, config: Any) -> "_TypeArgumentLaunch":
         return _TypeArgumentLaunch(self, config if isinstance(config, tuple) else (config,))
 
@@ -280,3 +300,12 @@ class _TypeArgumentLaunch:
                 raise TypeError(f"kernel '{self.kernel.__name__}{signature}': {exc}") from None
         types, rest = self.kernel._split(args)
         self.kernel._kernel(types)[self.config](*rest)
+
+
+def _rebuild(kind: type, py_func: Any, declared: list[Any], options: dict[str, Any],
+             text: Any = None) -> TypeArgumentKernel:
+    if text is not None:  # its source, for a process that has not its file
+        attach_text(py_func, *text)
+    kernel = TypeArgumentKernel(kind, py_func, declared, **options)
+    bind_owner(py_func, kernel)
+    return kernel

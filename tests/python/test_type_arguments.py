@@ -172,3 +172,32 @@ def test_value_where_a_type_is_needed_is_a_compile_error(device):
 def test_kernels_without_type_parameters_are_plain_dispatchers():
     assert isinstance(cuda.jit(lambda a: None), cudajit.dispatcher.Dispatcher)
     assert not isinstance(cuda.jit(local_copy), cudajit.dispatcher.Dispatcher)
+
+
+def test_forall_with_a_type(device):
+    kernel = cuda.jit(cast_divide)
+    out = np.zeros(1)
+    kernel.forall(1)(out, 9.9, np.int16)
+    assert out[0] == 3
+
+
+def test_pickled_by_value_and_rebuilt(device):
+    import pickle
+
+    def local_cast(out, x, dty):  # a function of no module: pickled by value
+        out[0] = dty(x) * 2
+
+    kernel = cuda.jit(local_cast)
+    out = np.zeros(1)
+    kernel[1, 1](out, 2.7, np.int32)
+    rebuilt = pickle.loads(pickle.dumps(kernel))
+    assert type(rebuilt) is type(kernel) and rebuilt is not kernel
+    rebuilt[1, 1](out, 2.7, np.float32)
+    assert out[0] == np.float64(np.float32(2.7) * 2)
+
+
+def test_debug_kernel_with_a_type(device):
+    kernel = cuda.jit(debug=True, opt=False)(cast_divide)
+    out = np.zeros(1)
+    kernel[1, 1](out, 7.7, np.int32)
+    assert out[0] == 7 / 3
