@@ -506,6 +506,10 @@ runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
         put(at + 1 + d, v.shape[d]);
         put(at + 1 + p.type.ndim() + d, v.strides[d]);
       }
+      continue;
+    }
+    // Convert the scalar from its own kind to the parameter's type.
+    Scalar from = v.type.scalar();
     if (is_npdatetime(p.type.scalar())) {  // from a datetime or timedelta of a coarser unit
       int64_t count = v.i;
       auto factor = datetime_unit_factor(datetime_unit(from), datetime_unit(p.type.scalar()));
@@ -513,10 +517,6 @@ runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
       put(at, count);
       continue;
     }
-      continue;
-    }
-    // Convert the scalar from its own kind to the parameter's type.
-    Scalar from = v.type.scalar();
     std::complex<double> c = is_complex(from) ? v.c
                              : is_float(from) ? std::complex<double>(v.f)
                              : is_signed(from) || from == Scalar::Bool

@@ -327,9 +327,9 @@ class FunctionLowering {
   llvm::Value* field_pointer(llvm::Value* record, const RecordField& field);
   llvm::Value* record_field(const ir::Node& n);
   void store_field(const ir::Node& target, llvm::Value* value, const Type& value_type);
+  void store_characters(const ir::Node& target, const ir::Node& value);
   void copy_record(llvm::Value* to, llvm::Value* from, const Type& t);
   llvm::Value* tuple_item(llvm::Value* tuple, const Type& t, const ir::Node& n, llvm::Value* index);
-  void store_characters(const ir::Node& target, const ir::Node& value);
   // array_views.cpp
   llvm::Value* array_method(const ir::Node& n);  // a.reshape(...), a.view(dtype)
   llvm::Value* array_reshape(const ir::Node& n);
