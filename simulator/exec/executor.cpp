@@ -42,7 +42,7 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
   threads = unsigned(std::min<uint64_t>(threads, blocks));
   // A cooperative grid's blocks wait for each other: all of them run at once.
   if (launch.cooperative) threads = unsigned(blocks);
-  std::atomic<uint64_t> finished{0};
+  std::atomic<int64_t> first_block_end_ns{0};
   std::atomic<uint64_t> next{0};
   std::atomic<bool> abort{false};
   Launch local = launch;  // abort flag and printf output of this execution
@@ -51,7 +51,7 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
   local.printf = &printed;
   CheckReports reports;
   if (launch.program->checks) local.reports = &reports;
-  local.finished_blocks = &finished;
+  local.first_block_end_ns = &first_block_end_ns;
   std::optional<GridSync> grid_sync;  // its workspace is global memory while the grid runs
   if (launch.cooperative) local.grid_sync = &grid_sync.emplace(blocks, launch.memory);
   std::mutex mutex;
@@ -71,7 +71,9 @@ LaunchStats execute(const Launch& launch, unsigned threads) {
         block.index.y = uint32_t(b / launch.grid.x % launch.grid.y);
         block.index.z = uint32_t(b / (uint64_t(launch.grid.x) * launch.grid.y));
         run_block(local, block, &instructions);
-        finished.fetch_add(1, std::memory_order_relaxed);
+        int64_t none = 0;
+        first_block_end_ns.compare_exchange_strong(none, steady_now_ns(),
+                                                   std::memory_order_relaxed);
         if (grid_sync) grid_sync->block_finished();
       }
     } catch (...) {

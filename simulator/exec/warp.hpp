@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -51,13 +52,20 @@ struct Launch {
   CheckReports* reports = nullptr;  // set by execute() when the program is instrumented
   DeviceHeap* heap = nullptr;       // malloc and free (exec/device_heap.hpp); none: malloc faults
   // cuLaunchCooperativeKernel: every block runs at once (a host thread each),
-  // so blocks may wait for each other; blocks that have ended, set by execute().
+  // so blocks may wait for each other; when the first block ended (steady-clock ns, 0 while
+  // none has), set by execute().
   bool cooperative = false;
-  std::atomic<uint64_t>* finished_blocks = nullptr;
+  std::atomic<int64_t>* first_block_end_ns = nullptr;
   GridSync* grid_sync = nullptr;  // a cooperative launch's grid barrier, set by execute()
 };
 
 struct Block;
+
+// The steady clock in nanoseconds: nanosleep's watch for a cooperative grid that cannot meet.
+inline int64_t steady_now_ns() {
+  using namespace std::chrono;
+  return duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count();
+}
 
 struct SimtEntry {
   uint32_t pc;

@@ -191,8 +191,11 @@ void run_nothing(Warp&, const Inst&, uint32_t) {}
 
 // nanosleep: the warp gives way to the block's others, and the host thread to
 // other blocks (a cooperative grid's blocks spin on each other's progress). A warp of a cooperative
-// launch that has slept on and off for seconds while other blocks have ended waits for blocks that
-// are gone: a hang on a GPU, a fault here. A fault elsewhere stops it too.
+// launch that has slept on and off for seconds since a block ended waits for blocks that are
+// gone: a hang on a GPU, a fault here. Time is counted from the later of the wait's start and the
+// first block's end: a grid sync releases every block before any ends, so a waiter that read
+// the barrier just before the release (on a loaded host, seconds into its wait) sleeps once
+// more and then sees it. A fault elsewhere stops the warp too.
 void run_nanosleep(Warp& warp, const Inst& inst, uint32_t mask) {
   std::this_thread::yield();
   warp.state = Warp::State::Yielded;  // the block's other warps run while this one sleeps
@@ -200,12 +203,12 @@ void run_nanosleep(Warp& warp, const Inst& inst, uint32_t mask) {
   if (!launch.cooperative) return;
   if (launch.abort && launch.abort->load(std::memory_order_relaxed))
     warp.fault(Fault::Trap, inst, __builtin_ctz(mask), "stopped: another block faulted");
-  using namespace std::chrono;
-  const int64_t now = duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count();
+  const int64_t now = steady_now_ns();
   if (now - warp.last_sleep > 50'000'000) warp.sleeping_since = now;  // a new wait
   warp.last_sleep = now;
-  if (now - warp.sleeping_since > 3'000'000'000 && launch.finished_blocks &&
-      launch.finished_blocks->load(std::memory_order_relaxed) > 0)
+  const int64_t ended =
+      launch.first_block_end_ns ? launch.first_block_end_ns->load(std::memory_order_relaxed) : 0;
+  if (ended != 0 && now - std::max(warp.sleeping_since, ended) > 3'000'000'000)
     warp.fault(Fault::BarrierDeadlock, inst, __builtin_ctz(mask),
                "waits for blocks that have ended: the grid cannot meet at its sync (every "
                "block must sync the grid as often as the others; a GPU would hang here)");
