@@ -298,9 +298,7 @@ def current_context() -> Context:
     thread with no CUDA context current gets the device's primary context made current
     (so a third party's driver calls find it), and one with a context current that is
     not a primary context is a RuntimeError: cudajit works in primary contexts."""
-    device = _core.current_device()
-    device.activate_context()
-    return Context(device)
+    return _memory.current_context()
 
 
 def detect() -> bool:

@@ -63,6 +63,18 @@ def contiguous_strides(shape: tuple[int, ...], itemsize: int, order: str) -> tup
     return tuple(strides)
 
 
+class _ArrayMemory(_memory.MemoryPointer):
+    """A device array's memory as its ``gpu_data``: two arrays over the same bytes have equal
+    ones, as Numba's views share one object."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _memory.MemoryPointer) and \
+            (self.device_pointer_value, self.size) == (other.device_pointer_value, other.size)
+
+    def __hash__(self) -> int:
+        return hash((self.device_pointer_value, self.size))
+
+
 class DeviceNDArray(_core.DeviceArray):
     """An array in the memory of a device (the GPU, or the cpu device)."""
 
@@ -126,19 +138,8 @@ class DeviceNDArray(_core.DeviceArray):
         element's address and the bytes it spans), keeping the array alive. Two arrays over the
         same bytes (``d.view(np.int64)`` of a datetime64 array) have equal ``gpu_data``, as
         Numba's views share one object."""
-        from .api import current_context
-        from .cudadrv.memory import MemoryPointer
-
-        class ArrayMemory(MemoryPointer):
-            def __eq__(self, other: object) -> bool:
-                return isinstance(other, MemoryPointer) and \
-                    (self.device_pointer_value, self.size) == \
-                    (other.device_pointer_value, other.size)
-
-            def __hash__(self) -> int:
-                return hash((self.device_pointer_value, self.size))
-
-        return ArrayMemory(current_context(), self.device_pointer, self.nbytes, owner=self)
+        return _ArrayMemory(_memory.current_context(), self.device_pointer, self.nbytes,
+                            owner=self)
 
     @property
     def device_ctypes_pointer(self) -> ctypes.c_size_t:

@@ -25,10 +25,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from . import _core, frontend
 from . import types as cjtypes
 from .api import device_array, to_device
 from .compiler import compile_ptx, jit
 from .devicearray import device_view, is_device_array
+from .dispatcher import return_type_from_name
 from .function_pickling import bind_owner, by_value
 from .source import attach_text, function_from_text, function_text
 
@@ -109,11 +111,7 @@ class CUDAUFunc:
     def _inferred_return(self, sig: Any) -> Any:
         """What the function returns for a signature's argument types, as Numba infers a
         vectorize signature given without its return type."""
-        from . import frontend
-        from ._core import Program
-        from .dispatcher import return_type_from_name
-
-        name = Program(frontend.build_module(self.py_func)).return_type(
+        name = _core.Program(frontend.build_module(self.py_func)).return_type(
             [str(t) for t in sig.args], device=True)
         return return_type_from_name(name)
 

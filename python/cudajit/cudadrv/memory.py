@@ -548,3 +548,11 @@ _CONTEXT_TYPE: list[type] = []
 def register_context_type(context_type: type) -> None:
     """Make ``context_type(device)`` the context :func:`set_memory_manager` gives managers."""
     _CONTEXT_TYPE[:] = [context_type]
+
+
+def current_context() -> Any:
+    """The current device's context (``cuda.current_context()``), its primary context made
+    current on this thread (a RuntimeError where another context is current)."""
+    device = _core.current_device()
+    device.activate_context()
+    return _CONTEXT_TYPE[0](device)
