@@ -345,16 +345,11 @@ def _type_of(value: Any) -> Any:
     return converted if isinstance(converted, Type) else typeof(value)
 
 
-class BySignature(dict):
-    """Values keyed by argument types' spellings (``inspect_llvm()``, ``overloads``); a key
-    of types (cudajit's, Numba's), as Numba's dicts are keyed, is spelled first, and a
-    Signature (a device function's ``signatures``) stands for its argument types."""
+class _NormalisedKeys(dict):
+    """A dict whose lookups first turn the key into the form it is stored under (_key)."""
 
     @staticmethod
     def _key(key: Any) -> Any:
-        if isinstance(key, cjtypes.Signature) or (
-                isinstance(key, tuple) and not all(isinstance(t, str) for t in key)):
-            return tuple(str(t) for t in parse_signature(key).args)
         return key
 
     def __getitem__(self, key: Any) -> Any:
@@ -367,7 +362,20 @@ class BySignature(dict):
         return super().get(self._key(key), default)
 
 
-class ByArgumentTypes(dict):
+class BySignature(_NormalisedKeys):
+    """Values keyed by argument types' spellings (``inspect_llvm()``, ``overloads``); a key
+    of types (cudajit's, Numba's), as Numba's dicts are keyed, is spelled first, and a
+    Signature (a device function's ``signatures``) stands for its argument types."""
+
+    @staticmethod
+    def _key(key: Any) -> Any:
+        if isinstance(key, cjtypes.Signature) or (
+                isinstance(key, tuple) and not all(isinstance(t, str) for t in key)):
+            return tuple(str(t) for t in parse_signature(key).args)
+        return key
+
+
+class ByArgumentTypes(_NormalisedKeys):
     """A device function's ``inspect_llvm()``/``inspect_asm()``: values keyed by argument
     types, as Numba's are; one of the function's ``signatures`` (a Signature, with its return
     type) stands for its argument types."""
@@ -375,15 +383,6 @@ class ByArgumentTypes(dict):
     @staticmethod
     def _key(key: Any) -> Any:
         return key.args if isinstance(key, cjtypes.Signature) else key
-
-    def __getitem__(self, key: Any) -> Any:
-        return super().__getitem__(self._key(key))
-
-    def __contains__(self, key: Any) -> bool:
-        return super().__contains__(self._key(key))
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        return super().get(self._key(key), default)
 
 
 class Overloads(BySignature):
