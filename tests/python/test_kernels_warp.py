@@ -61,6 +61,48 @@ def test_shuffles_move_values_between_lanes(dtype):
         np.testing.assert_array_equal(out[:, 3], a[base + (lane ^ delta)])
 
 
+def _shuffled_by_the_low_five_bits(a, b):
+    """What PTX's shfl.sync gives each of 64 threads for operand b (of which only b[4:0],
+    bval, counts: 'an out of range value of b may still result in a valid ... lane'):
+    columns idx, up, down, bfly, in a full warp (the clamp 31, up's 0)."""
+    i = np.arange(64)
+    lane, base, bval = i % 32, i - i % 32, b & 31
+    up = np.where(lane >= bval, a[np.maximum(i - bval, 0)], a)
+    down = np.where(lane + bval < 32, a[np.minimum(i + bval, 63)], a)
+    return np.stack([a[base + bval], up, down, a[base + (lane ^ bval)]], axis=1)
+
+
+@pytest.mark.parametrize("b", [0, 31, 32, 33, 40, 63, 100])
+def test_shuffle_offsets_are_their_low_five_bits(b):
+    """A delta or lane of 32 or more wraps to its low five bits, as PTX defines and a GPU does,
+    both where the cpu device splits the block into thread loops and where it runs fibers
+    (a warp function under a condition that depends on the thread)."""
+    @cuda.jit
+    def straight(a, b, out):
+        i = cuda.grid(1)
+        v = a[i]
+        out[i, 0] = cuda.shfl_sync(FULL, v, b)
+        out[i, 1] = cuda.shfl_up_sync(FULL, v, b)
+        out[i, 2] = cuda.shfl_down_sync(FULL, v, b)
+        out[i, 3] = cuda.shfl_xor_sync(FULL, v, b)
+
+    @cuda.jit
+    def conditional(a, b, out):
+        i = cuda.grid(1)
+        v = a[i]
+        if cuda.threadIdx.x < 64:  # every thread: the cpu device cannot tell, so fibers
+            out[i, 0] = cuda.shfl_sync(FULL, v, b)
+            out[i, 1] = cuda.shfl_up_sync(FULL, v, b)
+            out[i, 2] = cuda.shfl_down_sync(FULL, v, b)
+            out[i, 3] = cuda.shfl_xor_sync(FULL, v, b)
+
+    a = lane_values(np.int64)
+    for kernel in (straight, conditional):
+        out = np.zeros((64, 4), np.int64)
+        kernel[2, 32](a, b, out)
+        np.testing.assert_array_equal(out, _shuffled_by_the_low_five_bits(a, b))
+
+
 def test_block_reduction_with_warp_shuffles():
     @cuda.jit
     def block_sum(a, out):

@@ -191,18 +191,19 @@ llvm::Value* FunctionLowering::exchanged_warp_call(const Node& n, std::string_vi
   llvm::Value* own = element(t);
 
   if (name.starts_with("shfl")) {
-    llvm::Value* arg = b_.CreateSExt(expr_as(n.child(2), Type::scalar(Scalar::Int32)), i64);
+    // The lane or offset is the argument's low five bits (PTX's bval = b[4:0]).
+    llvm::Value* arg = b_.CreateAnd(
+        b_.CreateZExt(expr_as(n.child(2), Type::scalar(Scalar::Int32)), i64), b_.getInt64(31));
     llvm::Value *source, *other;
     if (name == "shfl_up_sync" || name == "shfl_down_sync") {
-      // lane -+ delta; the load of thread t -+ delta stays in the array's spare ends for
-      // |delta| < 32 (else no lane is there), and is contiguous across a thread loop.
+      // lane -+ delta; the load of thread t -+ delta stays in the array's spare ends (|delta|
+      // < 32), and is contiguous across a thread loop.
       llvm::Value* offset = name == "shfl_up_sync" ? b_.CreateNeg(arg) : arg;
       source = b_.CreateAdd(lane, offset);
-      llvm::Value* near = b_.CreateICmpULT(b_.CreateAdd(offset, b_.getInt64(31)), b_.getInt64(63));
-      other = element(b_.CreateAdd(t, b_.CreateSelect(near, offset, b_.getInt64(0))));
+      other = element(b_.CreateAdd(t, offset));
     } else {
-      source = name == "shfl_sync" ? b_.CreateAnd(arg, b_.getInt64(31)) : b_.CreateXor(lane, arg);
-      other = element(b_.CreateAdd(base, b_.CreateAnd(source, b_.getInt64(31))));
+      source = name == "shfl_sync" ? arg : b_.CreateXor(lane, arg);
+      other = element(b_.CreateAdd(base, source));
     }
     // Off the warp's edge (or past the block's last thread): the caller's own value.
     llvm::Value* there = b_.CreateICmpULT(source, width);

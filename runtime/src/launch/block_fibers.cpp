@@ -140,15 +140,18 @@ int64_t warp_result(const Fiber& f, int lane, uint32_t present, const int64_t* v
     bool there = source >= 0 && source < 32 && (present >> source & 1u);
     return there ? values[source] : f.value;  // off the warp's edge: the caller's own value
   };
+  // The lane or offset is the argument's low five bits (PTX's bval = b[4:0]): a delta of 33
+  // shifts by 1, as on a GPU.
+  const int32_t b = f.arg & 31;
   switch (f.op) {
     case target::kShflIdx:
-      return value_of(f.arg & 31);
+      return value_of(b);
     case target::kShflUp:
-      return value_of(int64_t(lane) - f.arg);
+      return value_of(int64_t(lane) - b);
     case target::kShflDown:
-      return value_of(int64_t(lane) + f.arg);
+      return value_of(int64_t(lane) + b);
     case target::kShflXor:
-      return value_of(int64_t(lane ^ f.arg));
+      return value_of(int64_t(lane ^ b));
     default:
       break;
   }
