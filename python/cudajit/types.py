@@ -238,6 +238,13 @@ class Tuple(Type):
         return "Tuple(" + ", ".join(str(e) for e in self.elements) + ")"
 
 
+def _number_type(value: Any, what: str) -> ScalarType:
+    """A cudajit or Numba number type, or what NumPy takes as a dtype, as cudajit's number type
+    (a TypeError naming `what` for anything else)."""
+    converted = from_numba(value)
+    return converted if isinstance(converted, ScalarType) else from_dtype(converted, what)
+
+
 class CPointer(Type):
     """Numba's ``CPointer(dtype)``: a raw address of numbers, as a kernel parameter in a
     signature (``void(CPointer(uint8), uint32)``). It is given an integer at the launch
@@ -246,10 +253,7 @@ class CPointer(Type):
     checks or wrap-around of negative indices (pointer arithmetic)."""
 
     def __init__(self, dtype: Any):
-        dtype = from_numba(dtype)
-        if not isinstance(dtype, ScalarType):
-            dtype = from_dtype(dtype, "CPointer dtype")
-        self.dtype = dtype
+        self.dtype = _number_type(dtype, "CPointer dtype")
 
     def __str__(self) -> str:
         return f"CPointer({self.dtype})"
@@ -263,10 +267,7 @@ class NumberClass(Type):
     (``cuda.local.array(n, dty)``, ``dty(x)``). ``instance_type`` is that dtype."""
 
     def __init__(self, instance_type: Any):
-        instance_type = from_numba(instance_type)
-        if not isinstance(instance_type, ScalarType):
-            instance_type = from_dtype(instance_type, "NumberClass dtype")
-        self.instance_type = instance_type
+        self.instance_type = _number_type(instance_type, "NumberClass dtype")
 
     def __str__(self) -> str:
         return f"class({self.instance_type})"
