@@ -178,6 +178,8 @@ llvm::Value* FunctionLowering::call_atomic(const Node& n, std::string_view op) {
   } else {
     throw CompileError("internal: no lowering for cuda.atomic." + std::string(op), n.loc);
   }
+  if (const PrivateAtomics* atomics = private_atomics(array_node))
+    return private_atomic(*atomics, rmw, ptr, v, align);
   return b_.CreateAtomicRMW(rmw, ptr, v, align, kRelaxed);
 }
 

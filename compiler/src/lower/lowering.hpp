@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -26,6 +27,24 @@ enum class TargetKind { Nvptx, Host };
 
 struct ModuleLowering;
 
+// Host: an integer array parameter of the kernel that it only updates with atomics whose
+// old value it drops, all merging alike (private_atomics.cpp): `bit` of the thread
+// context's kPrivateCopies says that the running worker updates a copy of its own.
+struct PrivateAtomics {
+  int param;  // its place among the kernel's parameters
+  int bit;
+  std::optional<llvm::AtomicRMWInst::BinOp> merge;  // how a copy is merged into the array
+  Scalar element;
+};
+// The entry's copy of one such array for a run of blocks (made: whether it made one).
+struct PrivateCopy {
+  const PrivateAtomics* atomics;
+  llvm::Value* made;
+  llvm::Value* buffer;
+  llvm::Value* origin;    // the array's lowest byte
+  llvm::Value* elements;  // the copy's length
+};
+
 // Fields of target::HostThreadContext, in the order ModuleLowering::thread_ctx_type lays out.
 enum HostContextField : unsigned {
   kRegisters = 0,
@@ -40,6 +59,7 @@ enum HostContextField : unsigned {
   kStackLimit = 9,
   kStackOverflow = 10,
   kAbandon = 11,
+  kPrivateCopies = 12,
 };
 
 // What differs between the GPU and the cpu device inside a function body.
@@ -143,6 +163,10 @@ struct ModuleLowering {
   // Host: the kernel's block runs as thread loops split at its barriers (no fibers).
   bool split_barriers = false;
   std::string not_split_because{};  // why a block that synchronises is not split
+  // Host: the kernel's arrays it only updates atomically, by parameter name
+  // (find_private_atomics), and that kernel.
+  std::map<std::string, PrivateAtomics> private_atomics{};
+  const typing::TypedFunction* private_atomics_kernel = nullptr;
 
   llvm::Type* value_type(const Type& t);  // in registers: bool is i1
   llvm::Type* memory_type(Scalar s);      // in memory: bool is i8
@@ -226,6 +250,11 @@ class FunctionLowering {
   llvm::Value* call_sync_builtin(const ir::Node& n, std::string_view name);
   llvm::Value* call_warp_builtin(const ir::Node& n, std::string_view name);
   llvm::Value* call_atomic(const ir::Node& n, std::string_view op);  // atomics.cpp: "add" ...
+  // private_atomics.cpp: the facts of `array` when it is a privately updated parameter of
+  // the kernel being lowered (else null), and such an update of the element at `ptr`.
+  const PrivateAtomics* private_atomics(const ir::Node& array) const;
+  llvm::Value* private_atomic(const PrivateAtomics& atomics, llvm::AtomicRMWInst::BinOp op,
+                              llvm::Value* ptr, llvm::Value* v, llvm::Align align);
   llvm::Value* call_cache_hint(const ir::Node& n, std::string_view op);  // "ldca" ... "stwt"
   // thread_indexing.cpp: "threadIdx.x" ... as i32; cuda.grid(N) / cuda.gridsize(N).
   llvm::Value* special_register(const std::string& name);
@@ -438,6 +467,15 @@ std::string split_refusal(const ModuleLowering& m,
 void find_grid_stride_loops(ModuleLowering& m,
                             const std::vector<const typing::TypedFunction*>& functions,
                             const typing::TypedFunction& entry);
+// Host (private_atomics.cpp): fills ModuleLowering::private_atomics; the entry's copies of
+// those arrays for its run of `threads` threads (the parameters in `args` then point into
+// them, and `copies_field` of the thread context says which were made), and their merge.
+void find_private_atomics(ModuleLowering& m, const typing::TypedFunction& entry);
+std::vector<PrivateCopy> open_private_copies(ModuleLowering& m, llvm::IRBuilder<>& b,
+                                             llvm::Function* fn, std::vector<llvm::Value*>& args,
+                                             llvm::Value* threads, llvm::Value* copies_field);
+void close_private_copies(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Function* fn,
+                          const std::vector<PrivateCopy>& copies);
 // Whether statements call the builtin `name`, at any depth.
 bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name);
 

@@ -3,8 +3,10 @@
 // device's grid loop).
 #include <llvm/IR/CallingConv.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -76,12 +78,13 @@ llvm::StructType* ModuleLowering::thread_ctx_type() {
   // each, in that order); the launch's IndexErrorRecord*; the block's shared
   // memory, its dynamic part and that part's size (i64); the barrier and warp
   // functions, the runtime's state of the thread, whether it raised (i32); the
-  // stack limit of recursion (i64), the launch's stack-overflow flag and its abandon flag.
+  // stack limit of recursion (i64), the launch's stack-overflow flag and its abandon flag;
+  // the arrays updated in private copies (i64 bits).
   auto* ptr = llvm::PointerType::get(context, 0);
   auto* i32 = llvm::Type::getInt32Ty(context);
   auto* i64 = llvm::Type::getInt64Ty(context);
   return llvm::StructType::get(context, {llvm::ArrayType::get(i32, 12), ptr, ptr, ptr, i64, ptr,
-                                         ptr, ptr, i32, i64, ptr, ptr});
+                                         ptr, ptr, i32, i64, ptr, ptr, i64});
 }
 
 llvm::StructType* ModuleLowering::error_record_type() {
@@ -342,10 +345,48 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
   };
   llvm::Value* gx = extent(grid[0]);
   llvm::Value* gxy = b.CreateMul(gx, extent(grid[1]));
-  loop(entry->getArg(2), entry->getArg(3), [&](llvm::Value* linear) {
-    b.CreateStore(b.CreateTrunc(b.CreateURem(linear, gx), i32), ctx_slot(6));
-    b.CreateStore(b.CreateTrunc(b.CreateUDiv(b.CreateURem(linear, gxy), gx), i32), ctx_slot(7));
-    b.CreateStore(b.CreateTrunc(b.CreateUDiv(linear, gxy), i32), ctx_slot(8));
+  // Arrays the kernel only updates atomically: a copy for this run of blocks where it pays.
+  llvm::Value* threads = b.CreateMul(b.CreateSub(entry->getArg(3), entry->getArg(2)),
+                                     b.CreateMul(b.CreateMul(extent(block[0]), extent(block[1])),
+                                                 extent(block[2])));
+  std::vector<PrivateCopy> copies = open_private_copies(
+      m, b, entry, args, threads, b.CreateStructGEP(ctx_type, ctx, kPrivateCopies));
+  auto* blocks_end = llvm::BasicBlock::Create(c, "blocks.end", entry);
+  // blockIdx of the first block, then counted up block after block: no division per block
+  // (the code generator may sink one into the thread loops, where it costs each thread).
+  llvm::Value* linear = entry->getArg(2);
+  std::array<llvm::Value*, 3> block_idx{};
+  std::array<llvm::Value*, 3> first{b.CreateURem(linear, gx),
+                                    b.CreateUDiv(b.CreateURem(linear, gxy), gx),
+                                    b.CreateUDiv(linear, gxy)};
+  for (int d = 0; d < 3; ++d) {
+    block_idx[d] = b.CreateAlloca(i32, nullptr, "blockIdx");
+    b.CreateStore(b.CreateTrunc(first[d], i32), block_idx[d]);
+  }
+  loop(entry->getArg(2), entry->getArg(3), [&](llvm::Value*) {
+    // A cancelled launch (Ctrl-C) stops between blocks, so the runtime hands a worker a
+    // long run of them at once.
+    auto* flag = b.CreateAlignedLoad(i32, b.CreateLoad(ptr, b.CreateStructGEP(ctx_type, ctx,
+                                                                              kAbandon)),
+                                     llvm::Align(4));
+    flag->setAtomic(llvm::AtomicOrdering::Monotonic);
+    auto* go_on = llvm::BasicBlock::Create(c, "block", entry);
+    b.CreateCondBr(b.CreateICmpNE(flag, b.getInt32(0)), blocks_end, go_on,
+                   llvm::MDBuilder(c).createBranchWeights(1, 1 << 20));
+    b.SetInsertPoint(go_on);
+    std::array<llvm::Value*, 3> idx{};
+    for (int d = 0; d < 3; ++d) {
+      idx[d] = b.CreateLoad(i32, block_idx[d]);
+      b.CreateStore(idx[d], ctx_slot(6 + d));
+    }
+    // The next block's index: x, then y, then z carried over.
+    llvm::Value* carry = b.getTrue();
+    for (int d = 0; d < 3; ++d) {
+      llvm::Value* up = b.CreateAdd(idx[d], b.CreateZExt(carry, i32));
+      llvm::Value* wraps = b.CreateAnd(carry, b.CreateICmpEQ(up, grid[d]));
+      b.CreateStore(b.CreateSelect(wraps, b.getInt32(0), up), block_idx[d]);
+      carry = wraps;
+    }
     auto call_body = [&] {
       if (m.may_raise) b.CreateStore(b.getInt32(0), b.CreateStructGEP(ctx_type, ctx, kRaised));
       std::vector<llvm::Value*> call_args{ctx};
@@ -367,6 +408,9 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
       });
     });
   });
+  b.CreateBr(blocks_end);
+  b.SetInsertPoint(blocks_end);
+  close_private_copies(m, b, entry, copies);
   b.CreateRetVoid();
   return name;
 }
@@ -412,6 +456,12 @@ void dump_host_path(const ModuleLowering& m, const TypedFunction& entry) {
     text = "thread loops: no barrier or warp function, so a block is a loop over its threads "
            "(threadIdx.x innermost; bounds checks tested once per loop where the indices' "
            "range is known)";
+  }
+  if (!m.synchronises && !m.private_atomics.empty()) {
+    text += "\nprivate copies:";
+    for (const auto& [name, atomics] : m.private_atomics) text += " " + name;
+    text += " (only updated by atomics whose old value is dropped): a worker's run of blocks "
+            "updates a copy of its own, merged into the array at the run's end";
   }
   for (const auto& s : entry.function->body)
     if (m.grid_stride_loops.count(s.get()))
@@ -509,6 +559,7 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
       all.push_back(program.entry);
     find_block_barriers(m, all, *program.entry);
     find_grid_stride_loops(m, all, *program.entry);
+    if (!device_entry) find_private_atomics(m, *program.entry);
     if (!device_entry && (!m.block_syncing.empty() || calls_warp_functions(all))) {
       m.not_split_because = split_refusal(m, all, *program.entry);
       m.split_barriers = m.not_split_because.empty();

@@ -274,17 +274,16 @@ void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
     if (!(abandon && abandon->set())) throw_if_overflowed(overflow);
     return;
   }
-  // Blocks [begin, end) on this OS thread, one after the other, reusing its shared memory;
-  // in runs of kCancelCheck blocks, between which a cancelled grid stops.
-  constexpr int64_t kCancelCheck = 4;
+  // Blocks [begin, end) on this OS thread, one after the other, reusing its shared memory.
+  // The entry runs them all in one call (a cancelled grid stops between two of its blocks),
+  // so what it sets up per call (private copies of atomically updated arrays) is paid once.
   auto cancelled = [&] { return abandon && abandon->set(); };
   auto run_blocks = [&](int64_t begin, int64_t end) {
     unsigned char* shared = shared_bytes != 0 ? thread_shared_buffer(shared_bytes) : nullptr;
     if (kernel.entry != nullptr) {
       target::LaunchDims own = dims;  // this OS thread's stack limit
       own.stack_limit = os_thread_stack_limit();
-      for (int64_t b = begin; b < end && !cancelled(); b += kCancelCheck)
-        kernel.entry(params, &own, b, std::min(end, b + kCancelCheck), shared);
+      if (!cancelled()) kernel.entry(params, &own, begin, end, shared);
       return;
     }
     BlockFibers fibers(kernel.thread_entry, params, dims, shared,

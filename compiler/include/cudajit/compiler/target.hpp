@@ -146,6 +146,9 @@ struct HostThreadContext {
   uint64_t stack_limit = 0;       // as LaunchDims: the lowest stack address recursion may use
   int32_t* stack_overflow = nullptr;
   const int32_t* abandon = nullptr;  // as LaunchDims (never null here: a zero flag instead)
+  // Bits of the arrays the thread updates in a private copy of its worker's: none under
+  // fibers (the host entry's own loops make such copies, lower/private_atomics.cpp).
+  uint64_t private_copies = 0;
 };
 
 // The entry point for a kernel that synchronises: runs one thread, `ctx`
