@@ -184,3 +184,70 @@ def test_a_3d_stencil_matches_numpy_at_every_edge():
     want[c] = (a[:-2, 1:-1, 1:-1] + a[2:, 1:-1, 1:-1] + a[1:-1, :-2, 1:-1] + a[1:-1, 2:, 1:-1]
                + a[1:-1, 1:-1, :-2] + a[1:-1, 1:-1, 2:] - 6 * a[c])
     np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
+
+
+@cuda.jit
+def shared_by_thread(a, out):
+    s = cuda.shared.array(128, np.float64)
+    t = cuda.threadIdx.x
+    s[t] = a[cuda.grid(1)]  # the check `t < 128`, inverted by LLVM to `t > 127`
+    out[cuda.grid(1)] = s[t] * 2
+
+
+def test_a_shared_array_indexed_by_thread_is_checked_against_its_own_size():
+    a = np.arange(512.0)
+    out = np.zeros(512)
+    shared_by_thread[4, 128](a, out)
+    np.testing.assert_array_equal(out, 2 * a)
+    with pytest.raises(IndexError, match=r"kernel 'shared_by_thread' .*index 128 is out of "
+                                         r"bounds for axis 0 with size 128"):
+        shared_by_thread[2, 256](a, out)
+
+
+@cuda.jit
+def read_behind(a, out, k):
+    s = cuda.shared.array(128, np.float64)
+    t = cuda.threadIdx.x
+    s[t] = a[cuda.grid(1)]
+    cuda.syncthreads()
+    v = s[t - k] if t >= k else -1.0  # under a guard the loop's check holds from t = k on
+    cuda.syncthreads()
+    out[cuda.grid(1)] = v
+
+
+@pytest.mark.parametrize("k", [0, 1, 5, 127, 128, 500])
+def test_a_read_guarded_by_its_distance_matches_numpy(k):
+    a = np.arange(256.0)
+    out = np.zeros(256)
+    read_behind[2, 128](a, out, k)
+    want = np.full((2, 128), -1.0)
+    if k < 128:
+        want[:, k:] = a.reshape(2, 128)[:, :128 - k]
+    np.testing.assert_array_equal(out, want.ravel())
+
+
+def test_a_read_guarded_by_a_negative_distance_still_fails_past_the_end():
+    a = np.arange(256.0)
+    out = np.zeros(256)
+    with pytest.raises(IndexError, match=r"index 128 is out of bounds for axis 0 with size 128"):
+        read_behind[2, 128](a, out, -2)
+
+
+@cuda.jit
+def rotate(a, out, k):
+    s = cuda.shared.array(128, np.float64)
+    t = cuda.threadIdx.x
+    s[t] = a[cuda.grid(1)]
+    cuda.syncthreads()
+    out[cuda.grid(1)] = s[t - k]  # negative indices wrap, as NumPy's
+
+
+@pytest.mark.parametrize("k", [0, 3, 64, 128])
+def test_a_negative_index_wraps_as_numpy_in_a_vectorised_loop(k):
+    a = np.arange(256.0)
+    out = np.zeros(256)
+    rotate[2, 128](a, out, k)
+    np.testing.assert_array_equal(out, np.roll(a.reshape(2, 128), k, axis=1).ravel())
+    if k == 128:
+        with pytest.raises(IndexError, match=r"index -129 is out of bounds"):
+            rotate[2, 128](a, out, 129)

@@ -56,7 +56,7 @@ llvm::Value* FunctionLowering::byte_offset(llvm::Value* array, const std::vector
       llvm::Value* in_bounds = b_.CreateICmpULT(i, extent);
       llvm::Value* first_bad = b_.CreateAnd(check->ok, b_.CreateNot(in_bounds));
       check->axis = b_.CreateSelect(first_bad, b_.getInt32(d), check->axis);
-      check->index = b_.CreateSelect(first_bad, i, check->index);
+      check->index = b_.CreateSelect(first_bad, idx[d].v, check->index);  // as written, NumPy's
       check->extent = b_.CreateSelect(first_bad, extent, check->extent);
       check->ok = b_.CreateAnd(check->ok, in_bounds);
     }

@@ -36,12 +36,16 @@ struct Guard {
   llvm::ICmpInst::Predicate predicate;
   const llvm::SCEV* lhs;
   const llvm::SCEV* rhs;
+  // An unsigned comparison of {g,+,1}, taken as the signed one: the range test then
+  // also requires g >= 0 and rhs >= 0, where the two agree.
+  bool nonnegative = false;
 };
 
 struct Check {
   llvm::ICmpInst* cmp = nullptr;
   llvm::Instruction* wrap = nullptr;
   llvm::Value* unwrapped = nullptr;
+  bool fails = false;  // `cmp` is true out of bounds (an inverted branch)
   const llvm::SCEV* index = nullptr;
   const llvm::SCEV* extent = nullptr;
   std::vector<Guard> guards;  // what the iterations that reach the check satisfy
@@ -53,21 +57,30 @@ struct Check {
   const llvm::SCEV* high = nullptr;
 };
 
-// The branch lowering's guard() makes: in bounds, or to the failure report.
+// The branch lowering's guard() makes: in bounds, or to the failure report. InstCombine
+// may invert it (`index >u extent - 1` to the report), when the branch is `failing`.
 bool is_bounds_branch(const llvm::BranchInst* branch) {
   return branch->isConditional() &&
-         branch->getSuccessor(1)->getName().starts_with("index.out_of_bounds");
+         (branch->getSuccessor(1)->getName().starts_with("index.out_of_bounds") ||
+          branch->getSuccessor(0)->getName().starts_with("index.out_of_bounds"));
 }
 
-void and_leaves(llvm::Value* v, llvm::SmallVectorImpl<llvm::Value*>& out) {
+bool failing(const llvm::BranchInst* branch) {
+  return branch->getSuccessor(0)->getName().starts_with("index.out_of_bounds");
+}
+
+// The and-ed parts of an in-bounds condition, or the or-ed parts of a failing one.
+void leaves_of(llvm::Value* v, bool fails, llvm::SmallVectorImpl<llvm::Value*>& out) {
   llvm::Value *a, *b;
-  if (match(v, m_LogicalAnd(m_Value(a), m_Value(b)))) {
-    and_leaves(a, out);
-    and_leaves(b, out);
+  if (fails ? match(v, m_LogicalOr(m_Value(a), m_Value(b)))
+            : match(v, m_LogicalAnd(m_Value(a), m_Value(b)))) {
+    leaves_of(a, fails, out);
+    leaves_of(b, fails, out);
     return;
   }
   out.push_back(v);
 }
+
 
 // `i` when `v` is the negative-index wrap select(i < 0, i + extent, i), or the form
 // InstCombine makes of it, i + select(i < 0, extent, 0).
@@ -82,6 +95,19 @@ llvm::Value* wrapped_index(llvm::Value* v, llvm::Value* extent) {
             m_c_Add(m_Select(m_ICmp(predicate, m_Value(i), m_Zero()), m_Specific(extent), m_Zero()),
                     m_Deferred(i))) &&
       predicate == llvm::ICmpInst::ICMP_SLT)
+    return i;
+  // And InstCombine's form for a power-of-two extent 2^k: i + ((i >>u (63 - k)) & 2^k), or
+  // i + ((i >>s 63) & 2^k): the sign bit moved to the extent's.
+  const llvm::APInt* shift = nullptr;
+  const llvm::APInt* mask = nullptr;
+  auto* e = llvm::dyn_cast<llvm::ConstantInt>(extent);
+  if (e == nullptr || !e->getValue().isPowerOf2() || e->getBitWidth() != 64) return nullptr;
+  const unsigned k = e->getValue().logBase2();
+  if (match(v, m_c_Add(m_And(m_LShr(m_Value(i), m_APInt(shift)), m_APInt(mask)), m_Deferred(i))) &&
+      *shift == 63 - k && *mask == e->getValue())
+    return i;
+  if (match(v, m_c_Add(m_And(m_AShr(m_Value(i), m_APInt(shift)), m_APInt(mask)), m_Deferred(i))) &&
+      *shift == 63 && *mask == e->getValue())
     return i;
   return nullptr;
 }
@@ -161,9 +187,9 @@ class LoopVersioner {
       auto* branch = llvm::dyn_cast<llvm::BranchInst>(block->getTerminator());
       if (!branch || !is_bounds_branch(branch)) continue;
       auto& [br, leaves] = branches.emplace_back(branch, llvm::SmallVector<llvm::Value*, 4>{});
-      and_leaves(branch->getCondition(), leaves);
+      leaves_of(branch->getCondition(), failing(branch), leaves);
       for (llvm::Value* leaf : leaves) {
-        std::optional<Check> check = analyse(loop, leaf);
+        std::optional<Check> check = analyse(loop, leaf, failing(branch));
         auto [it, fresh] = droppable.try_emplace(leaf, check.has_value());
         if (!fresh) it->second = it->second && check.has_value();
         if (!check) continue;
@@ -182,28 +208,36 @@ class LoopVersioner {
   }
 
   // The conditions on the way to `block`: the and-ed comparisons of each branch in
-  // the loop whose taken edge dominates it.
+  // the loop whose true edge dominates it, and the negated or-ed ones of each branch
+  // whose false edge does.
   std::vector<Guard> guards_of(llvm::Loop& loop, llvm::BasicBlock* block) {
     std::vector<Guard> guards;
     for (llvm::DomTreeNode* node = dominators_.getNode(block)->getIDom();
          node && loop.contains(node->getBlock()); node = node->getIDom()) {
       auto* branch = llvm::dyn_cast<llvm::BranchInst>(node->getBlock()->getTerminator());
-      if (!branch || !branch->isConditional() ||
-          !dominators_.dominates(llvm::BasicBlockEdge(node->getBlock(), branch->getSuccessor(0)),
-                                 block))
+      if (!branch || !branch->isConditional() || is_bounds_branch(branch)) continue;
+      bool negated;
+      if (dominators_.dominates(llvm::BasicBlockEdge(node->getBlock(), branch->getSuccessor(0)),
+                                block))
+        negated = false;
+      else if (dominators_.dominates(
+                   llvm::BasicBlockEdge(node->getBlock(), branch->getSuccessor(1)), block))
+        negated = true;
+      else
         continue;
       llvm::SmallVector<llvm::Value*, 4> leaves;
-      and_leaves(branch->getCondition(), leaves);
+      leaves_of(branch->getCondition(), negated, leaves);
       for (llvm::Value* leaf : leaves)
-        if (auto guard = as_guard(loop, leaf)) guards.push_back(*guard);
+        if (auto guard = as_guard(loop, leaf, negated)) guards.push_back(*guard);
     }
     return guards;
   }
 
-  std::optional<Guard> as_guard(llvm::Loop& loop, llvm::Value* leaf) {
+  std::optional<Guard> as_guard(llvm::Loop& loop, llvm::Value* leaf, bool negated) {
     llvm::ICmpInst::Predicate predicate;
     llvm::Value *x, *y;
     if (!match(leaf, m_ICmp(predicate, m_Value(x), m_Value(y)))) return std::nullopt;
+    if (negated) predicate = llvm::ICmpInst::getInversePredicate(predicate);
     Guard g{predicate, scev_.getSCEV(x), scev_.getSCEV(y)};
     if (g.lhs->getType() != g.rhs->getType()) return std::nullopt;
     if (scev_.isLoopInvariant(g.lhs, &loop) && !scev_.isLoopInvariant(g.rhs, &loop)) {
@@ -214,24 +248,40 @@ class LoopVersioner {
     if (scev_.isLoopInvariant(g.lhs, &loop)) return g;
     auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(g.lhs);
     if (!rec || rec->getLoop() != &loop || !rec->isAffine() || !rec->getType()->isIntegerTy(64) ||
-        !rec->getStepRecurrence(scev_)->isOne() || !llvm::ICmpInst::isSigned(g.predicate) ||
-        g.predicate == llvm::ICmpInst::ICMP_EQ || g.predicate == llvm::ICmpInst::ICMP_NE)
+        !rec->getStepRecurrence(scev_)->isOne() || g.predicate == llvm::ICmpInst::ICMP_EQ ||
+        g.predicate == llvm::ICmpInst::ICMP_NE)
       return std::nullopt;
+    if (llvm::ICmpInst::isUnsigned(g.predicate)) {
+      g.predicate = llvm::ICmpInst::getSignedPredicate(g.predicate);
+      g.nonnegative = true;
+    }
     return g;
   }
 
-  std::optional<Check> analyse(llvm::Loop& loop, llvm::Value* leaf) {
+  // `leaf` as `index <u extent` (in bounds), or where `fails`, as its negation: `index >=u
+  // extent`, or `index >u c` of a constant c (extent c + 1).
+  std::optional<Check> analyse(llvm::Loop& loop, llvm::Value* leaf, bool fails) {
     llvm::ICmpInst::Predicate predicate;
     llvm::Value *index, *extent;
     auto* cmp = llvm::dyn_cast<llvm::ICmpInst>(leaf);
     if (!cmp || !match(cmp, m_ICmp(predicate, m_Value(index), m_Value(extent))))
       return std::nullopt;
-    if (predicate == llvm::ICmpInst::ICMP_UGT)
+    if (fails) predicate = llvm::ICmpInst::getInversePredicate(predicate);
+    // Index on the left: index <u extent, or (failing) index <=u c.
+    if (predicate == llvm::ICmpInst::ICMP_UGT || predicate == llvm::ICmpInst::ICMP_UGE) {
       std::swap(index, extent);
-    else if (predicate != llvm::ICmpInst::ICMP_ULT)
+      predicate = llvm::ICmpInst::getSwappedPredicate(predicate);
+    }
+    if (predicate == llvm::ICmpInst::ICMP_ULE) {
+      auto* c = llvm::dyn_cast<llvm::ConstantInt>(extent);
+      if (!c || c->isMinusOne()) return std::nullopt;
+      extent = llvm::ConstantInt::get(c->getType(), c->getValue() + 1);
+    } else if (predicate != llvm::ICmpInst::ICMP_ULT) {
       return std::nullopt;
+    }
     Check c;
     c.cmp = cmp;
+    c.fails = fails;
     if (llvm::Value* i = wrapped_index(index, extent)) {
       c.wrap = llvm::dyn_cast<llvm::Instruction>(index);
       c.unwrapped = i;
@@ -322,6 +372,10 @@ class LoopVersioner {
         auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(g.lhs);
         if (rec) {
           ok = b.CreateAnd(ok, b.CreateAnd(small(rec->getStart()), small(g.rhs)));
+          if (g.nonnegative)
+            for (const llvm::SCEV* side : {rec->getStart(), g.rhs})
+              ok = b.CreateAnd(ok, b.CreateICmpSGE(expander.expandCodeFor(side, nullptr, at),
+                                                   b.getInt64(0)));
           continue;
         }
         llvm::Value* lhs = expander.expandCodeFor(g.lhs, nullptr, at);
@@ -340,9 +394,9 @@ class LoopVersioner {
       return user && loop.contains(user);
     };
     for (llvm::BranchInst* branch : proven_)
-      branch->setCondition(llvm::ConstantInt::getTrue(branch->getContext()));
+      branch->setCondition(llvm::ConstantInt::getBool(branch->getContext(), !failing(branch)));
     for (const Check& c : checks) {
-      c.cmp->replaceUsesWithIf(llvm::ConstantInt::getTrue(c.cmp->getContext()), inside);
+      c.cmp->replaceUsesWithIf(llvm::ConstantInt::getBool(c.cmp->getContext(), !c.fails), inside);
       if (c.wrap) c.wrap->replaceUsesWithIf(c.unwrapped, inside);
     }
     for (llvm::BasicBlock* block : loop.blocks()) fast_blocks_.push_back(block);
