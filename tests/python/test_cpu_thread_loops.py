@@ -251,3 +251,35 @@ def test_a_negative_index_wraps_as_numpy_in_a_vectorised_loop(k):
     if k == 128:
         with pytest.raises(IndexError, match=r"index -129 is out of bounds"):
             rotate[2, 128](a, out, 129)
+
+
+@cuda.jit
+def record_identity(out, runs):
+    x, y, z = cuda.grid(3)
+    out[z, y, x, 0] = cuda.blockIdx.x * 1000000 + cuda.blockIdx.y * 10000 + cuda.blockIdx.z
+    out[z, y, x, 1] = cuda.threadIdx.x * 10000 + cuda.threadIdx.y * 100 + cuda.threadIdx.z
+    cuda.atomic.add(runs, (z, y, x), 1)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 7])
+@pytest.mark.parametrize("grid, block", [((5, 3, 2), (8, 4, 2)), ((7, 1, 3), (4, 3, 1)),
+                                         ((1, 6, 1), (16, 2, 1)), ((13, 2, 1), (32, 1, 1))])
+def test_threads_run_in_the_grids_order_each_once_with_its_own_indices(grid, block, workers):
+    # Blocks of a kernel without barriers run a row of blocks at a time, (threadIdx.z,
+    # threadIdx.y) outermost; workers' runs of blocks start and end inside rows.
+    before = cuda.config.CPU_WORKERS
+    cuda.config.CPU_WORKERS = workers
+    try:
+        shape = tuple(g * b for g, b in zip(grid, block))[::-1]
+        out = np.zeros(shape + (2,), np.int64)
+        runs = np.zeros(shape, np.int32)
+        record_identity[grid, block](out, runs)
+    finally:
+        cuda.config.CPU_WORKERS = before
+    np.testing.assert_array_equal(runs, 1)
+    z, y, x = np.indices(shape)
+    bx, tx = divmod(x, block[0])
+    by, ty = divmod(y, block[1])
+    bz, tz = divmod(z, block[2])
+    np.testing.assert_array_equal(out[..., 0], bx * 1000000 + by * 10000 + bz)
+    np.testing.assert_array_equal(out[..., 1], tx * 10000 + ty * 100 + tz)

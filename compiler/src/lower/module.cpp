@@ -352,62 +352,89 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
   std::vector<PrivateCopy> copies = open_private_copies(
       m, b, entry, args, threads, b.CreateStructGEP(ctx_type, ctx, kPrivateCopies));
   auto* blocks_end = llvm::BasicBlock::Create(c, "blocks.end", entry);
-  // blockIdx of the first block, then counted up block after block: no division per block
-  // (the code generator may sink one into the thread loops, where it costs each thread).
-  llvm::Value* linear = entry->getArg(2);
-  std::array<llvm::Value*, 3> block_idx{};
-  std::array<llvm::Value*, 3> first{b.CreateURem(linear, gx),
-                                    b.CreateUDiv(b.CreateURem(linear, gxy), gx),
-                                    b.CreateUDiv(linear, gxy)};
-  for (int d = 0; d < 3; ++d) {
-    block_idx[d] = b.CreateAlloca(i32, nullptr, "blockIdx");
-    b.CreateStore(b.CreateTrunc(first[d], i32), block_idx[d]);
-  }
-  loop(entry->getArg(2), entry->getArg(3), [&](llvm::Value*) {
-    // A cancelled launch (Ctrl-C) stops between blocks, so the runtime hands a worker a
-    // long run of them at once.
-    auto* flag = b.CreateAlignedLoad(i32, b.CreateLoad(ptr, b.CreateStructGEP(ctx_type, ctx,
-                                                                              kAbandon)),
-                                     llvm::Align(4));
+  // A cancelled launch (Ctrl-C) stops between blocks, so the runtime hands a worker a long
+  // run of them at once.
+  auto stop_if_abandoned = [&] {
+    auto* flag = b.CreateAlignedLoad(
+        i32, b.CreateLoad(ptr, b.CreateStructGEP(ctx_type, ctx, kAbandon)), llvm::Align(4));
     flag->setAtomic(llvm::AtomicOrdering::Monotonic);
     auto* go_on = llvm::BasicBlock::Create(c, "block", entry);
     b.CreateCondBr(b.CreateICmpNE(flag, b.getInt32(0)), blocks_end, go_on,
                    llvm::MDBuilder(c).createBranchWeights(1, 1 << 20));
     b.SetInsertPoint(go_on);
-    std::array<llvm::Value*, 3> idx{};
-    for (int d = 0; d < 3; ++d) {
-      idx[d] = b.CreateLoad(i32, block_idx[d]);
-      b.CreateStore(idx[d], ctx_slot(6 + d));
-    }
-    // The next block's index: x, then y, then z carried over.
+  };
+  auto call_body = [&] {
+    if (m.may_raise) b.CreateStore(b.getInt32(0), b.CreateStructGEP(ctx_type, ctx, kRaised));
+    std::vector<llvm::Value*> call_args{ctx};
+    call_args.insert(call_args.end(), args.begin(), args.end());
+    b.CreateCall(body, call_args);
+  };
+  // Block indices are counted up from the first's, carried over from one dimension to the
+  // next: no division per block (the code generator may sink one into the thread loops,
+  // where it costs each thread). `from` is dimension 0 or 1.
+  llvm::Value* begin = entry->getArg(2);
+  llvm::Value* end = entry->getArg(3);
+  std::array<llvm::Value*, 3> block_idx{};
+  std::array<llvm::Value*, 3> first{b.CreateURem(begin, gx),
+                                    b.CreateUDiv(b.CreateURem(begin, gxy), gx),
+                                    b.CreateUDiv(begin, gxy)};
+  for (int d = 0; d < 3; ++d) {
+    block_idx[d] = b.CreateAlloca(i32, nullptr, "blockIdx");
+    b.CreateStore(b.CreateTrunc(first[d], i32), block_idx[d]);
+  }
+  auto count_up = [&](int from) {
     llvm::Value* carry = b.getTrue();
-    for (int d = 0; d < 3; ++d) {
-      llvm::Value* up = b.CreateAdd(idx[d], b.CreateZExt(carry, i32));
+    for (int d = from; d < 3; ++d) {
+      llvm::Value* idx = b.CreateLoad(i32, block_idx[d]);
+      llvm::Value* up = b.CreateAdd(idx, b.CreateZExt(carry, i32));
       llvm::Value* wraps = b.CreateAnd(carry, b.CreateICmpEQ(up, grid[d]));
       b.CreateStore(b.CreateSelect(wraps, b.getInt32(0), up), block_idx[d]);
       carry = wraps;
     }
-    auto call_body = [&] {
-      if (m.may_raise) b.CreateStore(b.getInt32(0), b.CreateStructGEP(ctx_type, ctx, kRaised));
-      std::vector<llvm::Value*> call_args{ctx};
-      call_args.insert(call_args.end(), args.begin(), args.end());
-      b.CreateCall(body, call_args);
-    };
-    if (m.split_barriers) {  // the body runs the block's threads itself (barrier_fission.cpp)
+  };
+  auto set_block_idx = [&](int from) {
+    for (int d = from; d < 3; ++d) b.CreateStore(b.CreateLoad(i32, block_idx[d]), ctx_slot(6 + d));
+  };
+  if (m.split_barriers) {
+    // The body runs the block's threads itself (barrier_fission.cpp), block after block.
+    loop(begin, end, [&](llvm::Value*) {
+      stop_if_abandoned();
+      set_block_idx(0);
+      count_up(0);
       call_body();
-      return;
-    }
-    loop(b.getInt32(0), block[2], [&](llvm::Value* tz) {
-      b.CreateStore(tz, ctx_slot(2));
-      loop(b.getInt32(0), block[1], [&](llvm::Value* ty) {
-        b.CreateStore(ty, ctx_slot(1));
-        loop(b.getInt32(0), block[0], [&](llvm::Value* tx) {
-          b.CreateStore(tx, ctx_slot(0));
-          call_body();
+    });
+  } else {
+    // Threads in the grid's order: a row of blocks (the blocks of one blockIdx.y and .z) runs
+    // each (threadIdx.z, threadIdx.y) of its blocks together, so that a kernel whose blocks
+    // are tiles of an array (blockDim (64, 4)) walks each row of the array from one end to
+    // the other, as the hardware prefetcher wants, not in tile-wide pieces. The threads of a
+    // kernel that never synchronises may run in any order, and each runs whole.
+    llvm::Value* first_row = b.CreateUDiv(begin, gx);
+    llvm::Value* last_row = b.CreateUDiv(b.CreateSub(end, b.getInt64(1)), gx);
+    llvm::Value* first_x = b.CreateTrunc(b.CreateURem(begin, gx), i32);
+    llvm::Value* last_x = b.CreateTrunc(b.CreateURem(b.CreateSub(end, b.getInt64(1)), gx), i32);
+    loop(first_row, b.CreateAdd(last_row, b.getInt64(1)), [&](llvm::Value* row) {
+      set_block_idx(1);
+      count_up(1);
+      llvm::Value* x_begin = b.CreateSelect(b.CreateICmpEQ(row, first_row), first_x, b.getInt32(0));
+      llvm::Value* x_end = b.CreateSelect(b.CreateICmpEQ(row, last_row),
+                                          b.CreateAdd(last_x, b.getInt32(1)), grid[0]);
+      loop(b.getInt32(0), block[2], [&](llvm::Value* tz) {
+        b.CreateStore(tz, ctx_slot(2));
+        loop(b.getInt32(0), block[1], [&](llvm::Value* ty) {
+          b.CreateStore(ty, ctx_slot(1));
+          loop(x_begin, x_end, [&](llvm::Value* bx) {
+            stop_if_abandoned();
+            b.CreateStore(bx, ctx_slot(6));
+            loop(b.getInt32(0), block[0], [&](llvm::Value* tx) {
+              b.CreateStore(tx, ctx_slot(0));
+              call_body();
+            });
+          });
         });
       });
     });
-  });
+  }
   b.CreateBr(blocks_end);
   b.SetInsertPoint(blocks_end);
   close_private_copies(m, b, entry, copies);

@@ -19,6 +19,7 @@
 #include <llvm/Transforms/IPO/GlobalDCE.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/ADCE.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/SCCP.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 
@@ -192,6 +193,8 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt
         [](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
           passes.addPass(BoundsCheckVersioning());
           passes.addPass(llvm::SimplifyCFGPass());  // the folded checks' blocks merge
+          // The range tests repeat their parts (each check's guards): once per block is enough.
+          passes.addPass(llvm::EarlyCSEPass());
         });
   llvm::ModulePassManager passes = opt_level == 0
                                        ? pipeline.builder().buildO0DefaultPipeline(level)
