@@ -563,7 +563,10 @@ void FunctionLowering::thread_loop(const std::function<void()>& body, llvm::Valu
     auto* done = llvm::BasicBlock::Create(m_.context, "thread.loop.end", fn_);
     llvm::Value* begin = d == 0 && x_begin ? x_begin : b_.getInt32(0);
     llvm::Value* end = d == 0 && x_end ? x_end : dims[d];
-    b_.CreateCondBr(b_.CreateICmpSLT(begin, end), head, done);
+    if (d == 0 && x_begin)  // a range of threads, maybe none
+      b_.CreateCondBr(b_.CreateICmpSLT(begin, end), head, done);
+    else  // a block's extent is never zero: no test LLVM would unswitch the loops on
+      b_.CreateBr(head);
     b_.SetInsertPoint(head);
     llvm::PHINode* id = b_.CreatePHI(i32, 2);
     id->addIncoming(begin, pre);
@@ -572,7 +575,8 @@ void FunctionLowering::thread_loop(const std::function<void()>& body, llvm::Valu
     level(d - 1);
     llvm::Value* next = b_.CreateAdd(id, b_.getInt32(1));
     id->addIncoming(next, b_.GetInsertBlock());
-    b_.CreateCondBr(b_.CreateICmpSLT(next, end), head, done);
+    llvm::BranchInst* latch = b_.CreateCondBr(b_.CreateICmpSLT(next, end), head, done);
+    if (d == 0) mark_thread_loop(latch);
     b_.SetInsertPoint(done);
   };
   level(2);

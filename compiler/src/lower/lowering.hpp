@@ -476,6 +476,10 @@ std::vector<PrivateCopy> open_private_copies(ModuleLowering& m, llvm::IRBuilder<
                                              llvm::Value* threads, llvm::Value* copies_field);
 void close_private_copies(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Function* fn,
                           const std::vector<PrivateCopy>& copies);
+// Host: marks the loop whose latch is `latch` as a thread loop (threadIdx.x): vectorised,
+// but its scalar remainder not unrolled at run time (code and compile time for a loop of
+// a few iterations).
+void mark_thread_loop(llvm::BranchInst* latch);
 // Whether statements call the builtin `name`, at any depth.
 bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name);
 

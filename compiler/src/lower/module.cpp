@@ -151,6 +151,15 @@ std::vector<ParamLayout> param_layout(const std::vector<Type>& arg_types) {
 
 namespace cudajit::lower {
 
+void mark_thread_loop(llvm::BranchInst* latch) {
+  llvm::LLVMContext& c = latch->getContext();
+  llvm::Metadata* no_runtime_unroll =
+      llvm::MDNode::get(c, llvm::MDString::get(c, "llvm.loop.unroll.runtime.disable"));
+  llvm::MDNode* id = llvm::MDNode::getDistinct(c, {nullptr, no_runtime_unroll});
+  id->replaceOperandWith(0, id);  // a loop's ID names itself
+  latch->setMetadata(llvm::LLVMContext::MD_loop, id);
+}
+
 namespace {
 
 // Rebuilds the kernel-language values of the arguments from the flattened
@@ -321,20 +330,25 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
     b.CreateStore(grid[d], ctx_slot(9 + d));
   }
 
-  // A counted loop: for (v = begin; v < end; ++v) body(v).
+  // A counted loop: for (v = begin; v < end; ++v) body(v). One known to run at least once
+  // tests only at its end: LLVM would otherwise unswitch the loops around it on the test.
+  llvm::BranchInst* latch = nullptr;  // the last loop's
   auto loop = [&](llvm::Value* begin, llvm::Value* end,
-                  const std::function<void(llvm::Value*)>& fn) {
+                  const std::function<void(llvm::Value*)>& fn, bool runs = false) {
     llvm::BasicBlock* pre = b.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(c, "loop", entry);
     auto* exit = llvm::BasicBlock::Create(c, "loop.end", entry);
-    b.CreateCondBr(b.CreateICmpSLT(begin, end), head, exit);
+    if (runs)
+      b.CreateBr(head);
+    else
+      b.CreateCondBr(b.CreateICmpSLT(begin, end), head, exit);
     b.SetInsertPoint(head);
     llvm::PHINode* v = b.CreatePHI(begin->getType(), 2);
     v->addIncoming(begin, pre);
     fn(v);
     llvm::Value* next = b.CreateAdd(v, llvm::ConstantInt::get(begin->getType(), 1));
     v->addIncoming(next, b.GetInsertBlock());
-    b.CreateCondBr(b.CreateICmpSLT(next, end), head, exit);
+    latch = b.CreateCondBr(b.CreateICmpSLT(next, end), head, exit);
     b.SetInsertPoint(exit);
   };
 
@@ -413,6 +427,10 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
     llvm::Value* last_row = b.CreateUDiv(b.CreateSub(end, b.getInt64(1)), gx);
     llvm::Value* first_x = b.CreateTrunc(b.CreateURem(begin, gx), i32);
     llvm::Value* last_x = b.CreateTrunc(b.CreateURem(b.CreateSub(end, b.getInt64(1)), gx), i32);
+    // (A launch has no empty dimension, and each row of the run has a block of it.)
+    auto* rows = llvm::BasicBlock::Create(c, "rows", entry);
+    b.CreateCondBr(b.CreateICmpSLT(begin, end), rows, blocks_end);
+    b.SetInsertPoint(rows);
     loop(first_row, b.CreateAdd(last_row, b.getInt64(1)), [&](llvm::Value* row) {
       set_block_idx(1);
       count_up(1);
@@ -429,11 +447,12 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
             loop(b.getInt32(0), block[0], [&](llvm::Value* tx) {
               b.CreateStore(tx, ctx_slot(0));
               call_body();
-            });
-          });
-        });
-      });
-    });
+            }, true);
+            mark_thread_loop(latch);
+          }, true);
+        }, true);
+      }, true);
+    }, true);
   }
   b.CreateBr(blocks_end);
   b.SetInsertPoint(blocks_end);

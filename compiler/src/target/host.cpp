@@ -7,6 +7,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/TargetSelect.h>
@@ -58,7 +59,11 @@ class HostJit {
     errors_.clear();
     HostObject out;
     module.withModuleDo([&](llvm::Module& m) {
-      prepare(m, entry_name);
+      {
+        StageTimer timer("host optimisation");
+        prepare(m, entry_name);
+      }
+      StageTimer timer("host code generation");
       llvm::SmallVector<char, 0> buffer;
       llvm::raw_svector_ostream stream(buffer);
       llvm::legacy::PassManager passes;
@@ -68,6 +73,7 @@ class HostJit {
       passes.run(m);
       out.object.assign(buffer.begin(), buffer.end());
     });
+    StageTimer timer("host linking");
     out.address = load_locked(jit_->getMainJITDylib(), out.object, entry_name);
     return out;
   }
@@ -89,6 +95,13 @@ class HostJit {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     detail::apply_llvm_options_from_environment();
+    // Thread loops run a few vector iterations each (a block's row): a vectorised remainder
+    // after them is compile time and code for little (the GPU's pipeline never vectorises
+    // this wide). CUDAJIT_LLVM_OPTIONS may still turn it on.
+    llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
+    auto epilogue = options.find("enable-epilogue-vectorization");
+    if (epilogue != options.end() && epilogue->second->getNumOccurrences() == 0)
+      static_cast<llvm::cl::opt<bool>*>(epilogue->second)->setValue(false);
     auto builder = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "cannot detect host");
     // x86's bfloat16 conversions (VCVTNEPS2BF16) flush subnormals, where a GPU's
     // cvt.rn.bf16.f32 keeps them: narrowing to bfloat goes through __truncsfbf2 instead.
