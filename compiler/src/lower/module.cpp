@@ -330,11 +330,11 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
     b.CreateStore(grid[d], ctx_slot(9 + d));
   }
 
-  // A counted loop: for (v = begin; v < end; ++v) body(v). One known to run at least once
+  // A counted loop: for (v = begin; v < end; ++v) body(v). One that `runs` (at least once)
   // tests only at its end: LLVM would otherwise unswitch the loops around it on the test.
   llvm::BranchInst* latch = nullptr;  // the last loop's
-  auto loop = [&](llvm::Value* begin, llvm::Value* end,
-                  const std::function<void(llvm::Value*)>& fn, bool runs = false) {
+  using Body = std::function<void(llvm::Value*)>;
+  auto counted = [&](llvm::Value* begin, llvm::Value* end, const Body& fn, bool runs) {
     llvm::BasicBlock* pre = b.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(c, "loop", entry);
     auto* exit = llvm::BasicBlock::Create(c, "loop.end", entry);
@@ -351,6 +351,12 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
     latch = b.CreateCondBr(b.CreateICmpSLT(next, end), head, exit);
     b.SetInsertPoint(exit);
   };
+  auto loop = [&](llvm::Value* begin, llvm::Value* end, const Body& fn) {
+    counted(begin, end, fn, false);
+  };
+  auto loop_that_runs = [&](llvm::Value* begin, llvm::Value* end, const Body& fn) {
+    counted(begin, end, fn, true);
+  };
 
   // Never zero (a launch has no empty dimension), which SCEV must know to compute
   // blockIdx outside a thread loop and test the loop's indices there.
@@ -360,9 +366,9 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
   llvm::Value* gx = extent(grid[0]);
   llvm::Value* gxy = b.CreateMul(gx, extent(grid[1]));
   // Arrays the kernel only updates atomically: a copy for this run of blocks where it pays.
-  llvm::Value* threads = b.CreateMul(b.CreateSub(entry->getArg(3), entry->getArg(2)),
-                                     b.CreateMul(b.CreateMul(extent(block[0]), extent(block[1])),
-                                                 extent(block[2])));
+  llvm::Value* threads =
+      b.CreateMul(b.CreateSub(entry->getArg(3), entry->getArg(2)),
+                  b.CreateMul(b.CreateMul(extent(block[0]), extent(block[1])), extent(block[2])));
   std::vector<PrivateCopy> copies = open_private_copies(
       m, b, entry, args, threads, b.CreateStructGEP(ctx_type, ctx, kPrivateCopies));
   auto* blocks_end = llvm::BasicBlock::Create(c, "blocks.end", entry);
@@ -431,28 +437,28 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
     auto* rows = llvm::BasicBlock::Create(c, "rows", entry);
     b.CreateCondBr(b.CreateICmpSLT(begin, end), rows, blocks_end);
     b.SetInsertPoint(rows);
-    loop(first_row, b.CreateAdd(last_row, b.getInt64(1)), [&](llvm::Value* row) {
+    loop_that_runs(first_row, b.CreateAdd(last_row, b.getInt64(1)), [&](llvm::Value* row) {
       set_block_idx(1);
       count_up(1);
       llvm::Value* x_begin = b.CreateSelect(b.CreateICmpEQ(row, first_row), first_x, b.getInt32(0));
       llvm::Value* x_end = b.CreateSelect(b.CreateICmpEQ(row, last_row),
                                           b.CreateAdd(last_x, b.getInt32(1)), grid[0]);
-      loop(b.getInt32(0), block[2], [&](llvm::Value* tz) {
+      loop_that_runs(b.getInt32(0), block[2], [&](llvm::Value* tz) {
         b.CreateStore(tz, ctx_slot(2));
-        loop(b.getInt32(0), block[1], [&](llvm::Value* ty) {
+        loop_that_runs(b.getInt32(0), block[1], [&](llvm::Value* ty) {
           b.CreateStore(ty, ctx_slot(1));
-          loop(x_begin, x_end, [&](llvm::Value* bx) {
+          loop_that_runs(x_begin, x_end, [&](llvm::Value* bx) {
             stop_if_abandoned();
             b.CreateStore(bx, ctx_slot(6));
-            loop(b.getInt32(0), block[0], [&](llvm::Value* tx) {
+            loop_that_runs(b.getInt32(0), block[0], [&](llvm::Value* tx) {
               b.CreateStore(tx, ctx_slot(0));
               call_body();
-            }, true);
+            });
             mark_thread_loop(latch);
-          }, true);
-        }, true);
-      }, true);
-    }, true);
+          });
+        });
+      });
+    });
   }
   b.CreateBr(blocks_end);
   b.SetInsertPoint(blocks_end);

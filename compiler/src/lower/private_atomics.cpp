@@ -139,8 +139,7 @@ void find_private_atomics(ModuleLowering& m, const typing::TypedFunction& entry)
 }
 
 const PrivateAtomics* FunctionLowering::private_atomics(const Node& array) const {
-  if (thread_ctx_ == nullptr || m_.private_atomics_kernel != &f_ ||
-      array.kind != NodeKind::Name)
+  if (thread_ctx_ == nullptr || m_.private_atomics_kernel != &f_ || array.kind != NodeKind::Name)
     return nullptr;
   auto found = m_.private_atomics.find(array.text);
   return found == m_.private_atomics.end() ? nullptr : &found->second;
@@ -149,8 +148,7 @@ const PrivateAtomics* FunctionLowering::private_atomics(const Node& array) const
 // `op` on the element at `ptr`: plainly on the worker's copy where the entry made one,
 // else atomically.
 llvm::Value* FunctionLowering::private_atomic(const PrivateAtomics& atomics, Op op,
-                                              llvm::Value* ptr, llvm::Value* v,
-                                              llvm::Align align) {
+                                              llvm::Value* ptr, llvm::Value* v, llvm::Align align) {
   llvm::Value* copies = b_.CreateLoad(
       b_.getInt64Ty(), b_.CreateStructGEP(m_.thread_ctx_type(), thread_ctx_, kPrivateCopies));
   llvm::Value* own = b_.CreateTrunc(b_.CreateLShr(copies, atomics.bit), b_.getInt1Ty());
@@ -162,16 +160,35 @@ llvm::Value* FunctionLowering::private_atomic(const PrivateAtomics& atomics, Op 
   llvm::Value* old = b_.CreateAlignedLoad(v->getType(), ptr, align);
   llvm::Value* updated = nullptr;
   switch (op) {
-    case Op::Add: updated = b_.CreateAdd(old, v); break;
-    case Op::Sub: updated = b_.CreateSub(old, v); break;
-    case Op::And: updated = b_.CreateAnd(old, v); break;
-    case Op::Or: updated = b_.CreateOr(old, v); break;
-    case Op::Xor: updated = b_.CreateXor(old, v); break;
-    case Op::Max: updated = intrinsic(llvm::Intrinsic::smax, {v->getType()}, {old, v}); break;
-    case Op::Min: updated = intrinsic(llvm::Intrinsic::smin, {v->getType()}, {old, v}); break;
-    case Op::UMax: updated = intrinsic(llvm::Intrinsic::umax, {v->getType()}, {old, v}); break;
-    case Op::UMin: updated = intrinsic(llvm::Intrinsic::umin, {v->getType()}, {old, v}); break;
-    default: throw CompileError("internal: no private form of this atomic", f_.function->loc);
+    case Op::Add:
+      updated = b_.CreateAdd(old, v);
+      break;
+    case Op::Sub:
+      updated = b_.CreateSub(old, v);
+      break;
+    case Op::And:
+      updated = b_.CreateAnd(old, v);
+      break;
+    case Op::Or:
+      updated = b_.CreateOr(old, v);
+      break;
+    case Op::Xor:
+      updated = b_.CreateXor(old, v);
+      break;
+    case Op::Max:
+      updated = intrinsic(llvm::Intrinsic::smax, {v->getType()}, {old, v});
+      break;
+    case Op::Min:
+      updated = intrinsic(llvm::Intrinsic::smin, {v->getType()}, {old, v});
+      break;
+    case Op::UMax:
+      updated = intrinsic(llvm::Intrinsic::umax, {v->getType()}, {old, v});
+      break;
+    case Op::UMin:
+      updated = intrinsic(llvm::Intrinsic::umin, {v->getType()}, {old, v});
+      break;
+    default:
+      throw CompileError("internal: no private form of this atomic", f_.function->loc);
   }
   b_.CreateAlignedStore(updated, ptr, align);
   b_.CreateBr(done);
@@ -217,17 +234,18 @@ std::vector<PrivateCopy> open_private_copies(ModuleLowering& m, llvm::IRBuilder<
       count = b.CreateMul(count, extent);
       llvm::Value* reach = b.CreateMul(b.CreateSub(extent, b.getInt64(1)), stride);
       low = b.CreateAdd(low, b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, reach, b.getInt64(0)));
-      high = b.CreateAdd(high, b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, reach, b.getInt64(0)));
-      whole = b.CreateAnd(whole, b.CreateICmpEQ(b.CreateSRem(stride, b.getInt64(size)),
-                                                b.getInt64(0)));
+      high =
+          b.CreateAdd(high, b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, reach, b.getInt64(0)));
+      whole =
+          b.CreateAnd(whole, b.CreateICmpEQ(b.CreateSRem(stride, b.getInt64(size)), b.getInt64(0)));
     }
     llvm::Value* bytes = b.CreateAdd(b.CreateSub(high, low), b.getInt64(size));
     llvm::Value* elements = b.CreateSDiv(bytes, b.getInt64(size));
     llvm::Value* worth = b.CreateAnd(
         b.CreateAnd(b.CreateICmpSGT(count, b.getInt64(0)), whole),
-        b.CreateAnd(b.CreateICmpSLE(bytes, b.getInt64(kMaxCopyBytes)),
-                    b.CreateICmpSLE(b.CreateMul(elements, b.getInt64(kThreadsPerElement)),
-                                    threads)));
+        b.CreateAnd(
+            b.CreateICmpSLE(bytes, b.getInt64(kMaxCopyBytes)),
+            b.CreateICmpSLE(b.CreateMul(elements, b.getInt64(kThreadsPerElement)), threads)));
     llvm::BasicBlock* before = b.GetInsertBlock();
     auto* make = llvm::BasicBlock::Create(c, "copy.make", fn);
     auto* fill = llvm::BasicBlock::Create(c, "copy.fill", fn);
@@ -293,8 +311,8 @@ void close_private_copies(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Functio
     // Elements the run never changed (and gaps between a strided array's) stay as they
     // started, and are not merged.
     count_loop(b, fn, copy.elements, [&](llvm::Value* j) {
-      llvm::Value* v = b.CreateAlignedLoad(element, b.CreateInBoundsGEP(element, copy.buffer, j),
-                                           align);
+      llvm::Value* v =
+          b.CreateAlignedLoad(element, b.CreateInBoundsGEP(element, copy.buffer, j), align);
       auto* changed = llvm::BasicBlock::Create(c, "copy.changed", fn);
       auto* after = llvm::BasicBlock::Create(c, "copy.next", fn);
       b.CreateCondBr(b.CreateICmpNE(v, identity(merge, element)), changed, after);

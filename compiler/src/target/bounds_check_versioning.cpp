@@ -81,7 +81,6 @@ void leaves_of(llvm::Value* v, bool fails, llvm::SmallVectorImpl<llvm::Value*>& 
   out.push_back(v);
 }
 
-
 // `i` when `v` is the negative-index wrap select(i < 0, i + extent, i), or the form
 // InstCombine makes of it, i + select(i < 0, extent, 0).
 llvm::Value* wrapped_index(llvm::Value* v, llvm::Value* extent) {
@@ -374,8 +373,8 @@ class LoopVersioner {
           ok = b.CreateAnd(ok, b.CreateAnd(small(rec->getStart()), small(g.rhs)));
           if (g.nonnegative)
             for (const llvm::SCEV* side : {rec->getStart(), g.rhs})
-              ok = b.CreateAnd(ok, b.CreateICmpSGE(expander.expandCodeFor(side, nullptr, at),
-                                                   b.getInt64(0)));
+              ok = b.CreateAnd(
+                  ok, b.CreateICmpSGE(expander.expandCodeFor(side, nullptr, at), b.getInt64(0)));
           continue;
         }
         llvm::Value* lhs = expander.expandCodeFor(g.lhs, nullptr, at);
