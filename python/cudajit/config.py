@@ -22,10 +22,16 @@ CUDA_NVRTC_EXTRA_SEARCH_PATHS (env CUDAJIT_NVRTC_EXTRA_SEARCH_PATHS): folders, s
     ':', that NVRTC searches for #include when it compiles CUDA C++ linked with kernels
     (cuda.CUSource, .cu files), as in numba-cuda.
 CUDA_LOW_OCCUPANCY_WARNINGS (env CUDAJIT_CUDA_LOW_OCCUPANCY_WARNINGS, else Numba's
-    NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS, default 1; NUMBA_DISABLE_PERFORMANCE_WARNINGS=1 turns
-    it off): ``kernel[griddim, blockdim]`` of fewer than 128 blocks on a GPU (the simulated
-    one too) warns with a PerformanceWarning, Numba's "Grid size N will likely result in GPU
-    under-utilization due to low occupancy.". The cpu device never warns.
+    NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS, default 1): ``kernel[griddim, blockdim]`` of fewer
+    than 128 blocks on a GPU (the simulated one too) warns with a PerformanceWarning, Numba's
+    "Grid size N will likely result in GPU under-utilization due to low occupancy.". The cpu
+    device never warns.
+CUDA_WARN_ON_IMPLICIT_COPY (env CUDAJIT_CUDA_WARN_ON_IMPLICIT_COPY, else Numba's
+    NUMBA_CUDA_WARN_ON_IMPLICIT_COPY, default 1): a launch on a GPU given NumPy arrays, which
+    are copied to the device and back around it, warns with a PerformanceWarning.
+DISABLE_PERFORMANCE_WARNINGS (env CUDAJIT_DISABLE_PERFORMANCE_WARNINGS, else Numba's
+    NUMBA_DISABLE_PERFORMANCE_WARNINGS, default 0): silences both of those warnings, whatever
+    they are set to, as in Numba.
 CUDA_DEBUGINFO_DEFAULT (env CUDAJIT_CUDA_DEBUGINFO, else NUMBA_CUDA_DEBUGINFO, default 0):
     what ``jit()`` takes for ``debug`` when it is not given.
 OPT (env CUDAJIT_OPT, else NUMBA_OPT, default 3): 0 makes ``jit()`` default to
@@ -108,13 +114,39 @@ class _Config:
                             f"by ':', got {value!r}")
         linking.extra_search_paths = value
 
+    # The performance warnings: each one's setting, and DISABLE_PERFORMANCE_WARNINGS over
+    # both; the C++ side keeps what results (read at every launch).
     @property
     def CUDA_LOW_OCCUPANCY_WARNINGS(self) -> bool:
-        return _core.low_occupancy_warnings()
+        return self._low_occupancy_warnings
 
     @CUDA_LOW_OCCUPANCY_WARNINGS.setter
     def CUDA_LOW_OCCUPANCY_WARNINGS(self, value: object) -> None:
-        _core.set_low_occupancy_warnings(bool(value))
+        object.__setattr__(self, "_low_occupancy_warnings", bool(value))
+        self._apply_performance_warnings()
+
+    @property
+    def CUDA_WARN_ON_IMPLICIT_COPY(self) -> bool:
+        return self._implicit_copy_warnings
+
+    @CUDA_WARN_ON_IMPLICIT_COPY.setter
+    def CUDA_WARN_ON_IMPLICIT_COPY(self, value: object) -> None:
+        object.__setattr__(self, "_implicit_copy_warnings", bool(value))
+        self._apply_performance_warnings()
+
+    @property
+    def DISABLE_PERFORMANCE_WARNINGS(self) -> bool:
+        return self._no_performance_warnings
+
+    @DISABLE_PERFORMANCE_WARNINGS.setter
+    def DISABLE_PERFORMANCE_WARNINGS(self, value: object) -> None:
+        object.__setattr__(self, "_no_performance_warnings", bool(value))
+        self._apply_performance_warnings()
+
+    def _apply_performance_warnings(self) -> None:
+        off = getattr(self, "_no_performance_warnings", False)
+        _core.set_low_occupancy_warnings(getattr(self, "_low_occupancy_warnings", True) and not off)
+        _core.set_host_copy_warnings(getattr(self, "_implicit_copy_warnings", True) and not off)
 
     @property
     def CUDA_DEBUGINFO_DEFAULT(self) -> bool:
@@ -166,9 +198,9 @@ def _env_flag(name: str, default: bool) -> bool:
 
 
 config = _Config()
-config.CUDA_LOW_OCCUPANCY_WARNINGS = (_env_flag("CUDA_LOW_OCCUPANCY_WARNINGS", True) and
-                                      os.environ.get("NUMBA_DISABLE_PERFORMANCE_WARNINGS")
-                                      != "1")
+config.CUDA_LOW_OCCUPANCY_WARNINGS = _env_flag("CUDA_LOW_OCCUPANCY_WARNINGS", True)
+config.CUDA_WARN_ON_IMPLICIT_COPY = _env_flag("CUDA_WARN_ON_IMPLICIT_COPY", True)
+config.DISABLE_PERFORMANCE_WARNINGS = _env_flag("DISABLE_PERFORMANCE_WARNINGS", False)
 config.CUDA_DEBUGINFO_DEFAULT = _env_flag("CUDA_DEBUGINFO", False)
 config.OPT = _env("OPT", "3")
 

@@ -227,6 +227,8 @@ void read_scalar(ArgValue& v, const void* p) {
     case Scalar::Fp8E4M3:  // never a Python value's type
     case Scalar::Fp8E5M2:
     case Scalar::Fp8E8M0:
+    case Scalar::DatetimeFirst:  // datetimes and timedeltas: read above
+    case Scalar::TimedeltaFirst:
       break;
   }
 }
@@ -577,6 +579,9 @@ runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
         throw py::type_error("argument " + std::to_string(a + 1) + ": a kernel parameter of " +
                              p.type.str() + " is not supported; pass the number (or its uint8 "
                              "byte) and convert in the kernel, e.g. fp8_e4m3(x)");
+      case Scalar::DatetimeFirst:  // datetimes and timedeltas: put above
+      case Scalar::TimedeltaFirst:
+        break;
     }
   }
   return params;

@@ -89,6 +89,10 @@ void bind_dispatcher(py::module_& m) {
         "grid under 128 blocks on a GPU");
   m.def("low_occupancy_warnings",
         [] { return low_occupancy_warnings.load(std::memory_order_relaxed); });
+  m.def("set_host_copy_warnings", &set_host_copy_warnings, py::arg("on"),
+        "config.CUDA_WARN_ON_IMPLICIT_COPY: warn when NumPy arrays are copied around a launch "
+        "on a GPU");
+  m.def("host_copy_warnings", &host_copy_warnings);
   // Collected as a container: the Python Dispatcher's bound method it holds is a cycle.
   py::class_<Dispatcher>(
       m, "Dispatcher", py::custom_type_setup([](PyHeapTypeObject* heap_type) {

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <array>
 #include <cstdlib>
 #include <functional>
@@ -372,18 +373,10 @@ std::vector<StagedRange> stage_host_arrays(runtime::Device& device, runtime::Str
   return ranges;
 }
 
-// Numba's switches for the same warning, which programs written for Numba set.
-bool host_copy_warning_enabled() {
-  static const bool enabled = [] {
-    const char* copy = std::getenv("NUMBA_CUDA_WARN_ON_IMPLICIT_COPY");
-    const char* perf = std::getenv("NUMBA_DISABLE_PERFORMANCE_WARNINGS");
-    return !(copy && std::string(copy) == "0") && !(perf && std::string(perf) == "1");
-  }();
-  return enabled;
-}
+std::atomic<bool> host_copy_warnings_on{true};
 
 void warn_host_copies(const std::string& kernel, size_t count) {
-  if (!host_copy_warning_enabled()) return;
+  if (!host_copy_warnings_on.load(std::memory_order_relaxed)) return;
   static LazyAttribute performance_warning("cudajit.errors", "PerformanceWarning");
   PyObject* const category = performance_warning.get();
   // Numba's sentence first, so that filters written for Numba's warning match ours too.
@@ -396,6 +389,9 @@ void warn_host_copies(const std::string& kernel, size_t count) {
 }
 
 }  // namespace
+
+void set_host_copy_warnings(bool on) { host_copy_warnings_on.store(on, std::memory_order_relaxed); }
+bool host_copy_warnings() { return host_copy_warnings_on.load(std::memory_order_relaxed); }
 
 py::tuple Dispatcher::apply_extensions(const py::args& args, runtime::Stream& stream,
                                        py::list& writebacks) {

@@ -147,6 +147,12 @@ struct LaunchConfig {
   py::object pre_launch_callbacks{};
 };
 
+// Numba's performance warning for NumPy arrays copied around a launch on a GPU
+// (config.CUDA_WARN_ON_IMPLICIT_COPY, off under config.DISABLE_PERFORMANCE_WARNINGS): read at
+// every launch given host arrays, so an atomic that cudajit.config sets.
+void set_host_copy_warnings(bool on);
+bool host_copy_warnings();
+
 void bind_dispatcher(py::module_& m);
 
 }  // namespace cudajit::python

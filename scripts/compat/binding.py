@@ -304,7 +304,8 @@ def _compile_errors_are_typing_errors(cudajit: types.ModuleType) -> None:
 
 # numba.core.config's settings that cudajit.config has under the same name: the tests set them
 # on Numba's module (override_config), and cudajit follows.
-FOLLOWED_SETTINGS = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_DEBUGINFO_DEFAULT", "OPT",
+FOLLOWED_SETTINGS = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_WARN_ON_IMPLICIT_COPY",
+                     "DISABLE_PERFORMANCE_WARNINGS", "CUDA_DEBUGINFO_DEFAULT", "OPT",
                      "CUDA_ARRAY_INTERFACE_SYNC", "CUDA_NVRTC_EXTRA_SEARCH_PATHS",
                      "CUDA_DEALLOCS_COUNT", "CUDA_DEALLOCS_RATIO")
 

@@ -1,5 +1,6 @@
-"""cudajit.config's Numba settings: the low-occupancy warning, and the debug and opt
-defaults of jit() (CUDA_LOW_OCCUPANCY_WARNINGS, CUDA_DEBUGINFO_DEFAULT, OPT)."""
+"""cudajit.config's Numba settings: the performance warnings (CUDA_LOW_OCCUPANCY_WARNINGS,
+CUDA_WARN_ON_IMPLICIT_COPY, DISABLE_PERFORMANCE_WARNINGS), and the debug and opt defaults of
+jit() (CUDA_DEBUGINFO_DEFAULT, OPT)."""
 
 import os
 import subprocess
@@ -98,6 +99,33 @@ def test_opt_default_follows_config(setting):
             cuda.jit(debug=True)(lambda a: None)
 
 
+def test_disabling_performance_warnings_silences_both_at_run_time(device, setting):
+    @cuda.jit
+    def double(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] *= 2
+
+    a = np.ones(8)
+    setting("CUDA_LOW_OCCUPANCY_WARNINGS", True)
+    setting("CUDA_WARN_ON_IMPLICIT_COPY", True)
+    setting("DISABLE_PERFORMANCE_WARNINGS", False)
+    both = _launch_warnings(double, 1, 8, a)  # a NumPy array, a grid of 1 block
+    if device == "cpu":
+        assert both == []  # host memory is device memory; any grid fills a few cores
+    else:
+        assert len(both) == 2 and both[0].startswith("Grid size 1 ")
+        assert both[1].startswith("Host array used in CUDA kernel will incur copy overhead")
+    setting("DISABLE_PERFORMANCE_WARNINGS", True)
+    assert _launch_warnings(double, 1, 8, a) == []
+    assert cuda.config.CUDA_LOW_OCCUPANCY_WARNINGS and cuda.config.CUDA_WARN_ON_IMPLICIT_COPY
+    setting("DISABLE_PERFORMANCE_WARNINGS", False)
+    setting("CUDA_WARN_ON_IMPLICIT_COPY", False)
+    only = _launch_warnings(double, 1, 8, a)
+    assert only == ([] if device == "cpu" else [both[0]])
+    np.testing.assert_array_equal(a, 8 * np.ones(8))
+
+
 @pytest.mark.parametrize("value", [4, -1, "fast", None])
 def test_opt_refuses_what_numba_refuses(setting, value):
     with pytest.raises(ValueError, match=r"OPT must be 0, 1, 2, 3 or 'max', got"):
@@ -107,7 +135,9 @@ def test_opt_refuses_what_numba_refuses(setting, value):
 def test_settings_read_numba_environment_variables():
     """NUMBA_* variables set these defaults where no CUDAJIT_* variable is set."""
     code = ("import cudajit as c; print(c.config.CUDA_LOW_OCCUPANCY_WARNINGS, "
-            "c.config.CUDA_DEBUGINFO_DEFAULT, c.config.OPT)")
+            "c.config.CUDA_DEBUGINFO_DEFAULT, c.config.OPT, c.config.CUDA_WARN_ON_IMPLICIT_COPY, "
+            "c.config.DISABLE_PERFORMANCE_WARNINGS, c._core.low_occupancy_warnings(), "
+            "c._core.host_copy_warnings())")
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("CUDAJIT_CUDA_LOW", "CUDAJIT_CUDA_DEBUG", "CUDAJIT_OPT",
                                 "NUMBA_"))}
@@ -119,8 +149,12 @@ def test_settings_read_numba_environment_variables():
         assert done.returncode == 0, done.stderr
         return done.stdout.split()
 
-    assert run() == ["True", "False", "3"]
+    assert run() == ["True", "False", "3", "True", "False", "True", "True"]
     assert run(NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS="0", NUMBA_CUDA_DEBUGINFO="1",
-               NUMBA_OPT="0") == ["False", "True", "0"]
-    assert run(NUMBA_DISABLE_PERFORMANCE_WARNINGS="1")[0] == "False"
+               NUMBA_OPT="0", NUMBA_CUDA_WARN_ON_IMPLICIT_COPY="0")[:4] == [
+                   "False", "True", "0", "False"]
+    # Numba's meaning: each warning keeps its setting; the switch silences both.
+    assert run(NUMBA_DISABLE_PERFORMANCE_WARNINGS="1")[3:] == ["True", "True", "False", "False"]
+    assert run(CUDAJIT_DISABLE_PERFORMANCE_WARNINGS="0",
+               NUMBA_DISABLE_PERFORMANCE_WARNINGS="1")[4] == "False"
     assert run(NUMBA_OPT="0", CUDAJIT_OPT="max")[2] == "max"
