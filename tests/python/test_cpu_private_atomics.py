@@ -227,3 +227,23 @@ def test_the_dump_names_the_arrays_updated_in_private_copies(tmp_path, device):
     assert "private copies: hist" in paths["counts_then_reads"]  # hist.size reads no element
     assert "private copies" not in paths["tickets"]  # the old value is used
     assert "private copies" not in paths["add_and_exchange"]  # exch does not merge
+
+
+@cuda.jit
+def add_then_read_alias(x, hist, counts, seen):
+    i = cuda.grid(1)
+    cuda.atomic.add(hist, x[i], 1)
+    seen[i] = counts[x[i]]  # the thread's own update is there, as on a GPU
+
+
+def test_an_array_passed_again_as_another_argument_sees_the_threads_own_updates():
+    x = values(np.int64)
+    hist = np.zeros(BINS, np.int32)
+    seen = np.zeros(N, np.int32)
+    add_then_read_alias[N // 256, 256](x, hist, hist, seen)  # no copy: the same memory
+    np.testing.assert_array_equal(hist, np.bincount(x, minlength=BINS))
+    assert (seen >= 1).all()
+    other = np.zeros(BINS, np.int32)
+    add_then_read_alias[N // 256, 256](x, hist, other, seen)  # apart: a copy, merged
+    np.testing.assert_array_equal(hist, 2 * np.bincount(x, minlength=BINS))
+    assert (seen == 0).all()

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 
 #include "lowering.hpp"
 
@@ -88,6 +89,32 @@ void count_loop(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::Value* count,
   j->addIncoming(next, b.GetInsertBlock());
   b.CreateCondBr(b.CreateICmpULT(next, count), head, exit);
   b.SetInsertPoint(exit);
+}
+
+// The bytes an array's elements span, [data + low, data + high + itemsize) (strides may be
+// negative), its element count, and whether every stride is a whole number of elements.
+struct Span {
+  llvm::Value* count;
+  llvm::Value* low;
+  llvm::Value* high;
+  llvm::Value* whole;
+};
+
+Span span_of(llvm::IRBuilder<>& b, llvm::Value* array, int ndim, int64_t itemsize) {
+  Span s{b.getInt64(1), b.getInt64(0), b.getInt64(0), b.getTrue()};
+  for (int d = 0; d < ndim; ++d) {
+    llvm::Value* extent = b.CreateExtractValue(array, {1u, unsigned(d)});
+    llvm::Value* stride = b.CreateExtractValue(array, {2u, unsigned(d)});
+    s.count = b.CreateMul(s.count, extent);
+    llvm::Value* reach = b.CreateMul(b.CreateSub(extent, b.getInt64(1)), stride);
+    s.low =
+        b.CreateAdd(s.low, b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, reach, b.getInt64(0)));
+    s.high =
+        b.CreateAdd(s.high, b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, reach, b.getInt64(0)));
+    s.whole = b.CreateAnd(
+        s.whole, b.CreateICmpEQ(b.CreateSRem(stride, b.getInt64(itemsize)), b.getInt64(0)));
+  }
+  return s;
 }
 
 }  // namespace
@@ -222,30 +249,35 @@ std::vector<PrivateCopy> open_private_copies(ModuleLowering& m, llvm::IRBuilder<
     auto* element = llvm::cast<llvm::IntegerType>(m.scalar_type(atomics.element));
     const int64_t size = byte_size(atomics.element);
     llvm::Value*& array = args[size_t(atomics.param)];
-    // The bytes the array's elements span, [low, high + size) from its data pointer
-    // (strides may be negative); a copy needs every stride a whole number of elements.
-    llvm::Value* count = b.getInt64(1);
-    llvm::Value* low = b.getInt64(0);
-    llvm::Value* high = b.getInt64(0);
-    llvm::Value* whole = b.getTrue();
-    for (int d = 0; d < t.ndim(); ++d) {
-      llvm::Value* extent = b.CreateExtractValue(array, {1u, unsigned(d)});
-      llvm::Value* stride = b.CreateExtractValue(array, {2u, unsigned(d)});
-      count = b.CreateMul(count, extent);
-      llvm::Value* reach = b.CreateMul(b.CreateSub(extent, b.getInt64(1)), stride);
-      low = b.CreateAdd(low, b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, reach, b.getInt64(0)));
-      high =
-          b.CreateAdd(high, b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, reach, b.getInt64(0)));
-      whole =
-          b.CreateAnd(whole, b.CreateICmpEQ(b.CreateSRem(stride, b.getInt64(size)), b.getInt64(0)));
-    }
-    llvm::Value* bytes = b.CreateAdd(b.CreateSub(high, low), b.getInt64(size));
+    Span own = span_of(b, array, t.ndim(), size);
+    llvm::Value* low = own.low;
+    llvm::Value* bytes = b.CreateAdd(b.CreateSub(own.high, own.low), b.getInt64(size));
     llvm::Value* elements = b.CreateSDiv(bytes, b.getInt64(size));
     llvm::Value* worth = b.CreateAnd(
-        b.CreateAnd(b.CreateICmpSGT(count, b.getInt64(0)), whole),
+        b.CreateAnd(b.CreateICmpSGT(own.count, b.getInt64(0)), own.whole),
         b.CreateAnd(
             b.CreateICmpSLE(bytes, b.getInt64(kMaxCopyBytes)),
             b.CreateICmpSLE(b.CreateMul(elements, b.getInt64(kThreadsPerElement)), threads)));
+    // Another array argument over the same memory (the array passed twice) would not see the
+    // thread's own updates, which a GPU's would: no copy then.
+    llvm::Value* data = b.CreateExtractValue(array, {0u});
+    auto bounds = [&](llvm::Value* base, const Span& s, int64_t item) {
+      llvm::Value* at = b.CreatePtrToInt(base, i64);
+      return std::pair{b.CreateAdd(at, s.low),
+                       b.CreateAdd(b.CreateAdd(at, s.high), b.getInt64(item))};
+    };
+    auto [first, last] = bounds(data, own, size);
+    const auto& types = m.private_atomics_kernel->arg_types;
+    for (size_t k = 0; k < types.size() && k < args.size(); ++k) {
+      if (int(k) == atomics.param || !types[k].is_array()) continue;
+      Span other = span_of(b, args[k], types[k].ndim(), types[k].itemsize());
+      auto [other_first, other_last] =
+          bounds(b.CreateExtractValue(args[k], {0u}), other, types[k].itemsize());
+      llvm::Value* apart = b.CreateOr(
+          b.CreateICmpSLE(other.count, b.getInt64(0)),
+          b.CreateOr(b.CreateICmpULE(other_last, first), b.CreateICmpULE(last, other_first)));
+      worth = b.CreateAnd(worth, apart);
+    }
     llvm::BasicBlock* before = b.GetInsertBlock();
     auto* make = llvm::BasicBlock::Create(c, "copy.make", fn);
     auto* fill = llvm::BasicBlock::Create(c, "copy.fill", fn);
@@ -259,7 +291,6 @@ std::vector<PrivateCopy> open_private_copies(ModuleLowering& m, llvm::IRBuilder<
     count_loop(b, fn, elements, [&](llvm::Value* j) {
       b.CreateAlignedStore(start, b.CreateInBoundsGEP(element, buffer, j), llvm::Align(size));
     });
-    llvm::Value* data = b.CreateExtractValue(array, {0u});
     llvm::Value* moved =
         b.CreateInsertValue(array, b.CreateGEP(b.getInt8Ty(), buffer, b.CreateNeg(low)), {0u});
     llvm::Value* lowest = b.CreateGEP(b.getInt8Ty(), data, low);
