@@ -258,3 +258,27 @@ def test_a_vote_as_a_condition_and_two_shuffles_in_one_statement():
     warp_all = np.repeat((a.reshape(3, 32) >= 0).all(axis=1), 32)
     np.testing.assert_array_equal(out[:, 2], np.where(warp_any, 1.0, 0.0))
     np.testing.assert_array_equal(out[:, 3], np.where(warp_all, 2.0, 3.0))
+
+
+@cuda.jit
+def ballot_2d(a, out):
+    t = cuda.threadIdx.y * cuda.blockDim.x + cuda.threadIdx.x
+    i = cuda.blockIdx.x * cuda.blockDim.x * cuda.blockDim.y + t
+    out[i] = cuda.ballot_sync(FULL, a[i] > 0)
+
+
+@pytest.mark.parametrize("block", [(8, 6), (16, 4), (5, 7)])
+def test_a_vote_counted_once_per_warp_holds_for_every_lane_of_2d_blocks(block):
+    # The warp's lanes are counted by its lane 0 and kept for the others: warps of 2-D
+    # blocks are runs of 32 in (threadIdx.y, threadIdx.x) order, the last one partial.
+    threads = block[0] * block[1]
+    n = 3 * threads
+    a = np.random.default_rng(threads).integers(-1, 2, n)
+    out = np.zeros(n, np.int64)
+    ballot_2d[3, block](a, out)
+    for k in range(n):
+        t = k % threads
+        base = k - t % 32
+        width = min(32, threads - t + t % 32)
+        bits = a[base:base + width] > 0
+        assert out[k] & 0xFFFFFFFF == sum(1 << int(j) for j in np.flatnonzero(bits)), k

@@ -211,7 +211,23 @@ llvm::Value* FunctionLowering::exchanged_warp_call(const Node& n, std::string_vi
   }
 
   // Votes and matches: each lane of the warp, in a loop (width >= 1: this thread's lane).
+  // A vote's lanes (and whether match_all's all matched) are the same for the whole warp:
+  // counted once, by its lane 0, which the thread loop runs first, and kept for the rest.
   bool vote = is_vote(name);
+  const bool per_warp = vote || name == "match_all_sync";
+  llvm::AllocaInst* kept = nullptr;
+  llvm::BasicBlock* after_count = nullptr;
+  if (per_warp) {
+    {
+      llvm::IRBuilderBase::InsertPointGuard guard(b_);
+      b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+      kept = b_.CreateAlloca(b_.getInt32Ty(), nullptr, "warp.lanes.kept");
+    }
+    auto* count = llvm::BasicBlock::Create(m_.context, "warp.lanes.count", fn_);
+    after_count = llvm::BasicBlock::Create(m_.context, "warp.lanes.counted", fn_);
+    b_.CreateCondBr(b_.CreateICmpEQ(lane, b_.getInt64(0)), count, after_count);
+    b_.SetInsertPoint(count);
+  }
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   auto* head = llvm::BasicBlock::Create(m_.context, "warp.lanes", fn_);
   auto* done = llvm::BasicBlock::Create(m_.context, "warp.lanes.end", fn_);
@@ -233,6 +249,12 @@ llvm::Value* FunctionLowering::exchanged_warp_call(const Node& n, std::string_vi
   b_.CreateCondBr(b_.CreateICmpULT(next, width), head, done);
   b_.SetInsertPoint(done);
   llvm::Value* set = next_acc;  // the lanes whose predicate is true / whose value is ours
+  if (per_warp) {
+    b_.CreateStore(set, kept);
+    b_.CreateBr(after_count);
+    b_.SetInsertPoint(after_count);
+    set = b_.CreateLoad(b_.getInt32Ty(), kept);
+  }
   if (name == "ballot_sync") return set;
   if (name == "all_sync") return b_.CreateICmpEQ(set, lanes);
   if (name == "any_sync") return b_.CreateICmpNE(set, b_.getInt32(0));
