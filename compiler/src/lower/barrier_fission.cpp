@@ -481,6 +481,8 @@ std::string split_refusal(const ModuleLowering& m,
     if (refusal.empty()) refusal = std::string(why) + " (line " + std::to_string(n.loc.line) + ")";
   };
   uint64_t exchanges = 0;
+  const Node* first_return = nullptr;
+  bool warps = false;
   for (const typing::TypedFunction* f : functions)
     for (const auto& s : f->function->body)
       visit(*s, [&](const Node& n) {
@@ -491,11 +493,16 @@ std::string split_refusal(const ModuleLowering& m,
                                                             : "a cooperative group's function");
         exchanges += n.kind == NodeKind::Call && exchanging(n.text);
         if (f != &entry) return;
-        if (n.kind == NodeKind::Return || n.kind == NodeKind::Raise || n.kind == NodeKind::Assert)
+        if (n.kind == NodeKind::Raise || n.kind == NodeKind::Assert)
           refuse(n, "a thread may leave the kernel early");
+        if (n.kind == NodeKind::Return && first_return == nullptr) first_return = &n;
+        warps |= warp;
         if (n.kind == NodeKind::Call && n.text.starts_with("cuda.local.array"))
           refuse(n, "a local array");
       });
+  // A thread that returned is no lane of its warp any more: a full mask would be wrong.
+  if (first_return != nullptr && warps)
+    refuse(*first_return, "a thread may leave a kernel that calls warp functions early");
   if (!refusal.empty()) return refusal;
   // Every variable is kMaxThreads elements on the worker's stack: at most 1 MiB of them,
   // with the warp functions' exchange arrays.
@@ -518,12 +525,26 @@ std::string split_refusal(const ModuleLowering& m,
 
 void FunctionLowering::split_threads() {
   fission_ = true;
+  for (const auto& s : f_.function->body)
+    visit(*s, [&](const Node& n) { early_returns_ |= n.kind == NodeKind::Return; });
   recomputed_ = recomputed_variables(*f_.function);
   for (const Node* s : recomputed_) recomputed_names_.insert(s->child(0).text);
   BlockScalars scalars(*f_.function, Uniformity(*f_.function), recomputed_names_);
   hoisted_ = std::move(scalars.hoisted);
   for (const std::string& name : scalars.names) recomputed_names_.insert(name);  // scalar slots
   block_scalars_ = std::move(scalars.names);
+}
+
+// The block's start: in a kernel that returns early, no thread has returned yet.
+void FunctionLowering::begin_split() {
+  if (!early_returns_) return;
+  {
+    llvm::IRBuilderBase::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    returned_ = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kMaxThreads), nullptr,
+                                "returned");
+  }
+  b_.CreateMemSet(returned_, b_.getInt8(0), kMaxThreads, llvm::MaybeAlign(1));
 }
 
 llvm::Value* FunctionLowering::slot(const std::string& name) {
@@ -554,8 +575,23 @@ void FunctionLowering::thread_loop(const std::function<void()>& body, llvm::Valu
       linear = b_.CreateAdd(b_.CreateMul(linear, b_.CreateZExt(dims[0], b_.getInt64Ty())),
                             b_.CreateZExt(ids[0], b_.getInt64Ty()));
       thread_id_ = linear;
+      llvm::BasicBlock* saved_next = next_thread_;
+      if (returned_ != nullptr) {  // a thread that returned takes no part any more
+        auto* live = llvm::BasicBlock::Create(m_.context, "thread.live", fn_);
+        next_thread_ = llvm::BasicBlock::Create(m_.context, "thread.next", fn_);
+        llvm::Value* gone = b_.CreateLoad(
+            b_.getInt8Ty(),
+            b_.CreateInBoundsGEP(returned_->getAllocatedType(), returned_, {b_.getInt64(0), linear}));
+        b_.CreateCondBr(b_.CreateICmpNE(gone, b_.getInt8(0)), next_thread_, live);
+        b_.SetInsertPoint(live);
+      }
       for (const Node* s : recomputed_) stmt(*s);
       body();
+      if (returned_ != nullptr) {
+        if (!terminated()) b_.CreateBr(next_thread_);
+        b_.SetInsertPoint(next_thread_);
+      }
+      next_thread_ = saved_next;
       return;
     }
     llvm::BasicBlock* pre = b_.GetInsertBlock();

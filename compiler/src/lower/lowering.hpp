@@ -207,6 +207,7 @@ class FunctionLowering {
   // Host: the kernel runs a whole block, as thread loops split at its barriers
   // (barrier_fission.cpp; ModuleLowering::split_barriers).
   void split_threads();
+  void begin_split();  // barrier_fission.cpp: the split body's start
   // Lowers the body into `fn`, an empty function of another signature (a
   // kernel's .entry): `arguments` makes the parameters' values in its entry block.
   using ArgumentMaker = std::function<std::vector<llvm::Value*>(llvm::IRBuilder<>&)>;
@@ -419,6 +420,12 @@ class FunctionLowering {
   std::map<std::string, llvm::AllocaInst*> slots_;
   bool fission_ = false;
   llvm::Value* thread_id_ = nullptr;
+  // Split, in a kernel that returns early: whether each thread has returned (an i8 per
+  // thread; later thread loops skip it), and where a returning thread goes (the thread
+  // loop's next thread).
+  bool early_returns_ = false;
+  llvm::AllocaInst* returned_ = nullptr;
+  llvm::BasicBlock* next_thread_ = nullptr;
   // Split: variables each thread loop computes again (recomputed_variables).
   std::vector<const ir::Node*> recomputed_;
   std::unordered_set<std::string> recomputed_names_;  // and block scalars: scalar slots

@@ -173,6 +173,7 @@ void FunctionLowering::body(const std::vector<llvm::Value*>& arguments) {
     // A parameter's slot is `x.addr` beside the argument `x`, as clang names them.
     if (is_param(name)) slots_[name]->setName(name + ".addr");
   }
+  if (fission_) begin_split();
   if (described && !fission_) share_rebound_slots();
   if (described) describe_variables();
   for (size_t i = 0; i < params.size(); ++i) {
@@ -459,6 +460,14 @@ void FunctionLowering::for_range(const Node& s) {
 }
 
 void FunctionLowering::ret(const Node& s) {
+  if (next_thread_ != nullptr) {  // a split kernel's thread: done, its block goes on
+    if (s.size() == 1) expr(s.child(0));
+    b_.CreateStore(b_.getInt8(1), b_.CreateInBoundsGEP(returned_->getAllocatedType(), returned_,
+                                                       {b_.getInt64(0), thread_id_}));
+    b_.CreateBr(next_thread_);
+    start_dead_block();
+    return;
+  }
   if (f_.return_type.is_none()) {
     if (s.size() == 1) expr(s.child(0));
     b_.CreateRetVoid();
