@@ -541,8 +541,8 @@ void FunctionLowering::begin_split() {
   {
     llvm::IRBuilderBase::InsertPointGuard guard(b_);
     b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-    returned_ = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kMaxThreads), nullptr,
-                                "returned");
+    returned_ =
+        b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kMaxThreads), nullptr, "returned");
   }
   b_.CreateMemSet(returned_, b_.getInt8(0), kMaxThreads, llvm::MaybeAlign(1));
 }
@@ -580,8 +580,8 @@ void FunctionLowering::thread_loop(const std::function<void()>& body, llvm::Valu
         auto* live = llvm::BasicBlock::Create(m_.context, "thread.live", fn_);
         next_thread_ = llvm::BasicBlock::Create(m_.context, "thread.next", fn_);
         llvm::Value* gone = b_.CreateLoad(
-            b_.getInt8Ty(),
-            b_.CreateInBoundsGEP(returned_->getAllocatedType(), returned_, {b_.getInt64(0), linear}));
+            b_.getInt8Ty(), b_.CreateInBoundsGEP(returned_->getAllocatedType(), returned_,
+                                                 {b_.getInt64(0), linear}));
         b_.CreateCondBr(b_.CreateICmpNE(gone, b_.getInt8(0)), next_thread_, live);
         b_.SetInsertPoint(live);
       }
