@@ -184,6 +184,20 @@ llvm::Value* FunctionLowering::exchanged_warp_call(const Node& n, std::string_vi
   llvm::Value* lanes = b_.CreateTrunc(
       b_.CreateSub(b_.CreateShl(b_.getInt64(1), width), b_.getInt64(1)), b_.getInt32Ty());
   if (name == "activemask") return lanes;
+  if (shuffles_a_slot(n)) {
+    // shfl_down of a variable: lane + delta's value is still in the variable's array, as the
+    // loop before left it (thread t + delta runs after t in this loop), and the thread's own
+    // is the variable itself: no exchange array, one load fewer.
+    llvm::Value* delta = b_.CreateAnd(
+        b_.CreateZExt(expr_as(n.child(2), Type::scalar(Scalar::Int32)), i64), b_.getInt64(31));
+    llvm::AllocaInst* array = slots_.at(n.child(1).text);
+    llvm::Value* other =
+        b_.CreateLoad(array->getAllocatedType()->getArrayElementType(),
+                      b_.CreateInBoundsGEP(array->getAllocatedType(), array,
+                                           {b_.getInt64(0), b_.CreateAdd(t, delta)}));
+    llvm::Value* there = b_.CreateICmpULT(b_.CreateAdd(lane, delta), width);
+    return b_.CreateSelect(there, other, expr(n.child(1)));
+  }
   llvm::Type* bits_type = exchanges_.at(&n)->getAllocatedType()->getArrayElementType();
   auto element = [&](llvm::Value* thread) {
     return b_.CreateLoad(bits_type, exchange_element(n, thread));

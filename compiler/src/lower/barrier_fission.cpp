@@ -553,9 +553,20 @@ llvm::Value* FunctionLowering::slot(const std::string& name) {
   return b_.CreateInBoundsGEP(a->getAllocatedType(), a, {b_.getInt64(0), thread_id_});
 }
 
+// A variable's array has spare elements after the block's threads, as the exchange arrays
+// do: a shfl_down of it (shuffles_a_slot) loads thread t + delta's element for every t.
 llvm::AllocaInst* FunctionLowering::make_slot(llvm::Type* type, const std::string& name) {
   if (!fission_ || recomputed_names_.count(name)) return b_.CreateAlloca(type, nullptr, name);
-  return b_.CreateAlloca(llvm::ArrayType::get(type, kMaxThreads), nullptr, name);
+  return b_.CreateAlloca(llvm::ArrayType::get(type, kMaxThreads + kExchangePad), nullptr, name);
+}
+
+// A full-mask shfl_down_sync whose operand is a variable kept per thread: read from the
+// variable's array rather than exchanged (warp.cpp).
+bool FunctionLowering::shuffles_a_slot(const Node& call) const {
+  if (!fission_ || call.text != "cuda.shfl_down_sync" || call.size() < 3) return false;
+  const Node& operand = call.child(1);
+  return operand.kind == NodeKind::Name && slots_.count(operand.text) &&
+         !recomputed_names_.count(operand.text);
 }
 
 // for tz, ty, tx in the block (tx innermost): threadIdx set in the context, thread_id_
@@ -811,7 +822,7 @@ void FunctionLowering::split_for(const Node& s) {
 void FunctionLowering::store_warp_operands(const Node& s) {
   const AtSource at(*this, s.loc);
   for (const Node* call : warp_calls(s)) {
-    if (call->text == "cuda.activemask") continue;  // nothing to exchange
+    if (call->text == "cuda.activemask" || shuffles_a_slot(*call)) continue;  // no exchange
     llvm::Value* bits = warp_operand_bits(*call, std::string_view(call->text).substr(5));
     llvm::AllocaInst*& array = exchanges_[call];
     if (array == nullptr) {

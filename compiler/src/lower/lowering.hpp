@@ -208,6 +208,7 @@ class FunctionLowering {
   // (barrier_fission.cpp; ModuleLowering::split_barriers).
   void split_threads();
   void begin_split();  // barrier_fission.cpp: the split body's start
+  bool shuffles_a_slot(const ir::Node& call) const;  // barrier_fission.cpp
   // Lowers the body into `fn`, an empty function of another signature (a
   // kernel's .entry): `arguments` makes the parameters' values in its entry block.
   using ArgumentMaker = std::function<std::vector<llvm::Value*>(llvm::IRBuilder<>&)>;
