@@ -415,3 +415,27 @@ def assert_bits_equal_any_nan(actual, expected, as_float):
     nan = np.isnan(as_float(expected))
     np.testing.assert_array_equal(np.isnan(as_float(actual)), nan)
     np.testing.assert_array_equal(actual[~nan], expected[~nan])
+
+
+def cpu_dump_paths(tmp_path, test_file, names, script):
+    """CUDAJIT_DUMP=cpu's account of how each kernel's blocks run, by kernel name. The
+    kernels `names` of `test_file` (each a `@cuda.jit` function up to the next two blank
+    lines) take the place of `{kernels}` in `script`, which launches them; it runs in a fresh
+    interpreter on the cpu device, as the dump is chosen once per process."""
+    import textwrap
+    from pathlib import Path
+
+    source = Path(test_file).read_text()
+    kernels = [textwrap.dedent(source[source.index(f"@cuda.jit\ndef {name}("):].split("\n\n\n")[0])
+               for name in names]
+    path = tmp_path / "kernels.py"
+    path.write_text(script.format(kernels="\n\n\n".join(kernels)))
+    env = dict(os.environ, CUDAJIT_DEVICE="cpu", CUDAJIT_DUMP="cpu",
+               PYTHONPATH=str(Path(cudajit.__file__).parents[1]))
+    result = subprocess.run([sys.executable, "-W", "ignore", str(path)], env=env,
+                            capture_output=True, text=True, check=True)
+    paths = {}
+    for chunk in result.stderr.split("=== cudajit cpu: ")[1:]:
+        name, text = chunk.split(" ===\n", 1)
+        paths[name] = text.strip()
+    return paths

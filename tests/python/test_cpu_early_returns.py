@@ -3,15 +3,13 @@ block) no longer sends the block to fibers on the cpu device: the split thread l
 the threads that returned, which count as arrived at later barriers, as on a GPU. Results are
 compared with NumPy on every device; CUDAJIT_DUMP=cpu says which path each kernel took."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import cudajit as cuda
+
+from conftest import cpu_dump_paths
 
 TPB = 128
 FULL = 0xFFFFFFFF
@@ -91,19 +89,9 @@ return_then_shuffle[1, 64](np.ones(64), np.zeros(64))
 def test_the_dump_says_early_returns_split_unless_warp_functions_follow(tmp_path, device):
     if device != "cpu":
         pytest.skip("the dump describes the cpu device")
-    source = Path(__file__).read_text()
-    kernels = [source[source.index(f"@cuda.jit\ndef {name}("):].split("\n\n\n")[0]
-               for name in ("guarded_block_sum", "leave_one_by_one", "return_then_shuffle")]
-    script = tmp_path / "kernels.py"
-    script.write_text(PATHS.format(tpb=TPB, kernels="\n\n\n".join(kernels)))
-    env = dict(os.environ, CUDAJIT_DEVICE="cpu", CUDAJIT_DUMP="cpu",
-               PYTHONPATH=str(Path(cuda.__file__).parents[1]))
-    result = subprocess.run([sys.executable, "-W", "ignore", str(script)], env=env,
-                            capture_output=True, text=True, check=True)
-    paths = {}
-    for chunk in result.stderr.split("=== cudajit cpu: ")[1:]:
-        name, text = chunk.split(" ===\n", 1)
-        paths[name] = text.strip()
+    paths = cpu_dump_paths(tmp_path, __file__,
+                           ("guarded_block_sum", "leave_one_by_one", "return_then_shuffle"),
+                           PATHS.replace("{tpb}", str(TPB)))
     assert paths["guarded_block_sum"].startswith("thread loops split at barriers")
     assert paths["leave_one_by_one"].startswith("thread loops split at barriers")
     assert paths["return_then_shuffle"].startswith("fibers")

@@ -5,16 +5,14 @@ NumPy on every device: the copies change no result, for every operation that mer
 (add, sub, max, min, and, or, xor), for strided and multi-dimensional arrays, for small
 grids (no copy) and for kernels that read the array or use the old value (no copy)."""
 
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import cudajit as cuda
+
+from conftest import cpu_dump_paths
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -210,19 +208,8 @@ add_and_exchange[4, 256](x, np.zeros(256, np.int32))
 def test_the_dump_names_the_arrays_updated_in_private_copies(tmp_path, device):
     if device != "cpu":
         pytest.skip("the dump describes the cpu device")
-    source = Path(__file__).read_text()
-    kernels = [source[source.index(f"@cuda.jit\ndef {name}("):].split("\n\n\n")[0]
-               for name in ("histogram", "tickets", "counts_then_reads", "add_and_exchange")]
-    script = tmp_path / "kernels.py"
-    script.write_text(PATHS.format(kernels="\n\n\n".join(kernels)))
-    env = dict(os.environ, CUDAJIT_DEVICE="cpu", CUDAJIT_DUMP="cpu",
-               PYTHONPATH=str(Path(cuda.__file__).parents[1]))
-    result = subprocess.run([sys.executable, "-W", "ignore", str(script)], env=env,
-                            capture_output=True, text=True, check=True)
-    paths = {}
-    for chunk in result.stderr.split("=== cudajit cpu: ")[1:]:
-        name, text = chunk.split(" ===\n", 1)
-        paths[name] = text.strip()
+    paths = cpu_dump_paths(tmp_path, __file__,
+                           ("histogram", "tickets", "counts_then_reads", "add_and_exchange"), PATHS)
     assert "private copies: hist (only updated by atomics" in paths["histogram"]
     assert "private copies: hist" in paths["counts_then_reads"]  # hist.size reads no element
     assert "private copies" not in paths["tickets"]  # the old value is used

@@ -6,16 +6,13 @@ functions under conditions that threads take differently still run as fibers;
 CUDAJIT_DUMP=cpu says which path a kernel took and why. Results are compared with NumPy on
 both devices."""
 
-import os
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import cudajit as cuda
+
+from conftest import cpu_dump_paths
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -209,22 +206,10 @@ vote_conditions[1, 64](a, out[:, :4])
 
 
 def test_the_dump_says_which_kernels_run_as_thread_loops(tmp_path):
-    source = Path(__file__).read_text()
-    kernels = [
-        textwrap.dedent(source[source.index(f"@cuda.jit\ndef {name}("):].split("\n\n\n")[0])
-        for name in ("warp_sums", "butterfly", "every_shuffle", "votes", "shared_then_syncwarp",
-                     "partial_mask", "divergent", "vote_conditions")
-    ]
-    script = tmp_path / "kernels.py"
-    script.write_text(PATHS.format(kernels="\n\n".join(kernels)))
-    env = dict(os.environ, CUDAJIT_DEVICE="cpu", CUDAJIT_DUMP="cpu",
-               PYTHONPATH=str(Path(cuda.__file__).parents[1]))
-    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
-                            text=True, check=True)
-    paths = {}
-    for chunk in result.stderr.split("=== cudajit cpu: ")[1:]:
-        name, text = chunk.split(" ===\n", 1)
-        paths[name] = text.strip()
+    paths = cpu_dump_paths(tmp_path, __file__,
+                           ("warp_sums", "butterfly", "every_shuffle", "votes",
+                            "shared_then_syncwarp", "partial_mask", "divergent",
+                            "vote_conditions"), PATHS)
     for name in ("warp_sums", "butterfly", "every_shuffle", "votes", "shared_then_syncwarp",
                  "vote_conditions"):
         assert paths[name].startswith("thread loops split at barriers"), (name, paths[name])

@@ -431,7 +431,7 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
     // kernel that never synchronises may run in any order, and each runs whole.
     llvm::Value* first_row = b.CreateUDiv(begin, gx);
     llvm::Value* last_row = b.CreateUDiv(b.CreateSub(end, b.getInt64(1)), gx);
-    llvm::Value* first_x = b.CreateTrunc(b.CreateURem(begin, gx), i32);
+    llvm::Value* first_x = b.CreateTrunc(first[0], i32);  // the first block's blockIdx.x
     llvm::Value* last_x = b.CreateTrunc(b.CreateURem(b.CreateSub(end, b.getInt64(1)), gx), i32);
     // (A launch has no empty dimension, and each row of the run has a block of it.)
     auto* rows = llvm::BasicBlock::Create(c, "rows", entry);

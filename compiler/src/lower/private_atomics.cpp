@@ -14,6 +14,7 @@
 // fiber-run kernel, or a run of blocks too short to pay for a copy, updates the array
 // atomically as before.
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Transforms/Utils/LowerAtomic.h>
 
 #include <functional>
 #include <map>
@@ -185,38 +186,7 @@ llvm::Value* FunctionLowering::private_atomic(const PrivateAtomics& atomics, Op 
   b_.CreateCondBr(own, plain, shared);
   b_.SetInsertPoint(plain);
   llvm::Value* old = b_.CreateAlignedLoad(v->getType(), ptr, align);
-  llvm::Value* updated = nullptr;
-  switch (op) {
-    case Op::Add:
-      updated = b_.CreateAdd(old, v);
-      break;
-    case Op::Sub:
-      updated = b_.CreateSub(old, v);
-      break;
-    case Op::And:
-      updated = b_.CreateAnd(old, v);
-      break;
-    case Op::Or:
-      updated = b_.CreateOr(old, v);
-      break;
-    case Op::Xor:
-      updated = b_.CreateXor(old, v);
-      break;
-    case Op::Max:
-      updated = intrinsic(llvm::Intrinsic::smax, {v->getType()}, {old, v});
-      break;
-    case Op::Min:
-      updated = intrinsic(llvm::Intrinsic::smin, {v->getType()}, {old, v});
-      break;
-    case Op::UMax:
-      updated = intrinsic(llvm::Intrinsic::umax, {v->getType()}, {old, v});
-      break;
-    case Op::UMin:
-      updated = intrinsic(llvm::Intrinsic::umin, {v->getType()}, {old, v});
-      break;
-    default:
-      throw CompileError("internal: no private form of this atomic", f_.function->loc);
-  }
+  llvm::Value* updated = llvm::buildAtomicRMWValue(op, b_, old, v);  // as LowerAtomic does
   b_.CreateAlignedStore(updated, ptr, align);
   b_.CreateBr(done);
   llvm::BasicBlock* plain_end = b_.GetInsertBlock();
