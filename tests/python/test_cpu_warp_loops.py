@@ -213,7 +213,7 @@ def test_the_dump_says_which_kernels_run_as_thread_loops(tmp_path):
     for name in ("warp_sums", "butterfly", "every_shuffle", "votes", "shared_then_syncwarp",
                  "vote_conditions"):
         assert paths[name].startswith("thread loops split at barriers"), (name, paths[name])
-        assert "warp functions split them too" in paths[name]
+        assert "warp functions and syncwarp split them too" in paths[name]
     assert paths["partial_mask"].startswith("fibers")
     assert "mask is not the constant 0xffffffff" in paths["partial_mask"]
     assert paths["divergent"].startswith("fibers")

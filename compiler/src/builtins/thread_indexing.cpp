@@ -56,6 +56,8 @@ using ir::Node;
 llvm::Value* FunctionLowering::special_register(const std::string& name) {
   // In a split block's thread loop the lane is the thread's linear index mod 32 (what the
   // host hook computes from threadIdx and blockDim), which LLVM sees as the loop's.
+  if (fission_ && warp_lane_ != nullptr && name == "laneid")
+    return b_.CreateTrunc(warp_lane_, b_.getInt32Ty());
   if (fission_ && thread_id_ != nullptr && name == "laneid")
     return b_.CreateTrunc(b_.CreateAnd(thread_id_, b_.getInt64(31)), b_.getInt32Ty());
   return m_.hooks.special_register(b_, name, thread_ctx_);

@@ -169,17 +169,26 @@ llvm::Value* FunctionLowering::shuffled_value(const Node& n, llvm::Value* r) {
 // are the warp's threads in the block (the masks are full): `width` of them.
 llvm::Value* FunctionLowering::exchanged_warp_call(const Node& n, std::string_view name) {
   auto* i64 = b_.getInt64Ty();
-  llvm::Value* t = thread_id_;
-  llvm::Value* lane = b_.CreateAnd(t, b_.getInt64(31));
-  llvm::Value* base = b_.CreateSub(t, lane);
-  llvm::Value* threads = b_.getInt64(1);
-  for (int d = 3; d < 6; ++d)  // blockDim in the thread context
-    threads = b_.CreateMul(
-        threads, b_.CreateZExt(b_.CreateLoad(b_.getInt32Ty(), b_.CreateConstGEP1_32(
-                                                                  b_.getInt32Ty(), thread_ctx_, d)),
-                               i64));
-  llvm::Value* width =
-      b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateSub(threads, base), b_.getInt64(32));
+  // `t`: the thread's element in the exchange arrays, `base` its warp's first; in a group's
+  // warp loops (warp_groups.cpp) the arrays are the warp's and its 32 lanes all take part.
+  llvm::Value *t, *lane, *base, *width;
+  if (warp_lane_ != nullptr) {
+    t = lane = warp_lane_;
+    base = b_.getInt64(0);
+    width = b_.getInt64(32);
+  } else {
+    t = thread_id_;
+    lane = b_.CreateAnd(t, b_.getInt64(31));
+    base = b_.CreateSub(t, lane);
+    llvm::Value* threads = b_.getInt64(1);
+    for (int d = 3; d < 6; ++d) {  // blockDim in the thread context
+      llvm::Value* dim =
+          b_.CreateLoad(b_.getInt32Ty(), b_.CreateConstGEP1_32(b_.getInt32Ty(), thread_ctx_, d));
+      threads = b_.CreateMul(threads, b_.CreateZExt(dim, i64));
+    }
+    width = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateSub(threads, base),
+                                     b_.getInt64(32));
+  }
   // The warp's lanes in the block, as a mask: (1 << width) - 1.
   llvm::Value* lanes = b_.CreateTrunc(
       b_.CreateSub(b_.CreateShl(b_.getInt64(1), width), b_.getInt64(1)), b_.getInt32Ty());
@@ -190,15 +199,16 @@ llvm::Value* FunctionLowering::exchanged_warp_call(const Node& n, std::string_vi
     // is the variable itself: no exchange array, one load fewer.
     llvm::Value* delta = b_.CreateAnd(
         b_.CreateZExt(expr_as(n.child(2), Type::scalar(Scalar::Int32)), i64), b_.getInt64(31));
-    llvm::AllocaInst* array = slots_.at(n.child(1).text);
-    llvm::Value* other =
-        b_.CreateLoad(array->getAllocatedType()->getArrayElementType(),
-                      b_.CreateInBoundsGEP(array->getAllocatedType(), array,
-                                           {b_.getInt64(0), b_.CreateAdd(t, delta)}));
+    const std::string& name = n.child(1).text;
+    llvm::Value* other = b_.CreateLoad(slots_.at(name)->getAllocatedType()->getArrayElementType(),
+                                       slot_element(name, delta));
     llvm::Value* there = b_.CreateICmpULT(b_.CreateAdd(lane, delta), width);
     return b_.CreateSelect(there, other, expr(n.child(1)));
   }
-  llvm::Type* bits_type = exchanges_.at(&n)->getAllocatedType()->getArrayElementType();
+  llvm::Type* bits_type = (warp_lane_ != nullptr ? warp_exchanges_ : exchanges_)
+                              .at(&n)
+                              ->getAllocatedType()
+                              ->getArrayElementType();
   auto element = [&](llvm::Value* thread) {
     return b_.CreateLoad(bits_type, exchange_element(n, thread));
   };

@@ -24,6 +24,7 @@
 #include <unordered_set>
 
 #include "../builtins/registry.hpp"
+#include "fission.hpp"
 #include "lowering.hpp"
 
 namespace cudajit::lower {
@@ -31,19 +32,19 @@ namespace cudajit::lower {
 using ir::Node;
 using ir::NodeKind;
 
-namespace {
-
-constexpr uint64_t kMaxThreads = 1024;  // a block's most threads: each variable's elements
-// A warp function's exchange array: an element per thread, 32 spare at each end so that
-// shfl_up/down's neighbour (lane +- delta, |delta| < 32) is a load in bounds for any thread.
-constexpr uint64_t kExchangePad = 32;
-constexpr uint64_t kExchangeElements = kMaxThreads + 2 * kExchangePad;
-
-template <typename Visit>
-void visit(const Node& n, const Visit& f) {
-  f(n);
-  for (const auto& c : n.children) visit(*c, f);
+void targets(const Node& t, std::unordered_set<std::string>& out) {
+  if (t.kind == NodeKind::Name) out.insert(t.text);
+  if (t.kind == NodeKind::Tuple)
+    for (const auto& c : t.children) targets(*c, out);
 }
+
+void names_in(const Node& n, std::unordered_set<std::string>& out) {
+  visit(n, [&](const Node& x) {
+    if (x.kind == NodeKind::Name) out.insert(x.text);
+  });
+}
+
+namespace {
 
 bool warp_level(std::string_view name);
 
@@ -188,12 +189,6 @@ std::string warp_statement_refusal(const Node& s) {
   return why;
 }
 
-void targets(const Node& t, std::unordered_set<std::string>& out) {
-  if (t.kind == NodeKind::Name) out.insert(t.text);
-  if (t.kind == NodeKind::Tuple)
-    for (const auto& c : t.children) targets(*c, out);
-}
-
 class Uniformity {
  public:
   explicit Uniformity(const ir::Function& kernel) {
@@ -254,12 +249,6 @@ class Uniformity {
 
   std::unordered_set<std::string> specific_;
 };
-
-void names_in(const Node& n, std::unordered_set<std::string>& out) {
-  visit(n, [&](const Node& x) {
-    if (x.kind == NodeKind::Name) out.insert(x.text);
-  });
-}
 
 // Uniform variables a split block keeps once per block instead of per thread: each of
 // their assignments is a top-level statement of a thread loop's statements that no
@@ -548,9 +537,8 @@ void FunctionLowering::begin_split() {
 }
 
 llvm::Value* FunctionLowering::slot(const std::string& name) {
-  llvm::AllocaInst* a = slots_.at(name);
-  if (!fission_ || recomputed_names_.count(name)) return a;
-  return b_.CreateInBoundsGEP(a->getAllocatedType(), a, {b_.getInt64(0), thread_id_});
+  if (!fission_ || recomputed_names_.count(name)) return slots_.at(name);
+  return slot_element(name, nullptr);
 }
 
 // A variable's array has spare elements after the block's threads, as the exchange arrays
@@ -689,43 +677,55 @@ void FunctionLowering::as_thread_zero() {
   for (const Node* s : recomputed_) stmt(*s);
 }
 
+// One run of a group's statements as a loop over the block's threads: block scalars'
+// assignments first, once; `end`'s warp operands stored at the loop's end. `ranged`: a run
+// of one `if t < k:` loops over the threads that pass (x_range).
+void FunctionLowering::split_run(const std::vector<const Node*>& run, const Node* end,
+                                 bool ranged) {
+  std::vector<const Node*> per_thread;
+  for (const Node* s : run) {
+    if (!hoisted_.count(s)) {
+      per_thread.push_back(s);
+      continue;
+    }
+    as_thread_zero();  // a block scalar's assignment: once, before the thread loop
+    stmt(*s);
+    thread_id_ = nullptr;
+  }
+  llvm::Value *x_begin = nullptr, *x_end = nullptr;
+  if (ranged && per_thread.size() == 1 && end == nullptr &&
+      x_range(*per_thread[0], x_begin, x_end)) {
+    thread_loop([&] { block(per_thread[0]->child(1).children); }, x_begin, x_end);
+    return;
+  }
+  if (!per_thread.empty() || end != nullptr)
+    thread_loop([&] {
+      for (const Node* s : per_thread) stmt(*s);
+      if (end != nullptr) store_warp_operands(*end);
+    });
+}
+
 void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
-  std::vector<const Node*> run;
-  // `warp_statement`: the loop ends by storing the operands of its warp functions.
-  auto flush = [&](const Node* warp_statement = nullptr) {
-    if (run.empty() && warp_statement == nullptr) return;
-    std::vector<const Node*> per_thread;
-    for (const Node* s : run) {
-      if (!hoisted_.count(s)) {
-        per_thread.push_back(s);
-        continue;
-      }
-      as_thread_zero();  // a block scalar's assignment: once, before the thread loop
-      stmt(*s);
-      thread_id_ = nullptr;
-    }
-    llvm::Value *x_begin = nullptr, *x_end = nullptr;
-    if (per_thread.size() == 1 && warp_statement == nullptr &&
-        x_range(*per_thread[0], x_begin, x_end)) {
-      thread_loop([&] { block(per_thread[0]->child(1).children); }, x_begin, x_end);
-      run.clear();
-      return;
-    }
-    if (!per_thread.empty() || warp_statement != nullptr)
-      thread_loop([&] {
-        for (const Node* s : per_thread) stmt(*s);
-        if (warp_statement != nullptr) store_warp_operands(*warp_statement);
-      });
-    run.clear();
+  WarpGroup group;
+  group.runs.emplace_back();
+  auto flush = [&] {
+    split_group(group);
+    group.runs.assign(1, {});
+    group.ends.clear();
   };
   for (const auto& s : stmts) {
     if (!holds_barrier(*s)) {
-      run.push_back(s.get());
+      group.runs.back().push_back(s.get());
       continue;
     }
     if (is_warp_statement(*s)) {  // exchanged between this thread loop and the next
-      flush(s.get());
-      run.push_back(s.get());
+      group.ends.push_back(s.get());
+      group.runs.push_back({s.get()});
+      continue;
+    }
+    if (is_syncwarp(*s)) {  // a full mask: splittable refused the others
+      group.ends.push_back(nullptr);
+      group.runs.emplace_back();
       continue;
     }
     flush();
@@ -761,7 +761,9 @@ void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
         thread_id_ = nullptr;
         b_.CreateCondBr(cond, body_bb, exit_bb);
         b_.SetInsertPoint(body_bb);
+        ++split_loop_depth_;
         split_block(s->child(1).children);
+        --split_loop_depth_;
         b_.CreateBr(cond_bb);
         b_.SetInsertPoint(exit_bb);
         break;
@@ -811,7 +813,9 @@ void FunctionLowering::split_for(const Node& s) {
   } else {
     thread_loop([&] { assign(s.child(0), i, i64); });
   }
+  ++split_loop_depth_;
   split_block(s.child(4).children);
+  --split_loop_depth_;
   b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), counter), step), counter);
   b_.CreateBr(cond_bb);
   b_.SetInsertPoint(exit_bb);
@@ -824,21 +828,24 @@ void FunctionLowering::store_warp_operands(const Node& s) {
   for (const Node* call : warp_calls(s)) {
     if (call->text == "cuda.activemask" || shuffles_a_slot(*call)) continue;  // no exchange
     llvm::Value* bits = warp_operand_bits(*call, std::string_view(call->text).substr(5));
-    llvm::AllocaInst*& array = exchanges_[call];
+    // In a group's warp loops (warp_groups.cpp) the array is the warp's: an element per lane.
+    llvm::AllocaInst*& array = warp_lane_ != nullptr ? warp_exchanges_[call] : exchanges_[call];
     if (array == nullptr) {
       llvm::IRBuilderBase::InsertPointGuard guard(b_);
       b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-      array = b_.CreateAlloca(llvm::ArrayType::get(bits->getType(), kExchangeElements), nullptr,
-                              "warp.exchange");
+      uint64_t threads = warp_lane_ != nullptr ? 32 : kMaxThreads;
+      array = b_.CreateAlloca(llvm::ArrayType::get(bits->getType(), threads + 2 * kExchangePad),
+                              nullptr, "warp.exchange");
     }
-    b_.CreateStore(bits, exchange_element(*call, thread_id_));
+    b_.CreateStore(bits, exchange_element(*call, warp_lane_ != nullptr ? warp_lane_ : thread_id_));
   }
 }
 
 // The element of warp call `call`'s exchange array that thread `thread` (i64, may be
-// up to 32 either side of the block's threads) stores.
+// up to 32 either side of the block's threads; in warp loops, of the warp's lanes) stores.
 llvm::Value* FunctionLowering::exchange_element(const Node& call, llvm::Value* thread) {
-  llvm::AllocaInst* array = exchanges_.at(&call);
+  llvm::AllocaInst* array =
+      warp_lane_ != nullptr ? warp_exchanges_.at(&call) : exchanges_.at(&call);
   return b_.CreateInBoundsGEP(array->getAllocatedType(), array,
                               {b_.getInt64(0), b_.CreateAdd(thread, b_.getInt64(kExchangePad))});
 }

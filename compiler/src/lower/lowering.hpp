@@ -299,6 +299,19 @@ class FunctionLowering {
   void as_thread_zero();
   void split_block(const std::vector<ir::NodePtr>& stmts);
   void split_for(const ir::Node& s);
+  // Thread loops between block barriers, split by warp functions and syncwarp: run k ends by
+  // storing the operands of ends[k] (nullptr: a syncwarp). Run per warp where blockDim.x is
+  // a multiple of 32 (warp_groups.cpp).
+  struct WarpGroup {
+    std::vector<std::vector<const ir::Node*>> runs;
+    std::vector<const ir::Node*> ends;
+  };
+  void split_group(const WarpGroup& group);
+  void split_run(const std::vector<const ir::Node*>& run, const ir::Node* end, bool ranged);
+  bool fusable(const WarpGroup& group) const;
+  std::unordered_set<std::string> warp_local_names(const WarpGroup& group) const;
+  void warp_loops(const WarpGroup& group);
+  llvm::Value* slot_element(const std::string& name, llvm::Value* offset);
   // Warp functions between thread loops (barrier_fission.cpp, warp.cpp): the operand
   // each thread stores, the exchange array's element of a thread, the result.
   void store_warp_operands(const ir::Node& s);
@@ -433,6 +446,13 @@ class FunctionLowering {
   std::unordered_set<const ir::Node*> hoisted_;        // block scalars' assignments
   std::unordered_set<std::string> block_scalars_;
   std::unordered_map<const ir::Node*, llvm::AllocaInst*> exchanges_;  // per warp call
+  // Split, in a group's per-warp loops (warp_groups.cpp): the lane (i64), the variables kept
+  // per warp (an element per lane, in warp_slots_) and the exchange arrays per warp.
+  llvm::Value* warp_lane_ = nullptr;
+  std::unordered_set<std::string> warp_local_;
+  std::unordered_map<std::string, llvm::AllocaInst*> warp_slots_;
+  std::unordered_map<const ir::Node*, llvm::AllocaInst*> warp_exchanges_;
+  int split_loop_depth_ = 0;  // split loops around the statements being lowered
   // Parameters the body never assigns: their values, with no slot.
   std::map<std::string, llvm::Value*> parameters_;
   std::vector<Loop> loops_;

@@ -1,0 +1,244 @@
+// A split block's thread loops between two block barriers that warp functions or syncwarp
+// divide (a warp group), run warp by warp on the cpu device: for each warp of the block, the
+// group's loops over its 32 lanes one after another, instead of each loop over all the
+// block's threads. Only a warp's own lanes see its warp functions and syncwarp, and other
+// warps' threads meet a warp's only at block barriers, which end the group: every lane
+// still sees what it would on a GPU. Values a lane carries from one of these loops to the
+// next that the group alone uses live in arrays of the warp's 32 lanes instead of the
+// block's threads; once LLVM unrolls the lane loops they are registers, a shuffle is a
+// register's move, and lanes whose results nothing reads are never computed (a warp
+// reduction adds 31 numbers for its lane 0, as a loop over the 32 would).
+//
+// Taken where blockDim.x is a multiple of 32, so that a warp is 32 consecutive threads of one
+// row (threadIdx.x = 32 * w + lane); the block-wide loops are the other branch.
+#include "fission.hpp"
+#include "lowering.hpp"
+
+namespace cudajit::lower {
+
+using ir::Node;
+using ir::NodeKind;
+
+namespace {
+
+constexpr uint64_t kLanes = 32;  // a warp's
+
+// for (i = begin; i < end; ++i) body(i), i32, known to run at least once; `unrolled`: LLVM
+// unrolls it fully.
+void count_up(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end,
+              const std::function<void(llvm::Value*)>& body, bool unrolled = false) {
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* pre = b.GetInsertBlock();
+  auto* head = llvm::BasicBlock::Create(b.getContext(), "warp.loop", fn);
+  auto* done = llvm::BasicBlock::Create(b.getContext(), "warp.loop.end", fn);
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  llvm::PHINode* i = b.CreatePHI(begin->getType(), 2);
+  i->addIncoming(begin, pre);
+  body(i);
+  llvm::Value* next = b.CreateAdd(i, llvm::ConstantInt::get(begin->getType(), 1));
+  i->addIncoming(next, b.GetInsertBlock());
+  llvm::BranchInst* latch = b.CreateCondBr(b.CreateICmpSLT(next, end), head, done);
+  if (unrolled) {
+    llvm::LLVMContext& c = b.getContext();
+    llvm::Metadata* full = llvm::MDNode::get(c, llvm::MDString::get(c, "llvm.loop.unroll.full"));
+    llvm::MDNode* id = llvm::MDNode::getDistinct(c, {nullptr, full});
+    id->replaceOperandWith(0, id);  // a loop's ID names itself
+    latch->setMetadata(llvm::LLVMContext::MD_loop, id);
+  }
+  b.SetInsertPoint(done);
+}
+
+void assigned_in(const Node& s, std::unordered_set<std::string>& out) {
+  visit(s, [&](const Node& n) {
+    if (n.kind == NodeKind::Assign || n.kind == NodeKind::AugAssign || n.kind == NodeKind::For)
+      targets(n.child(0), out);
+  });
+}
+
+void count_names(const Node& s, std::unordered_map<std::string, int>& counts) {
+  visit(s, [&](const Node& n) {
+    if (n.kind == NodeKind::Name) ++counts[n.text];
+  });
+}
+
+// Whether the group's lane loops are unrolled fully (32 copies of each): small ones, with
+// no loop of their own.
+bool unroll_lanes(const std::vector<std::vector<const Node*>>& runs) {
+  constexpr size_t kMostNodes = 400;
+  size_t nodes = 0;
+  bool loops = false;
+  for (const auto& run : runs)
+    for (const Node* s : run)
+      visit(*s, [&](const Node& n) {
+        ++nodes;
+        loops |= n.kind == NodeKind::For || n.kind == NodeKind::While;
+      });
+  return !loops && nodes <= kMostNodes;
+}
+
+}  // namespace
+
+void FunctionLowering::split_group(const WarpGroup& group) {
+  auto end_of = [&](size_t k) { return k < group.ends.size() ? group.ends[k] : nullptr; };
+  if (group.ends.empty() || !fusable(group)) {
+    for (size_t k = 0; k < group.runs.size(); ++k) split_run(group.runs[k], end_of(k), true);
+    return;
+  }
+  // Block scalars' assignments, every run's, once before either form (fusable: they may).
+  WarpGroup rest;
+  for (const auto& run : group.runs) {
+    rest.runs.emplace_back();
+    for (const Node* s : run) {
+      if (!hoisted_.count(s)) {
+        rest.runs.back().push_back(s);
+        continue;
+      }
+      as_thread_zero();
+      stmt(*s);
+      thread_id_ = nullptr;
+    }
+  }
+  rest.ends = group.ends;
+  llvm::Value* dim_x =
+      b_.CreateLoad(b_.getInt32Ty(), b_.CreateConstGEP1_32(b_.getInt32Ty(), thread_ctx_, 3));
+  auto* per_warp = llvm::BasicBlock::Create(m_.context, "warps", fn_);
+  auto* per_block = llvm::BasicBlock::Create(m_.context, "warps.block_wide", fn_);
+  auto* merge = llvm::BasicBlock::Create(m_.context, "warps.end", fn_);
+  b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateAnd(dim_x, b_.getInt32(31)), b_.getInt32(0)), per_warp,
+                  per_block);
+  b_.SetInsertPoint(per_warp);
+  warp_loops(rest);
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(per_block);
+  for (size_t k = 0; k < rest.runs.size(); ++k) split_run(rest.runs[k], end_of(k), true);
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(merge);
+}
+
+// Whether the group may run warp by warp: its block scalars' assignments can all go before
+// its first loop (none assigns a name an earlier run's loop mentions, or reads one it
+// assigns), and no thread returns early.
+bool FunctionLowering::fusable(const WarpGroup& group) const {
+  if (returned_ != nullptr) return false;
+  std::unordered_set<std::string> mentioned, assigned;
+  for (size_t k = 0; k < group.runs.size(); ++k) {
+    for (const Node* s : group.runs[k]) {
+      if (!hoisted_.count(s)) continue;
+      std::unordered_set<std::string> target, reads;
+      targets(s->child(0), target);
+      names_in(s->child(1), reads);
+      for (const std::string& t : target)
+        if (mentioned.count(t)) return false;
+      for (const std::string& r : reads)
+        if (assigned.count(r)) return false;
+    }
+    for (const Node* s : group.runs[k])
+      if (!hoisted_.count(s)) {
+        names_in(*s, mentioned);
+        assigned_in(*s, assigned);
+      }
+  }
+  return true;
+}
+
+// The variables only the group's statements mention, where the group runs once per block
+// (in no split loop): each lane's values can live in its warp's arrays. Not with debug
+// information (a debugger reads the block's arrays), not what a block scalar reads.
+std::unordered_set<std::string> FunctionLowering::warp_local_names(const WarpGroup& group) const {
+  std::unordered_set<std::string> out;
+  if (split_loop_depth_ > 0 || subprogram_ != nullptr) return out;
+  std::unordered_map<std::string, int> everywhere, here;
+  for (const auto& s : f_.function->body) count_names(*s, everywhere);
+  std::unordered_set<std::string> read_once;
+  for (const auto& run : group.runs)
+    for (const Node* s : run) {
+      count_names(*s, here);
+      if (hoisted_.count(s)) names_in(*s, read_once);
+    }
+  const auto& params = f_.function->params;
+  for (const auto& [name, count] : here) {
+    if (everywhere[name] != count || !slots_.count(name) || recomputed_names_.count(name) ||
+        read_once.count(name) || std::find(params.begin(), params.end(), name) != params.end())
+      continue;
+    out.insert(name);
+  }
+  return out;
+}
+
+// for tz, ty, and each warp w of a row (tx = 32 * w + lane): the group's runs, each a loop
+// over the warp's lanes.
+void FunctionLowering::warp_loops(const WarpGroup& group) {
+  auto* i32 = b_.getInt32Ty();
+  auto* i64 = b_.getInt64Ty();
+  auto index_slot = [&](int k) { return b_.CreateConstGEP1_32(i32, thread_ctx_, k); };
+  llvm::Value* dims[3];
+  for (int d = 0; d < 3; ++d) dims[d] = b_.CreateLoad(i32, index_slot(3 + d));
+  warp_local_ = warp_local_names(group);
+  const bool unrolled = unroll_lanes(group.runs);
+  llvm::Value* warps = b_.CreateLShr(dims[0], b_.getInt32(5));
+  count_up(b_, b_.getInt32(0), dims[2], [&](llvm::Value* tz) {
+    b_.CreateStore(tz, index_slot(2));
+    count_up(b_, b_.getInt32(0), dims[1], [&](llvm::Value* ty) {
+      b_.CreateStore(ty, index_slot(1));
+      llvm::Value* row = b_.CreateMul(
+          b_.CreateAdd(b_.CreateMul(b_.CreateZExt(tz, i64), b_.CreateZExt(dims[1], i64)),
+                       b_.CreateZExt(ty, i64)),
+          b_.CreateZExt(dims[0], i64));
+      count_up(b_, b_.getInt32(0), warps, [&](llvm::Value* w) {
+        llvm::BasicBlock* warp_start = b_.GetInsertBlock();
+        llvm::Value* first = b_.CreateShl(w, b_.getInt32(5));
+        for (size_t k = 0; k < group.runs.size(); ++k) {
+          const Node* end = k < group.ends.size() ? group.ends[k] : nullptr;
+          if (group.runs[k].empty() && end == nullptr) continue;
+          auto lane_body = [&](llvm::Value* lane) {
+            llvm::Value* tx = b_.CreateAdd(first, lane);
+            b_.CreateStore(tx, index_slot(0));
+            thread_id_ = b_.CreateAdd(row, b_.CreateZExt(tx, i64));
+            warp_lane_ = b_.CreateZExt(lane, i64);
+            for (const Node* s : recomputed_) stmt(*s);
+            for (const Node* s : group.runs[k]) stmt(*s);
+            if (end != nullptr) store_warp_operands(*end);
+          };
+          count_up(b_, b_.getInt32(0), b_.getInt32(kLanes), lane_body, unrolled);
+        }
+        // The warp's arrays hold nothing from one warp to the next: what a lane leaves in
+        // them that the group does not read again is dead, and LLVM drops its computation.
+        llvm::IRBuilder<> at_start(warp_start, warp_start->getFirstInsertionPt());
+        std::vector<llvm::AllocaInst*> arrays;
+        for (const auto& [_, array] : warp_slots_) arrays.push_back(array);
+        for (const auto& [_, array] : warp_exchanges_) arrays.push_back(array);
+        for (llvm::AllocaInst* array : arrays) {
+          at_start.CreateLifetimeStart(array);
+          b_.CreateLifetimeEnd(array);
+        }
+      });
+    });
+  });
+  thread_id_ = nullptr;
+  warp_lane_ = nullptr;
+  warp_local_.clear();
+}
+
+// Variable `name`'s element for the current thread (+ offset, i64): its lane's in its warp's
+// array in a group's warp loops, else its thread's in the block's.
+llvm::Value* FunctionLowering::slot_element(const std::string& name, llvm::Value* offset) {
+  llvm::AllocaInst* array = slots_.at(name);
+  llvm::Value* index = thread_id_;
+  if (warp_lane_ != nullptr && warp_local_.count(name)) {
+    llvm::AllocaInst*& lanes = warp_slots_[name];
+    if (lanes == nullptr) {  // the lanes and as many spare: shfl_down reads lane + delta
+      llvm::IRBuilderBase::InsertPointGuard guard(b_);
+      b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+      lanes = b_.CreateAlloca(
+          llvm::ArrayType::get(array->getAllocatedType()->getArrayElementType(), 2 * kLanes),
+          nullptr, name + ".lanes");
+    }
+    array = lanes;
+    index = warp_lane_;
+  }
+  if (offset != nullptr) index = b_.CreateAdd(index, offset);
+  return b_.CreateInBoundsGEP(array->getAllocatedType(), array, {b_.getInt64(0), index});
+}
+
+}  // namespace cudajit::lower
