@@ -209,6 +209,38 @@ def test_warp_groups_around_barriers_loops_and_uniform_ifs(block, rounds):
     np.testing.assert_array_equal(out, shared + v + w)
 
 
+@cuda.jit
+def while_reduction(a, out):
+    i = cuda.grid(1)
+    v = a[i]
+    offset = 16
+    while offset > 0:  # unrolled by the front end: 16, 8, 4, 2, 1
+        v += cuda.shfl_down_sync(FULL, v, offset)
+        offset //= 2
+    if cuda.laneid == 0:
+        out[i // 32] = v
+
+
+@cuda.jit
+def range_reduction(a, out):
+    i = cuda.grid(1)
+    v = a[i]
+    for k in range(5):  # unrolled by the front end
+        v += cuda.shfl_xor_sync(FULL, v, 1 << k)
+    out[i] = v
+
+
+@pytest.mark.parametrize("block", [64, 256, 96])
+def test_warp_reductions_written_as_loops(block):
+    a = np.random.default_rng(7).random(8 * block)
+    out = np.zeros(a.size // 32)
+    while_reduction[8, block](a, out)
+    np.testing.assert_allclose(out, a.reshape(-1, 32).sum(axis=1), rtol=1e-12)
+    every = np.zeros_like(a)
+    range_reduction[8, block](a, every)
+    np.testing.assert_allclose(every, np.repeat(a.reshape(-1, 32).sum(axis=1), 32), rtol=1e-12)
+
+
 PATHS = """
 import numpy as np, cudajit as cuda
 FULL = 0xFFFFFFFF

@@ -417,6 +417,39 @@ def test_a_loop_else_clause_runs_under_a_flag_that_the_loops_own_break_clears(tm
         "(block@2:4))")
 
 
+def test_loops_of_shuffles_whose_trip_count_is_known_are_unrolled(tmp_path):
+    source = """\
+    def k(a, v):
+        for d in range(2):
+            v += cuda.shfl_down_sync(-1, v, d)
+        off = 4
+        while off > 1:
+            v += cuda.shfl_xor_sync(-1, v, off)
+            off //= 2
+    """
+    text = body_ir(tmp_path, source)
+    assert "(for@" not in text and "(while@" not in text
+    assert text.count("shfl_down_sync") == 2 and text.count("shfl_xor_sync") == 2
+    assert "(assign@2:4 (name@2:8 d) (int@2:4 0))" in text
+    assert "(assign@2:4 (name@2:8 d) (int@2:4 1))" in text
+
+
+@pytest.mark.parametrize("source", [
+    "def k(a, v, n):\n    for d in range(n):\n        v += cuda.shfl_down_sync(-1, v, d)\n",
+    "def k(a, v):\n    for d in range(3):\n        a[d] = v\n",  # no warp function
+    "def k(a, v):\n    for d in range(40):\n        v += cuda.shfl_down_sync(-1, v, 1)\n",
+    "def k(a, v):\n    off = 4\n    while off > 0:\n        v += cuda.shfl_down_sync(-1, v, off)\n"
+    "        if v:\n            break\n        off //= 2\n",
+    "def k(a, v, n):\n    off = n\n    while off > 0:\n        v += cuda.shfl_down_sync(-1, v, off)\n"
+    "        off //= 2\n",
+    "def k(a, v):\n    off = 4\n    while off > 0:\n        off -= 1\n"
+    "        v += cuda.shfl_down_sync(-1, v, off)\n        off //= 2\n",
+])
+def test_other_loops_of_shuffles_stay_loops(tmp_path, source):
+    text = body_ir(tmp_path, source)
+    assert "(for@" in text or "(while@" in text
+
+
 @pytest.mark.parametrize("head, bounds", [
     ("range(n)", "(int@2:13 0) (name@2:19 n) (int@2:13 1)"),
     ("range(1, n)", "(int@2:19 1) (name@2:22 n) (int@2:13 1)"),

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 
 def translate_while(t: FunctionTranslator, node: ast.While) -> list[IRNode]:
+    unrolled = _unrolled_warp_while(t, node)
+    if unrolled is not None:
+        return unrolled
     return _with_else_clause(t, node, lambda: [
         IRNode("while", t.loc(node), t.expr(node.test),
                t.block(node.body, node))])
@@ -67,6 +70,9 @@ def _for_loop(t: FunctionTranslator, node: ast.For) -> list[IRNode]:
     if not isinstance(node.target, ast.Name):
         raise t.error("a for loop's target must be a single variable in kernels",
                       node.target)
+    unrolled = _unrolled_warp_range(t, node)
+    if unrolled is not None:
+        return unrolled
     return [IRNode("for", t.loc(node), t.target(node.target), *_range_bounds(t, call),
                    t.block(node.body, node))]
 
@@ -220,6 +226,116 @@ def _enumerate_or_zip(t: FunctionTranslator, node: ast.For) -> list[IRNode] | No
                   *t.statements(node.body))
     return setup + [IRNode("for", loc, index, IRNode("int", loc, "0"), length,
                            IRNode("int", loc, "1"), body)]
+
+
+# Loops of warp functions unrolled here when their trip count is known (as NVVM would):
+# `for k in range(5)` and `offset = 16; while offset > 0: ...; offset //= 2` over shuffles
+# become straight-line code, whose shuffles the cpu device runs warp by warp with the
+# lanes in registers (lower/warp_groups.cpp) rather than a loop of the block around them.
+_WARP_FUNCTIONS = {"shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync",
+                   "any_sync", "eq_sync", "ballot_sync", "match_any_sync", "match_all_sync",
+                   "syncwarp", "activemask"}
+_MOST_UNROLLED = 32  # iterations
+_STEPS = {ast.FloorDiv: lambda a, b: a // b, ast.Mult: lambda a, b: a * b,
+          ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+          ast.RShift: lambda a, b: a >> b, ast.LShift: lambda a, b: a << b}
+_TESTS = {ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+          ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+          ast.NotEq: lambda a, b: a != b}
+
+
+def _calls_warp_functions(body: list[ast.stmt]) -> bool:
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+                if name in _WARP_FUNCTIONS:
+                    return True
+    return False
+
+
+def _constant_int(t: FunctionTranslator, node: ast.expr) -> int | None:
+    """An int known here: a literal, or a global or attribute that is one."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _constant_int(t, node.operand)
+        return None if inner is None else -inner
+    else:
+        try:
+            value = t.scope.static_value(node)
+        except (NotConstant, CompileError):
+            return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _repeated(t: FunctionTranslator, body: list[ast.stmt], times: int,
+              before_each: Callable[[int], list[IRNode]]) -> list[IRNode]:
+    statements: list[IRNode] = []
+    for k in range(times):
+        statements += before_each(k)
+        statements += t.statements(body)
+    return statements
+
+
+def _unrolled_warp_range(t: FunctionTranslator, node: ast.For) -> list[IRNode] | None:
+    """``for k in range(...)`` of warp functions over constant bounds, unrolled."""
+    call = calls.check_call_syntax(t, node.iter)
+    if node.orelse or _breaks_out(node.body) or not _calls_warp_functions(node.body):
+        return None
+    if call.keywords or not 1 <= len(call.args) <= 3:
+        return None
+    bounds = [_constant_int(t, a) for a in call.args]
+    if None in bounds or bounds[-1] == 0 and len(bounds) == 3:
+        return None
+    values = range(*bounds)
+    if len(values) > _MOST_UNROLLED:
+        return None
+    loc = t.loc(node)
+    return _repeated(t, node.body, len(values), lambda k: [
+        IRNode("assign", loc, t.target(node.target), IRNode("int", loc, str(values[k])))])
+
+
+def _unrolled_warp_while(t: FunctionTranslator, node: ast.While) -> list[IRNode] | None:
+    """``v = C0; while v < C: <warp functions>; v //= 2`` (any of <, <=, >, >=, != against
+    a constant; the last statement steps v by a constant with //, *, +, -, >> or <<, and
+    nothing else assigns v), unrolled: its iterations are known here."""
+    before = getattr(t, "previous_statement", None)
+    test = node.test
+    if (node.orelse or _breaks_out(node.body) or not _calls_warp_functions(node.body)
+            or not isinstance(before, ast.Assign) or len(before.targets) != 1
+            or not isinstance(before.targets[0], ast.Name)
+            or not isinstance(test, ast.Compare) or len(test.ops) != 1
+            or not isinstance(test.left, ast.Name) or type(test.ops[0]) not in _TESTS):
+        return None
+    name = test.left.id
+    start, bound = _constant_int(t, before.value), _constant_int(t, test.comparators[0])
+    step = node.body[-1]
+    if isinstance(step, ast.AugAssign):
+        target, op, by = step.target, step.op, step.value
+    elif (isinstance(step, ast.Assign) and len(step.targets) == 1
+          and isinstance(step.value, ast.BinOp) and isinstance(step.value.left, ast.Name)
+          and step.value.left.id == name):
+        target, op, by = step.targets[0], step.value.op, step.value.right
+    else:
+        return None
+    amount = _constant_int(t, by)
+    if (before.targets[0].id != name or start is None or bound is None or amount is None
+            or not isinstance(target, ast.Name) or target.id != name
+            or type(op) not in _STEPS or (isinstance(op, ast.FloorDiv) and amount == 0)):
+        return None
+    for stmt in node.body[:-1]:  # v changes only at the end of an iteration
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+                return None
+    times, value = 0, start
+    while _TESTS[type(test.ops[0])](value, bound):
+        times += 1
+        if times > _MOST_UNROLLED or abs(value) > 1 << 62:
+            return None
+        value = _STEPS[type(op)](value, amount)
+    return _repeated(t, node.body, times, lambda k: [])
 
 
 def _breaks_out(body: list[ast.stmt]) -> bool:

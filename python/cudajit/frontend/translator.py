@@ -135,10 +135,11 @@ class FunctionTranslator:
 
     def statements(self, stmts: list[ast.stmt]) -> list[IRNode]:
         result: list[IRNode] = []
-        for stmt in stmts:
+        for k, stmt in enumerate(stmts):
             handler = getattr(self, "_stmt_" + type(stmt).__name__, None)
             if handler is None:
                 raise self.unsupported(stmt)
+            self.previous_statement = stmts[k - 1] if k else None  # loops.py reads it
             result.extend(handler(stmt))
             if _ends_block(stmt):
                 break  # what follows in the block never runs: not compiled, as in Numba
