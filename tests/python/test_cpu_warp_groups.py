@@ -150,18 +150,10 @@ def syncwarp_tree(a, out):
     lane = t % 32
     s[t] = a[cuda.grid(1)]
     cuda.syncwarp()
-    if lane < 16:
-        s[t] += s[t + 16]
-    cuda.syncwarp()
-    if lane < 8:
-        s[t] += s[t + 8]
-    cuda.syncwarp()
-    if lane < 4:
-        s[t] += s[t + 4]
-    cuda.syncwarp()
-    if lane < 2:
-        s[t] += s[t + 2]
-    cuda.syncwarp()
+    for half in (16, 8, 4, 2):  # unrolled: five loops over each warp's lanes
+        if lane < half:
+            s[t] += s[t + half]
+        cuda.syncwarp()
     if lane == 0:
         out[cuda.grid(1) // 32] = s[t] + s[t + 1]
 

@@ -504,6 +504,13 @@ std::vector<PrivateCopy> open_private_copies(ModuleLowering& m, llvm::IRBuilder<
                                              llvm::Value* threads, llvm::Value* copies_field);
 void close_private_copies(ModuleLowering& m, llvm::IRBuilder<>& b, llvm::Function* fn,
                           const std::vector<PrivateCopy>& copies);
+// for (v = begin; v < end; ++v) body(v) at b's insertion point; its latch. One that `runs`
+// (at least once) tests only at its end: LLVM would otherwise unswitch the loops around it
+// on the test.
+llvm::BranchInst* counted_loop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end,
+                               const std::function<void(llvm::Value*)>& body, bool runs);
+// Gives the loop whose latch is `latch` the loop property `hint` (llvm.loop.unroll.full...).
+void set_loop_hint(llvm::BranchInst* latch, const char* hint);
 // Host: marks the loop whose latch is `latch` as a thread loop (threadIdx.x): vectorised,
 // but its scalar remainder not unrolled at run time (code and compile time for a loop of
 // a few iterations).

@@ -151,13 +151,37 @@ std::vector<ParamLayout> param_layout(const std::vector<Type>& arg_types) {
 
 namespace cudajit::lower {
 
-void mark_thread_loop(llvm::BranchInst* latch) {
+llvm::BranchInst* counted_loop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end,
+                               const std::function<void(llvm::Value*)>& body, bool runs) {
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* pre = b.GetInsertBlock();
+  auto* head = llvm::BasicBlock::Create(b.getContext(), "loop", fn);
+  auto* exit = llvm::BasicBlock::Create(b.getContext(), "loop.end", fn);
+  if (runs)
+    b.CreateBr(head);
+  else
+    b.CreateCondBr(b.CreateICmpSLT(begin, end), head, exit);
+  b.SetInsertPoint(head);
+  llvm::PHINode* v = b.CreatePHI(begin->getType(), 2);
+  v->addIncoming(begin, pre);
+  body(v);
+  llvm::Value* next = b.CreateAdd(v, llvm::ConstantInt::get(begin->getType(), 1));
+  v->addIncoming(next, b.GetInsertBlock());
+  llvm::BranchInst* latch = b.CreateCondBr(b.CreateICmpSLT(next, end), head, exit);
+  b.SetInsertPoint(exit);
+  return latch;
+}
+
+void set_loop_hint(llvm::BranchInst* latch, const char* hint) {
   llvm::LLVMContext& c = latch->getContext();
-  llvm::Metadata* no_runtime_unroll =
-      llvm::MDNode::get(c, llvm::MDString::get(c, "llvm.loop.unroll.runtime.disable"));
-  llvm::MDNode* id = llvm::MDNode::getDistinct(c, {nullptr, no_runtime_unroll});
+  llvm::Metadata* property = llvm::MDNode::get(c, llvm::MDString::get(c, hint));
+  llvm::MDNode* id = llvm::MDNode::getDistinct(c, {nullptr, property});
   id->replaceOperandWith(0, id);  // a loop's ID names itself
   latch->setMetadata(llvm::LLVMContext::MD_loop, id);
+}
+
+void mark_thread_loop(llvm::BranchInst* latch) {
+  set_loop_hint(latch, "llvm.loop.unroll.runtime.disable");
 }
 
 namespace {
@@ -330,32 +354,13 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
     b.CreateStore(grid[d], ctx_slot(9 + d));
   }
 
-  // A counted loop: for (v = begin; v < end; ++v) body(v). One that `runs` (at least once)
-  // tests only at its end: LLVM would otherwise unswitch the loops around it on the test.
   llvm::BranchInst* latch = nullptr;  // the last loop's
   using Body = std::function<void(llvm::Value*)>;
-  auto counted = [&](llvm::Value* begin, llvm::Value* end, const Body& fn, bool runs) {
-    llvm::BasicBlock* pre = b.GetInsertBlock();
-    auto* head = llvm::BasicBlock::Create(c, "loop", entry);
-    auto* exit = llvm::BasicBlock::Create(c, "loop.end", entry);
-    if (runs)
-      b.CreateBr(head);
-    else
-      b.CreateCondBr(b.CreateICmpSLT(begin, end), head, exit);
-    b.SetInsertPoint(head);
-    llvm::PHINode* v = b.CreatePHI(begin->getType(), 2);
-    v->addIncoming(begin, pre);
-    fn(v);
-    llvm::Value* next = b.CreateAdd(v, llvm::ConstantInt::get(begin->getType(), 1));
-    v->addIncoming(next, b.GetInsertBlock());
-    latch = b.CreateCondBr(b.CreateICmpSLT(next, end), head, exit);
-    b.SetInsertPoint(exit);
-  };
   auto loop = [&](llvm::Value* begin, llvm::Value* end, const Body& fn) {
-    counted(begin, end, fn, false);
+    latch = counted_loop(b, begin, end, fn, false);
   };
   auto loop_that_runs = [&](llvm::Value* begin, llvm::Value* end, const Body& fn) {
-    counted(begin, end, fn, true);
+    latch = counted_loop(b, begin, end, fn, true);
   };
 
   // Never zero (a launch has no empty dimension), which SCEV must know to compute

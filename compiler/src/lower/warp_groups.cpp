@@ -23,30 +23,12 @@ namespace {
 
 constexpr uint64_t kLanes = 32;  // a warp's
 
-// for (i = begin; i < end; ++i) body(i), i32, known to run at least once; `unrolled`: LLVM
+// for (i = begin; i < end; ++i) body(i), known to run at least once; `unrolled`: LLVM
 // unrolls it fully.
 void count_up(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end,
               const std::function<void(llvm::Value*)>& body, bool unrolled = false) {
-  llvm::Function* fn = b.GetInsertBlock()->getParent();
-  llvm::BasicBlock* pre = b.GetInsertBlock();
-  auto* head = llvm::BasicBlock::Create(b.getContext(), "warp.loop", fn);
-  auto* done = llvm::BasicBlock::Create(b.getContext(), "warp.loop.end", fn);
-  b.CreateBr(head);
-  b.SetInsertPoint(head);
-  llvm::PHINode* i = b.CreatePHI(begin->getType(), 2);
-  i->addIncoming(begin, pre);
-  body(i);
-  llvm::Value* next = b.CreateAdd(i, llvm::ConstantInt::get(begin->getType(), 1));
-  i->addIncoming(next, b.GetInsertBlock());
-  llvm::BranchInst* latch = b.CreateCondBr(b.CreateICmpSLT(next, end), head, done);
-  if (unrolled) {
-    llvm::LLVMContext& c = b.getContext();
-    llvm::Metadata* full = llvm::MDNode::get(c, llvm::MDString::get(c, "llvm.loop.unroll.full"));
-    llvm::MDNode* id = llvm::MDNode::getDistinct(c, {nullptr, full});
-    id->replaceOperandWith(0, id);  // a loop's ID names itself
-    latch->setMetadata(llvm::LLVMContext::MD_loop, id);
-  }
-  b.SetInsertPoint(done);
+  llvm::BranchInst* latch = counted_loop(b, begin, end, body, /*runs=*/true);
+  if (unrolled) set_loop_hint(latch, "llvm.loop.unroll.full");
 }
 
 void assigned_in(const Node& s, std::unordered_set<std::string>& out) {
