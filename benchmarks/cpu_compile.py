@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNELS = ("saxpy", "stencil2d")
+KERNELS = ("saxpy", "stencil2d", "warp_reduce")
 
 CUDAJIT_CHILD = r"""
 import sys, time
@@ -36,6 +36,16 @@ if kind == "saxpy":
     x = cuda.to_device(np.ones(64, np.float32))
     args = (np.float32(2), x, cuda.to_device(np.ones(64, np.float32)),
             cuda.device_array(64, np.float32))
+elif kind == "warp_reduce":  # warp by warp: lane loops unrolled, a block-wide copy beside
+    @cuda.jit
+    def k(a, out):
+        i = cuda.grid(1)
+        v = a[i]
+        for delta in (16, 8, 4, 2, 1):
+            v += cuda.shfl_down_sync(0xFFFFFFFF, v, delta)
+        if cuda.laneid == 0:
+            out[i // 32] = v
+    args = (cuda.to_device(np.ones(64)), cuda.device_array(2))
 else:
     @cuda.jit
     def k(a, out):
@@ -62,6 +72,15 @@ if kind == "saxpy":
             out[i] = a * x[i] + y[i]
     args = (np.float32(2), np.ones(64, np.float32), np.ones(64, np.float32),
             np.zeros(64, np.float32))
+elif kind == "warp_reduce":
+    @njit(parallel=True)
+    def k(a, out):
+        for w in prange(out.size):
+            acc = 0.0
+            for t in range(32):
+                acc += a[w * 32 + t]
+            out[w] = acc
+    args = (np.ones(64), np.zeros(2))
 else:
     @njit(parallel=True)
     def k(a, out):
@@ -101,6 +120,8 @@ def numba_python() -> str | None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--kernels", default=",".join(KERNELS),
+                        help="comma-separated: " + ", ".join(KERNELS))
     parser.add_argument("--baseline", help="an older cudajit source tree, built in place")
     parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "cpu_compile.json"))
     args = parser.parse_args()
@@ -109,7 +130,7 @@ def main() -> int:
     trees = {"cudajit": str(ROOT / "python")}
     if args.baseline:
         trees["baseline"] = str(Path(args.baseline) / "python")
-    for kind in KERNELS:
+    for kind in args.kernels.split(","):
         # Interleaved, so that a machine whose speed drifts (a shared VM) moves both alike.
         samples = {name: [] for name in trees}
         for _ in range(args.runs):
