@@ -438,6 +438,8 @@ def test_loops_of_shuffles_whose_trip_count_is_known_are_unrolled(tmp_path):
     "def k(a, v, n):\n    for d in range(n):\n        v += cuda.shfl_down_sync(-1, v, d)\n",
     "def k(a, v):\n    for d in range(3):\n        a[d] = v\n",  # no warp function
     "def k(a, v):\n    for d in range(40):\n        v += cuda.shfl_down_sync(-1, v, 1)\n",
+    "def k(a, v):\n    for d in range(4):\n        for e in range(4):\n"
+    "            v += cuda.shfl_down_sync(-1, v, e)\n",  # nested: the outer loop stays
     "def k(a, v):\n    off = 4\n    while off > 0:\n        v += cuda.shfl_down_sync(-1, v, off)\n"
     "        if v:\n            break\n        off //= 2\n",
     "def k(a, v, n):\n    off = n\n    while off > 0:\n        v += cuda.shfl_down_sync(-1, v, off)\n"

@@ -245,6 +245,10 @@ _TESTS = {ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
 
 
 def _calls_warp_functions(body: list[ast.stmt]) -> bool:
+    """Whether `body` calls a warp function, outside any loop of its own (a loop inside
+    keeps both loops: unrolling nests would multiply the code)."""
+    if any(isinstance(node, (ast.For, ast.While)) for stmt in body for node in ast.walk(stmt)):
+        return False
     for stmt in body:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call):
