@@ -162,6 +162,10 @@ struct ModuleLowering {
   std::unordered_set<const ir::Node*> grid_stride_loops{};
   // Host: the kernel's block runs as thread loops split at its barriers (no fibers).
   bool split_barriers = false;
+  // Host: a 2-D or 3-D kernel (cuda.grid(2) or (3)) that reads threadIdx.x and blockIdx.x
+  // only through cuda.grid's sum (not alone, nor laneid): a row of its blocks runs as one
+  // loop over the row's x (host_kernel), not a short loop per block.
+  bool rows_as_one_loop = false;
   std::string not_split_because{};  // why a block that synchronises is not split
   // Host: the kernel's arrays it only updates atomically, by parameter name
   // (find_private_atomics), and that kernel.

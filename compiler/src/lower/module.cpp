@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../dump.hpp"
+#include "fission.hpp"
 #include "lowering.hpp"
 
 namespace cudajit::lower {
@@ -452,6 +453,35 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
         b.CreateStore(tz, ctx_slot(2));
         loop_that_runs(b.getInt32(0), block[1], [&](llvm::Value* ty) {
           b.CreateStore(ty, ctx_slot(1));
+          if (m.rows_as_one_loop) {
+            // One loop over the x of the row's threads, in chunks of up to 2^20 (a cancelled
+            // launch stops between chunks; threadIdx.x stays an int32): blockIdx.x the
+            // chunk's first block, threadIdx.x counted on from it past blockDim.x. The bounds
+            // checks are tested once per chunk, not per block. (umax: SCEV must see that the
+            // divisors are not zero to expand the loop's trip count for those tests.)
+            auto at_least_one = [&](llvm::Value* v) {
+              return b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, v, b.getInt32(1));
+            };
+            llvm::Value* per_chunk =
+                at_least_one(b.CreateUDiv(b.getInt32(1 << 20), at_least_one(block[0])));
+            llvm::Value* row_blocks = b.CreateSub(x_end, x_begin);
+            llvm::Value* chunks = b.CreateUDiv(
+                b.CreateAdd(row_blocks, b.CreateSub(per_chunk, b.getInt32(1))), per_chunk);
+            loop_that_runs(b.getInt32(0), chunks, [&](llvm::Value* chunk) {
+              stop_if_abandoned();
+              llvm::Value* done = b.CreateMul(chunk, per_chunk);
+              b.CreateStore(b.CreateAdd(x_begin, done), ctx_slot(6));
+              llvm::Value* blocks_here = b.CreateBinaryIntrinsic(
+                  llvm::Intrinsic::umin, per_chunk, b.CreateSub(row_blocks, done));
+              loop_that_runs(b.getInt32(0), b.CreateMul(blocks_here, block[0]),
+                             [&](llvm::Value* tx) {
+                               b.CreateStore(tx, ctx_slot(0));
+                               call_body();
+                             });
+              mark_thread_loop(latch);
+            });
+            return;
+          }
           loop_that_runs(x_begin, x_end, [&](llvm::Value* bx) {
             stop_if_abandoned();
             b.CreateStore(bx, ctx_slot(6));
@@ -515,6 +545,9 @@ void dump_host_path(const ModuleLowering& m, const TypedFunction& entry) {
     text = "thread loops: no barrier or warp function, so a block is a loop over its threads "
            "(threadIdx.x innermost; bounds checks tested once per loop where the indices' "
            "range is known)";
+    if (m.rows_as_one_loop)
+      text += "; a row of blocks is one loop over its threads' x (the kernel reads "
+              "threadIdx.x and blockIdx.x only through cuda.grid)";
   }
   if (!m.synchronises && !m.private_atomics.empty()) {
     text += "\nprivate copies:";
@@ -565,6 +598,32 @@ void inline_always(ModuleLowering& m, const std::vector<const TypedFunction*>& f
       fn->eraseFromParent();
     }
   }
+}
+
+}  // namespace
+
+namespace {
+
+// A 2-D or 3-D kernel whose x indices are only cuda.grid's (ModuleLowering::rows_as_one_loop).
+// Not with debug=True, which records a raising thread's threadIdx and blockIdx. (1-D kernels'
+// blocks are long rows already; in them the code generator kept `blockIdx.x * blockDim.x` in
+// the loop, recomputed per thread.)
+bool rows_as_one_loop(const std::vector<const TypedFunction*>& functions,
+                      const CompileOptions& options) {
+  if (options.debug) return false;
+  bool multi_dimensional = false;
+  for (const TypedFunction* f : functions) {
+    for (std::string_view name : {"cuda.threadIdx.x", "cuda.blockIdx.x", "cuda.laneid",
+                                  "cuda.lanemask_lt", "cuda.cg.this_grid"})
+      if (calls_builtin(f->function->body, name)) return false;
+    for (const auto& s : f->function->body)
+      visit(*s, [&](const ir::Node& n) {
+        multi_dimensional |= n.kind == ir::NodeKind::Call && n.text == "cuda.grid" &&
+                             n.size() == 1 && n.child(0).kind == ir::NodeKind::Int &&
+                             n.child(0).int_value > 1;
+      });
+  }
+  return multi_dimensional;
 }
 
 }  // namespace
@@ -623,6 +682,7 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
       m.not_split_because = split_refusal(m, all, *program.entry);
       m.split_barriers = m.not_split_because.empty();
     }
+    m.rows_as_one_loop = rows_as_one_loop(all, options) && m.grid_stride_loops.empty();
   }
   for (const TypedFunction* f : reachable) {
     FunctionLowering lowering(m, *f);
