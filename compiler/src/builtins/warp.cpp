@@ -205,10 +205,7 @@ llvm::Value* FunctionLowering::exchanged_warp_call(const Node& n, std::string_vi
     llvm::Value* there = b_.CreateICmpULT(b_.CreateAdd(lane, delta), width);
     return b_.CreateSelect(there, other, expr(n.child(1)));
   }
-  llvm::Type* bits_type = (warp_lane_ != nullptr ? warp_exchanges_ : exchanges_)
-                              .at(&n)
-                              ->getAllocatedType()
-                              ->getArrayElementType();
+  llvm::Type* bits_type = exchange_arrays().at(&n)->getAllocatedType()->getArrayElementType();
   auto element = [&](llvm::Value* thread) {
     return b_.CreateLoad(bits_type, exchange_element(n, thread));
   };

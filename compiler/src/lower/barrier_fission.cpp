@@ -669,6 +669,13 @@ bool FunctionLowering::x_range(const Node& s, llvm::Value*& x_begin, llvm::Value
   return true;
 }
 
+// A block scalar's assignment: once, before the thread loop, as thread 0 sees it.
+void FunctionLowering::block_scalar_assignment(const Node& s) {
+  as_thread_zero();
+  stmt(s);
+  thread_id_ = nullptr;
+}
+
 // Uniform conditions and loop bounds are computed as thread 0 sees them.
 void FunctionLowering::as_thread_zero() {
   for (int k = 0; k < 3; ++k)
@@ -688,9 +695,7 @@ void FunctionLowering::split_run(const std::vector<const Node*>& run, const Node
       per_thread.push_back(s);
       continue;
     }
-    as_thread_zero();  // a block scalar's assignment: once, before the thread loop
-    stmt(*s);
-    thread_id_ = nullptr;
+    block_scalar_assignment(*s);
   }
   llvm::Value *x_begin = nullptr, *x_end = nullptr;
   if (ranged && per_thread.size() == 1 && end == nullptr &&
@@ -829,7 +834,7 @@ void FunctionLowering::store_warp_operands(const Node& s) {
     if (call->text == "cuda.activemask" || shuffles_a_slot(*call)) continue;  // no exchange
     llvm::Value* bits = warp_operand_bits(*call, std::string_view(call->text).substr(5));
     // In a group's warp loops (warp_groups.cpp) the array is the warp's: an element per lane.
-    llvm::AllocaInst*& array = warp_lane_ != nullptr ? warp_exchanges_[call] : exchanges_[call];
+    llvm::AllocaInst*& array = exchange_arrays()[call];
     if (array == nullptr) {
       llvm::IRBuilderBase::InsertPointGuard guard(b_);
       b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
@@ -844,8 +849,7 @@ void FunctionLowering::store_warp_operands(const Node& s) {
 // The element of warp call `call`'s exchange array that thread `thread` (i64, may be
 // up to 32 either side of the block's threads; in warp loops, of the warp's lanes) stores.
 llvm::Value* FunctionLowering::exchange_element(const Node& call, llvm::Value* thread) {
-  llvm::AllocaInst* array =
-      warp_lane_ != nullptr ? warp_exchanges_.at(&call) : exchanges_.at(&call);
+  llvm::AllocaInst* array = exchange_arrays().at(&call);
   return b_.CreateInBoundsGEP(array->getAllocatedType(), array,
                               {b_.getInt64(0), b_.CreateAdd(thread, b_.getInt64(kExchangePad))});
 }

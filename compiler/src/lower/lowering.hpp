@@ -301,6 +301,7 @@ class FunctionLowering {
                    llvm::Value* x_end = nullptr);
   bool x_range(const ir::Node& s, llvm::Value*& x_begin, llvm::Value*& x_end);
   void as_thread_zero();
+  void block_scalar_assignment(const ir::Node& s);
   void split_block(const std::vector<ir::NodePtr>& stmts);
   void split_for(const ir::Node& s);
   // Thread loops between block barriers, split by warp functions and syncwarp: run k ends by
@@ -456,6 +457,10 @@ class FunctionLowering {
   std::unordered_set<std::string> warp_local_;
   std::unordered_map<std::string, llvm::AllocaInst*> warp_slots_;
   std::unordered_map<const ir::Node*, llvm::AllocaInst*> warp_exchanges_;
+  // The exchange arrays in use: the warp's in a group's warp loops, else the block's.
+  std::unordered_map<const ir::Node*, llvm::AllocaInst*>& exchange_arrays() {
+    return warp_lane_ != nullptr ? warp_exchanges_ : exchanges_;
+  }
   int split_loop_depth_ = 0;  // split loops around the statements being lowered
   // Parameters the body never assigns: their values, with no slot.
   std::map<std::string, llvm::Value*> parameters_;

@@ -600,10 +600,6 @@ void inline_always(ModuleLowering& m, const std::vector<const TypedFunction*>& f
   }
 }
 
-}  // namespace
-
-namespace {
-
 // A 2-D or 3-D kernel whose x indices are only cuda.grid's (ModuleLowering::rows_as_one_loop).
 // Not with debug=True, which records a raising thread's threadIdx and blockIdx. (1-D kernels'
 // blocks are long rows already; in them the code generator kept `blockIdx.x * blockDim.x` in

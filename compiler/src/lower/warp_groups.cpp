@@ -76,9 +76,7 @@ void FunctionLowering::split_group(const WarpGroup& group) {
         rest.runs.back().push_back(s);
         continue;
       }
-      as_thread_zero();
-      stmt(*s);
-      thread_id_ = nullptr;
+      block_scalar_assignment(*s);
     }
   }
   rest.ends = group.ends;

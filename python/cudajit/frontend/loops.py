@@ -245,7 +245,7 @@ _TESTS = {ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
 
 
 def _calls_warp_functions(body: list[ast.stmt]) -> bool:
-    """Whether `body` calls a warp function, outside any loop of its own (a loop inside
+    """Whether `body` calls a warp function and holds no loop of its own (a loop inside
     keeps both loops: unrolling nests would multiply the code)."""
     if any(isinstance(node, (ast.For, ast.While)) for stmt in body for node in ast.walk(stmt)):
         return False
@@ -285,9 +285,9 @@ def _repeated(t: FunctionTranslator, body: list[ast.stmt], times: int,
 
 def _unrolled_warp_range(t: FunctionTranslator, node: ast.For) -> list[IRNode] | None:
     """``for k in range(...)`` of warp functions over constant bounds, unrolled."""
-    call = calls.check_call_syntax(t, node.iter)
     if node.orelse or _breaks_out(node.body) or not _calls_warp_functions(node.body):
         return None
+    call = calls.check_call_syntax(t, node.iter)
     if call.keywords or not 1 <= len(call.args) <= 3:
         return None
     bounds = [_constant_int(t, a) for a in call.args]
@@ -305,7 +305,7 @@ def _unrolled_warp_while(t: FunctionTranslator, node: ast.While) -> list[IRNode]
     """``v = C0; while v < C: <warp functions>; v //= 2`` (any of <, <=, >, >=, != against
     a constant; the last statement steps v by a constant with //, *, +, -, >> or <<, and
     nothing else assigns v), unrolled: its iterations are known here."""
-    before = getattr(t, "previous_statement", None)
+    before = t.previous_statement
     test = node.test
     if (node.orelse or _breaks_out(node.body) or not _calls_warp_functions(node.body)
             or not isinstance(before, ast.Assign) or len(before.targets) != 1

@@ -94,6 +94,9 @@ class FunctionTranslator:
         # The loops being translated, innermost last: the flag a `break` of each clears
         # when the loop has an else clause, else None.
         self.break_flags: list[IRNode | None] = []
+        # The statement before the one being translated in its block (loops.py's unrolling
+        # of `v = C0; while v < C: ...` reads it), None for a block's first.
+        self.previous_statement: ast.stmt | None = None
 
     # -- helpers ------------------------------------------------------------
 
