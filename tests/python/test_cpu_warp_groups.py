@@ -1,7 +1,8 @@
 """On the cpu device, the thread loops between two block barriers that warp functions and
-syncwarp divide run warp by warp where blockDim.x is a multiple of 32: for each warp, each
-loop over its 32 lanes in turn, values that only those loops use kept in arrays of 32.
-Elsewhere (blockDim.x not a multiple of 32: a warp spans rows) the loops run block-wide.
+syncwarp divide run warp by warp: for each warp, each loop over its lanes in turn, values
+that only those loops use kept in arrays of 32. Where blockDim.x is a multiple of 32 a warp
+is 32 threads of one row and its lane loops are unrolled; elsewhere the warps are the
+block's threads 32 at a time by linear index (a warp may span rows, the last may be short).
 Both must give every lane what a GPU gives it: each kernel here runs with block shapes that
 take either form, on both devices, against NumPy."""
 
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.usefixtures("device")
 
 FULL = 0xFFFFFFFF
 
-# (blockDim): warp by warp where x is a multiple of 32, else block-wide
+# (blockDim): whole rows of warps where x is a multiple of 32, else warps by linear index
 SHAPES = [(64,), (32, 4), (64, 2, 2), (96,), (48,), (16, 4), (40, 3)]
 
 

@@ -170,12 +170,12 @@ llvm::Value* FunctionLowering::shuffled_value(const Node& n, llvm::Value* r) {
 llvm::Value* FunctionLowering::exchanged_warp_call(const Node& n, std::string_view name) {
   auto* i64 = b_.getInt64Ty();
   // `t`: the thread's element in the exchange arrays, `base` its warp's first; in a group's
-  // warp loops (warp_groups.cpp) the arrays are the warp's and its 32 lanes all take part.
+  // warp loops (warp_groups.cpp) the arrays are the warp's, its lanes warp_width_.
   llvm::Value *t, *lane, *base, *width;
   if (warp_lane_ != nullptr) {
     t = lane = warp_lane_;
     base = b_.getInt64(0);
-    width = b_.getInt64(32);
+    width = warp_width_;
   } else {
     t = thread_id_;
     lane = b_.CreateAnd(t, b_.getInt64(31));

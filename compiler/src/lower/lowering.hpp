@@ -315,7 +315,11 @@ class FunctionLowering {
   void split_run(const std::vector<const ir::Node*>& run, const ir::Node* end, bool ranged);
   bool fusable(const WarpGroup& group) const;
   std::unordered_set<std::string> warp_local_names(const WarpGroup& group) const;
-  void warp_loops(const WarpGroup& group);
+  void warp_loops(const WarpGroup& group, bool whole_rows);
+  void warp_runs(const WarpGroup& group, llvm::Value* width, bool unrolled,
+                 const std::function<void()>& start,
+                 const std::function<void(llvm::Value*)>& enter,
+                 const std::function<void()>& leave);
   llvm::Value* slot_element(const std::string& name, llvm::Value* offset);
   // Warp functions between thread loops (barrier_fission.cpp, warp.cpp): the operand
   // each thread stores, the exchange array's element of a thread, the result.
@@ -454,6 +458,7 @@ class FunctionLowering {
   // Split, in a group's per-warp loops (warp_groups.cpp): the lane (i64), the variables kept
   // per warp (an element per lane, in warp_slots_) and the exchange arrays per warp.
   llvm::Value* warp_lane_ = nullptr;
+  llvm::Value* warp_width_ = nullptr;  // the warp's lanes (i64): 32 but in a short last warp
   std::unordered_set<std::string> warp_local_;
   std::unordered_map<std::string, llvm::AllocaInst*> warp_slots_;
   std::unordered_map<const ir::Node*, llvm::AllocaInst*> warp_exchanges_;

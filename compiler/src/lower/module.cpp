@@ -537,10 +537,12 @@ void dump_host_path(const ModuleLowering& m, const TypedFunction& entry) {
     text = "thread loops split at barriers: the statements between two barriers are a loop "
            "over the block's threads, each variable an array with an element per thread";
     if (calls_warp_functions({&entry}))
-      text += "; warp functions and syncwarp split them too: where blockDim.x is a multiple "
-              "of 32 the loops between two block barriers run warp by warp, each over the "
-              "warp's 32 lanes (values only they use in arrays of 32), else block-wide, each "
-              "warp function's operands exchanged through an array with an element per thread";
+      text += "; warp functions and syncwarp split them too: the loops between two block "
+              "barriers run warp by warp, each over the warp's lanes (values only they use in "
+              "arrays of 32; unrolled where blockDim.x is a multiple of 32, else the warps are "
+              "32 threads at a time by linear index), or block-wide where a block scalar's "
+              "assignment cannot move before them, each warp function's operands exchanged "
+              "through an array";
   } else {
     text = "thread loops: no barrier or warp function, so a block is a loop over its threads "
            "(threadIdx.x innermost; bounds checks tested once per loop where the indices' "

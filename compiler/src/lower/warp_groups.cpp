@@ -9,8 +9,13 @@
 // register's move, and lanes whose results nothing reads are never computed (a warp
 // reduction adds 31 numbers for its lane 0, as a loop over the 32 would).
 //
-// Taken where blockDim.x is a multiple of 32, so that a warp is 32 consecutive threads of one
-// row (threadIdx.x = 32 * w + lane); the block-wide loops are the other branch.
+// Two shapes, chosen per block: where blockDim.x is a multiple of 32 a warp is 32 consecutive
+// threads of one row (threadIdx.x = 32 * w + lane), its lane loops unrolled where small;
+// otherwise the warps are the block's threads 32 at a time in order of their linear index
+// (the last maybe short, a warp maybe across rows, as on a GPU), their lane loops not
+// unrolled. Either is a warp's code alone, in arrays of its own (a block-wide copy of the
+// loops beside them, sharing arrays, cost more compile time than this second shape).
+#include "../target/bounds_check_versioning.hpp"
 #include "fission.hpp"
 #include "lowering.hpp"
 
@@ -24,11 +29,12 @@ namespace {
 constexpr uint64_t kLanes = 32;  // a warp's
 
 // for (i = begin; i < end; ++i) body(i), known to run at least once; `unrolled`: LLVM
-// unrolls it fully.
+// unrolls it fully once its bounds checks are versioned (a loop of 32 copies of each check
+// would cost a warp reduction half its compile time).
 void count_up(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end,
               const std::function<void(llvm::Value*)>& body, bool unrolled = false) {
   llvm::BranchInst* latch = counted_loop(b, begin, end, body, /*runs=*/true);
-  if (unrolled) set_loop_hint(latch, "llvm.loop.unroll.full");
+  if (unrolled) set_loop_hint(latch, target::detail::kUnrollAfterChecks);
 }
 
 void assigned_in(const Node& s, std::unordered_set<std::string>& out) {
@@ -82,16 +88,16 @@ void FunctionLowering::split_group(const WarpGroup& group) {
   rest.ends = group.ends;
   llvm::Value* dim_x =
       b_.CreateLoad(b_.getInt32Ty(), b_.CreateConstGEP1_32(b_.getInt32Ty(), thread_ctx_, 3));
-  auto* per_warp = llvm::BasicBlock::Create(m_.context, "warps", fn_);
-  auto* per_block = llvm::BasicBlock::Create(m_.context, "warps.block_wide", fn_);
+  auto* whole_rows = llvm::BasicBlock::Create(m_.context, "warps", fn_);
+  auto* any_shape = llvm::BasicBlock::Create(m_.context, "warps.any_shape", fn_);
   auto* merge = llvm::BasicBlock::Create(m_.context, "warps.end", fn_);
-  b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateAnd(dim_x, b_.getInt32(31)), b_.getInt32(0)), per_warp,
-                  per_block);
-  b_.SetInsertPoint(per_warp);
-  warp_loops(rest);
+  b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateAnd(dim_x, b_.getInt32(31)), b_.getInt32(0)), whole_rows,
+                  any_shape);
+  b_.SetInsertPoint(whole_rows);
+  warp_loops(rest, true);
   b_.CreateBr(merge);
-  b_.SetInsertPoint(per_block);
-  for (size_t k = 0; k < rest.runs.size(); ++k) split_run(rest.runs[k], end_of(k), true);
+  b_.SetInsertPoint(any_shape);
+  warp_loops(rest, false);
   b_.CreateBr(merge);
   b_.SetInsertPoint(merge);
 }
@@ -146,58 +152,126 @@ std::unordered_set<std::string> FunctionLowering::warp_local_names(const WarpGro
   return out;
 }
 
-// for tz, ty, and each warp w of a row (tx = 32 * w + lane): the group's runs, each a loop
-// over the warp's lanes.
-void FunctionLowering::warp_loops(const WarpGroup& group) {
+// The group's runs for one warp, each a loop over its `width` lanes (i32): `start()` before
+// it, `enter(lane)` giving the lane its thread's indices, `leave()` moving them on to the
+// next lane's.
+void FunctionLowering::warp_runs(const WarpGroup& group, llvm::Value* width, bool unrolled,
+                                 const std::function<void()>& start,
+                                 const std::function<void(llvm::Value*)>& enter,
+                                 const std::function<void()>& leave) {
+  llvm::BasicBlock* warp_start = b_.GetInsertBlock();
+  warp_width_ = b_.CreateZExt(width, b_.getInt64Ty());
+  for (size_t k = 0; k < group.runs.size(); ++k) {
+    const Node* end = k < group.ends.size() ? group.ends[k] : nullptr;
+    if (group.runs[k].empty() && end == nullptr) continue;
+    start();
+    count_up(
+        b_, b_.getInt32(0), width,
+        [&](llvm::Value* lane) {
+          enter(lane);
+          warp_lane_ = b_.CreateZExt(lane, b_.getInt64Ty());
+          for (const Node* s : recomputed_) stmt(*s);
+          for (const Node* s : group.runs[k]) stmt(*s);
+          if (end != nullptr) store_warp_operands(*end);
+          leave();
+        },
+        unrolled);
+  }
+  // The warp's arrays hold nothing from one warp to the next: what a lane leaves in them
+  // that the group does not read again is dead, and LLVM drops its computation.
+  llvm::IRBuilder<> at_start(warp_start, warp_start->getFirstInsertionPt());
+  std::vector<llvm::AllocaInst*> arrays;
+  for (const auto& [_, array] : warp_slots_) arrays.push_back(array);
+  for (const auto& [_, array] : warp_exchanges_) arrays.push_back(array);
+  for (llvm::AllocaInst* array : arrays) {
+    at_start.CreateLifetimeStart(array);
+    b_.CreateLifetimeEnd(array);
+  }
+}
+
+// Rows of whole warps (blockDim.x a multiple of 32): for tz, ty, and each warp w of the row,
+// the group's runs over its 32 lanes (tx = 32 * w + lane), unrolled where small.
+// Otherwise: the block's threads in order of their linear index, 32 to a warp, the last
+// warp maybe short and warps maybe across rows, as on a GPU; lane loops not unrolled.
+void FunctionLowering::warp_loops(const WarpGroup& group, bool whole_rows) {
   auto* i32 = b_.getInt32Ty();
   auto* i64 = b_.getInt64Ty();
   auto index_slot = [&](int k) { return b_.CreateConstGEP1_32(i32, thread_ctx_, k); };
   llvm::Value* dims[3];
   for (int d = 0; d < 3; ++d) dims[d] = b_.CreateLoad(i32, index_slot(3 + d));
   warp_local_ = warp_local_names(group);
-  const bool unrolled = unroll_lanes(group.runs);
-  llvm::Value* warps = b_.CreateLShr(dims[0], b_.getInt32(5));
-  count_up(b_, b_.getInt32(0), dims[2], [&](llvm::Value* tz) {
-    b_.CreateStore(tz, index_slot(2));
-    count_up(b_, b_.getInt32(0), dims[1], [&](llvm::Value* ty) {
-      b_.CreateStore(ty, index_slot(1));
-      llvm::Value* row = b_.CreateMul(
-          b_.CreateAdd(b_.CreateMul(b_.CreateZExt(tz, i64), b_.CreateZExt(dims[1], i64)),
-                       b_.CreateZExt(ty, i64)),
-          b_.CreateZExt(dims[0], i64));
-      count_up(b_, b_.getInt32(0), warps, [&](llvm::Value* w) {
-        llvm::BasicBlock* warp_start = b_.GetInsertBlock();
-        llvm::Value* first = b_.CreateShl(w, b_.getInt32(5));
-        for (size_t k = 0; k < group.runs.size(); ++k) {
-          const Node* end = k < group.ends.size() ? group.ends[k] : nullptr;
-          if (group.runs[k].empty() && end == nullptr) continue;
-          auto lane_body = [&](llvm::Value* lane) {
-            llvm::Value* tx = b_.CreateAdd(first, lane);
-            b_.CreateStore(tx, index_slot(0));
-            thread_id_ = b_.CreateAdd(row, b_.CreateZExt(tx, i64));
-            warp_lane_ = b_.CreateZExt(lane, i64);
-            for (const Node* s : recomputed_) stmt(*s);
-            for (const Node* s : group.runs[k]) stmt(*s);
-            if (end != nullptr) store_warp_operands(*end);
-          };
-          count_up(b_, b_.getInt32(0), b_.getInt32(kLanes), lane_body, unrolled);
-        }
-        // The warp's arrays hold nothing from one warp to the next: what a lane leaves in
-        // them that the group does not read again is dead, and LLVM drops its computation.
-        llvm::IRBuilder<> at_start(warp_start, warp_start->getFirstInsertionPt());
-        std::vector<llvm::AllocaInst*> arrays;
-        for (const auto& [_, array] : warp_slots_) arrays.push_back(array);
-        for (const auto& [_, array] : warp_exchanges_) arrays.push_back(array);
-        for (llvm::AllocaInst* array : arrays) {
-          at_start.CreateLifetimeStart(array);
-          b_.CreateLifetimeEnd(array);
-        }
+  auto nothing = [] {};
+  if (whole_rows) {
+    llvm::Value* warps = b_.CreateLShr(dims[0], b_.getInt32(5));
+    count_up(b_, b_.getInt32(0), dims[2], [&](llvm::Value* tz) {
+      b_.CreateStore(tz, index_slot(2));
+      count_up(b_, b_.getInt32(0), dims[1], [&](llvm::Value* ty) {
+        b_.CreateStore(ty, index_slot(1));
+        llvm::Value* row = b_.CreateMul(
+            b_.CreateAdd(b_.CreateMul(b_.CreateZExt(tz, i64), b_.CreateZExt(dims[1], i64)),
+                         b_.CreateZExt(ty, i64)),
+            b_.CreateZExt(dims[0], i64));
+        count_up(b_, b_.getInt32(0), warps, [&](llvm::Value* w) {
+          // No wrap (a row has at most 32 warps of 32): SCEV sees tx affine in the lane.
+          llvm::Value* first = b_.CreateShl(w, b_.getInt32(5), "", true, true);
+          warp_runs(
+              group, b_.getInt32(kLanes), unroll_lanes(group.runs), nothing,
+              [&](llvm::Value* lane) {
+                llvm::Value* tx = b_.CreateAdd(first, lane, "", true, true);
+                b_.CreateStore(tx, index_slot(0));
+                thread_id_ = b_.CreateAdd(row, b_.CreateZExt(tx, i64));
+              },
+              nothing);
+        });
       });
     });
-  });
+  } else {
+    // The lane's (tx, ty, tz), counted on from the warp's first thread's.
+    llvm::AllocaInst* at[3];
+    {
+      llvm::IRBuilderBase::InsertPointGuard guard(b_);
+      b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+      for (auto& a : at) a = b_.CreateAlloca(i32, nullptr, "warp.thread");
+    }
+    llvm::Value* rows = b_.CreateMul(dims[0], dims[1]);
+    llvm::Value* threads = b_.CreateMul(rows, dims[2]);
+    llvm::Value* warps = b_.CreateLShr(b_.CreateAdd(threads, b_.getInt32(31)), b_.getInt32(5));
+    count_up(b_, b_.getInt32(0), warps, [&](llvm::Value* w) {
+      llvm::Value* first = b_.CreateShl(w, b_.getInt32(5), "", true, true);
+      llvm::Value* width = b_.CreateBinaryIntrinsic(
+          llvm::Intrinsic::umin, b_.CreateSub(threads, first), b_.getInt32(kLanes));
+      auto start = [&] {
+        b_.CreateStore(b_.CreateURem(first, dims[0]), at[0]);
+        b_.CreateStore(b_.CreateURem(b_.CreateUDiv(first, dims[0]), dims[1]), at[1]);
+        b_.CreateStore(b_.CreateUDiv(first, rows), at[2]);
+      };
+      auto enter = [&](llvm::Value* lane) {
+        for (int d = 0; d < 3; ++d) b_.CreateStore(b_.CreateLoad(i32, at[d]), index_slot(d));
+        thread_id_ = b_.CreateZExt(b_.CreateAdd(first, lane, "", true, true), i64);
+      };
+      auto leave = [&] {  // tx + 1, carried into ty and tz at a row's and a plane's end
+        llvm::Value* carry = b_.getTrue();
+        for (int d = 0; d < 3; ++d) {
+          llvm::Value* v = b_.CreateLoad(i32, at[d]);
+          llvm::Value* next = b_.CreateAdd(v, b_.getInt32(1));
+          llvm::Value* wraps = b_.CreateICmpEQ(next, dims[d]);
+          b_.CreateStore(b_.CreateSelect(carry, b_.CreateSelect(wraps, b_.getInt32(0), next), v),
+                         at[d]);
+          carry = b_.CreateAnd(carry, wraps);
+        }
+      };
+      warp_runs(group, width, false, start, enter, leave);
+    });
+  }
   thread_id_ = nullptr;
   warp_lane_ = nullptr;
+  warp_width_ = nullptr;
   warp_local_.clear();
+  // Each warp loop nest its own arrays: LLVM's memory analyses (GVN, DSE) then need not look
+  // through one nest's loads and stores for another's (the two shapes shared them: 1.4x the
+  // compile time of a warp reduction).
+  warp_slots_.clear();
+  warp_exchanges_.clear();
 }
 
 // Variable `name`'s element for the current thread (+ offset, i64): its lane's in its warp's

@@ -153,8 +153,11 @@ class LoopVersioner {
         fast_preheader, test_block, &loop, map, ".checked", &loops_, &dominators_, checked_blocks);
     llvm::remapInstructionsInBlocks(checked_blocks, map);
     // The checked copy runs at an array's edge: not worth unrolling or vectorising
-    // (it cannot be), which would only cost compile time and code.
-    checked->setLoopAlreadyUnrolled();
+    // (it cannot be), which would only cost compile time and code. A warp's lane loop is
+    // unrolled all the same: its arrays become registers only if no access to them is a
+    // loop's.
+    if (!llvm::findStringMetadataForLoop(&loop, kUnrollAfterChecks))
+      checked->setLoopAlreadyUnrolled();
     llvm::addStringMetadataToLoop(checked, "llvm.loop.vectorize.enable", 0);
     llvm::Instruction* old = test_block->getTerminator();
     llvm::IRBuilder<>(old).CreateCondBr(in_bounds, fast_preheader, checked->getLoopPreheader());
@@ -433,6 +436,21 @@ llvm::PreservedAnalyses BoundsCheckVersioning::run(llvm::Function& function,
   for (llvm::BasicBlock* block : versioner.fast_blocks()) llvm::ConstantFoldTerminator(block);
   llvm::removeUnreachableBlocks(function);
   return llvm::PreservedAnalyses::none();
+}
+
+llvm::PreservedAnalyses UnrollAfterChecks::run(llvm::Function& function,
+                                               llvm::FunctionAnalysisManager& analyses) {
+  auto& loops = analyses.getResult<llvm::LoopAnalysis>(function);
+  bool changed = false;
+  for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
+    if (!llvm::findStringMetadataForLoop(loop, kUnrollAfterChecks) ||
+        llvm::findStringMetadataForLoop(loop, "llvm.loop.unroll.disable"))
+      continue;
+    llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.full");
+    changed = true;
+  }
+  return changed ? llvm::PreservedAnalyses::allInSet<llvm::CFGAnalyses>()
+                 : llvm::PreservedAnalyses::all();
 }
 
 }  // namespace cudajit::target::detail

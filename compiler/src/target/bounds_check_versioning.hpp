@@ -15,4 +15,16 @@ class BoundsCheckVersioning : public llvm::PassInfoMixin<BoundsCheckVersioning> 
   llvm::PreservedAnalyses run(llvm::Function& function, llvm::FunctionAnalysisManager& analyses);
 };
 
+// A loop hint (a string property of the loop's ID, as `llvm.loop.unroll.full` is): unroll
+// this loop fully, but only once its bounds checks are versioned, so that the unrolled
+// copies are the fast copy's, without checks (a warp's lane loops, warp_groups.cpp).
+inline constexpr const char* kUnrollAfterChecks = "cudajit.loop.unroll.after_checks";
+
+// Turns kUnrollAfterChecks into `llvm.loop.unroll.full`, except on the checked copies that
+// versioning marked as unrolled already; a full-unroll pass after it does the unrolling.
+class UnrollAfterChecks : public llvm::PassInfoMixin<UnrollAfterChecks> {
+ public:
+  llvm::PreservedAnalyses run(llvm::Function& function, llvm::FunctionAnalysisManager& analyses);
+};
+
 }  // namespace cudajit::target::detail

@@ -20,6 +20,9 @@
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/ADCE.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/LoopPassManager.h>
+#include <llvm/Transforms/Scalar/LoopUnrollPass.h>
+#include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SCCP.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 
@@ -194,6 +197,11 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt
           passes.addPass(BoundsCheckVersioning());
           passes.addPass(llvm::SimplifyCFGPass());  // the folded checks' blocks merge
           // The range tests repeat their parts (each check's guards): once per block is enough.
+          passes.addPass(llvm::EarlyCSEPass());
+          // Lane loops unrolled now, without their checks; their arrays become registers.
+          passes.addPass(UnrollAfterChecks());
+          passes.addPass(llvm::createFunctionToLoopPassAdaptor(llvm::LoopFullUnrollPass(3)));
+          passes.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
           passes.addPass(llvm::EarlyCSEPass());
         });
   llvm::ModulePassManager passes = opt_level == 0
