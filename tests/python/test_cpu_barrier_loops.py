@@ -195,3 +195,36 @@ def test_threads_chosen_by_comparing_threadidx_x_with_a_uniform_value(k):
     x = np.arange(40)
     want = ((x < k) * 1 + (x >= k) * 10 + (x == k) * 100 + (x <= k) * 1000 + (x > k) * 10000)
     np.testing.assert_array_equal(out, np.broadcast_to(want, (2, 2, 40)))
+
+
+
+@cuda.jit
+def warp_sums_past_the_end(a, out):
+    i = cuda.grid(1)
+    v = a[i]
+    for delta in (16, 8, 4, 2, 1):
+        v += cuda.shfl_down_sync(0xFFFFFFFF, v, delta)
+    if cuda.laneid == 0:
+        out[cuda.blockIdx.x, cuda.threadIdx.x // 32] = v
+
+
+@pytest.mark.parametrize("blocks,block", [(2, 64), (3, 48)])  # 48: warps by linear index
+def test_an_index_error_in_an_unrolled_warp_names_the_line_and_keeps_the_whole_warps(
+    blocks, block
+):
+    # The lane loops are unrolled after their bounds checks are versioned: warps wholly in
+    # bounds take the unchecked copy, the warp at the array's end the checked one, whose
+    # failure is reported as any other (a GPU checks nothing).
+    a = np.arange(100, dtype=np.float64)
+    out = np.full((blocks, 2), -1.0)
+    with pytest.raises(IndexError, match=r"kernel 'warp_sums_past_the_end' .*index 1\d\d is "
+                                         r"out of bounds for axis 0 with size 100"):
+        warp_sums_past_the_end[blocks, block](a, out)
+    checked = 0
+    for b in range(blocks):
+        for w in range(2):
+            first = b * block + 32 * w
+            if 32 * w + 32 <= block and first + 32 <= 100:  # a whole warp, in bounds
+                assert out[b, w] == a[first:first + 32].sum()
+                checked += 1
+    assert checked == {64: 3, 48: 2}[block]
