@@ -247,3 +247,51 @@ def test_the_dump_says_warp_groups_run_warp_by_warp(tmp_path):
     paths = cpu_dump_paths(tmp_path, __file__, ("syncwarp_tree",), PATHS)
     assert paths["syncwarp_tree"].startswith("thread loops split at barriers")
     assert "run warp by warp" in paths["syncwarp_tree"]
+
+
+@cuda.jit
+def block_sums_by_warps(a, out, spare):
+    # CUB's block reduction: each warp's sum by shuffles, the sums through shared memory,
+    # then warp 0 alone (a condition the same in all lanes of a warp) shuffles them again;
+    # the other warps count their lanes with a ballot in the else branch.
+    s = cuda.shared.array(32, np.float64)
+    t = cuda.threadIdx.x
+    i = cuda.blockIdx.x * cuda.blockDim.x + t
+    v = a[i]
+    for delta in (16, 8, 4, 2, 1):
+        v += cuda.shfl_down_sync(FULL, v, delta)
+    lane = t % 32
+    wid = t // 32
+    if lane == 0:
+        s[wid] = v
+    cuda.syncthreads()
+    if wid == 0:
+        w = s[lane] if t < cuda.blockDim.x // 32 else 0.0
+        for delta in (16, 8, 4, 2, 1):
+            w += cuda.shfl_down_sync(FULL, w, delta)
+        if t == 0:
+            out[cuda.blockIdx.x] = w
+    else:
+        n = cuda.ballot_sync(FULL, True)
+        if lane == 0:
+            spare[cuda.blockIdx.x, wid] = n
+
+
+@pytest.mark.parametrize("block", [64, 256, 1024])
+def test_a_cub_style_block_reduction_with_a_warp_uniform_if(block):
+    blocks = 3
+    a = np.random.default_rng(block).random(blocks * block)
+    out = np.zeros(blocks)
+    spare = np.zeros((blocks, 32), np.int64)
+    block_sums_by_warps[blocks, block](a, out, spare)
+    np.testing.assert_allclose(out, a.reshape(blocks, block).sum(axis=1))
+    expected = np.zeros((blocks, 32), np.int64)
+    expected[:, 1:block // 32] = 0xFFFFFFFF
+    np.testing.assert_array_equal(spare & 0xFFFFFFFF, expected)
+
+
+def test_the_dump_says_a_warp_uniform_if_splits(tmp_path):
+    source = PATHS.replace("syncwarp_tree[1, 64](a, out)",
+                           "block_sums_by_warps[1, 64](a, out, np.zeros((1, 32), np.int64))")
+    paths = cpu_dump_paths(tmp_path, __file__, ("block_sums_by_warps",), source)
+    assert paths["block_sums_by_warps"].startswith("thread loops split at barriers")

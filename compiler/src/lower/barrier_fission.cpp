@@ -250,6 +250,71 @@ class Uniformity {
   std::unordered_set<std::string> specific_;
 };
 
+// Names the kernel computes once, at its top level, as threadIdx.x // 32 (or >> 5): where
+// blockDim.x is a multiple of 32, a warp's index in its row, the same in all its lanes.
+std::unordered_set<std::string> warp_index_names(const std::vector<const Node*>& recomputed) {
+  std::unordered_set<std::string> thread_x, out;
+  auto is_thread_x = [&](const Node& e) {
+    return (e.kind == NodeKind::Call && e.text == "cuda.threadIdx.x") ||
+           (e.kind == NodeKind::Name && thread_x.count(e.text));
+  };
+  for (const Node* r : recomputed) {
+    const Node& e = r->child(1);
+    if (is_thread_x(e)) thread_x.insert(r->child(0).text);
+    bool warp = e.kind == NodeKind::BinOp && e.child(1).kind == NodeKind::Int &&
+                ((e.text == "//" && e.child(1).int_value == 32) ||
+                 (e.text == ">>" && e.child(1).int_value == 5)) &&
+                is_thread_x(e.child(0));
+    if (warp) out.insert(r->child(0).text);
+  }
+  return out;
+}
+
+// Where blockDim.x is a multiple of 32, `e` is the same in all lanes of a warp: uniform
+// values, threadIdx.y and .z, warp indices (cuda.threadIdx.x // 32 written out too).
+bool warp_uniform(const Node& e, const Uniformity& u,
+                  const std::unordered_set<std::string>& warp_index) {
+  if (e.kind == NodeKind::BinOp && e.text == "//" && e.child(1).kind == NodeKind::Int &&
+      e.child(1).int_value == 32 && e.child(0).kind == NodeKind::Call &&
+      e.child(0).text == "cuda.threadIdx.x")
+    return true;
+  if (e.kind == NodeKind::Name) return u.uniform_name(e.text) || warp_index.count(e.text) > 0;
+  if (e.kind == NodeKind::Call && (e.text == "cuda.threadIdx.y" || e.text == "cuda.threadIdx.z"))
+    return true;
+  if (differs_between_threads(e)) return false;
+  for (const auto& c : e.children)
+    if (!warp_uniform(*c, u, warp_index)) return false;
+  return true;
+}
+
+void assigned_names(const Node& s, std::unordered_set<std::string>& out) {
+  visit(s, [&](const Node& n) {
+    if (n.kind == NodeKind::Assign || n.kind == NodeKind::AugAssign || n.kind == NodeKind::For)
+      targets(n.child(0), out);
+  });
+}
+
+// An `if` on a condition the same in all lanes of a warp but not in all threads of the block
+// (a CUB-style block reduction's `if wid == 0:`), whose branches hold warp functions or
+// syncwarp but no block barrier, at their top level only, and assign nothing the condition
+// reads: its branches' statements join the warp group, each run under the condition.
+bool is_warp_if(const Node& s, const Uniformity& u,
+                const std::unordered_set<std::string>& warp_index) {
+  if (s.kind != NodeKind::If || !holds_barrier(s) || u.uniform(s.child(0)) ||
+      holds_barrier(s.child(0)) || !warp_uniform(s.child(0), u, warp_index))
+    return false;
+  std::unordered_set<std::string> reads, written;
+  names_in(s.child(0), reads);
+  for (size_t k = 1; k < 3; ++k)
+    for (const auto& c : s.child(k).children) {
+      if (holds_barrier(*c) && !is_warp_statement(*c) && !is_syncwarp(*c)) return false;
+      assigned_names(*c, written);
+    }
+  for (const std::string& r : reads)
+    if (written.count(r)) return false;
+  return true;
+}
+
 // Uniform variables a split block keeps once per block instead of per thread: each of
 // their assignments is a top-level statement of a thread loop's statements that no
 // earlier one of them mentions, computed from uniform values that no earlier one
@@ -292,6 +357,10 @@ class BlockScalars {
       run.clear();
       if (is_warp_statement(*s)) {  // the first statement of the next thread loop
         run.push_back(s.get());
+        continue;
+      }
+      if (s->kind == NodeKind::If && !u_.uniform(s->child(0))) {  // a warp `if`: runs under it
+        assigned_names(*s, bad);
         continue;
       }
       for (const auto& c : s->children)
@@ -341,7 +410,7 @@ class BlockScalars {
 // Every barrier and warp function in `stmts` is reached by all threads alike: "" if so,
 // else why not (`where` the statement).
 std::string splittable(const std::vector<ir::NodePtr>& stmts, const Uniformity& u,
-                       const Node*& where) {
+                       const std::unordered_set<std::string>& warp_index, const Node*& where) {
   const char* differently = "a barrier or warp function that threads may reach differently";
   for (const auto& s : stmts) {
     if (!holds_barrier(*s) || is_barrier_statement(*s)) continue;
@@ -355,22 +424,22 @@ std::string splittable(const std::vector<ir::NodePtr>& stmts, const Uniformity& 
     std::string why;
     switch (s->kind) {
       case NodeKind::If:
-        if (!u.uniform(s->child(0))) return differently;
-        why = splittable(s->child(1).children, u, where);
-        if (why.empty()) why = splittable(s->child(2).children, u, where);
+        if (!u.uniform(s->child(0)) && !is_warp_if(*s, u, warp_index)) return differently;
+        why = splittable(s->child(1).children, u, warp_index, where);
+        if (why.empty()) why = splittable(s->child(2).children, u, warp_index, where);
         break;
       case NodeKind::While:
         if (!u.uniform(s->child(0))) return differently;
-        why = splittable(s->child(1).children, u, where);
+        why = splittable(s->child(1).children, u, warp_index, where);
         break;
       case NodeKind::For:
         if (s->size() != 5 || s->child(0).kind != NodeKind::Name || !u.uniform(s->child(1)) ||
             !u.uniform(s->child(2)) || !u.uniform(s->child(3)))
           return differently;
-        why = splittable(s->child(4).children, u, where);
+        why = splittable(s->child(4).children, u, warp_index, where);
         break;
       case NodeKind::Block:
-        why = splittable(s->children, u, where);
+        why = splittable(s->children, u, warp_index, where);
         break;
       default:
         return differently;  // a barrier inside an expression or a statement we do not split
@@ -502,7 +571,8 @@ std::string split_refusal(const ModuleLowering& m,
     return "over 1 MiB of per-thread variables";
   const ir::Function& kernel = *entry.function;
   const Node* where = nullptr;
-  std::string why = splittable(kernel.body, Uniformity(kernel), where);
+  std::string why = splittable(kernel.body, Uniformity(kernel),
+                               warp_index_names(recomputed_variables(kernel)), where);
   if (!why.empty()) {
     refuse(*where, why.c_str());
     return refusal;
@@ -522,6 +592,12 @@ void FunctionLowering::split_threads() {
   hoisted_ = std::move(scalars.hoisted);
   for (const std::string& name : scalars.names) recomputed_names_.insert(name);  // scalar slots
   block_scalars_ = std::move(scalars.names);
+  const Uniformity uniformity(*f_.function);
+  const std::unordered_set<std::string> warp_index = warp_index_names(recomputed_);
+  for (const auto& s : f_.function->body)
+    visit(*s, [&](const Node& n) {
+      if (is_warp_if(n, uniformity, warp_index)) warp_ifs_.insert(&n);
+    });
 }
 
 // The block's start: in a kernel that returns early, no thread has returned yet.
@@ -688,7 +764,7 @@ void FunctionLowering::as_thread_zero() {
 // assignments first, once; `end`'s warp operands stored at the loop's end. `ranged`: a run
 // of one `if t < k:` loops over the threads that pass (x_range).
 void FunctionLowering::split_run(const std::vector<const Node*>& run, const Node* end,
-                                 bool ranged) {
+                                 RunGuard guard, bool ranged) {
   std::vector<const Node*> per_thread;
   for (const Node* s : run) {
     if (!hoisted_.count(s)) {
@@ -698,25 +774,63 @@ void FunctionLowering::split_run(const std::vector<const Node*>& run, const Node
     block_scalar_assignment(*s);
   }
   llvm::Value *x_begin = nullptr, *x_end = nullptr;
-  if (ranged && per_thread.size() == 1 && end == nullptr &&
+  if (ranged && guard.warp_if == nullptr && per_thread.size() == 1 && end == nullptr &&
       x_range(*per_thread[0], x_begin, x_end)) {
     thread_loop([&] { block(per_thread[0]->child(1).children); }, x_begin, x_end);
     return;
   }
   if (!per_thread.empty() || end != nullptr)
     thread_loop([&] {
-      for (const Node* s : per_thread) stmt(*s);
-      if (end != nullptr) store_warp_operands(*end);
+      guarded(guard, [&] {
+        for (const Node* s : per_thread) stmt(*s);
+        if (end != nullptr) store_warp_operands(*end);
+      });
     });
+}
+
+// A warp `if`'s branches as runs of the group under its condition, split where they call warp
+// functions; it starts and ends runs of its own (a split among a warp's lanes only).
+void FunctionLowering::add_warp_if(WarpGroup& group, const Node& s) {
+  for (bool taken : {true, false}) {
+    const auto& branch = s.child(taken ? 1 : 2).children;
+    if (branch.empty()) continue;
+    const RunGuard guard{&s, taken};
+    group.next_run(nullptr, {}, guard);
+    for (const auto& c : branch) {
+      if (!holds_barrier(*c))
+        group.runs.back().push_back(c.get());
+      else if (is_warp_statement(*c))
+        group.next_run(c.get(), {c.get()}, guard);
+      else  // syncwarp
+        group.next_run(nullptr, {}, guard);
+    }
+  }
+  group.next_run(nullptr);
+}
+
+// The statements of `body` where the guard's condition holds (as the current thread sees it).
+void FunctionLowering::guarded(RunGuard guard, const std::function<void()>& body) {
+  if (guard.warp_if == nullptr) {
+    body();
+    return;
+  }
+  const Node& cond = guard.warp_if->child(0);
+  llvm::Value* holds = to_bool(expr(cond), type_of(cond));
+  if (!guard.taken) holds = b_.CreateNot(holds);
+  auto* then_bb = llvm::BasicBlock::Create(m_.context, "warp_if.then", fn_);
+  auto* done = llvm::BasicBlock::Create(m_.context, "warp_if.end", fn_);
+  b_.CreateCondBr(holds, then_bb, done);
+  b_.SetInsertPoint(then_bb);
+  body();
+  if (!terminated()) b_.CreateBr(done);
+  b_.SetInsertPoint(done);
 }
 
 void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
   WarpGroup group;
-  group.runs.emplace_back();
   auto flush = [&] {
     split_group(group);
-    group.runs.assign(1, {});
-    group.ends.clear();
+    group = WarpGroup{};
   };
   for (const auto& s : stmts) {
     if (!holds_barrier(*s)) {
@@ -724,13 +838,15 @@ void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
       continue;
     }
     if (is_warp_statement(*s)) {  // exchanged between this thread loop and the next
-      group.ends.push_back(s.get());
-      group.runs.push_back({s.get()});
+      group.next_run(s.get(), {s.get()});
       continue;
     }
     if (is_syncwarp(*s)) {  // a full mask: splittable refused the others
-      group.ends.push_back(nullptr);
-      group.runs.emplace_back();
+      group.next_run(nullptr);
+      continue;
+    }
+    if (warp_ifs_.count(s.get())) {
+      add_warp_if(group, *s);
       continue;
     }
     flush();

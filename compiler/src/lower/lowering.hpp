@@ -307,12 +307,29 @@ class FunctionLowering {
   // Thread loops between block barriers, split by warp functions and syncwarp: run k ends by
   // storing the operands of ends[k] (nullptr: a syncwarp). Run per warp where blockDim.x is
   // a multiple of 32 (warp_groups.cpp).
-  struct WarpGroup {
-    std::vector<std::vector<const ir::Node*>> runs;
-    std::vector<const ir::Node*> ends;
+  // guards[k]: run k's statements run only in the threads where `warp_if`'s condition is
+  // `taken` (a branch of a warp `if`, barrier_fission.cpp), none for the others.
+  struct RunGuard {
+    const ir::Node* warp_if;  // nullptr: none
+    bool taken;
   };
+  struct WarpGroup {
+    std::vector<std::vector<const ir::Node*>> runs = {{}};
+    std::vector<const ir::Node*> ends;
+    std::vector<RunGuard> guards = {RunGuard{nullptr, true}};
+    // Ends the last run at `end` and starts the next with `first`.
+    void next_run(const ir::Node* end, std::vector<const ir::Node*> first = {},
+                  RunGuard guard = {nullptr, true}) {
+      ends.push_back(end);
+      runs.push_back(std::move(first));
+      guards.push_back(guard);
+    }
+  };
+  void add_warp_if(WarpGroup& group, const ir::Node& s);
   void split_group(const WarpGroup& group);
-  void split_run(const std::vector<const ir::Node*>& run, const ir::Node* end, bool ranged);
+  void split_run(const std::vector<const ir::Node*>& run, const ir::Node* end, RunGuard guard,
+                 bool ranged);
+  void guarded(RunGuard guard, const std::function<void()>& body);
   bool fusable(const WarpGroup& group) const;
   std::unordered_set<std::string> warp_local_names(const WarpGroup& group) const;
   void warp_loops(const WarpGroup& group, bool whole_rows);
@@ -454,6 +471,7 @@ class FunctionLowering {
   std::unordered_set<std::string> recomputed_names_;  // and block scalars: scalar slots
   std::unordered_set<const ir::Node*> hoisted_;        // block scalars' assignments
   std::unordered_set<std::string> block_scalars_;
+  std::unordered_set<const ir::Node*> warp_ifs_;  // is_warp_if: their branches join groups
   std::unordered_map<const ir::Node*, llvm::AllocaInst*> exchanges_;  // per warp call
   // Split, in a group's per-warp loops (warp_groups.cpp): the lane (i64), the variables kept
   // per warp (an element per lane, in warp_slots_) and the exchange arrays per warp.

@@ -70,11 +70,13 @@ bool unroll_lanes(const std::vector<std::vector<const Node*>>& runs) {
 void FunctionLowering::split_group(const WarpGroup& group) {
   auto end_of = [&](size_t k) { return k < group.ends.size() ? group.ends[k] : nullptr; };
   if (group.ends.empty() || !fusable(group)) {
-    for (size_t k = 0; k < group.runs.size(); ++k) split_run(group.runs[k], end_of(k), true);
+    for (size_t k = 0; k < group.runs.size(); ++k)
+      split_run(group.runs[k], end_of(k), group.guards[k], true);
     return;
   }
   // Block scalars' assignments, every run's, once before either form (fusable: they may).
   WarpGroup rest;
+  rest.runs.clear();
   for (const auto& run : group.runs) {
     rest.runs.emplace_back();
     for (const Node* s : run) {
@@ -86,6 +88,7 @@ void FunctionLowering::split_group(const WarpGroup& group) {
     }
   }
   rest.ends = group.ends;
+  rest.guards = group.guards;
   llvm::Value* dim_x =
       b_.CreateLoad(b_.getInt32Ty(), b_.CreateConstGEP1_32(b_.getInt32Ty(), thread_ctx_, 3));
   auto* whole_rows = llvm::BasicBlock::Create(m_.context, "warps", fn_);
@@ -171,8 +174,10 @@ void FunctionLowering::warp_runs(const WarpGroup& group, llvm::Value* width, boo
           enter(lane);
           warp_lane_ = b_.CreateZExt(lane, b_.getInt64Ty());
           for (const Node* s : recomputed_) stmt(*s);
-          for (const Node* s : group.runs[k]) stmt(*s);
-          if (end != nullptr) store_warp_operands(*end);
+          guarded(group.guards[k], [&] {
+            for (const Node* s : group.runs[k]) stmt(*s);
+            if (end != nullptr) store_warp_operands(*end);
+          });
           leave();
         },
         unrolled);
