@@ -44,6 +44,13 @@ void names_in(const Node& n, std::unordered_set<std::string>& out) {
   });
 }
 
+void assigned_in(const Node& s, std::unordered_set<std::string>& out) {
+  visit(s, [&](const Node& n) {
+    if (n.kind == NodeKind::Assign || n.kind == NodeKind::AugAssign || n.kind == NodeKind::For)
+      targets(n.child(0), out);
+  });
+}
+
 namespace {
 
 bool warp_level(std::string_view name);
@@ -250,22 +257,30 @@ class Uniformity {
   std::unordered_set<std::string> specific_;
 };
 
+// `e` is x // 32 or x >> 5 of an x that `is_thread_x` accepts: a warp's index in its row.
+template <typename IsThreadX>
+bool warp_index_of(const Node& e, const IsThreadX& is_thread_x) {
+  return e.kind == NodeKind::BinOp && e.child(1).kind == NodeKind::Int &&
+         ((e.text == "//" && e.child(1).int_value == 32) ||
+          (e.text == ">>" && e.child(1).int_value == 5)) &&
+         is_thread_x(e.child(0));
+}
+
+bool is_thread_x_call(const Node& e) {
+  return e.kind == NodeKind::Call && e.text == "cuda.threadIdx.x";
+}
+
 // Names the kernel computes once, at its top level, as threadIdx.x // 32 (or >> 5): where
 // blockDim.x is a multiple of 32, a warp's index in its row, the same in all its lanes.
 std::unordered_set<std::string> warp_index_names(const std::vector<const Node*>& recomputed) {
   std::unordered_set<std::string> thread_x, out;
   auto is_thread_x = [&](const Node& e) {
-    return (e.kind == NodeKind::Call && e.text == "cuda.threadIdx.x") ||
-           (e.kind == NodeKind::Name && thread_x.count(e.text));
+    return is_thread_x_call(e) || (e.kind == NodeKind::Name && thread_x.count(e.text));
   };
   for (const Node* r : recomputed) {
     const Node& e = r->child(1);
     if (is_thread_x(e)) thread_x.insert(r->child(0).text);
-    bool warp = e.kind == NodeKind::BinOp && e.child(1).kind == NodeKind::Int &&
-                ((e.text == "//" && e.child(1).int_value == 32) ||
-                 (e.text == ">>" && e.child(1).int_value == 5)) &&
-                is_thread_x(e.child(0));
-    if (warp) out.insert(r->child(0).text);
+    if (warp_index_of(e, is_thread_x)) out.insert(r->child(0).text);
   }
   return out;
 }
@@ -274,10 +289,7 @@ std::unordered_set<std::string> warp_index_names(const std::vector<const Node*>&
 // values, threadIdx.y and .z, warp indices (cuda.threadIdx.x // 32 written out too).
 bool warp_uniform(const Node& e, const Uniformity& u,
                   const std::unordered_set<std::string>& warp_index) {
-  if (e.kind == NodeKind::BinOp && e.text == "//" && e.child(1).kind == NodeKind::Int &&
-      e.child(1).int_value == 32 && e.child(0).kind == NodeKind::Call &&
-      e.child(0).text == "cuda.threadIdx.x")
-    return true;
+  if (warp_index_of(e, is_thread_x_call)) return true;
   if (e.kind == NodeKind::Name) return u.uniform_name(e.text) || warp_index.count(e.text) > 0;
   if (e.kind == NodeKind::Call && (e.text == "cuda.threadIdx.y" || e.text == "cuda.threadIdx.z"))
     return true;
@@ -285,13 +297,6 @@ bool warp_uniform(const Node& e, const Uniformity& u,
   for (const auto& c : e.children)
     if (!warp_uniform(*c, u, warp_index)) return false;
   return true;
-}
-
-void assigned_names(const Node& s, std::unordered_set<std::string>& out) {
-  visit(s, [&](const Node& n) {
-    if (n.kind == NodeKind::Assign || n.kind == NodeKind::AugAssign || n.kind == NodeKind::For)
-      targets(n.child(0), out);
-  });
 }
 
 // An `if` on a condition the same in all lanes of a warp but not in all threads of the block
@@ -308,7 +313,7 @@ bool is_warp_if(const Node& s, const Uniformity& u,
   for (size_t k = 1; k < 3; ++k)
     for (const auto& c : s.child(k).children) {
       if (holds_barrier(*c) && !is_warp_statement(*c) && !is_syncwarp(*c)) return false;
-      assigned_names(*c, written);
+      assigned_in(*c, written);
     }
   for (const std::string& r : reads)
     if (written.count(r)) return false;
@@ -360,7 +365,7 @@ class BlockScalars {
         continue;
       }
       if (s->kind == NodeKind::If && !u_.uniform(s->child(0))) {  // a warp `if`: runs under it
-        assigned_names(*s, bad);
+        assigned_in(*s, bad);
         continue;
       }
       for (const auto& c : s->children)
@@ -386,21 +391,14 @@ class BlockScalars {
           bad.insert(v);
       } else {
         std::unordered_set<std::string> written;
-        visit(*s, [&](const Node& n) {
-          if (n.kind == NodeKind::Assign || n.kind == NodeKind::AugAssign ||
-              n.kind == NodeKind::For)
-            targets(n.child(0), written);
-        });
+        assigned_in(*s, written);
         for (const std::string& w : written)
           if (names.count(w)) bad.insert(w);
       }
       names_in(*s, seen);
       if (s->kind == NodeKind::Assign || s->kind == NodeKind::AugAssign)
         targets(s->child(0), assigned);
-      visit(*s, [&](const Node& n) {
-        if (n.kind == NodeKind::Assign || n.kind == NodeKind::AugAssign || n.kind == NodeKind::For)
-          targets(n.child(0), assigned);
-      });
+      assigned_in(*s, assigned);
     }
   }
 
@@ -588,11 +586,11 @@ void FunctionLowering::split_threads() {
     visit(*s, [&](const Node& n) { early_returns_ |= n.kind == NodeKind::Return; });
   recomputed_ = recomputed_variables(*f_.function);
   for (const Node* s : recomputed_) recomputed_names_.insert(s->child(0).text);
-  BlockScalars scalars(*f_.function, Uniformity(*f_.function), recomputed_names_);
+  const Uniformity uniformity(*f_.function);
+  BlockScalars scalars(*f_.function, uniformity, recomputed_names_);
   hoisted_ = std::move(scalars.hoisted);
   for (const std::string& name : scalars.names) recomputed_names_.insert(name);  // scalar slots
   block_scalars_ = std::move(scalars.names);
-  const Uniformity uniformity(*f_.function);
   const std::unordered_set<std::string> warp_index = warp_index_names(recomputed_);
   for (const auto& s : f_.function->body)
     visit(*s, [&](const Node& n) {

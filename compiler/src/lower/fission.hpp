@@ -26,5 +26,7 @@ void visit(const ir::Node& n, const Visit& f) {
 void targets(const ir::Node& t, std::unordered_set<std::string>& out);
 // Every name `n` mentions.
 void names_in(const ir::Node& n, std::unordered_set<std::string>& out);
+// Every name an assignment or `for` within `s` (itself included) binds.
+void assigned_in(const ir::Node& s, std::unordered_set<std::string>& out);
 
 }  // namespace cudajit::lower

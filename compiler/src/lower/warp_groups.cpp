@@ -37,13 +37,6 @@ void count_up(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end,
   if (unrolled) set_loop_hint(latch, target::detail::kUnrollAfterChecks);
 }
 
-void assigned_in(const Node& s, std::unordered_set<std::string>& out) {
-  visit(s, [&](const Node& n) {
-    if (n.kind == NodeKind::Assign || n.kind == NodeKind::AugAssign || n.kind == NodeKind::For)
-      targets(n.child(0), out);
-  });
-}
-
 void count_names(const Node& s, std::unordered_map<std::string, int>& counts) {
   visit(s, [&](const Node& n) {
     if (n.kind == NodeKind::Name) ++counts[n.text];

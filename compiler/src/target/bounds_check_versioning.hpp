@@ -20,8 +20,9 @@ class BoundsCheckVersioning : public llvm::PassInfoMixin<BoundsCheckVersioning> 
 // copies are the fast copy's, without checks (a warp's lane loops, warp_groups.cpp).
 inline constexpr const char* kUnrollAfterChecks = "cudajit.loop.unroll.after_checks";
 
-// Turns kUnrollAfterChecks into `llvm.loop.unroll.full`, except on the checked copies that
-// versioning marked as unrolled already; a full-unroll pass after it does the unrolling.
+// Turns kUnrollAfterChecks into `llvm.loop.unroll.full` (both copies of a versioned loop
+// keep the hint), except where a loop's unrolling is disabled; a full-unroll pass after it
+// does the unrolling.
 class UnrollAfterChecks : public llvm::PassInfoMixin<UnrollAfterChecks> {
  public:
   llvm::PreservedAnalyses run(llvm::Function& function, llvm::FunctionAnalysisManager& analyses);

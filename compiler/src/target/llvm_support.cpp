@@ -22,8 +22,8 @@
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/LoopPassManager.h>
 #include <llvm/Transforms/Scalar/LoopUnrollPass.h>
-#include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SCCP.h>
+#include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 
 #include <cstdlib>
@@ -193,14 +193,15 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt
   const llvm::OptimizationLevel level = kLevels[opt_level];
   if (host_loops)  // after inlining: the thread loops hold the kernel's accesses
     pipeline.builder().registerVectorizerStartEPCallback(
-        [](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
+        [](llvm::FunctionPassManager& passes, llvm::OptimizationLevel at) {
           passes.addPass(BoundsCheckVersioning());
           passes.addPass(llvm::SimplifyCFGPass());  // the folded checks' blocks merge
           // The range tests repeat their parts (each check's guards): once per block is enough.
           passes.addPass(llvm::EarlyCSEPass());
           // Lane loops unrolled now, without their checks; their arrays become registers.
           passes.addPass(UnrollAfterChecks());
-          passes.addPass(llvm::createFunctionToLoopPassAdaptor(llvm::LoopFullUnrollPass(3)));
+          passes.addPass(llvm::createFunctionToLoopPassAdaptor(
+              llvm::LoopFullUnrollPass(at.getSpeedupLevel())));
           passes.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
           passes.addPass(llvm::EarlyCSEPass());
         });
