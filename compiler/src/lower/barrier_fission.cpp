@@ -52,10 +52,10 @@ void assigned_in(const Node& s, std::unordered_set<std::string>& out) {
 }
 
 namespace {
-
 bool warp_level(std::string_view name);
+bool is_exchange(const Node& n);
+}  // namespace
 
-// Values that may differ between the threads of a block.
 bool differs_between_threads(const Node& n) {
   if (n.kind == NodeKind::Subscript || n.kind == NodeKind::CallFn) return true;
   if (n.kind != NodeKind::Call) return false;
@@ -64,6 +64,17 @@ bool differs_between_threads(const Node& n) {
          name.starts_with("cuda.atomic") || name.starts_with("cuda.cg.") || warp_level(name) ||
          name == "cuda.lanemask_lt";
 }
+
+bool holds_barrier(const Node& n) {
+  bool found = false;
+  visit(n, [&](const Node& x) {
+    found |= x.kind == NodeKind::Call && (x.text.starts_with("cuda.syncthreads") ||
+                                          x.text == "cuda.syncwarp" || is_exchange(x));
+  });
+  return found;
+}
+
+namespace {
 
 // Calls that exchange values between threads or need the lanes of a warp together.
 bool warp_level(std::string_view name) {
@@ -96,16 +107,6 @@ bool is_barrier_statement(const Node& s) {
   if (is_syncwarp(s)) return s.child(0).size() == 0 || full_mask(s.child(0).child(0));
   return s.kind == NodeKind::ExprStmt && s.child(0).kind == NodeKind::Call &&
          s.child(0).text == "cuda.syncthreads" && s.child(0).size() == 0;
-}
-
-// Whether `n` holds a barrier or a warp function: where thread loops split.
-bool holds_barrier(const Node& n) {
-  bool found = false;
-  visit(n, [&](const Node& x) {
-    found |= x.kind == NodeKind::Call && (x.text.starts_with("cuda.syncthreads") ||
-                                          x.text == "cuda.syncwarp" || is_exchange(x));
-  });
-  return found;
 }
 
 // The expressions a statement evaluates once each time it runs (not its bodies, not a
@@ -196,66 +197,62 @@ std::string warp_statement_refusal(const Node& s) {
   return why;
 }
 
-class Uniformity {
- public:
-  explicit Uniformity(const ir::Function& kernel) {
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (const auto& s : kernel.body) grew |= mark(*s, false);
+}  // namespace
+
+Uniformity::Uniformity(const ir::Function& kernel) {
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& s : kernel.body) grew |= mark(*s, false);
+  }
+}
+
+bool Uniformity::uniform(const Node& e) const {
+  bool ok = true;
+  visit(e, [&](const Node& x) {
+    ok &= !differs_between_threads(x) && !(x.kind == NodeKind::Name && specific_.count(x.text));
+  });
+  return ok;
+}
+
+// Names assigned a thread's own value, or assigned under a condition that is.
+bool Uniformity::mark(const Node& s, bool under_specific) {
+  bool grew = false;
+  auto assign = [&](const Node& target, bool specific) {
+    std::unordered_set<std::string> names;
+    targets(target, names);
+    for (const std::string& n : names)
+      if ((specific || under_specific) && specific_.insert(n).second) grew = true;
+  };
+  switch (s.kind) {
+    case NodeKind::Assign:
+    case NodeKind::AugAssign:
+      assign(s.child(0),
+             !uniform(s.child(1)) || (s.kind == NodeKind::AugAssign && !uniform(s.child(0))));
+      break;
+    case NodeKind::If:
+    case NodeKind::While: {
+      bool specific = under_specific || !uniform(s.child(0));
+      for (size_t k = 1; k < s.size(); ++k)
+        for (const auto& c : s.child(k).children) grew |= mark(*c, specific);
+      break;
     }
-  }
-
-  bool uniform_name(const std::string& name) const { return !specific_.count(name); }
-
-  bool uniform(const Node& e) const {
-    bool ok = true;
-    visit(e, [&](const Node& x) {
-      ok &= !differs_between_threads(x) && !(x.kind == NodeKind::Name && specific_.count(x.text));
-    });
-    return ok;
-  }
-
- private:
-  // Names assigned a thread's own value, or assigned under a condition that is.
-  bool mark(const Node& s, bool under_specific) {
-    bool grew = false;
-    auto assign = [&](const Node& target, bool specific) {
-      std::unordered_set<std::string> names;
-      targets(target, names);
-      for (const std::string& n : names)
-        if ((specific || under_specific) && specific_.insert(n).second) grew = true;
-    };
-    switch (s.kind) {
-      case NodeKind::Assign:
-      case NodeKind::AugAssign:
-        assign(s.child(0),
-               !uniform(s.child(1)) || (s.kind == NodeKind::AugAssign && !uniform(s.child(0))));
-        break;
-      case NodeKind::If:
-      case NodeKind::While: {
-        bool specific = under_specific || !uniform(s.child(0));
-        for (size_t k = 1; k < s.size(); ++k)
-          for (const auto& c : s.child(k).children) grew |= mark(*c, specific);
-        break;
-      }
-      case NodeKind::For: {
-        bool specific =
-            under_specific || !uniform(s.child(1)) || !uniform(s.child(2)) || !uniform(s.child(3));
-        assign(s.child(0), specific);
-        for (const auto& c : s.child(4).children) grew |= mark(*c, specific);
-        break;
-      }
-      case NodeKind::Block:
-        for (const auto& c : s.children) grew |= mark(*c, under_specific);
-        break;
-      default:
-        break;
+    case NodeKind::For: {
+      bool specific =
+          under_specific || !uniform(s.child(1)) || !uniform(s.child(2)) || !uniform(s.child(3));
+      assign(s.child(0), specific);
+      for (const auto& c : s.child(4).children) grew |= mark(*c, specific);
+      break;
     }
-    return grew;
+    case NodeKind::Block:
+      for (const auto& c : s.children) grew |= mark(*c, under_specific);
+      break;
+    default:
+      break;
   }
+  return grew;
+}
 
-  std::unordered_set<std::string> specific_;
-};
+namespace {
 
 // `e` is x // 32 or x >> 5 of an x that `is_thread_x` accepts: a warp's index in its row.
 template <typename IsThreadX>
@@ -592,6 +589,7 @@ void FunctionLowering::split_threads() {
   for (const std::string& name : scalars.names) recomputed_names_.insert(name);  // scalar slots
   block_scalars_ = std::move(scalars.names);
   const std::unordered_set<std::string> warp_index = warp_index_names(recomputed_);
+  lockstep_ = m_.lockstep;
   for (const auto& s : f_.function->body)
     visit(*s, [&](const Node& n) {
       if (is_warp_if(n, uniformity, warp_index)) warp_ifs_.insert(&n);
@@ -635,44 +633,25 @@ bool FunctionLowering::shuffles_a_slot(const Node& call) const {
 // the thread's linear index.
 void FunctionLowering::thread_loop(const std::function<void()>& body, llvm::Value* x_begin,
                                    llvm::Value* x_end) {
+  thread_rows([&](const RowLoop& x_loop) { x_loop(body, x_begin, x_end, false); });
+}
+
+// for tz, ty in the block: row(x_loop), where x_loop(body, x_begin, x_end, one_vector) is a
+// loop over the row's threadIdx.x in [x_begin, x_end) (nullptr: the whole row), not
+// interleaved if `one_vector`.
+void FunctionLowering::thread_rows(const std::function<void(const RowLoop&)>& row) {
   auto* i32 = b_.getInt32Ty();
   auto index_slot = [&](int k) { return b_.CreateConstGEP1_32(i32, thread_ctx_, k); };
   llvm::Value* dims[3];
   for (int d = 0; d < 3; ++d) dims[d] = b_.CreateLoad(i32, index_slot(3 + d));
   llvm::Value* ids[3] = {nullptr, nullptr, nullptr};
-  std::function<void(int)> level = [&](int d) {
-    if (d < 0) {
-      llvm::Value* linear = b_.CreateZExt(ids[2], b_.getInt64Ty());
-      linear = b_.CreateAdd(b_.CreateMul(linear, b_.CreateZExt(dims[1], b_.getInt64Ty())),
-                            b_.CreateZExt(ids[1], b_.getInt64Ty()));
-      linear = b_.CreateAdd(b_.CreateMul(linear, b_.CreateZExt(dims[0], b_.getInt64Ty())),
-                            b_.CreateZExt(ids[0], b_.getInt64Ty()));
-      thread_id_ = linear;
-      llvm::BasicBlock* saved_next = next_thread_;
-      if (returned_ != nullptr) {  // a thread that returned takes no part any more
-        auto* live = llvm::BasicBlock::Create(m_.context, "thread.live", fn_);
-        next_thread_ = llvm::BasicBlock::Create(m_.context, "thread.next", fn_);
-        llvm::Value* gone = b_.CreateLoad(
-            b_.getInt8Ty(), b_.CreateInBoundsGEP(returned_->getAllocatedType(), returned_,
-                                                 {b_.getInt64(0), linear}));
-        b_.CreateCondBr(b_.CreateICmpNE(gone, b_.getInt8(0)), next_thread_, live);
-        b_.SetInsertPoint(live);
-      }
-      for (const Node* s : recomputed_) stmt(*s);
-      body();
-      if (returned_ != nullptr) {
-        if (!terminated()) b_.CreateBr(next_thread_);
-        b_.SetInsertPoint(next_thread_);
-      }
-      next_thread_ = saved_next;
-      return;
-    }
+  // A loop over dimension d's index in [begin, end): body() with ids[d] set.
+  auto loop = [&](int d, llvm::Value* begin, llvm::Value* end, bool maybe_empty, bool one_vector,
+                  const std::function<void()>& body) {
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(m_.context, "thread.loop", fn_);
     auto* done = llvm::BasicBlock::Create(m_.context, "thread.loop.end", fn_);
-    llvm::Value* begin = d == 0 && x_begin ? x_begin : b_.getInt32(0);
-    llvm::Value* end = d == 0 && x_end ? x_end : dims[d];
-    if (d == 0 && x_begin)  // a range of threads, maybe none
+    if (maybe_empty)  // a range of threads, maybe none
       b_.CreateCondBr(b_.CreateICmpSLT(begin, end), head, done);
     else  // a block's extent is never zero: no test LLVM would unswitch the loops on
       b_.CreateBr(head);
@@ -681,15 +660,46 @@ void FunctionLowering::thread_loop(const std::function<void()>& body, llvm::Valu
     id->addIncoming(begin, pre);
     b_.CreateStore(id, index_slot(d));
     ids[d] = id;
-    level(d - 1);
+    body();
     llvm::Value* next = b_.CreateAdd(id, b_.getInt32(1));
     id->addIncoming(next, b_.GetInsertBlock());
     llvm::BranchInst* latch = b_.CreateCondBr(b_.CreateICmpSLT(next, end), head, done);
-    if (d == 0) mark_thread_loop(latch);
+    if (d == 0) mark_thread_loop(latch, one_vector);
     b_.SetInsertPoint(done);
   };
-  level(2);
-  thread_id_ = nullptr;
+  auto thread = [&](const std::function<void()>& body) {
+    llvm::Value* linear = b_.CreateZExt(ids[2], b_.getInt64Ty());
+    linear = b_.CreateAdd(b_.CreateMul(linear, b_.CreateZExt(dims[1], b_.getInt64Ty())),
+                          b_.CreateZExt(ids[1], b_.getInt64Ty()));
+    linear = b_.CreateAdd(b_.CreateMul(linear, b_.CreateZExt(dims[0], b_.getInt64Ty())),
+                          b_.CreateZExt(ids[0], b_.getInt64Ty()));
+    thread_id_ = linear;
+    llvm::BasicBlock* saved_next = next_thread_;
+    if (returned_ != nullptr) {  // a thread that returned takes no part any more
+      auto* live = llvm::BasicBlock::Create(m_.context, "thread.live", fn_);
+      next_thread_ = llvm::BasicBlock::Create(m_.context, "thread.next", fn_);
+      llvm::Value* gone = b_.CreateLoad(
+          b_.getInt8Ty(),
+          b_.CreateInBoundsGEP(returned_->getAllocatedType(), returned_, {b_.getInt64(0), linear}));
+      b_.CreateCondBr(b_.CreateICmpNE(gone, b_.getInt8(0)), next_thread_, live);
+      b_.SetInsertPoint(live);
+    }
+    for (const Node* s : recomputed_) stmt(*s);
+    body();
+    if (returned_ != nullptr) {
+      if (!terminated()) b_.CreateBr(next_thread_);
+      b_.SetInsertPoint(next_thread_);
+    }
+    next_thread_ = saved_next;
+    thread_id_ = nullptr;
+  };
+  const RowLoop x_loop = [&](const std::function<void()>& body, llvm::Value* x_begin,
+                             llvm::Value* x_end, bool one_vector) {
+    loop(0, x_begin ? x_begin : b_.getInt32(0), x_end ? x_end : dims[0], x_begin != nullptr,
+         one_vector, [&] { thread(body); });
+  };
+  loop(2, b_.getInt32(0), dims[2], false, false,
+       [&] { loop(1, b_.getInt32(0), dims[1], false, false, [&] { row(x_loop); }); });
 }
 
 // A thread loop whose one statement is `if t < k:` (<=, ==, >=, >; no else), `t` threadIdx.x
@@ -831,6 +841,14 @@ void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
     group = WarpGroup{};
   };
   for (const auto& s : stmts) {
+    if (lockstep_.count(s.get())) {
+      flush();
+      if (s->kind == NodeKind::If)
+        lockstep_if(*s);
+      else
+        lockstep_loop(*s, RunGuard{nullptr, true});
+      continue;
+    }
     if (!holds_barrier(*s)) {
       group.runs.back().push_back(s.get());
       continue;

@@ -29,4 +29,23 @@ void names_in(const ir::Node& n, std::unordered_set<std::string>& out);
 // Every name an assignment or `for` within `s` (itself included) binds.
 void assigned_in(const ir::Node& s, std::unordered_set<std::string>& out);
 
+// Whether `n` holds a barrier or a warp function: where thread loops split.
+bool holds_barrier(const ir::Node& n);
+
+// Values that may differ between the threads of a block (a thread's index, memory, calls).
+bool differs_between_threads(const ir::Node& n);
+
+// Which of a kernel's names may hold different values in different threads of a block.
+class Uniformity {
+ public:
+  explicit Uniformity(const ir::Function& kernel);
+  bool uniform_name(const std::string& name) const { return !specific_.count(name); }
+  // `e` is the same in every thread: no thread-specific name, index, memory read or call.
+  bool uniform(const ir::Node& e) const;
+
+ private:
+  bool mark(const ir::Node& s, bool under_specific);
+  std::unordered_set<std::string> specific_;
+};
+
 }  // namespace cudajit::lower

@@ -167,6 +167,9 @@ struct ModuleLowering {
   // loop over the row's x (host_kernel), not a short loop per block.
   bool rows_as_one_loop = false;
   std::string not_split_because{};  // why a block that synchronises is not split
+  // Host: the kernel's loops threads leave at different iterations, run in lockstep across
+  // a split block's threads, and the `if`s they are in (lockstep_statements).
+  std::unordered_set<const ir::Node*> lockstep{};
   // Host: the kernel's arrays it only updates atomically, by parameter name
   // (find_private_atomics), and that kernel.
   std::map<std::string, PrivateAtomics> private_atomics{};
@@ -299,6 +302,9 @@ class FunctionLowering {
   llvm::AllocaInst* make_slot(llvm::Type* type, const std::string& name);
   void thread_loop(const std::function<void()>& body, llvm::Value* x_begin = nullptr,
                    llvm::Value* x_end = nullptr);
+  using RowLoop = std::function<void(const std::function<void()>& body, llvm::Value* x_begin,
+                                     llvm::Value* x_end, bool one_vector)>;
+  void thread_rows(const std::function<void(const RowLoop& x_loop)>& row);
   bool x_range(const ir::Node& s, llvm::Value*& x_begin, llvm::Value*& x_end);
   void as_thread_zero();
   void block_scalar_assignment(const ir::Node& s);
@@ -326,6 +332,9 @@ class FunctionLowering {
     }
   };
   void add_warp_if(WarpGroup& group, const ir::Node& s);
+  // lockstep_loops.cpp: a loop threads leave at different iterations, and the `if` it is in.
+  void lockstep_loop(const ir::Node& s, RunGuard guard);
+  void lockstep_if(const ir::Node& s);
   void split_group(const WarpGroup& group);
   void split_run(const std::vector<const ir::Node*>& run, const ir::Node* end, RunGuard guard,
                  bool ranged);
@@ -472,6 +481,7 @@ class FunctionLowering {
   std::unordered_set<const ir::Node*> hoisted_;        // block scalars' assignments
   std::unordered_set<std::string> block_scalars_;
   std::unordered_set<const ir::Node*> warp_ifs_;  // is_warp_if: their branches join groups
+  std::unordered_set<const ir::Node*> lockstep_;  // ModuleLowering::lockstep
   std::unordered_map<const ir::Node*, llvm::AllocaInst*> exchanges_;  // per warp call
   // Split, in a group's per-warp loops (warp_groups.cpp): the lane (i64), the variables kept
   // per warp (an element per lane, in warp_slots_) and the exchange arrays per warp.
@@ -523,6 +533,9 @@ bool calls_warp_functions(const std::vector<const typing::TypedFunction*>& funct
 std::string split_refusal(const ModuleLowering& m,
                           const std::vector<const typing::TypedFunction*>& functions,
                           const typing::TypedFunction& entry);
+// Host (lockstep_loops.cpp): the kernel's loops that threads may leave at different
+// iterations and can run in lockstep, and the `if`s that hold them.
+std::unordered_set<const ir::Node*> lockstep_statements(const ir::Function& kernel);
 // Host, after find_block_barriers: fills ModuleLowering::grid_stride_loops (grid_stride.cpp).
 void find_grid_stride_loops(ModuleLowering& m,
                             const std::vector<const typing::TypedFunction*>& functions,
@@ -546,7 +559,8 @@ void set_loop_hint(llvm::BranchInst* latch, const char* hint);
 // Host: marks the loop whose latch is `latch` as a thread loop (threadIdx.x): vectorised,
 // but its scalar remainder not unrolled at run time (code and compile time for a loop of
 // a few iterations).
-void mark_thread_loop(llvm::BranchInst* latch);
+// `one_vector`: not interleaved (a lockstep loop's iteration over a short block row).
+void mark_thread_loop(llvm::BranchInst* latch, bool one_vector = false);
 // Whether statements call the builtin `name`, at any depth.
 bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name);
 

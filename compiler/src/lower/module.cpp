@@ -181,8 +181,17 @@ void set_loop_hint(llvm::BranchInst* latch, const char* hint) {
   latch->setMetadata(llvm::LLVMContext::MD_loop, id);
 }
 
-void mark_thread_loop(llvm::BranchInst* latch) {
+void mark_thread_loop(llvm::BranchInst* latch, bool one_vector) {
   set_loop_hint(latch, "llvm.loop.unroll.runtime.disable");
+  if (!one_vector) return;
+  llvm::LLVMContext& c = latch->getContext();
+  llvm::MDNode* id = latch->getMetadata(llvm::LLVMContext::MD_loop);
+  llvm::Metadata* once = llvm::MDNode::get(
+      c, {llvm::MDString::get(c, "llvm.loop.interleave.count"),
+          llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), 1))});
+  llvm::MDNode* both = llvm::MDNode::getDistinct(c, {nullptr, id->getOperand(1), once});
+  both->replaceOperandWith(0, both);
+  latch->setMetadata(llvm::LLVMContext::MD_loop, both);
 }
 
 namespace {
@@ -534,8 +543,25 @@ void dump_host_path(const ModuleLowering& m, const TypedFunction& entry) {
       text += "; not split into thread loops: " + m.not_split_because;
     }
   } else if (m.split_barriers) {
-    text = "thread loops split at barriers: the statements between two barriers are a loop "
-           "over the block's threads, each variable an array with an element per thread";
+    text = m.block_syncing.empty() && !calls_warp_functions({&entry})
+               ? "thread loops split around lockstep loops: the statements between them are a "
+                 "loop over the block's threads, each variable an array with an element per "
+                 "thread"
+               : "thread loops split at barriers: the statements between two barriers are a "
+                 "loop over the block's threads, each variable an array with an element per "
+                 "thread";
+    std::vector<int> lines;
+    for (const ir::Node* s : m.lockstep)
+      if (s->kind != ir::NodeKind::If) lines.push_back(s->loc.line);
+    std::sort(lines.begin(), lines.end());
+    if (!lines.empty()) {
+      text += "; lockstep loops (line";
+      for (int line : lines) text += " " + std::to_string(line);
+      text +=
+          "): a loop that threads leave at different iterations (break, or a while on "
+          "a thread's own condition) counts its iterations once per row of the block, "
+          "each iteration a loop over the row's threads still in it";
+    }
     if (calls_warp_functions({&entry}))
       text += "; warp functions and syncwarp split them too: the loops between two block "
               "barriers run warp by warp, each over the warp's lanes (values only they use in "
@@ -676,7 +702,9 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
     find_block_barriers(m, all, *program.entry);
     find_grid_stride_loops(m, all, *program.entry);
     if (!device_entry) find_private_atomics(m, *program.entry);
-    if (!device_entry && (!m.block_syncing.empty() || calls_warp_functions(all))) {
+    if (!device_entry) m.lockstep = lockstep_statements(*program.entry->function);
+    if (!device_entry &&
+        (!m.block_syncing.empty() || calls_warp_functions(all) || !m.lockstep.empty())) {
       m.not_split_because = split_refusal(m, all, *program.entry);
       m.split_barriers = m.not_split_because.empty();
     }

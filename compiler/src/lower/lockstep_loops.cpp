@@ -1,0 +1,217 @@
+// Loops that threads leave at different iterations, run in lockstep on the cpu device: a
+// `for` over a range the same in every thread whose body may `break` (mandelbrot's escape
+// test, an iterative solver's convergence test), a `while` whose condition is a thread's own. Run
+// as one loop per thread, such a loop is scalar code whose every iteration waits on the last (a few
+// cycles a thread, no vectors). In lockstep, the block counts the iterations once and each
+// iteration is a loop over the block's threads still in it (an `active` flag per thread: a thread
+// that breaks clears its own), which LLVM vectorises across threadIdx.x as any thread loop; the
+// loop ends when no thread is left or the range is done. Each thread still runs exactly its own
+// iterations, so results are those of the per-thread loop. A kernel without barriers that holds
+// such a loop at its top level, or at the top level of an `if` (no else) whose condition its body
+// does not change, is split (barrier_fission.cpp): the statements around the loop are
+// thread loops, those of the `if`'s body run where its condition holds (RunGuard).
+#include "fission.hpp"
+#include "lowering.hpp"
+
+namespace cudajit::lower {
+
+using ir::Node;
+using ir::NodeKind;
+
+namespace {
+
+// A `break` of the loop whose body `s` is in (not of a loop nested in it); `leaves`: a
+// statement that leaves the kernel (return, raise, assert).
+void scan_body(const Node& s, bool nested, bool& breaks, bool& leaves) {
+  if (s.kind == NodeKind::Break && !nested) breaks = true;
+  if (s.kind == NodeKind::Return || s.kind == NodeKind::Raise || s.kind == NodeKind::Assert)
+    leaves = true;
+  bool loop = s.kind == NodeKind::For || s.kind == NodeKind::While;
+  for (const auto& c : s.children) scan_body(*c, nested || loop, breaks, leaves);
+}
+
+// A `for` over a range the same in every thread whose body may break, or a `while` whose
+// condition may differ between threads or whose body may break; no barrier, warp function
+// or early exit from the kernel in it.
+bool is_lockstep_loop(const Node& s, const Uniformity& u) {
+  bool breaks = false, leaves = false;
+  if (s.kind == NodeKind::For) {
+    if (s.size() != 5 || s.child(0).kind != NodeKind::Name) return false;
+    for (int k = 1; k <= 3; ++k)
+      if (!u.uniform(s.child(k))) return false;
+  } else if (s.kind == NodeKind::While) {
+    if (s.size() != 2) return false;
+    breaks = !u.uniform(s.child(0));
+  } else {
+    return false;
+  }
+  for (const auto& c : s.children.back()->children) scan_body(*c, false, breaks, leaves);
+  return breaks && !leaves && !holds_barrier(s);
+}
+
+// Whether `e` reads no memory (an array's shape aside) and calls nothing but the index
+// registers: the same each time a thread evaluates it while its names keep their values.
+bool reads_no_memory(const Node& e) {
+  bool ok = true;
+  visit(e, [&](const Node& n) {
+    if (n.kind == NodeKind::CallFn) ok = false;
+    if (n.kind == NodeKind::Subscript && n.child(0).kind != NodeKind::Attr) ok = false;
+    if (n.kind != NodeKind::Call) return;
+    std::string_view name = n.text;
+    ok &= name.starts_with("cuda.threadIdx") || name.starts_with("cuda.blockIdx") ||
+          name.starts_with("cuda.blockDim") || name.starts_with("cuda.gridDim") ||
+          name == "cuda.grid" || name == "cuda.gridsize";
+  });
+  return ok;
+}
+
+// An `if` on a thread's own condition, no else, whose body holds a lockstep loop at its top
+// level and leaves nothing early, on a condition that reads no memory and no name the body
+// assigns (each run of its body tests the condition again).
+bool is_lockstep_if(const Node& s, const Uniformity& u) {
+  if (s.kind != NodeKind::If || !s.child(2).children.empty() || u.uniform(s.child(0)) ||
+      !reads_no_memory(s.child(0)) || holds_barrier(s))
+    return false;
+  bool loop = false, breaks = false, leaves = false;
+  std::unordered_set<std::string> assigned, reads;
+  for (const auto& c : s.child(1).children) {
+    loop |= is_lockstep_loop(*c, u);
+    if (c->kind == NodeKind::Break || c->kind == NodeKind::Continue) return false;
+    scan_body(*c, true, breaks, leaves);
+    assigned_in(*c, assigned);
+  }
+  names_in(s.child(0), reads);
+  for (const std::string& r : reads)
+    if (assigned.count(r)) return false;
+  return loop && !leaves;
+}
+
+}  // namespace
+
+std::unordered_set<const Node*> lockstep_statements(const ir::Function& kernel) {
+  bool returns = false;
+  for (const auto& s : kernel.body)
+    visit(*s, [&](const Node& n) { returns |= n.kind == NodeKind::Return; });
+  if (returns) return {};  // a returned thread's flag would need clearing: kept simple
+  const Uniformity u(kernel);
+  std::unordered_set<const Node*> out;
+  for (const auto& s : kernel.body) {
+    if (is_lockstep_loop(*s, u)) out.insert(s.get());
+    if (!is_lockstep_if(*s, u)) continue;
+    out.insert(s.get());
+    for (const auto& c : s->child(1).children)
+      if (is_lockstep_loop(*c, u)) out.insert(c.get());
+  }
+  return out;
+}
+
+// The body of a lockstep `if`: runs of its other statements as thread loops where its
+// condition holds, its lockstep loops between them.
+void FunctionLowering::lockstep_if(const Node& s) {
+  const RunGuard guard{&s, true};
+  std::vector<const Node*> run;
+  for (const auto& c : s.child(1).children) {
+    if (!lockstep_.count(c.get())) {
+      run.push_back(c.get());
+      continue;
+    }
+    split_run(run, nullptr, guard, false);
+    run.clear();
+    lockstep_loop(*c, guard);
+  }
+  split_run(run, nullptr, guard, false);
+}
+
+void FunctionLowering::lockstep_loop(const Node& s, RunGuard guard) {
+  const AtSource at(*this, s.loc);
+  const bool counted = s.kind == NodeKind::For;  // else a while
+  Type i64 = Type::scalar(Scalar::Int64);
+  llvm::Value *start = nullptr, *stop = nullptr, *step = nullptr;
+  if (counted) {
+    as_thread_zero();
+    start = expr_as(s.child(1), i64);
+    stop = expr_as(s.child(2), i64);
+    step = expr_as(s.child(3), i64);
+    thread_id_ = nullptr;
+  }
+  llvm::AllocaInst *active, *any, *counter;
+  {
+    llvm::IRBuilderBase::InsertPointGuard at_entry(b_);
+    b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    active = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kMaxThreads), nullptr,
+                             "lockstep.active");
+    any = b_.CreateAlloca(b_.getInt8Ty(), nullptr, "lockstep.any");
+    counter = b_.CreateAlloca(b_.getInt64Ty(), nullptr, "lockstep.counter");
+  }
+  auto active_flag = [&] {
+    return b_.CreateInBoundsGEP(active->getAllocatedType(), active, {b_.getInt64(0), thread_id_});
+  };
+  // Row by row of the block (a warp of a 2-D block of 32 columns): a row leaves the loop
+  // as soon as its own threads are done.
+  thread_rows([&](const RowLoop& x_loop) {
+    x_loop(
+        [&] {  // every thread that reaches the loop starts in it
+          llvm::Value* in = b_.getTrue();
+          if (guard.warp_if != nullptr) {
+            const Node& cond = guard.warp_if->child(0);
+            in = to_bool(expr(cond), type_of(cond));
+            if (!guard.taken) in = b_.CreateNot(in);
+          }
+          b_.CreateStore(b_.CreateZExt(in, b_.getInt8Ty()), active_flag());
+        },
+        nullptr, nullptr, false);
+    if (counted) b_.CreateStore(start, counter);
+    auto* cond_bb = llvm::BasicBlock::Create(m_.context, "lockstep.loop", fn_);
+    auto* body_bb = llvm::BasicBlock::Create(m_.context, "lockstep.loop.body", fn_);
+    auto* exit_bb = llvm::BasicBlock::Create(m_.context, "lockstep.loop.end", fn_);
+    b_.CreateBr(cond_bb);
+    b_.SetInsertPoint(cond_bb);
+    abandon_point();
+    llvm::Value* i = nullptr;
+    if (counted) {  // the range's next value, the same for every thread still in the loop
+      i = b_.CreateLoad(b_.getInt64Ty(), counter);
+      llvm::Value* up = b_.CreateAnd(b_.CreateICmpSGT(step, int64(0)), b_.CreateICmpSLT(i, stop));
+      llvm::Value* down = b_.CreateAnd(b_.CreateICmpSLT(step, int64(0)), b_.CreateICmpSGT(i, stop));
+      b_.CreateCondBr(b_.CreateOr(up, down), body_bb, exit_bb);
+    } else {
+      b_.CreateBr(body_bb);
+    }
+    b_.SetInsertPoint(body_bb);
+    b_.CreateStore(b_.getInt8(0), any);
+    x_loop(
+        [&] {
+          auto* run = llvm::BasicBlock::Create(m_.context, "lockstep.lane", fn_);
+          auto* leave = llvm::BasicBlock::Create(m_.context, "lockstep.break", fn_);
+          auto* next = llvm::BasicBlock::Create(m_.context, "lockstep.lane.end", fn_);
+          llvm::Value* flag = active_flag();
+          b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), flag), b_.getInt8(0)), run,
+                          next);
+          b_.SetInsertPoint(run);
+          if (counted) {
+            assign(s.child(0), i, i64);
+          } else {  // a thread whose condition fails leaves
+            auto* go = llvm::BasicBlock::Create(m_.context, "lockstep.lane.body", fn_);
+            b_.CreateCondBr(to_bool(expr(s.child(0)), type_of(s.child(0))), go, leave);
+            b_.SetInsertPoint(go);
+          }
+          loops_.push_back({next, leave});
+          block(s.children.back()->children);
+          loops_.pop_back();
+          if (!terminated()) b_.CreateBr(next);
+          b_.SetInsertPoint(leave);
+          b_.CreateStore(b_.getInt8(0), flag);
+          b_.CreateBr(next);
+          b_.SetInsertPoint(next);  // any |= this thread is still in the loop
+          b_.CreateStore(
+              b_.CreateOr(b_.CreateLoad(b_.getInt8Ty(), any), b_.CreateLoad(b_.getInt8Ty(), flag)),
+              any);
+        },
+        nullptr, nullptr, /*one_vector=*/true);
+    if (counted) b_.CreateStore(b_.CreateAdd(i, step), counter);
+    b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), any), b_.getInt8(0)), cond_bb,
+                    exit_bb);
+    b_.SetInsertPoint(exit_bb);
+  });
+}
+
+}  // namespace cudajit::lower

@@ -1,0 +1,277 @@
+"""On the cpu device, a loop over a range the same in every thread that threads leave at
+different iterations (`break`) runs in lockstep: the block counts the iterations once per
+row of threads, each iteration a loop over the row's threads still in the loop (vectorised
+across threadIdx.x). Each thread must still run exactly its own iterations: every kernel
+here runs on both devices against NumPy or a plain Python loop, with block shapes whose
+rows are long, short or odd, and grids whose last block is partly outside the data."""
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+
+from conftest import cpu_dump_paths
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+@cuda.jit
+def collatz_steps(start, steps, last, limit):
+    i = cuda.grid(1)
+    if i < start.size:
+        x = start[i]
+        n = -1
+        for k in range(limit):
+            if x == 1:
+                n = k
+                break
+            if x % 2 == 0:
+                x //= 2
+                continue
+            x = 3 * x + 1
+        steps[i] = n
+        last[i] = k  # the loop variable after the loop: the iteration that broke, or the last
+
+
+def collatz_reference(start, limit):
+    steps, last = [], []
+    for x in start:
+        n = -1
+        for k in range(limit):
+            if x == 1:
+                n = k
+                break
+            x = x // 2 if x % 2 == 0 else 3 * x + 1
+        steps.append(n)
+        last.append(k)
+    return np.array(steps), np.array(last)
+
+
+@pytest.mark.parametrize("block", [(32,), (256,), (7,), (8, 4), (5, 3, 2)])
+def test_each_thread_leaves_a_lockstep_loop_at_its_own_iteration(block):
+    threads = int(np.prod(block))
+    n = 500
+    start = np.arange(1, n + 1, dtype=np.int64)
+    steps = np.zeros(n, np.int64)
+    last = np.zeros(n, np.int64)
+    limit = 100  # some threads never reach 1: they run every iteration
+    # cuda.grid(1) counts x only: each (y, z) of a block repeats x's thread, as on a GPU
+    collatz_steps[(n + block[0] - 1) // block[0], block](start, steps, last, limit)
+    want_steps, want_last = collatz_reference(start, limit)
+    np.testing.assert_array_equal(steps, want_steps)
+    np.testing.assert_array_equal(last, want_last)
+    assert (want_steps == -1).any() and (want_steps > 50).any() and threads > 0
+
+
+@cuda.jit
+def collatz_while(start, steps, limit):
+    i = cuda.grid(1)
+    if i < start.size:
+        x = start[i]
+        n = 0
+        while x != 1:  # a condition of each thread's own
+            x = x // 2 if x % 2 == 0 else 3 * x + 1
+            n += 1
+            if n >= limit:
+                n = -n
+                break
+        steps[i] = n
+
+
+@pytest.mark.parametrize("block", [(64,), (9, 2)])
+def test_a_while_loop_runs_until_each_threads_condition_fails(block):
+    n = 300
+    start = np.arange(1, n + 1, dtype=np.int64)
+    steps = np.zeros(n, np.int64)
+    collatz_while[(n + block[0] - 1) // block[0], block](start, steps, 110)
+    want, _ = collatz_reference(start, 110)
+    np.testing.assert_array_equal(steps, np.where(want == -1, -110, want))
+
+
+@cuda.jit
+def clear_then_search(a, out):
+    i = cuda.grid(1)
+    if a[i] > 0:  # the body changes what the condition reads: not run again per loop
+        a[i] = 0
+        for k in range(50):
+            if k * k > i:
+                break
+        out[i] = k
+
+
+def test_an_if_whose_body_changes_the_memory_its_condition_reads():
+    a = np.array([1, 0, 2, 3] * 16, np.int64)
+    out = np.full(64, -1, np.int64)
+    clear_then_search[2, 32](a, out)
+    want = [next(k for k in range(50) if k * k > i) if i % 4 != 1 else -1 for i in range(64)]
+    np.testing.assert_array_equal(out, want)
+    assert not a.any()
+
+
+@cuda.jit
+def halvings_down(a, out, top):
+    i = cuda.grid(1)
+    x = a[i]
+    count = 0
+    for k in range(top, 0, -3):  # a falling range, at the kernel's top level
+        if x <= k:
+            break
+        total = 0
+        for j in range(k % 4):  # a loop of each thread's own inside the lockstep loop
+            total += j
+        x = x // 2 + total
+        count += 1
+    out[i, 0] = count
+    out[i, 1] = x
+
+
+def test_a_falling_range_with_a_loop_inside_runs_each_threads_iterations():
+    a = np.random.default_rng(3).integers(0, 5000, 192).astype(np.int64)
+    out = np.zeros((192, 2), np.int64)
+    halvings_down[3, 64](a, out, 400)
+    for i, x in enumerate(a):
+        count = 0
+        for k in range(400, 0, -3):
+            if x <= k:
+                break
+            x = x // 2 + sum(range(k % 4))
+            count += 1
+        assert tuple(out[i]) == (count, x), i
+
+
+@cuda.jit
+def escape_times(out, iters):
+    col, row = cuda.grid(2)
+    rows, cols = out.shape
+    if row < rows and col < cols:
+        cr = np.float32(-2.0 + 3.0 * col / cols)
+        ci = np.float32(-1.0 + 2.0 * row / rows)
+        zr = np.float32(0.0)
+        zi = np.float32(0.0)
+        n = iters
+        for k in range(iters):
+            zr2 = zr * zr
+            zi2 = zi * zi
+            if zr2 + zi2 > 4.0:
+                n = k
+                break
+            zi = np.float32(2.0) * zr * zi + ci
+            zr = zr2 - zi2 + cr
+        out[row, col] = n
+
+
+def escape_times_reference(rows, cols, iters):
+    col, row = np.meshgrid(np.arange(cols), np.arange(rows))
+    cr = (-2.0 + 3.0 * col / cols).astype(np.float32)
+    ci = (-1.0 + 2.0 * row / rows).astype(np.float32)
+    zr = np.zeros_like(cr)
+    zi = np.zeros_like(ci)
+    n = np.full(cr.shape, iters, np.int32)
+    inside = np.ones(cr.shape, bool)
+    for k in range(iters):
+        zr2, zi2 = zr * zr, zi * zi
+        escaped = inside & (zr2 + zi2 > 4.0)
+        n[escaped] = k
+        inside &= ~escaped
+        zi = np.where(inside, np.float32(2.0) * zr * zi + ci, zi)
+        zr = np.where(inside, zr2 - zi2 + cr, zr)
+    return n
+
+
+@pytest.mark.parametrize("block", [(32, 8), (7, 3), (64, 1)])
+def test_escape_times_in_an_if_whose_threads_outside_the_image_never_enter(device, block):
+    rows, cols, iters = 45, 70, 60
+    out = np.full((rows, cols), -7, np.int32)
+    grid = ((cols + block[0] - 1) // block[0], (rows + block[1] - 1) // block[1])
+    escape_times[grid, block](out, iters)
+    want = escape_times_reference(rows, cols, iters)
+    if device == "cpu":  # the same float32 operations in the same order
+        np.testing.assert_array_equal(out, want)
+    else:  # a GPU contracts a*b+c into fma: a pixel on the set's edge may move
+        assert np.mean(out != want) < 0.02
+    assert (want == iters).any() and (want < 3).any()
+
+
+@cuda.jit
+def neighbour_halvings(a, out):
+    s = cuda.shared.array(64, np.int64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = a[i]
+    cuda.syncthreads()
+    x = s[(t + 1) % 64]
+    for k in range(64):  # after a barrier: a split kernel's lockstep loop
+        if x <= 1:
+            break
+        x //= 2
+    out[i] = k
+
+
+def test_a_lockstep_loop_after_a_block_barrier():
+    a = np.random.default_rng(5).integers(0, 1 << 40, 128).astype(np.int64)
+    a[::7] = 0
+    out = np.zeros(128, np.int64)
+    neighbour_halvings[2, 64](a, out)
+    want = []
+    for i in range(128):
+        x = int(a[i - i % 64 + (i % 64 + 1) % 64])
+        k = 0
+        while x > 1:
+            x //= 2
+            k += 1
+        want.append(k)
+    np.testing.assert_array_equal(out, want)
+
+
+@cuda.jit
+def search_past_the_end(a, out, limit):
+    i = cuda.grid(1)
+    out[i] = -1
+    for k in range(limit):
+        if a[i + k] < 0:  # runs off a's end where no negative comes first
+            out[i] = k
+            break
+
+
+def test_an_index_error_in_a_lockstep_loop_names_the_line(device):
+    a = np.ones(100)
+    a[50] = -1.0
+    out = np.zeros(64, np.int64)
+    if device != "cpu":  # a GPU checks nothing: the search in bounds finds the same
+        search_past_the_end[2, 32](a, out, 30)
+        want = [50 - i if 0 <= 50 - i < 30 else -1 for i in range(64)]
+        np.testing.assert_array_equal(out, want)
+        return
+    line = open(__file__).read().splitlines().index("        if a[i + k] < 0:  # runs off a's "
+                                                    "end where no negative comes first") + 1
+    with pytest.raises(IndexError, match=rf"kernel 'search_past_the_end' \(.*:{line}:\d+\): "
+                                         r"index 1\d\d is out of bounds for axis 0 with size 100"):
+        search_past_the_end[2, 32](a, out, 80)
+    assert out[30] == 20 and out[50] == 0  # threads that found it before the error
+
+
+PATHS = """
+import numpy as np
+import cudajit as cuda
+
+{kernels}
+out = np.zeros((8, 8), np.int32)
+escape_times[(1, 1), (8, 8)](out, 10)
+a = np.arange(64); out = np.zeros(64, np.int64)
+search_past_the_end[1, 64](np.arange(200.0), out, 3)
+clear_then_search[1, 64](np.ones(64, np.int64), out)
+"""
+
+
+def test_the_dump_says_which_loops_run_in_lockstep(tmp_path):
+    names = ("escape_times", "search_past_the_end", "clear_then_search")
+    paths, script = cpu_dump_paths(tmp_path, __file__, names, PATHS), (tmp_path / "kernels.py")
+    lines = script.read_text().splitlines()
+    stripped = [text.strip() for text in lines]
+    escape = stripped.index("for k in range(iters):") + 1
+    search = stripped.index("for k in range(limit):") + 1
+    assert paths["escape_times"].startswith("thread loops split around lockstep loops")
+    assert f"lockstep loops (line {escape})" in paths["escape_times"]
+    assert f"lockstep loops (line {search})" in paths["search_past_the_end"]
+    # its `if` reads the array its body writes: each thread runs the loop on its own
+    assert paths["clear_then_search"].startswith("thread loops: no barrier")
