@@ -214,6 +214,21 @@ bool Uniformity::uniform(const Node& e) const {
   return ok;
 }
 
+namespace {
+
+// Whether a loop's body may break or continue (not an inner loop's): a thread may leave
+// an iteration or the loop where another goes on, so what the loop assigns (its variable
+// too) may differ between threads however uniform the values assigned are.
+bool leaves_iterations(const Node& n) {
+  if (n.kind == NodeKind::Break || n.kind == NodeKind::Continue) return true;
+  if (n.kind == NodeKind::For || n.kind == NodeKind::While) return false;
+  for (const auto& c : n.children)
+    if (leaves_iterations(*c)) return true;
+  return false;
+}
+
+}  // namespace
+
 // Names assigned a thread's own value, or assigned under a condition that is.
 bool Uniformity::mark(const Node& s, bool under_specific) {
   bool grew = false;
@@ -231,14 +246,15 @@ bool Uniformity::mark(const Node& s, bool under_specific) {
       break;
     case NodeKind::If:
     case NodeKind::While: {
-      bool specific = under_specific || !uniform(s.child(0));
+      bool specific = under_specific || !uniform(s.child(0)) ||
+                      (s.kind == NodeKind::While && leaves_iterations(s.child(1)));
       for (size_t k = 1; k < s.size(); ++k)
         for (const auto& c : s.child(k).children) grew |= mark(*c, specific);
       break;
     }
     case NodeKind::For: {
-      bool specific =
-          under_specific || !uniform(s.child(1)) || !uniform(s.child(2)) || !uniform(s.child(3));
+      bool specific = under_specific || !uniform(s.child(1)) || !uniform(s.child(2)) ||
+                      !uniform(s.child(3)) || leaves_iterations(s.child(4));
       assign(s.child(0), specific);
       for (const auto& c : s.child(4).children) grew |= mark(*c, specific);
       break;
@@ -636,9 +652,9 @@ void FunctionLowering::thread_loop(const std::function<void()>& body, llvm::Valu
   thread_rows([&](const RowLoop& x_loop) { x_loop(body, x_begin, x_end, false); });
 }
 
-// for tz, ty in the block: row(x_loop), where x_loop(body, x_begin, x_end, one_vector) is a
-// loop over the row's threadIdx.x in [x_begin, x_end) (nullptr: the whole row), not
-// interleaved if `one_vector`.
+// for tz, ty in the block: row(x_loop), where x_loop(body, x_begin, x_end, lockstep) is a
+// loop over the row's threadIdx.x in [x_begin, x_end) (nullptr: the whole row), marked as
+// a lockstep loop's iteration if `lockstep` (mark_thread_loop).
 void FunctionLowering::thread_rows(const std::function<void(const RowLoop&)>& row) {
   auto* i32 = b_.getInt32Ty();
   auto index_slot = [&](int k) { return b_.CreateConstGEP1_32(i32, thread_ctx_, k); };
@@ -646,7 +662,7 @@ void FunctionLowering::thread_rows(const std::function<void(const RowLoop&)>& ro
   for (int d = 0; d < 3; ++d) dims[d] = b_.CreateLoad(i32, index_slot(3 + d));
   llvm::Value* ids[3] = {nullptr, nullptr, nullptr};
   // A loop over dimension d's index in [begin, end): body() with ids[d] set.
-  auto loop = [&](int d, llvm::Value* begin, llvm::Value* end, bool maybe_empty, bool one_vector,
+  auto loop = [&](int d, llvm::Value* begin, llvm::Value* end, bool maybe_empty, bool lockstep,
                   const std::function<void()>& body) {
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(m_.context, "thread.loop", fn_);
@@ -664,7 +680,7 @@ void FunctionLowering::thread_rows(const std::function<void(const RowLoop&)>& ro
     llvm::Value* next = b_.CreateAdd(id, b_.getInt32(1));
     id->addIncoming(next, b_.GetInsertBlock());
     llvm::BranchInst* latch = b_.CreateCondBr(b_.CreateICmpSLT(next, end), head, done);
-    if (d == 0) mark_thread_loop(latch, one_vector);
+    if (d == 0) mark_thread_loop(latch, lockstep);
     b_.SetInsertPoint(done);
   };
   auto thread = [&](const std::function<void()>& body) {
@@ -694,9 +710,9 @@ void FunctionLowering::thread_rows(const std::function<void(const RowLoop&)>& ro
     thread_id_ = nullptr;
   };
   const RowLoop x_loop = [&](const std::function<void()>& body, llvm::Value* x_begin,
-                             llvm::Value* x_end, bool one_vector) {
+                             llvm::Value* x_end, bool lockstep) {
     loop(0, x_begin ? x_begin : b_.getInt32(0), x_end ? x_end : dims[0], x_begin != nullptr,
-         one_vector, [&] { thread(body); });
+         lockstep, [&] { thread(body); });
   };
   loop(2, b_.getInt32(0), dims[2], false, false,
        [&] { loop(1, b_.getInt32(0), dims[1], false, false, [&] { row(x_loop); }); });

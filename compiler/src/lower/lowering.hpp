@@ -303,7 +303,7 @@ class FunctionLowering {
   void thread_loop(const std::function<void()>& body, llvm::Value* x_begin = nullptr,
                    llvm::Value* x_end = nullptr);
   using RowLoop = std::function<void(const std::function<void()>& body, llvm::Value* x_begin,
-                                     llvm::Value* x_end, bool one_vector)>;
+                                     llvm::Value* x_end, bool lockstep)>;
   void thread_rows(const std::function<void(const RowLoop& x_loop)>& row);
   bool x_range(const ir::Node& s, llvm::Value*& x_begin, llvm::Value*& x_end);
   void as_thread_zero();
@@ -559,8 +559,9 @@ void set_loop_hint(llvm::BranchInst* latch, const char* hint);
 // Host: marks the loop whose latch is `latch` as a thread loop (threadIdx.x): vectorised,
 // but its scalar remainder not unrolled at run time (code and compile time for a loop of
 // a few iterations).
-// `one_vector`: not interleaved (a lockstep loop's iteration over a short block row).
-void mark_thread_loop(llvm::BranchInst* latch, bool one_vector = false);
+// `lockstep`: a lockstep loop's iteration over a block's row (lockstep_loops.cpp): 16 lanes
+// wide, not interleaved.
+void mark_thread_loop(llvm::BranchInst* latch, bool lockstep = false);
 // Whether statements call the builtin `name`, at any depth.
 bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name);
 
