@@ -1,10 +1,12 @@
-// Internal to barrier_fission.cpp and warp_groups.cpp: a split block's sizes, and walks over
-// a kernel's statements.
+// Internal to the split block's files (fission_analysis.cpp, barrier_fission.cpp,
+// warp_groups.cpp, lockstep_loops.cpp): a split block's sizes, walks over a kernel's
+// statements, and the analyses that decide how a block is split.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "cudajit/compiler/typed.hpp"
 
@@ -47,5 +49,27 @@ class Uniformity {
   bool mark(const ir::Node& s, bool under_specific);
   std::unordered_set<std::string> specific_;
 };
+
+// Barrier statements: syncthreads(), or syncwarp() with a full mask (or none).
+bool is_syncwarp(const ir::Node& s);
+bool is_barrier_statement(const ir::Node& s);
+// A statement whose own expressions call warp functions, its bodies none and no barrier;
+// its warp calls in evaluation order.
+bool is_warp_statement(const ir::Node& s);
+std::vector<const ir::Node*> warp_calls(const ir::Node& s);
+// Names the kernel computes once, at its top level, as threadIdx.x // 32 (or >> 5).
+std::unordered_set<std::string> warp_index_names(const std::vector<const ir::Node*>& recomputed);
+// An `if` on a condition the same in all lanes of a warp whose branches join the warp group.
+bool is_warp_if(const ir::Node& s, const Uniformity& u,
+                const std::unordered_set<std::string>& warp_index);
+
+// Uniform variables a split block keeps once per block (not in `excluded`), and their
+// assignments, which run once before their thread loop.
+struct BlockScalarSet {
+  std::unordered_set<std::string> names;
+  std::unordered_set<const ir::Node*> hoisted;
+};
+BlockScalarSet block_scalars(const ir::Function& kernel, const Uniformity& u,
+                             const std::unordered_set<std::string>& excluded);
 
 }  // namespace cudajit::lower
