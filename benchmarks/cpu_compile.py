@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNELS = ("saxpy", "stencil2d", "warp_reduce")
+KERNELS = ("saxpy", "stencil2d", "warp_reduce", "mandelbrot")
 
 CUDAJIT_CHILD = r"""
 import sys, time
@@ -46,6 +46,27 @@ elif kind == "warp_reduce":  # warp by warp: lane loops unrolled, a block-wide c
         if cuda.laneid == 0:
             out[i // 32] = v
     args = (cuda.to_device(np.ones(64)), cuda.device_array(2))
+elif kind == "mandelbrot":  # a loop that threads leave at different iterations: lockstep
+    @cuda.jit
+    def k(out, iters):
+        col, row = cuda.grid(2)
+        rows, cols = out.shape
+        if row < rows and col < cols:
+            cr = np.float32(-2.0 + 3.0 * col / cols)
+            ci = np.float32(-1.0 + 2.0 * row / rows)
+            zr = np.float32(0.0)
+            zi = np.float32(0.0)
+            n = iters
+            for it in range(iters):
+                zr2 = zr * zr
+                zi2 = zi * zi
+                if zr2 + zi2 > 4.0:
+                    n = it
+                    break
+                zi = np.float32(2.0) * zr * zi + ci
+                zr = zr2 - zi2 + cr
+            out[row, col] = n
+    args = (cuda.device_array((1, 64), np.int32), 50)
 else:
     @cuda.jit
     def k(a, out):
@@ -81,6 +102,27 @@ elif kind == "warp_reduce":
                 acc += a[w * 32 + t]
             out[w] = acc
     args = (np.ones(64), np.zeros(2))
+elif kind == "mandelbrot":
+    @njit(parallel=True)
+    def k(out, iters):
+        rows, cols = out.shape
+        for row in prange(rows):
+            for col in range(cols):
+                cr = np.float32(-2.0 + 3.0 * col / cols)
+                ci = np.float32(-1.0 + 2.0 * row / rows)
+                zr = np.float32(0.0)
+                zi = np.float32(0.0)
+                n = iters
+                for it in range(iters):
+                    zr2 = zr * zr
+                    zi2 = zi * zi
+                    if zr2 + zi2 > 4.0:
+                        n = it
+                        break
+                    zi = np.float32(2.0) * zr * zi + ci
+                    zr = zr2 - zi2 + cr
+                out[row, col] = n
+    args = (np.zeros((1, 64), np.int32), 50)
 else:
     @njit(parallel=True)
     def k(a, out):

@@ -272,15 +272,20 @@ void FunctionLowering::add_warp_if(WarpGroup& group, const Node& s) {
   group.next_run(nullptr);
 }
 
+llvm::Value* FunctionLowering::guard_holds(RunGuard guard) {
+  if (guard.warp_if == nullptr) return b_.getTrue();
+  const Node& cond = guard.warp_if->child(0);
+  llvm::Value* holds = to_bool(expr(cond), type_of(cond));
+  return guard.taken ? holds : b_.CreateNot(holds);
+}
+
 // The statements of `body` where the guard's condition holds (as the current thread sees it).
 void FunctionLowering::guarded(RunGuard guard, const std::function<void()>& body) {
   if (guard.warp_if == nullptr) {
     body();
     return;
   }
-  const Node& cond = guard.warp_if->child(0);
-  llvm::Value* holds = to_bool(expr(cond), type_of(cond));
-  if (!guard.taken) holds = b_.CreateNot(holds);
+  llvm::Value* holds = guard_holds(guard);
   auto* then_bb = llvm::BasicBlock::Create(m_.context, "warp_if.then", fn_);
   auto* done = llvm::BasicBlock::Create(m_.context, "warp_if.end", fn_);
   b_.CreateCondBr(holds, then_bb, done);
@@ -299,10 +304,13 @@ void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
   for (const auto& s : stmts) {
     if (lockstep_.count(s.get())) {
       flush();
-      if (s->kind == NodeKind::If)
-        lockstep_if(*s);
-      else
-        lockstep_loop(*s, RunGuard{nullptr, true});
+      if (s->kind == NodeKind::If) {
+        std::vector<const Node*> body;
+        for (const auto& c : s->child(1).children) body.push_back(c.get());
+        lockstep(body, RunGuard{s.get(), true});
+      } else {
+        lockstep({s.get()}, RunGuard{nullptr, true});
+      }
       continue;
     }
     if (!holds_barrier(*s)) {

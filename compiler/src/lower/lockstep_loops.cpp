@@ -1,15 +1,16 @@
 // Loops that threads leave at different iterations, run in lockstep on the cpu device: a
 // `for` over a range the same in every thread whose body may `break` (mandelbrot's escape
-// test, an iterative solver's convergence test), a `while` whose condition is a thread's own. Run
-// as one loop per thread, such a loop is scalar code whose every iteration waits on the last (a few
-// cycles a thread, no vectors). In lockstep, the block counts the iterations once and each
-// iteration is a loop over the block's threads still in it (an `active` flag per thread: a thread
-// that breaks clears its own), which LLVM vectorises across threadIdx.x as any thread loop; the
-// loop ends when no thread is left or the range is done. Each thread still runs exactly its own
-// iterations, so results are those of the per-thread loop. A kernel without barriers that holds
-// such a loop at its top level, or at the top level of an `if` (no else) whose condition its body
-// does not change, is split (barrier_fission.cpp): the statements around the loop are
-// thread loops, those of the `if`'s body run where its condition holds (RunGuard).
+// test, an iterative solver's convergence test), or a `while` whose condition is a thread's
+// own. Run as one loop per thread, such a loop is scalar code whose every iteration waits on
+// the last (a few cycles a thread, no vectors). In lockstep, each row of the block counts
+// the iterations once and each iteration is a loop over the row's threads still in it (an
+// `active` flag per thread: a thread that breaks clears its own), vectorised across
+// threadIdx.x, 16 lanes wide; the row leaves when no thread is left or the range is done.
+// Each thread still runs exactly its own iterations, so results are the per-thread loop's.
+// A kernel without barriers that holds such a loop at its top level, or at the top level
+// of an `if` (no else) whose condition reads no memory and nothing its body assigns, is
+// split (barrier_fission.cpp); the `if`'s body runs row by row too, its other statements
+// a loop over the row where the condition holds.
 #include "fission.hpp"
 #include "lowering.hpp"
 
@@ -118,113 +119,132 @@ std::unordered_set<const Node*> lockstep_statements(const ir::Function& kernel) 
   return out;
 }
 
-// The body of a lockstep `if`: runs of its other statements as thread loops where its
-// condition holds, its lockstep loops between them.
-void FunctionLowering::lockstep_if(const Node& s) {
-  const RunGuard guard{&s, true};
-  std::vector<const Node*> run;
-  for (const auto& c : s.child(1).children) {
-    if (!lockstep_.count(c.get())) {
-      run.push_back(c.get());
-      continue;
-    }
-    split_run(run, nullptr, guard, false);
-    run.clear();
-    lockstep_loop(*c, guard);
-  }
-  split_run(run, nullptr, guard, false);
-}
-
-void FunctionLowering::lockstep_loop(const Node& s, RunGuard guard) {
-  const AtSource at(*this, s.loc);
-  const bool counted = s.kind == NodeKind::For;  // else a while
+// A lockstep `if` (guard: its condition) or a lone lockstep loop (stmts = {the loop}, no
+// guard), row by row of the block (a warp of a 2-D block of 32 columns): each row runs
+// all of it before the next, so that a row leaves a loop as soon as its own threads are
+// done. The statements between the loops are a loop over the row where the guard holds;
+// the one before a loop also sets each thread's `active` flag (the guard).
+void FunctionLowering::lockstep(const std::vector<const Node*>& stmts, RunGuard guard) {
+  // The ranges first, as thread 0 sees them: inside the rows, threadIdx is the row's.
+  std::unordered_map<const Node*, LockstepRange> ranges;
   Type i64 = Type::scalar(Scalar::Int64);
-  llvm::Value *start = nullptr, *stop = nullptr, *step = nullptr;
-  if (counted) {
+  for (const Node* s : stmts) {
+    if (s->kind != NodeKind::For || !lockstep_.count(s)) continue;
     as_thread_zero();
-    start = expr_as(s.child(1), i64);
-    stop = expr_as(s.child(2), i64);
-    step = expr_as(s.child(3), i64);
+    ranges[s] = {expr_as(s->child(1), i64), expr_as(s->child(2), i64), expr_as(s->child(3), i64)};
     thread_id_ = nullptr;
   }
-  llvm::AllocaInst *active, *any, *counter;
+  if (lockstep_active_ == nullptr) {
+    llvm::IRBuilderBase::InsertPointGuard at_entry(b_);
+    b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    lockstep_active_ = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kMaxThreads), nullptr,
+                                       "lockstep.active");
+  }
+  thread_rows([&](const RowLoop& x_loop) {
+    std::vector<const Node*> run;
+    for (size_t k = 0; k <= stmts.size(); ++k) {
+      const Node* loop = k < stmts.size() ? stmts[k] : nullptr;
+      if (loop != nullptr && !lockstep_.count(loop)) {
+        run.push_back(loop);
+        continue;
+      }
+      if (!run.empty() || loop != nullptr)
+        x_loop(
+            [&] {
+              llvm::Value* holds = guard_holds(guard);
+              if (loop != nullptr)  // every thread that reaches the loop starts in it
+                b_.CreateStore(b_.CreateZExt(holds, b_.getInt8Ty()), active_flag());
+              if (run.empty()) return;
+              auto* then_bb = llvm::BasicBlock::Create(m_.context, "lockstep.run", fn_);
+              auto* done = llvm::BasicBlock::Create(m_.context, "lockstep.run.end", fn_);
+              b_.CreateCondBr(holds, then_bb, done);
+              b_.SetInsertPoint(then_bb);
+              for (const Node* r : run) stmt(*r);
+              if (!terminated()) b_.CreateBr(done);
+              b_.SetInsertPoint(done);
+            },
+            nullptr, nullptr, false);
+      run.clear();
+      if (loop != nullptr) {
+        auto range = ranges.find(loop);
+        lockstep_iterations(*loop, range == ranges.end() ? nullptr : &range->second, x_loop);
+      }
+    }
+  });
+}
+
+llvm::Value* FunctionLowering::active_flag() {
+  return b_.CreateInBoundsGEP(lockstep_active_->getAllocatedType(), lockstep_active_,
+                              {b_.getInt64(0), thread_id_});
+}
+
+// A lockstep loop's iterations over one row, whose threads' flags are set: counted once
+// (`range`; nullptr: a while), each a loop over the row's threads still in the loop.
+void FunctionLowering::lockstep_iterations(const Node& s, const LockstepRange* range,
+                                           const RowLoop& x_loop) {
+  const AtSource at(*this, s.loc);
+  Type i64 = Type::scalar(Scalar::Int64);
+  llvm::AllocaInst *any, *counter;
   {
     llvm::IRBuilderBase::InsertPointGuard at_entry(b_);
     b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-    active = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kMaxThreads), nullptr,
-                             "lockstep.active");
     any = b_.CreateAlloca(b_.getInt8Ty(), nullptr, "lockstep.any");
     counter = b_.CreateAlloca(b_.getInt64Ty(), nullptr, "lockstep.counter");
   }
-  auto active_flag = [&] {
-    return b_.CreateInBoundsGEP(active->getAllocatedType(), active, {b_.getInt64(0), thread_id_});
-  };
-  // Row by row of the block (a warp of a 2-D block of 32 columns): a row leaves the loop
-  // as soon as its own threads are done.
-  thread_rows([&](const RowLoop& x_loop) {
-    x_loop(
-        [&] {  // every thread that reaches the loop starts in it
-          llvm::Value* in = b_.getTrue();
-          if (guard.warp_if != nullptr) {
-            const Node& cond = guard.warp_if->child(0);
-            in = to_bool(expr(cond), type_of(cond));
-            if (!guard.taken) in = b_.CreateNot(in);
-          }
-          b_.CreateStore(b_.CreateZExt(in, b_.getInt8Ty()), active_flag());
-        },
-        nullptr, nullptr, false);
-    if (counted) b_.CreateStore(start, counter);
-    auto* cond_bb = llvm::BasicBlock::Create(m_.context, "lockstep.loop", fn_);
-    auto* body_bb = llvm::BasicBlock::Create(m_.context, "lockstep.loop.body", fn_);
-    auto* exit_bb = llvm::BasicBlock::Create(m_.context, "lockstep.loop.end", fn_);
-    b_.CreateBr(cond_bb);
-    b_.SetInsertPoint(cond_bb);
-    abandon_point();
-    llvm::Value* i = nullptr;
-    if (counted) {  // the range's next value, the same for every thread still in the loop
-      i = b_.CreateLoad(b_.getInt64Ty(), counter);
-      llvm::Value* up = b_.CreateAnd(b_.CreateICmpSGT(step, int64(0)), b_.CreateICmpSLT(i, stop));
-      llvm::Value* down = b_.CreateAnd(b_.CreateICmpSLT(step, int64(0)), b_.CreateICmpSGT(i, stop));
-      b_.CreateCondBr(b_.CreateOr(up, down), body_bb, exit_bb);
-    } else {
-      b_.CreateBr(body_bb);
-    }
-    b_.SetInsertPoint(body_bb);
-    b_.CreateStore(b_.getInt8(0), any);
-    x_loop(
-        [&] {
-          auto* run = llvm::BasicBlock::Create(m_.context, "lockstep.lane", fn_);
-          auto* leave = llvm::BasicBlock::Create(m_.context, "lockstep.break", fn_);
-          auto* next = llvm::BasicBlock::Create(m_.context, "lockstep.lane.end", fn_);
-          llvm::Value* flag = active_flag();
-          b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), flag), b_.getInt8(0)), run,
-                          next);
-          b_.SetInsertPoint(run);
-          if (counted) {
-            assign(s.child(0), i, i64);
-          } else {  // a thread whose condition fails leaves
-            auto* go = llvm::BasicBlock::Create(m_.context, "lockstep.lane.body", fn_);
-            b_.CreateCondBr(to_bool(expr(s.child(0)), type_of(s.child(0))), go, leave);
-            b_.SetInsertPoint(go);
-          }
-          loops_.push_back({next, leave});
-          block(s.children.back()->children);
-          loops_.pop_back();
-          if (!terminated()) b_.CreateBr(next);
-          b_.SetInsertPoint(leave);
-          b_.CreateStore(b_.getInt8(0), flag);
-          b_.CreateBr(next);
-          b_.SetInsertPoint(next);  // any |= this thread is still in the loop
-          b_.CreateStore(
-              b_.CreateOr(b_.CreateLoad(b_.getInt8Ty(), any), b_.CreateLoad(b_.getInt8Ty(), flag)),
-              any);
-        },
-        nullptr, nullptr, /*lockstep=*/true);
-    if (counted) b_.CreateStore(b_.CreateAdd(i, step), counter);
-    b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), any), b_.getInt8(0)), cond_bb,
-                    exit_bb);
-    b_.SetInsertPoint(exit_bb);
-  });
+  if (range != nullptr) b_.CreateStore(range->start, counter);
+  auto* cond_bb = llvm::BasicBlock::Create(m_.context, "lockstep.loop", fn_);
+  auto* body_bb = llvm::BasicBlock::Create(m_.context, "lockstep.loop.body", fn_);
+  auto* exit_bb = llvm::BasicBlock::Create(m_.context, "lockstep.loop.end", fn_);
+  b_.CreateBr(cond_bb);
+  b_.SetInsertPoint(cond_bb);
+  abandon_point();
+  llvm::Value* i = nullptr;
+  if (range != nullptr) {  // the range's next value, the same for every thread still in it
+    i = b_.CreateLoad(b_.getInt64Ty(), counter);
+    llvm::Value* step = range->step;
+    llvm::Value* up =
+        b_.CreateAnd(b_.CreateICmpSGT(step, int64(0)), b_.CreateICmpSLT(i, range->stop));
+    llvm::Value* down =
+        b_.CreateAnd(b_.CreateICmpSLT(step, int64(0)), b_.CreateICmpSGT(i, range->stop));
+    b_.CreateCondBr(b_.CreateOr(up, down), body_bb, exit_bb);
+  } else {
+    b_.CreateBr(body_bb);
+  }
+  b_.SetInsertPoint(body_bb);
+  b_.CreateStore(b_.getInt8(0), any);
+  x_loop(
+      [&] {
+        auto* run = llvm::BasicBlock::Create(m_.context, "lockstep.lane", fn_);
+        auto* leave = llvm::BasicBlock::Create(m_.context, "lockstep.break", fn_);
+        auto* next = llvm::BasicBlock::Create(m_.context, "lockstep.lane.end", fn_);
+        llvm::Value* flag = active_flag();
+        b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), flag), b_.getInt8(0)), run,
+                        next);
+        b_.SetInsertPoint(run);
+        if (range != nullptr) {
+          assign(s.child(0), i, i64);
+        } else {  // a thread whose condition fails leaves
+          auto* go = llvm::BasicBlock::Create(m_.context, "lockstep.lane.body", fn_);
+          b_.CreateCondBr(to_bool(expr(s.child(0)), type_of(s.child(0))), go, leave);
+          b_.SetInsertPoint(go);
+        }
+        loops_.push_back({next, leave});
+        block(s.children.back()->children);
+        loops_.pop_back();
+        if (!terminated()) b_.CreateBr(next);
+        b_.SetInsertPoint(leave);
+        b_.CreateStore(b_.getInt8(0), flag);
+        b_.CreateBr(next);
+        b_.SetInsertPoint(next);  // any |= this thread is still in the loop
+        b_.CreateStore(
+            b_.CreateOr(b_.CreateLoad(b_.getInt8Ty(), any), b_.CreateLoad(b_.getInt8Ty(), flag)),
+            any);
+      },
+      nullptr, nullptr, /*lockstep=*/true);
+  if (range != nullptr) b_.CreateStore(b_.CreateAdd(i, range->step), counter);
+  b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), any), b_.getInt8(0)), cond_bb,
+                  exit_bb);
+  b_.SetInsertPoint(exit_bb);
 }
 
 }  // namespace cudajit::lower

@@ -314,7 +314,8 @@ class FunctionLowering {
   // storing the operands of ends[k] (nullptr: a syncwarp). Run per warp where blockDim.x is
   // a multiple of 32 (warp_groups.cpp).
   // guards[k]: run k's statements run only in the threads where `warp_if`'s condition is
-  // `taken` (a branch of a warp `if`, barrier_fission.cpp), none for the others.
+  // `taken` (a branch of a warp `if`, barrier_fission.cpp, or a lockstep `if`,
+  // lockstep_loops.cpp), none for the others.
   struct RunGuard {
     const ir::Node* warp_if;  // nullptr: none
     bool taken;
@@ -332,9 +333,15 @@ class FunctionLowering {
     }
   };
   void add_warp_if(WarpGroup& group, const ir::Node& s);
-  // lockstep_loops.cpp: a loop threads leave at different iterations, and the `if` it is in.
-  void lockstep_loop(const ir::Node& s, RunGuard guard);
-  void lockstep_if(const ir::Node& s);
+  // lockstep_loops.cpp: loops threads leave at different iterations, alone or in an `if`.
+  struct LockstepRange {
+    llvm::Value *start, *stop, *step;
+  };
+  void lockstep(const std::vector<const ir::Node*>& stmts, RunGuard guard);
+  void lockstep_iterations(const ir::Node& s, const LockstepRange* range, const RowLoop& x_loop);
+  llvm::Value* active_flag();  // the current thread's: still in the lockstep loop
+  // Where the guard's condition holds, as the current thread sees it (true: no guard).
+  llvm::Value* guard_holds(RunGuard guard);
   void split_group(const WarpGroup& group);
   void split_run(const std::vector<const ir::Node*>& run, const ir::Node* end, RunGuard guard,
                  bool ranged);
@@ -482,6 +489,7 @@ class FunctionLowering {
   std::unordered_set<std::string> block_scalars_;
   std::unordered_set<const ir::Node*> warp_ifs_;  // is_warp_if: their branches join groups
   std::unordered_set<const ir::Node*> lockstep_;  // ModuleLowering::lockstep
+  llvm::AllocaInst* lockstep_active_ = nullptr;   // a flag per thread (lockstep_loops.cpp)
   std::unordered_map<const ir::Node*, llvm::AllocaInst*> exchanges_;  // per warp call
   // Split, in a group's per-warp loops (warp_groups.cpp): the lane (i64), the variables kept
   // per warp (an element per lane, in warp_slots_) and the exchange arrays per warp.
