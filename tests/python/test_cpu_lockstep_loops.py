@@ -145,16 +145,13 @@ def halvings_down(a, out, top):
     for k in range(top, 0, -3):  # a falling range, at the kernel's top level
         if x <= k:
             break
-        total = 0
-        for j in range(k % 4):  # a loop of each thread's own inside the lockstep loop
-            total += j
-        x = x // 2 + total
+        x = x // 2 + (k % 4) * (k % 4 - 1) // 2
         count += 1
     out[i, 0] = count
     out[i, 1] = x
 
 
-def test_a_falling_range_with_a_loop_inside_runs_each_threads_iterations():
+def test_a_falling_range_runs_each_threads_iterations():
     a = np.random.default_rng(3).integers(0, 5000, 192).astype(np.int64)
     out = np.zeros((192, 2), np.int64)
     halvings_down[3, 64](a, out, 400)
@@ -166,6 +163,52 @@ def test_a_falling_range_with_a_loop_inside_runs_each_threads_iterations():
             x = x // 2 + sum(range(k % 4))
             count += 1
         assert tuple(out[i]) == (count, x), i
+
+
+@cuda.jit
+def lcg_steps(seed, out, steps):
+    i = cuda.grid(1)
+    if i < seed.size:
+        x = seed[i]
+        for k in range(steps):  # no thread leaves early: lockstep too, no thread waits
+            x = (x * 1103515245 + 12345) % 2147483648
+        out[i] = x
+
+
+@pytest.mark.parametrize("block", [(64,), (20, 3)])
+def test_a_loop_every_thread_runs_to_the_end(block):
+    seed = np.arange(1000, 1200, dtype=np.int64)
+    out = np.zeros_like(seed)
+    lcg_steps[(seed.size + block[0] - 1) // block[0], block](seed, out, 37)
+    want = []
+    for x in seed.tolist():
+        for _ in range(37):
+            x = (x * 1103515245 + 12345) % 2147483648
+        want.append(x)
+    np.testing.assert_array_equal(out, want)
+
+
+@cuda.jit
+def nested_rounds(a, out):
+    i = cuda.grid(1)
+    x = a[i]
+    for k in range(5):  # a loop inside: each thread runs its own loops
+        for j in range(3):
+            x = x * 3 % 1001 + j
+    out[i] = x
+
+
+def test_a_loop_with_a_loop_inside_runs_each_threads_own():
+    a = np.arange(64, dtype=np.int64)
+    out = np.zeros(64, np.int64)
+    nested_rounds[2, 32](a, out)
+    want = []
+    for x in a.tolist():
+        for _ in range(5):
+            for j in range(3):
+                x = x * 3 % 1001 + j
+        want.append(x)
+    np.testing.assert_array_equal(out, want)
 
 
 @cuda.jit
@@ -289,11 +332,14 @@ escape_times[(1, 1), (8, 8)](out, 10)
 a = np.arange(64); out = np.zeros(64, np.int64)
 search_past_the_end[1, 64](np.arange(200.0), out, 3)
 clear_then_search[1, 64](np.ones(64, np.int64), out)
+lcg_steps[1, 64](np.arange(64), out, 3)
+nested_rounds[1, 64](np.arange(64), out)
 """
 
 
 def test_the_dump_says_which_loops_run_in_lockstep(tmp_path):
-    names = ("escape_times", "search_past_the_end", "clear_then_search")
+    names = ("escape_times", "search_past_the_end", "clear_then_search", "lcg_steps",
+             "nested_rounds")
     paths, script = cpu_dump_paths(tmp_path, __file__, names, PATHS), (tmp_path / "kernels.py")
     lines = script.read_text().splitlines()
     stripped = [text.strip() for text in lines]
@@ -304,3 +350,5 @@ def test_the_dump_says_which_loops_run_in_lockstep(tmp_path):
     assert paths["search_past_the_end"].startswith("thread loops: no barrier")
     # its `if` reads the array its body writes: each thread runs the loop on its own
     assert paths["clear_then_search"].startswith("thread loops: no barrier")
+    assert "lockstep loops (line" in paths["lcg_steps"]
+    assert paths["nested_rounds"].startswith("thread loops: no barrier")

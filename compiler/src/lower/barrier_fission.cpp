@@ -380,6 +380,14 @@ void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
   flush();
 }
 
+// Whether `i` is in range(..., stop, step): below stop going up, above it going down (a
+// zero step: never).
+llvm::Value* FunctionLowering::range_holds(llvm::Value* i, llvm::Value* stop, llvm::Value* step) {
+  llvm::Value* up = b_.CreateAnd(b_.CreateICmpSGT(step, int64(0)), b_.CreateICmpSLT(i, stop));
+  llvm::Value* down = b_.CreateAnd(b_.CreateICmpSLT(step, int64(0)), b_.CreateICmpSGT(i, stop));
+  return b_.CreateOr(up, down);
+}
+
 // A uniform `for i in range(...)` that holds a barrier: one counter for the block; each
 // iteration gives every thread its `i`, then runs the body's thread loops.
 void FunctionLowering::split_for(const Node& s) {
@@ -403,9 +411,7 @@ void FunctionLowering::split_for(const Node& s) {
   b_.SetInsertPoint(cond_bb);
   abandon_point();
   llvm::Value* i = b_.CreateLoad(b_.getInt64Ty(), counter);
-  llvm::Value* up = b_.CreateAnd(b_.CreateICmpSGT(step, int64(0)), b_.CreateICmpSLT(i, stop));
-  llvm::Value* down = b_.CreateAnd(b_.CreateICmpSLT(step, int64(0)), b_.CreateICmpSGT(i, stop));
-  b_.CreateCondBr(b_.CreateOr(up, down), body_bb, exit_bb);
+  b_.CreateCondBr(range_holds(i, stop, step), body_bb, exit_bb);
   b_.SetInsertPoint(body_bb);
   if (block_scalars_.count(s.child(0).text)) {
     as_thread_zero();

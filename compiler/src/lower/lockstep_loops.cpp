@@ -1,16 +1,16 @@
 // Loops that threads leave at different iterations, run in lockstep on the cpu device: a
 // `for` over a range the same in every thread whose body may `break` (mandelbrot's escape
 // test, an iterative solver's convergence test), or a `while` whose condition is a thread's
-// own. Run as one loop per thread, such a loop is scalar code whose every iteration waits on
-// the last (a few cycles a thread, no vectors). In lockstep, each row of the block counts
-// the iterations once and each iteration is a loop over the row's threads still in it (an
-// `active` flag per thread: a thread that breaks clears its own), vectorised across
-// threadIdx.x, 16 lanes wide; the row leaves when no thread is left or the range is done.
-// Each thread still runs exactly its own iterations, so results are the per-thread loop's.
-// A kernel without barriers that holds such a loop at its top level, or at the top level
-// of an `if` (no else) whose condition reads no memory and nothing its body assigns, is
-// split (barrier_fission.cpp); the `if`'s body runs row by row too, its other statements
-// a loop over the row where the condition holds.
+// own; and `for` loops over such a range that every thread runs to the end. Run as one loop per
+// thread, such a loop is scalar code whose every iteration waits on the last (a few cycles a
+// thread, no vectors). In lockstep, each row of the block counts the iterations once and each
+// iteration is a loop over the row's threads still in it (an `active` flag per thread: a thread
+// that breaks clears its own), vectorised across threadIdx.x, 16 lanes wide; the row leaves when no
+// thread is left or the range is done. Each thread still runs exactly its own iterations, so
+// results are the per-thread loop's. A kernel without barriers that holds such a loop at its top
+// level, or at the top level of an `if` (no else) whose condition reads no memory and nothing its
+// body assigns, is split (barrier_fission.cpp); the `if`'s body runs row by row too, its other
+// statements a loop over the row where the condition holds.
 #include "fission.hpp"
 #include "lowering.hpp"
 
@@ -44,23 +44,32 @@ bool computes_in_registers(const Node& s) {
   return ok;
 }
 
-// A `for` over a range the same in every thread whose body may break, or a `while` whose
-// condition may differ between threads or whose body may break; no barrier, warp function
-// or early exit from the kernel in it, computing in registers.
+// A `for` over a range the same in every thread (whose body may break), or a `while`
+// whose condition may differ between threads or whose body may break; no barrier, warp
+// function, early exit from the kernel or inner loop in it (an inner loop would keep the
+// iteration from vectorising), computing in registers. A `for` that no thread leaves
+// early is one too: each thread's loop waits on its own last iteration, the lockstep
+// iteration is vectorised across the threads (100 steps of a linear congruential generator
+// for 1M threads: 106 -> 14 ms; a float64 polynomial by Horner's rule, 122 -> 22 ms).
 bool is_lockstep_loop(const Node& s, const Uniformity& u) {
-  bool breaks = false, leaves = false;
+  bool breaks = false, leaves = false, inner = false, own_condition = false;
   if (s.kind == NodeKind::For) {
     if (s.size() != 5 || s.child(0).kind != NodeKind::Name) return false;
     for (int k = 1; k <= 3; ++k)
       if (!u.uniform(s.child(k))) return false;
   } else if (s.kind == NodeKind::While) {
     if (s.size() != 2) return false;
-    breaks = !u.uniform(s.child(0));
+    own_condition = !u.uniform(s.child(0));
   } else {
     return false;
   }
-  for (const auto& c : s.children.back()->children) scan_body(*c, false, breaks, leaves);
-  return breaks && !leaves && !holds_barrier(s) && computes_in_registers(s);
+  for (const auto& c : s.children.back()->children) {
+    scan_body(*c, false, breaks, leaves);
+    visit(*c,
+          [&](const Node& n) { inner |= n.kind == NodeKind::For || n.kind == NodeKind::While; });
+  }
+  bool lockstep = s.kind == NodeKind::For || own_condition || breaks;
+  return lockstep && !leaves && !inner && !holds_barrier(s) && computes_in_registers(s);
 }
 
 // Whether `e` reads no memory (an array's shape aside) and calls nothing but the index
@@ -201,12 +210,7 @@ void FunctionLowering::lockstep_iterations(const Node& s, const LockstepRange* r
   llvm::Value* i = nullptr;
   if (range != nullptr) {  // the range's next value, the same for every thread still in it
     i = b_.CreateLoad(b_.getInt64Ty(), counter);
-    llvm::Value* step = range->step;
-    llvm::Value* up =
-        b_.CreateAnd(b_.CreateICmpSGT(step, int64(0)), b_.CreateICmpSLT(i, range->stop));
-    llvm::Value* down =
-        b_.CreateAnd(b_.CreateICmpSLT(step, int64(0)), b_.CreateICmpSGT(i, range->stop));
-    b_.CreateCondBr(b_.CreateOr(up, down), body_bb, exit_bb);
+    b_.CreateCondBr(range_holds(i, range->stop, range->step), body_bb, exit_bb);
   } else {
     b_.CreateBr(body_bb);
   }

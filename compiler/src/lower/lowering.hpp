@@ -310,6 +310,7 @@ class FunctionLowering {
   void block_scalar_assignment(const ir::Node& s);
   void split_block(const std::vector<ir::NodePtr>& stmts);
   void split_for(const ir::Node& s);
+  llvm::Value* range_holds(llvm::Value* i, llvm::Value* stop, llvm::Value* step);
   // Thread loops between block barriers, split by warp functions and syncwarp: run k ends by
   // storing the operands of ends[k] (nullptr: a syncwarp). Run per warp where blockDim.x is
   // a multiple of 32 (warp_groups.cpp).

@@ -551,12 +551,11 @@ void dump_host_path(const ModuleLowering& m, const TypedFunction& entry) {
     }
   } else if (m.split_barriers) {
     text = m.block_syncing.empty() && !calls_warp_functions({&entry})
-               ? "thread loops split around lockstep loops: the statements between them are a "
-                 "loop over the block's threads, each variable an array with an element per "
-                 "thread"
-               : "thread loops split at barriers: the statements between two barriers are a "
-                 "loop over the block's threads, each variable an array with an element per "
-                 "thread";
+               ? "thread loops split around lockstep loops: the statements between them"
+               : "thread loops split at barriers: the statements between two barriers";
+    text +=
+        " are a loop over the block's threads, each variable an array with an element per "
+        "thread";
     std::vector<int> lines;
     for (const ir::Node* s : m.lockstep)
       if (s->kind != ir::NodeKind::If) lines.push_back(s->loc.line);
@@ -565,9 +564,10 @@ void dump_host_path(const ModuleLowering& m, const TypedFunction& entry) {
       text += "; lockstep loops (line";
       for (int line : lines) text += " " + std::to_string(line);
       text +=
-          "): a loop that threads leave at different iterations (break, or a while on "
-          "a thread's own condition) counts its iterations once per row of the block, "
-          "each iteration a loop over the row's threads still in it";
+          "): a for over a range the same in every thread (which a thread may leave "
+          "early with break), or a while on a thread's own condition, counts its iterations "
+          "once per row of the block, each iteration a loop over the row's threads still in "
+          "it";
     }
     if (calls_warp_functions({&entry}))
       text += "; warp functions and syncwarp split them too: the loops between two block "
