@@ -11,6 +11,7 @@
 // level, or at the top level of an `if` (no else) whose condition reads no memory and nothing its
 // body assigns, is split (barrier_fission.cpp); the `if`'s body runs row by row too, its other
 // statements a loop over the row where the condition holds.
+#include "../builtins/registry.hpp"
 #include "fission.hpp"
 #include "lowering.hpp"
 
@@ -80,10 +81,7 @@ bool reads_no_memory(const Node& e) {
     if (n.kind == NodeKind::CallFn) ok = false;
     if (n.kind == NodeKind::Subscript && n.child(0).kind != NodeKind::Attr) ok = false;
     if (n.kind != NodeKind::Call) return;
-    std::string_view name = n.text;
-    ok &= name.starts_with("cuda.threadIdx") || name.starts_with("cuda.blockIdx") ||
-          name.starts_with("cuda.blockDim") || name.starts_with("cuda.gridDim") ||
-          name == "cuda.grid" || name == "cuda.gridsize";
+    ok &= builtins::has_fact(n.text, builtins::kIndexRegister);
   });
   return ok;
 }
