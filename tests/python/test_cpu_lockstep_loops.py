@@ -189,6 +189,33 @@ def test_a_loop_every_thread_runs_to_the_end(block):
 
 
 @cuda.jit
+def bumped_counter(a, out):
+    i = cuda.grid(1)
+    x = a[i]
+    for k in range(20):
+        if x > 150:
+            break
+        k += x % 3  # the loop variable changed for the rest of this thread's iteration
+        x += k
+    out[i] = x
+
+
+def test_a_loop_whose_body_assigns_its_variable():
+    a = np.arange(96, dtype=np.int64)
+    out = np.zeros_like(a)
+    bumped_counter[3, 32](a, out)
+    want = []
+    for x in a.tolist():
+        for k in range(20):
+            if x > 150:
+                break
+            k += x % 3
+            x += k
+        want.append(x)
+    np.testing.assert_array_equal(out, want)
+
+
+@cuda.jit
 def nested_rounds(a, out):
     i = cuda.grid(1)
     x = a[i]

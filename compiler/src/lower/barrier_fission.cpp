@@ -46,6 +46,8 @@ void FunctionLowering::split_threads() {
   block_scalars_ = std::move(scalars.names);
   const std::unordered_set<std::string> warp_index = warp_index_names(recomputed_);
   lockstep_ = m_.lockstep;
+  for (const std::string& name : lockstep_counters(*f_.function, lockstep_))
+    recomputed_names_.insert(name);  // one slot: every thread in the loop has the same value
   for (const auto& s : f_.function->body)
     visit(*s, [&](const Node& n) {
       if (is_warp_if(n, uniformity, warp_index)) warp_ifs_.insert(&n);

@@ -72,4 +72,11 @@ struct BlockScalarSet {
 BlockScalarSet block_scalars(const ir::Function& kernel, const Uniformity& u,
                              const std::unordered_set<std::string>& excluded);
 
+// The variables of lockstep `for` loops (lockstep_loops.cpp) that nothing but their loop
+// mentions and their body does not assign: in an iteration every thread still in the loop
+// has the same value, so one slot for the block holds it (a register once optimised; a
+// body that assigns it would make the vectoriser store a varying value to one address).
+std::unordered_set<std::string> lockstep_counters(const ir::Function& kernel,
+                                                  const std::unordered_set<const ir::Node*>& loops);
+
 }  // namespace cudajit::lower

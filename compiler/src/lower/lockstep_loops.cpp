@@ -126,6 +126,26 @@ std::unordered_set<const Node*> lockstep_statements(const ir::Function& kernel) 
   return out;
 }
 
+std::unordered_set<std::string> lockstep_counters(const ir::Function& kernel,
+                                                  const std::unordered_set<const Node*>& loops) {
+  std::unordered_map<std::string, int> mentions;
+  for (const auto& s : kernel.body)
+    visit(*s, [&](const Node& n) {
+      if (n.kind == NodeKind::Name) ++mentions[n.text];
+    });
+  std::unordered_set<std::string> out;
+  for (const Node* s : loops) {
+    if (s->kind != NodeKind::For) continue;
+    const std::string& name = s->child(0).text;
+    int inside = 0;
+    visit(*s, [&](const Node& n) { inside += n.kind == NodeKind::Name && n.text == name; });
+    std::unordered_set<std::string> assigned;
+    for (const auto& c : s->child(4).children) assigned_in(*c, assigned);
+    if (inside == mentions[name] && !assigned.count(name)) out.insert(name);
+  }
+  return out;
+}
+
 // A lockstep `if` (guard: its condition) or a lone lockstep loop (stmts = {the loop}, no
 // guard), row by row of the block (a warp of a 2-D block of 32 columns): each row runs
 // all of it before the next, so that a row leaves a loop as soon as its own threads are
@@ -170,7 +190,7 @@ void FunctionLowering::lockstep(const std::vector<const Node*>& stmts, RunGuard 
               if (!terminated()) b_.CreateBr(done);
               b_.SetInsertPoint(done);
             },
-            nullptr, nullptr, false);
+            nullptr, nullptr, /*lockstep=*/true);
       run.clear();
       if (loop != nullptr) {
         auto range = ranges.find(loop);

@@ -568,8 +568,8 @@ void set_loop_hint(llvm::BranchInst* latch, const char* hint);
 // Host: marks the loop whose latch is `latch` as a thread loop (threadIdx.x): vectorised,
 // but its scalar remainder not unrolled at run time (code and compile time for a loop of
 // a few iterations).
-// `lockstep`: a lockstep loop's iteration over a block's row (lockstep_loops.cpp): 16 lanes
-// wide, not interleaved.
+// `lockstep`: a loop over a block's row in a lockstep `if` or loop (lockstep_loops.cpp): 16
+// lanes wide, not interleaved, its tail masked.
 void mark_thread_loop(llvm::BranchInst* latch, bool lockstep = false);
 // Whether statements call the builtin `name`, at any depth.
 bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name);

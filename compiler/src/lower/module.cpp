@@ -184,19 +184,23 @@ void set_loop_hint(llvm::BranchInst* latch, const char* hint) {
 void mark_thread_loop(llvm::BranchInst* latch, bool lockstep) {
   set_loop_hint(latch, "llvm.loop.unroll.runtime.disable");
   if (!lockstep) return;
-  // 16 lanes, not interleaved: LLVM's cost model picks 8 for an iteration's masked loads
-  // and stores, which is half as fast (mandelbrot 31 -> 15 ms, a float64 Newton iteration
-  // 16 -> 6.5 ms; 32 lanes 18 and 7.8 ms), and a row is often a single warp.
+  // 16 lanes, not interleaved, the row's last lanes masked instead of a scalar remainder
+  // (less code to compile, and rows of fewer than 16 threads vectorise too): LLVM's cost
+  // model picks 8 lanes for a lockstep iteration's masked loads and stores, which is half
+  // as fast (mandelbrot 31 -> 15 ms, a float64 Newton iteration 16 -> 6.5 ms; 32 lanes 18
+  // and 7.8 ms), and a row is often a single warp.
   llvm::LLVMContext& c = latch->getContext();
-  auto property = [&](const char* name, int value) -> llvm::Metadata* {
-    return llvm::MDNode::get(
-        c, {llvm::MDString::get(c, name), llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
-                                              llvm::Type::getInt32Ty(c), value))});
+  auto property = [&](const char* name, llvm::Constant* value) -> llvm::Metadata* {
+    return llvm::MDNode::get(c,
+                             {llvm::MDString::get(c, name), llvm::ConstantAsMetadata::get(value)});
   };
+  llvm::Type* i32 = llvm::Type::getInt32Ty(c);
   llvm::MDNode* id = latch->getMetadata(llvm::LLVMContext::MD_loop);
   llvm::MDNode* hints = llvm::MDNode::getDistinct(
-      c, {nullptr, id->getOperand(1), property("llvm.loop.vectorize.width", 16),
-          property("llvm.loop.interleave.count", 1)});
+      c, {nullptr, id->getOperand(1),
+          property("llvm.loop.vectorize.width", llvm::ConstantInt::get(i32, 16)),
+          property("llvm.loop.interleave.count", llvm::ConstantInt::get(i32, 1)),
+          property("llvm.loop.vectorize.predicate.enable", llvm::ConstantInt::getTrue(c))});
   hints->replaceOperandWith(0, hints);
   latch->setMetadata(llvm::LLVMContext::MD_loop, hints);
 }
