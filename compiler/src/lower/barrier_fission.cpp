@@ -240,7 +240,7 @@ void FunctionLowering::split_run(const std::vector<const Node*>& run, const Node
     block_scalar_assignment(*s);
   }
   llvm::Value *x_begin = nullptr, *x_end = nullptr;
-  if (ranged && guard.warp_if == nullptr && per_thread.size() == 1 && end == nullptr &&
+  if (ranged && guard.if_node == nullptr && per_thread.size() == 1 && end == nullptr &&
       x_range(*per_thread[0], x_begin, x_end)) {
     thread_loop([&] { block(per_thread[0]->child(1).children); }, x_begin, x_end);
     return;
@@ -275,21 +275,24 @@ void FunctionLowering::add_warp_if(WarpGroup& group, const Node& s) {
 }
 
 llvm::Value* FunctionLowering::guard_holds(RunGuard guard) {
-  if (guard.warp_if == nullptr) return b_.getTrue();
-  const Node& cond = guard.warp_if->child(0);
+  if (guard.if_node == nullptr) return b_.getTrue();
+  const Node& cond = guard.if_node->child(0);
   llvm::Value* holds = to_bool(expr(cond), type_of(cond));
   return guard.taken ? holds : b_.CreateNot(holds);
 }
 
 // The statements of `body` where the guard's condition holds (as the current thread sees it).
 void FunctionLowering::guarded(RunGuard guard, const std::function<void()>& body) {
-  if (guard.warp_if == nullptr) {
+  if (guard.if_node == nullptr)
     body();
-    return;
-  }
-  llvm::Value* holds = guard_holds(guard);
-  auto* then_bb = llvm::BasicBlock::Create(m_.context, "warp_if.then", fn_);
-  auto* done = llvm::BasicBlock::Create(m_.context, "warp_if.end", fn_);
+  else
+    guarded_by(guard_holds(guard), body);
+}
+
+// The statements of `body` where `holds` (i1) is true.
+void FunctionLowering::guarded_by(llvm::Value* holds, const std::function<void()>& body) {
+  auto* then_bb = llvm::BasicBlock::Create(m_.context, "guarded", fn_);
+  auto* done = llvm::BasicBlock::Create(m_.context, "guarded.end", fn_);
   b_.CreateCondBr(holds, then_bb, done);
   b_.SetInsertPoint(then_bb);
   body();

@@ -314,11 +314,11 @@ class FunctionLowering {
   // Thread loops between block barriers, split by warp functions and syncwarp: run k ends by
   // storing the operands of ends[k] (nullptr: a syncwarp). Run per warp where blockDim.x is
   // a multiple of 32 (warp_groups.cpp).
-  // guards[k]: run k's statements run only in the threads where `warp_if`'s condition is
+  // guards[k]: run k's statements run only in the threads where `if_node`'s condition is
   // `taken` (a branch of a warp `if`, barrier_fission.cpp, or a lockstep `if`,
   // lockstep_loops.cpp), none for the others.
   struct RunGuard {
-    const ir::Node* warp_if;  // nullptr: none
+    const ir::Node* if_node;  // nullptr: none
     bool taken;
   };
   struct WarpGroup {
@@ -347,6 +347,7 @@ class FunctionLowering {
   void split_run(const std::vector<const ir::Node*>& run, const ir::Node* end, RunGuard guard,
                  bool ranged);
   void guarded(RunGuard guard, const std::function<void()>& body);
+  void guarded_by(llvm::Value* holds, const std::function<void()>& body);
   bool fusable(const WarpGroup& group) const;
   std::unordered_set<std::string> warp_local_names(const WarpGroup& group) const;
   void warp_loops(const WarpGroup& group, bool whole_rows);
