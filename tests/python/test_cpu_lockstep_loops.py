@@ -349,6 +349,143 @@ def test_an_index_error_in_a_loop_that_breaks_names_the_line(device):
     assert out[30] == 20 and out[50] == 0  # threads that found it before the error
 
 
+@cuda.jit
+def collatz_after_return(start, steps):
+    i = cuda.grid(1)
+    if i >= start.size:  # the common guard: threads past the data return
+        return
+    x = start[i]
+    n = 0
+    while x != 1:
+        x = x // 2 if x % 2 == 0 else 3 * x + 1
+        n += 1
+    steps[i] = n
+
+
+@pytest.mark.parametrize("block", [(64,), (7,), (8, 4)])
+def test_the_statements_after_an_early_return_run_in_lockstep(block):
+    n = 300
+    start = np.arange(1, n + 1, dtype=np.int64)
+    steps = np.full(n + 50, -7, np.int64)  # past start's end: no thread may write there
+    collatz_after_return[(n + block[0] - 1) // block[0], block](start, steps)
+    want = []
+    for x in start.tolist():
+        k = 0
+        while x != 1:
+            x = x // 2 if x % 2 == 0 else 3 * x + 1
+            k += 1
+        want.append(k)
+    np.testing.assert_array_equal(steps[:n], want)
+    assert (steps[n:] == -7).all()
+
+
+@cuda.jit
+def lcg_pairs(seed, out, steps):
+    i = cuda.grid(1)
+    j = 2 * i  # before the return: every thread computes it
+    if j >= seed.size:
+        return
+    x = seed[j]
+    for k in range(steps):
+        x = (x * 1103515245 + 12345) % 2147483648
+    out[j] = x
+    out[j + 1] = k
+
+
+def test_an_early_return_after_statements_every_thread_runs():
+    seed = np.arange(5000, 5400, dtype=np.int64)
+    out = np.full(seed.size + 2, -1, np.int64)
+    lcg_pairs[5, 48](seed, out, 23)  # 240 threads, 200 of them with a pair
+    want = []
+    for x in seed[::2].tolist():
+        for _ in range(23):
+            x = (x * 1103515245 + 12345) % 2147483648
+        want += [x, 22]
+    np.testing.assert_array_equal(out[:seed.size], want)
+    assert (out[seed.size:] == -1).all()
+
+
+@cuda.jit
+def two_returns(a, out):
+    i = cuda.grid(1)
+    if i >= a.size:
+        return
+    x = a[i]
+    if x < 0:  # a second return: each thread runs its own loop
+        return
+    n = 0
+    while x > 1:
+        x //= 3
+        n += 1
+    out[i] = n
+
+
+@cuda.jit
+def guard_reassigned(a, out):
+    i = cuda.grid(1)
+    if i >= a.size:
+        return
+    x = a[i]
+    if x > 50:  # the guard's name assigned after it (one variable with the guard's: a join)
+        i += a.size  # tested again after the loop, the guard would now fail
+    for k in range(40):
+        if x < 2:
+            break
+        x //= 2
+    out[i % a.size] = k  # so each thread runs its own loop
+
+
+def test_kernels_that_return_otherwise_keep_their_results():
+    a = np.arange(-20, 80, dtype=np.int64)
+    out = np.full(a.size, 99, np.int64)
+    two_returns[4, 32](a, out)
+    want = []
+    for x in a.tolist():
+        n = 0
+        while x > 1:
+            x //= 3
+            n += 1
+        want.append(99 if x < 0 else n)
+    np.testing.assert_array_equal(out, want)
+    out[:] = 99
+    guard_reassigned[4, 32](np.abs(a), out)
+    want = []
+    for x in np.abs(a).tolist():
+        for k in range(40):
+            if x < 2:
+                break
+            x //= 2
+        want.append(k)
+    np.testing.assert_array_equal(out, want)
+
+
+@cuda.jit
+def return_after_barrier(a, out):
+    s = cuda.shared.array(64, np.int64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = a[i] if i < a.size else 0
+    cuda.syncthreads()  # every thread reaches it, then those past a's end return
+    if i >= a.size:
+        return
+    x = s[63 - t]
+    n = 0
+    while x > 1:
+        x //= 2
+        n += 1
+    out[i] = n
+
+
+def test_an_early_return_after_a_block_barrier():
+    a = np.random.default_rng(9).integers(0, 1 << 30, 100).astype(np.int64)
+    out = np.full(100, -1, np.int64)
+    return_after_barrier[2, 64](a, out)
+    padded = np.concatenate([a, np.zeros(28, np.int64)])  # threads past a's end stored 0
+    mirrored = [int(padded[i - i % 64 + 63 - i % 64]) for i in range(100)]
+    want = [max(x.bit_length() - 1, 0) for x in mirrored]  # halvings down to 1 or 0
+    np.testing.assert_array_equal(out, want)
+
+
 PATHS = """
 import numpy as np
 import cudajit as cuda
@@ -361,12 +498,17 @@ search_past_the_end[1, 64](np.arange(200.0), out, 3)
 clear_then_search[1, 64](np.ones(64, np.int64), out)
 lcg_steps[1, 64](np.arange(64), out, 3)
 nested_rounds[1, 64](np.arange(64), out)
+collatz_after_return[1, 64](np.arange(1, 60), out)
+two_returns[1, 64](np.arange(64), out)
+guard_reassigned[1, 64](np.arange(64), out)
+return_after_barrier[1, 64](np.arange(64), out)
 """
 
 
 def test_the_dump_says_which_loops_run_in_lockstep(tmp_path):
     names = ("escape_times", "search_past_the_end", "clear_then_search", "lcg_steps",
-             "nested_rounds")
+             "nested_rounds", "collatz_after_return", "two_returns", "guard_reassigned",
+             "return_after_barrier")
     paths, script = cpu_dump_paths(tmp_path, __file__, names, PATHS), (tmp_path / "kernels.py")
     lines = script.read_text().splitlines()
     stripped = [text.strip() for text in lines]
@@ -379,3 +521,11 @@ def test_the_dump_says_which_loops_run_in_lockstep(tmp_path):
     assert paths["clear_then_search"].startswith("thread loops: no barrier")
     assert "lockstep loops (line" in paths["lcg_steps"]
     assert paths["nested_rounds"].startswith("thread loops: no barrier")
+    # the statements after an early return are an if's body
+    kernel = stripped.index("def collatz_after_return(start, steps):")
+    collatz = stripped.index("while x != 1:", kernel) + 1
+    assert f"lockstep loops (line {collatz})" in paths["collatz_after_return"]
+    assert "lockstep loops (line" in paths["return_after_barrier"]
+    assert paths["return_after_barrier"].startswith("thread loops split at barriers")
+    assert paths["two_returns"].startswith("thread loops: no barrier")
+    assert paths["guard_reassigned"].startswith("thread loops: no barrier")

@@ -35,8 +35,10 @@ using ir::NodeKind;
 
 void FunctionLowering::split_threads() {
   fission_ = true;
-  for (const auto& s : f_.function->body)
-    visit(*s, [&](const Node& n) { early_returns_ |= n.kind == NodeKind::Return; });
+  lockstep_ = m_.lockstep;
+  for (const auto& s : f_.function->body)  // a lockstep early return is a guard, not a return
+    if (!lockstep_.count(s.get()))
+      visit(*s, [&](const Node& n) { early_returns_ |= n.kind == NodeKind::Return; });
   recomputed_ = recomputed_variables(*f_.function);
   for (const Node* s : recomputed_) recomputed_names_.insert(s->child(0).text);
   const Uniformity uniformity(*f_.function);
@@ -45,7 +47,6 @@ void FunctionLowering::split_threads() {
   for (const std::string& name : scalars.names) recomputed_names_.insert(name);  // scalar slots
   block_scalars_ = std::move(scalars.names);
   const std::unordered_set<std::string> warp_index = warp_index_names(recomputed_);
-  lockstep_ = m_.lockstep;
   for (const std::string& name : lockstep_counters(*f_.function, lockstep_))
     recomputed_names_.insert(name);  // one slot: every thread in the loop has the same value
   for (const auto& s : f_.function->body)
@@ -306,9 +307,16 @@ void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
     split_group(group);
     group = WarpGroup{};
   };
-  for (const auto& s : stmts) {
+  for (auto it = stmts.begin(); it != stmts.end(); ++it) {
+    const ir::NodePtr& s = *it;
     if (lockstep_.count(s.get())) {
       flush();
+      if (is_early_return(*s)) {  // the rest of the kernel, where the condition fails
+        std::vector<const Node*> rest;
+        for (auto r = it + 1; r != stmts.end(); ++r) rest.push_back(r->get());
+        lockstep(rest, RunGuard{s.get(), false});
+        return;
+      }
       if (s->kind == NodeKind::If) {
         std::vector<const Node*> body;
         for (const auto& c : s->child(1).children) body.push_back(c.get());

@@ -72,6 +72,10 @@ struct BlockScalarSet {
 BlockScalarSet block_scalars(const ir::Function& kernel, const Uniformity& u,
                              const std::unordered_set<std::string>& excluded);
 
+// `if C: return` at a kernel's top level: a bare return, no else. Where the statements after
+// it run in lockstep (lockstep_statements), it is a lockstep statement: they run where C fails.
+bool is_early_return(const ir::Node& s);
+
 // The variables of lockstep `for` loops (lockstep_loops.cpp) that nothing but their loop
 // mentions and their body does not assign: in an iteration every thread still in the loop
 // has the same value, so one slot for the block holds it (a register once optimised; a

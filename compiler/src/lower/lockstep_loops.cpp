@@ -10,7 +10,12 @@
 // results are the per-thread loop's. A kernel without barriers that holds such a loop at its top
 // level, or at the top level of an `if` (no else) whose condition reads no memory and nothing its
 // body assigns, is split (barrier_fission.cpp); the `if`'s body runs row by row too, its other
-// statements a loop over the row where the condition holds.
+// statements a loop over the row where the condition holds. So do the statements after an early
+// return at the top level (`if i >= n: return`, the kernel's one return), where its condition
+// fails: written either way, the guard costs the same.
+#include <algorithm>
+#include <span>
+
 #include "../builtins/registry.hpp"
 #include "fission.hpp"
 #include "lowering.hpp"
@@ -83,41 +88,68 @@ bool reads_no_memory(const Node& e) {
   return ok;
 }
 
-// An `if` on a thread's own condition, no else, whose body holds a lockstep loop at its top
-// level and leaves nothing early, on a condition that reads no memory and no name the body
-// assigns (each run of its body tests the condition again).
-bool is_lockstep_if(const Node& s, const Uniformity& u) {
-  if (s.kind != NodeKind::If || !s.child(2).children.empty() || u.uniform(s.child(0)) ||
-      !reads_no_memory(s.child(0)) || holds_barrier(s))
-    return false;
+// Statements that run where a thread's own condition `cond` holds, each run of them testing
+// it again (a lockstep if's body, or what follows an early return): a lockstep loop at their
+// top level, no barrier and nothing that leaves early in them, no name `cond` reads assigned,
+// and `cond` reads no memory.
+bool runs_in_lockstep(const Node& cond, std::span<const ir::NodePtr> body, const Uniformity& u) {
+  if (u.uniform(cond) || !reads_no_memory(cond)) return false;
   bool loop = false, inner_breaks = false, leaves = false;
   std::unordered_set<std::string> assigned, reads;
-  for (const auto& c : s.child(1).children) {
+  for (const auto& c : body) {
+    if (holds_barrier(*c)) return false;
     loop |= is_lockstep_loop(*c, u);
     scan_body(*c, true, inner_breaks, leaves);
     assigned_in(*c, assigned);
   }
-  names_in(s.child(0), reads);
+  names_in(cond, reads);
   for (const std::string& r : reads)
     if (assigned.count(r)) return false;
   return loop && !leaves;
 }
 
+// An `if` on a thread's own condition, no else, whose body runs in lockstep.
+bool is_lockstep_if(const Node& s, const Uniformity& u) {
+  return s.kind == NodeKind::If && s.child(2).children.empty() &&
+         runs_in_lockstep(s.child(0), s.child(1).children, u);
+}
+
 }  // namespace
 
+bool is_early_return(const Node& s) {
+  return s.kind == NodeKind::If && s.child(1).children.size() == 1 &&
+         s.child(1).child(0).kind == NodeKind::Return && s.child(1).child(0).size() == 0 &&
+         s.child(2).children.empty();
+}
+
 std::unordered_set<const Node*> lockstep_statements(const ir::Function& kernel) {
-  bool returns = false;
-  for (const auto& s : kernel.body)
-    visit(*s, [&](const Node& n) { returns |= n.kind == NodeKind::Return; });
-  if (returns) return {};  // a returned thread's flag would need clearing: kept simple
+  const auto& body = kernel.body;
   const Uniformity u(kernel);
   std::unordered_set<const Node*> out;
-  for (const auto& s : kernel.body) {
-    if (is_lockstep_loop(*s, u)) out.insert(s.get());
-    if (!is_lockstep_if(*s, u)) continue;
-    out.insert(s.get());
-    for (const auto& c : s->child(1).children)
+  auto add_loops = [&](std::span<const ir::NodePtr> stmts) {
+    for (const auto& c : stmts)
       if (is_lockstep_loop(*c, u)) out.insert(c.get());
+  };
+  // A kernel may return early at its top level once (`if i >= n: return`): the statements
+  // after it run as the body of a lockstep `if not C` would. Other returns keep the kernel's
+  // loops per thread (a returned thread's flags would need clearing).
+  int returns = 0;
+  for (const auto& s : body)
+    visit(*s, [&](const Node& n) { returns += n.kind == NodeKind::Return; });
+  auto end = body.end();
+  if (returns > 0) {
+    end = std::find_if(body.begin(), body.end(), [](const auto& s) { return is_early_return(*s); });
+    if (returns > 1 || end == body.end()) return {};
+    std::span<const ir::NodePtr> rest(end + 1, body.end());
+    if (!runs_in_lockstep((*end)->child(0), rest, u)) return {};
+    out.insert(end->get());
+    add_loops(rest);
+  }
+  for (auto s = body.begin(); s != end; ++s) {
+    if (is_lockstep_loop(**s, u)) out.insert(s->get());
+    if (!is_lockstep_if(**s, u)) continue;
+    out.insert(s->get());
+    add_loops((*s)->child(1).children);
   }
   return out;
 }
