@@ -1,9 +1,11 @@
 """On the cpu device, a loop over a range the same in every thread that threads leave at
-different iterations (`break`) runs in lockstep: the block counts the iterations once per
-row of threads, each iteration a loop over the row's threads still in the loop (vectorised
-across threadIdx.x). Each thread must still run exactly its own iterations: every kernel
-here runs on both devices against NumPy or a plain Python loop, with block shapes whose
-rows are long, short or odd, and grids whose last block is partly outside the data."""
+different iterations (`break`) runs in lockstep: each chunk of up to 64 threads of the block
+(rows of a narrow block, part of a wide row) counts the iterations once, each iteration a loop
+over the chunk's threads still in the loop (vectorised across threadIdx.x, or the linear index
+where the loop reads no thread index). Each thread must still run exactly its own iterations:
+every kernel here runs on both devices against NumPy or a plain Python loop, with block shapes
+whose rows are long, short or odd, chunks that end inside a row or a block, and grids whose
+last block is partly outside the data."""
 
 import numpy as np
 import pytest
@@ -47,7 +49,8 @@ def collatz_reference(start, limit):
     return np.array(steps), np.array(last)
 
 
-@pytest.mark.parametrize("block", [(32,), (256,), (7,), (8, 4), (5, 3, 2)])
+@pytest.mark.parametrize("block", [(32,), (256,), (7,), (8, 4), (5, 3, 2), (100,), (24, 5),
+                                   (1000,)])
 def test_each_thread_leaves_a_lockstep_loop_at_its_own_iteration(block):
     threads = int(np.prod(block))
     n = 500
@@ -185,6 +188,38 @@ def test_a_loop_every_thread_runs_to_the_end(block):
         for _ in range(37):
             x = (x * 1103515245 + 12345) % 2147483648
         want.append(x)
+    np.testing.assert_array_equal(out, want)
+
+
+@cuda.jit
+def index_in_the_loop(a, out):
+    t = (cuda.threadIdx.z * cuda.blockDim.y + cuda.threadIdx.y) * cuda.blockDim.x + cuda.threadIdx.x
+    g = cuda.blockIdx.x * cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z + t
+    if g < a.size:
+        x = a[g]
+        n = 0
+        while x > 0:  # reads threadIdx in the loop: chunks loop over (y, x), not linear indices
+            x -= 1 + cuda.threadIdx.x % 3 + cuda.threadIdx.y
+            n += 1
+        out[g] = n
+
+
+@pytest.mark.parametrize("block", [(8, 8), (24, 5), (100, 1), (3, 2, 4)])
+def test_a_loop_that_reads_the_thread_index(block):
+    threads = int(np.prod(block))
+    n = 3 * threads - 5  # the last block partly outside
+    a = np.random.default_rng(3).integers(0, 200, n).astype(np.int64)
+    out = np.zeros(n, np.int64)
+    index_in_the_loop[3, block](a, out)
+    want = []
+    for g in range(n):
+        t = g % threads
+        tx, ty = t % block[0], t // block[0] % block[1]
+        x, k = int(a[g]), 0
+        while x > 0:
+            x -= 1 + tx % 3 + ty
+            k += 1
+        want.append(k)
     np.testing.assert_array_equal(out, want)
 
 

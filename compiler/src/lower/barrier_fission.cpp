@@ -95,70 +95,130 @@ void FunctionLowering::thread_loop(const std::function<void()>& body, llvm::Valu
   thread_rows([&](const RowLoop& x_loop) { x_loop(body, x_begin, x_end, false); });
 }
 
+// A loop over threadIdx's dimension d in [begin, end), its slot in the context set in each
+// iteration: body(index). `maybe_empty`: a range of threads, maybe none (else tested only at
+// the end: a block's extent is never zero, and LLVM would unswitch the loops on the test).
+// threadIdx.x's loops are thread loops (mark_thread_loop; `lockstep`: a lockstep row's).
+void FunctionLowering::index_loop(int d, llvm::Value* begin, llvm::Value* end, bool maybe_empty,
+                                  bool lockstep, const std::function<void(llvm::Value*)>& body) {
+  llvm::BranchInst* latch = counted_loop(
+      b_, begin, end,
+      [&](llvm::Value* id) {
+        b_.CreateStore(id, b_.CreateConstGEP1_32(b_.getInt32Ty(), thread_ctx_, d));
+        body(id);
+      },
+      !maybe_empty);
+  if (d == 0) mark_thread_loop(latch, lockstep);
+}
+
+FunctionLowering::BlockDims FunctionLowering::block_dims() {
+  BlockDims dims;
+  for (int d = 0; d < 3; ++d)
+    dims[d] =
+        b_.CreateLoad(b_.getInt32Ty(), b_.CreateConstGEP1_32(b_.getInt32Ty(), thread_ctx_, 3 + d));
+  return dims;
+}
+
+// Thread (z, y, x)'s linear index (i64) in a block of `dims` (blockDim.x, .y, .z).
+llvm::Value* FunctionLowering::linear_thread(llvm::Value* z, llvm::Value* y, llvm::Value* x,
+                                             const BlockDims& dims) {
+  auto* i64 = b_.getInt64Ty();
+  llvm::Value* linear = b_.CreateZExt(z, i64);
+  linear = b_.CreateAdd(b_.CreateMul(linear, b_.CreateZExt(dims[1], i64)), b_.CreateZExt(y, i64));
+  return b_.CreateAdd(b_.CreateMul(linear, b_.CreateZExt(dims[0], i64)), b_.CreateZExt(x, i64));
+}
+
+// body() as the split block's thread `linear`: a thread that returned takes no part any more;
+// the recomputed variables first, unless `recompute` is false (nothing in body reads them).
+void FunctionLowering::one_thread(llvm::Value* linear, bool recompute,
+                                  const std::function<void()>& body) {
+  thread_id_ = linear;
+  llvm::BasicBlock* saved_next = next_thread_;
+  if (returned_ != nullptr) {
+    auto* live = llvm::BasicBlock::Create(m_.context, "thread.live", fn_);
+    next_thread_ = llvm::BasicBlock::Create(m_.context, "thread.next", fn_);
+    llvm::Value* gone = b_.CreateLoad(
+        b_.getInt8Ty(),
+        b_.CreateInBoundsGEP(returned_->getAllocatedType(), returned_, {b_.getInt64(0), linear}));
+    b_.CreateCondBr(b_.CreateICmpNE(gone, b_.getInt8(0)), next_thread_, live);
+    b_.SetInsertPoint(live);
+  }
+  if (recompute)
+    for (const Node* s : recomputed_) stmt(*s);
+  body();
+  if (returned_ != nullptr) {
+    if (!terminated()) b_.CreateBr(next_thread_);
+    b_.SetInsertPoint(next_thread_);
+  }
+  next_thread_ = saved_next;
+  thread_id_ = nullptr;
+}
+
 // for tz, ty in the block: row(x_loop), where x_loop(body, x_begin, x_end, lockstep) is a
 // loop over the row's threadIdx.x in [x_begin, x_end) (nullptr: the whole row), marked as
 // a lockstep loop's iteration if `lockstep` (mark_thread_loop).
 void FunctionLowering::thread_rows(const std::function<void(const RowLoop&)>& row) {
-  auto* i32 = b_.getInt32Ty();
-  auto index_slot = [&](int k) { return b_.CreateConstGEP1_32(i32, thread_ctx_, k); };
-  llvm::Value* dims[3];
-  for (int d = 0; d < 3; ++d) dims[d] = b_.CreateLoad(i32, index_slot(3 + d));
-  llvm::Value* ids[3] = {nullptr, nullptr, nullptr};
-  // A loop over dimension d's index in [begin, end): body() with ids[d] set.
-  auto loop = [&](int d, llvm::Value* begin, llvm::Value* end, bool maybe_empty, bool lockstep,
-                  const std::function<void()>& body) {
-    llvm::BasicBlock* pre = b_.GetInsertBlock();
-    auto* head = llvm::BasicBlock::Create(m_.context, "thread.loop", fn_);
-    auto* done = llvm::BasicBlock::Create(m_.context, "thread.loop.end", fn_);
-    if (maybe_empty)  // a range of threads, maybe none
-      b_.CreateCondBr(b_.CreateICmpSLT(begin, end), head, done);
-    else  // a block's extent is never zero: no test LLVM would unswitch the loops on
-      b_.CreateBr(head);
-    b_.SetInsertPoint(head);
-    llvm::PHINode* id = b_.CreatePHI(i32, 2);
-    id->addIncoming(begin, pre);
-    b_.CreateStore(id, index_slot(d));
-    ids[d] = id;
-    body();
-    llvm::Value* next = b_.CreateAdd(id, b_.getInt32(1));
-    id->addIncoming(next, b_.GetInsertBlock());
-    llvm::BranchInst* latch = b_.CreateCondBr(b_.CreateICmpSLT(next, end), head, done);
-    if (d == 0) mark_thread_loop(latch, lockstep);
-    b_.SetInsertPoint(done);
+  llvm::Value* zero = b_.getInt32(0);
+  const BlockDims dims = block_dims();
+  index_loop(2, zero, dims[2], false, false, [&](llvm::Value* z) {
+    index_loop(1, zero, dims[1], false, false, [&](llvm::Value* y) {
+      row([&](const std::function<void()>& body, llvm::Value* x_begin, llvm::Value* x_end,
+              bool lockstep) {
+        index_loop(0, x_begin ? x_begin : zero, x_end ? x_end : dims[0], x_begin != nullptr,
+                   lockstep,
+                   [&](llvm::Value* x) { one_thread(linear_thread(z, y, x, dims), true, body); });
+      });
+    });
+  });
+}
+
+// for each chunk of about kLockstepChunk threads of the block (whole rows of a narrow block,
+// or part of a wide row: a contiguous range of linear indices either way, one counter for
+// both): chunk(chunk_loop), where chunk_loop(body, by_index) is a lockstep row over the
+// chunk's threads: its rows, each a loop over x; or where `by_index` (body reads no thread
+// index), one loop over their linear indices, with no threadIdx set.
+void FunctionLowering::lockstep_chunks(const std::function<void(const ChunkLoop&)>& chunk) {
+  const BlockDims dims = block_dims();
+  llvm::Value* per_chunk = b_.getInt32(kLockstepChunk);
+  llvm::Value* rows = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax,
+                                               b_.CreateUDiv(per_chunk, dims[0]), b_.getInt32(1));
+  llvm::Value* width = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, per_chunk, dims[0]);
+  auto parts = [&](llvm::Value* n, llvm::Value* per) {  // ceil(n / per)
+    return b_.CreateUDiv(b_.CreateAdd(n, b_.CreateSub(per, b_.getInt32(1))), per);
   };
-  auto thread = [&](const std::function<void()>& body) {
-    llvm::Value* linear = b_.CreateZExt(ids[2], b_.getInt64Ty());
-    linear = b_.CreateAdd(b_.CreateMul(linear, b_.CreateZExt(dims[1], b_.getInt64Ty())),
-                          b_.CreateZExt(ids[1], b_.getInt64Ty()));
-    linear = b_.CreateAdd(b_.CreateMul(linear, b_.CreateZExt(dims[0], b_.getInt64Ty())),
-                          b_.CreateZExt(ids[0], b_.getInt64Ty()));
-    thread_id_ = linear;
-    llvm::BasicBlock* saved_next = next_thread_;
-    if (returned_ != nullptr) {  // a thread that returned takes no part any more
-      auto* live = llvm::BasicBlock::Create(m_.context, "thread.live", fn_);
-      next_thread_ = llvm::BasicBlock::Create(m_.context, "thread.next", fn_);
-      llvm::Value* gone = b_.CreateLoad(
-          b_.getInt8Ty(),
-          b_.CreateInBoundsGEP(returned_->getAllocatedType(), returned_, {b_.getInt64(0), linear}));
-      b_.CreateCondBr(b_.CreateICmpNE(gone, b_.getInt8(0)), next_thread_, live);
-      b_.SetInsertPoint(live);
-    }
-    for (const Node* s : recomputed_) stmt(*s);
-    body();
-    if (returned_ != nullptr) {
-      if (!terminated()) b_.CreateBr(next_thread_);
-      b_.SetInsertPoint(next_thread_);
-    }
-    next_thread_ = saved_next;
-    thread_id_ = nullptr;
+  auto part = [&](llvm::Value* k, llvm::Value* per, llvm::Value* n) {  // [k * per, ...) of n
+    llvm::Value* begin = b_.CreateNUWMul(k, per);
+    return std::pair{
+        begin, b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateNUWAdd(begin, per), n)};
   };
-  const RowLoop x_loop = [&](const std::function<void()>& body, llvm::Value* x_begin,
-                             llvm::Value* x_end, bool lockstep) {
-    loop(0, x_begin ? x_begin : b_.getInt32(0), x_end ? x_end : dims[0], x_begin != nullptr,
-         lockstep, [&] { thread(body); });
-  };
-  loop(2, b_.getInt32(0), dims[2], false, false,
-       [&] { loop(1, b_.getInt32(0), dims[1], false, false, [&] { row(x_loop); }); });
+  llvm::Value* across = parts(dims[0], width);  // chunks across a row
+  index_loop(2, b_.getInt32(0), dims[2], false, false, [&](llvm::Value* z) {
+    llvm::Value* chunks = b_.CreateMul(parts(dims[1], rows), across);
+    counted_loop(
+        b_, b_.getInt32(0), chunks,
+        [&](llvm::Value* k) {
+          auto [y_begin, y_end] = part(b_.CreateUDiv(k, across), rows, dims[1]);
+          auto [x_begin, x_end] = part(b_.CreateURem(k, across), width, dims[0]);
+          chunk([&](const std::function<void()>& body, bool by_index) {
+            if (!by_index) {
+              index_loop(1, y_begin, y_end, false, false, [&](llvm::Value* y) {
+                index_loop(0, x_begin, x_end, false, true, [&](llvm::Value* x) {
+                  one_thread(linear_thread(z, y, x, dims), true, body);
+                });
+              });
+              return;
+            }
+            llvm::Value* first = linear_thread(z, y_begin, x_begin, dims);
+            llvm::Value* last = linear_thread(z, b_.CreateSub(y_end, b_.getInt32(1)), x_end, dims);
+            mark_thread_loop(
+                counted_loop(
+                    b_, first, last, [&](llvm::Value* linear) { one_thread(linear, false, body); },
+                    /*runs=*/true),
+                true);
+          });
+        },
+        /*runs=*/true);
+  });
 }
 
 // A thread loop whose one statement is `if t < k:` (<=, ==, >=, >; no else), `t` threadIdx.x

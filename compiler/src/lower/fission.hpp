@@ -17,6 +17,11 @@ inline constexpr uint64_t kMaxThreads = 1024;  // a block's most threads: each v
 // shfl_up/down's neighbour (lane +- delta, |delta| < 32) is a load in bounds for any thread.
 inline constexpr uint64_t kExchangePad = 32;
 inline constexpr uint64_t kExchangeElements = kMaxThreads + 2 * kExchangePad;
+// Lockstep loops run a block in chunks of this many threads (lockstep_chunks): a chunk leaves a
+// loop when its own threads are done, so a thread that runs long holds up 63 others rather
+// than a whole block, and 64 lanes (4 vectors of 16) pay an iteration's overhead once
+// (32, 64 and 128 measured: docs/dev/architecture.md).
+inline constexpr uint32_t kLockstepChunk = 64;
 
 template <typename Visit>
 void visit(const ir::Node& n, const Visit& f) {

@@ -3,14 +3,16 @@
 // test, an iterative solver's convergence test), or a `while` whose condition is a thread's
 // own; and `for` loops over such a range that every thread runs to the end. Run as one loop per
 // thread, such a loop is scalar code whose every iteration waits on the last (a few cycles a
-// thread, no vectors). In lockstep, each row of the block counts the iterations once and each
-// iteration is a loop over the row's threads still in it (an `active` flag per thread: a thread
-// that breaks clears its own), vectorised across threadIdx.x, 16 lanes wide; the row leaves when no
-// thread is left or the range is done. Each thread still runs exactly its own iterations, so
-// results are the per-thread loop's. A kernel without barriers that holds such a loop at its top
-// level, or at the top level of an `if` (no else) whose condition reads no memory and nothing its
-// body assigns, is split (barrier_fission.cpp); the `if`'s body runs row by row too, its other
-// statements a loop over the row where the condition holds. So do the statements after an early
+// thread, no vectors). In lockstep, each chunk of up to 64 threads of the block (whole rows of a
+// narrow block, part of a wide row) counts the iterations once and each iteration is a loop over
+// the chunk's threads still in it (an `active` flag per thread: a thread that breaks clears its
+// own), vectorised across threadIdx.x (or the linear index, where the loop reads no thread
+// index), 16 lanes wide; the chunk leaves when no thread is left or the range is done. Each
+// thread still runs exactly its own iterations, so results are the per-thread loop's. A kernel
+// without barriers that holds such a loop at its top level, or at the top level of an `if` (no
+// else) whose condition reads no memory and nothing its body assigns, is split
+// (barrier_fission.cpp); the `if`'s body runs chunk by chunk too, its other statements a loop
+// over the chunk where the condition holds. So do the statements after an early
 // return at the top level (`if i >= n: return`, the kernel's one return), where its condition
 // fails: written either way, the guard costs the same.
 #include <algorithm>
@@ -174,13 +176,15 @@ std::unordered_set<std::string> lockstep_counters(const ir::Function& kernel,
   return out;
 }
 
-// A lockstep `if` (guard: its condition) or a lone lockstep loop (stmts = {the loop}, no
-// guard), row by row of the block (a warp of a 2-D block of 32 columns): each row runs
-// all of it before the next, so that a row leaves a loop as soon as its own threads are
-// done. The statements between the loops are a loop over the row where the guard holds;
-// the one before a loop also sets each thread's `active` flag (the guard).
+// A lockstep `if` (guard: its condition), the statements after an early return (guard: its
+// condition's false edge) or a lone lockstep loop (stmts = {the loop}, no guard), chunk by
+// chunk of the block (lockstep_chunks): each chunk runs all of it before the next, so that a
+// chunk leaves a loop as soon as its own threads are done. The statements between the loops
+// are a loop over the chunk where the guard holds; the one before a loop also sets each
+// thread's `active` flag. Loops whose statements read no thread index run over the chunk's
+// linear indices: one vectorised loop even where the chunk spans rows of a narrow block.
 void FunctionLowering::lockstep(const std::vector<const Node*>& stmts, RunGuard guard) {
-  // The ranges first, as thread 0 sees them: inside the rows, threadIdx is the row's.
+  // The ranges first, as thread 0 sees them: inside the chunks, threadIdx is the thread's.
   std::unordered_map<const Node*, LockstepRange> ranges;
   Type i64 = Type::scalar(Scalar::Int64);
   for (const Node* s : stmts) {
@@ -195,7 +199,7 @@ void FunctionLowering::lockstep(const std::vector<const Node*>& stmts, RunGuard 
     lockstep_active_ = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kMaxThreads), nullptr,
                                        "lockstep.active");
   }
-  thread_rows([&](const RowLoop& x_loop) {
+  lockstep_chunks([&](const ChunkLoop& chunk_loop) {
     std::vector<const Node*> run;
     for (size_t k = 0; k <= stmts.size(); ++k) {
       const Node* loop = k < stmts.size() ? stmts[k] : nullptr;
@@ -203,8 +207,10 @@ void FunctionLowering::lockstep(const std::vector<const Node*>& stmts, RunGuard 
         run.push_back(loop);
         continue;
       }
+      bool by_index = guard.if_node == nullptr || !reads_thread_index(guard.if_node->child(0));
+      for (const Node* r : run) by_index &= !reads_thread_index(*r);
       if (!run.empty() || loop != nullptr)
-        x_loop(
+        chunk_loop(
             [&] {
               llvm::Value* holds = guard_holds(guard);
               if (loop != nullptr)  // every thread that reaches the loop starts in it
@@ -214,14 +220,29 @@ void FunctionLowering::lockstep(const std::vector<const Node*>& stmts, RunGuard 
                   for (const Node* r : run) stmt(*r);
                 });
             },
-            nullptr, nullptr, /*lockstep=*/true);
+            by_index);
       run.clear();
       if (loop != nullptr) {
         auto range = ranges.find(loop);
-        lockstep_iterations(*loop, range == ranges.end() ? nullptr : &range->second, x_loop);
+        lockstep_iterations(*loop, range == ranges.end() ? nullptr : &range->second, chunk_loop);
       }
     }
   });
+}
+
+// Whether `n` may read a thread's index: an index register, a variable recomputed from them
+// in each thread loop, a device function (which may read them), or any raise with debug=True
+// (its record names the raising thread).
+bool FunctionLowering::reads_thread_index(const Node& n) const {
+  if (f_.locals.count("exception.record")) return true;
+  bool reads = false;
+  visit(n, [&](const Node& e) {
+    reads |= e.kind == NodeKind::CallFn ||
+             (e.kind == NodeKind::Call && builtins::has_fact(e.text, builtins::kIndexRegister));
+    if (e.kind == NodeKind::Name)
+      for (const Node* r : recomputed_) reads |= r->child(0).text == e.text;
+  });
+  return reads;
 }
 
 llvm::Value* FunctionLowering::active_flag() {
@@ -229,10 +250,10 @@ llvm::Value* FunctionLowering::active_flag() {
                               {b_.getInt64(0), thread_id_});
 }
 
-// A lockstep loop's iterations over one row, whose threads' flags are set: counted once
-// (`range`; nullptr: a while), each a loop over the row's threads still in the loop.
+// A lockstep loop's iterations over one chunk, whose threads' flags are set: counted once
+// (`range`; nullptr: a while), each a loop over the chunk's threads still in the loop.
 void FunctionLowering::lockstep_iterations(const Node& s, const LockstepRange* range,
-                                           const RowLoop& x_loop) {
+                                           const ChunkLoop& chunk_loop) {
   const AtSource at(*this, s.loc);
   Type i64 = Type::scalar(Scalar::Int64);
   llvm::AllocaInst *any, *counter;
@@ -258,7 +279,7 @@ void FunctionLowering::lockstep_iterations(const Node& s, const LockstepRange* r
   }
   b_.SetInsertPoint(body_bb);
   b_.CreateStore(b_.getInt8(0), any);
-  x_loop(
+  chunk_loop(
       [&] {
         auto* run = llvm::BasicBlock::Create(m_.context, "lockstep.lane", fn_);
         auto* leave = llvm::BasicBlock::Create(m_.context, "lockstep.break", fn_);
@@ -286,7 +307,7 @@ void FunctionLowering::lockstep_iterations(const Node& s, const LockstepRange* r
             b_.CreateOr(b_.CreateLoad(b_.getInt8Ty(), any), b_.CreateLoad(b_.getInt8Ty(), flag)),
             any);
       },
-      nullptr, nullptr, /*lockstep=*/true);
+      !reads_thread_index(s));
   if (range != nullptr) b_.CreateStore(b_.CreateAdd(i, range->step), counter);
   b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), any), b_.getInt8(0)), cond_bb,
                   exit_bb);

@@ -7,6 +7,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -305,6 +306,14 @@ class FunctionLowering {
   using RowLoop = std::function<void(const std::function<void()>& body, llvm::Value* x_begin,
                                      llvm::Value* x_end, bool lockstep)>;
   void thread_rows(const std::function<void(const RowLoop& x_loop)>& row);
+  using ChunkLoop = std::function<void(const std::function<void()>& body, bool by_index)>;
+  void lockstep_chunks(const std::function<void(const ChunkLoop& chunk_loop)>& chunk);
+  void index_loop(int d, llvm::Value* begin, llvm::Value* end, bool maybe_empty, bool lockstep,
+                  const std::function<void(llvm::Value*)>& body);
+  using BlockDims = std::array<llvm::Value*, 3>;
+  BlockDims block_dims();
+  llvm::Value* linear_thread(llvm::Value* z, llvm::Value* y, llvm::Value* x, const BlockDims& dims);
+  void one_thread(llvm::Value* linear, bool recompute, const std::function<void()>& body);
   bool x_range(const ir::Node& s, llvm::Value*& x_begin, llvm::Value*& x_end);
   void as_thread_zero();
   void block_scalar_assignment(const ir::Node& s);
@@ -339,7 +348,9 @@ class FunctionLowering {
     llvm::Value *start, *stop, *step;
   };
   void lockstep(const std::vector<const ir::Node*>& stmts, RunGuard guard);
-  void lockstep_iterations(const ir::Node& s, const LockstepRange* range, const RowLoop& x_loop);
+  void lockstep_iterations(const ir::Node& s, const LockstepRange* range,
+                           const ChunkLoop& chunk_loop);
+  bool reads_thread_index(const ir::Node& n) const;
   llvm::Value* active_flag();  // the current thread's: still in the lockstep loop
   // Where the guard's condition holds, as the current thread sees it (true: no guard).
   llvm::Value* guard_holds(RunGuard guard);

@@ -166,7 +166,8 @@ llvm::BranchInst* counted_loop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::V
   llvm::PHINode* v = b.CreatePHI(begin->getType(), 2);
   v->addIncoming(begin, pre);
   body(v);
-  llvm::Value* next = b.CreateAdd(v, llvm::ConstantInt::get(begin->getType(), 1));
+  // v < end: v + 1 does not overflow (nsw lets SCEV count the trips without a wrap check)
+  llvm::Value* next = b.CreateNSWAdd(v, llvm::ConstantInt::get(begin->getType(), 1));
   v->addIncoming(next, b.GetInsertBlock());
   llvm::BranchInst* latch = b.CreateCondBr(b.CreateICmpSLT(next, end), head, exit);
   b.SetInsertPoint(exit);
@@ -570,8 +571,8 @@ void dump_host_path(const ModuleLowering& m, const TypedFunction& entry) {
       text +=
           "): a for over a range the same in every thread (which a thread may leave "
           "early with break), or a while on a thread's own condition, counts its iterations "
-          "once per row of the block, each iteration a loop over the row's threads still in "
-          "it";
+          "once per chunk of up to 64 threads of the block, each iteration a loop over the "
+          "chunk's threads still in it";
     }
     if (calls_warp_functions({&entry}))
       text += "; warp functions and syncwarp split them too: the loops between two block "
