@@ -326,6 +326,106 @@ def test_escape_times_in_an_if_whose_threads_outside_the_image_never_enter(devic
     assert (want == iters).any() and (want < 3).any()
 
 
+@cuda.jit(device=True)
+def squared_norm(zr, zi):
+    return zr * zr + zi * zi
+
+
+@cuda.jit(device=True)
+def mandelbrot_step(zr, zi, cr, ci):
+    zr2 = zr * zr
+    zi2 = zi * zi
+    return zr2 - zi2 + cr, np.float32(2.0) * zr * zi + ci
+
+
+@cuda.jit
+def escape_times_by_calls(out, iters):
+    col, row = cuda.grid(2)
+    rows, cols = out.shape
+    if row < rows and col < cols:
+        cr = np.float32(-2.0 + 3.0 * col / cols)
+        ci = np.float32(-1.0 + 2.0 * row / rows)
+        zr = np.float32(0.0)
+        zi = np.float32(0.0)
+        n = iters
+        for k in range(iters):  # device functions computing in registers: still lockstep
+            if squared_norm(zr, zi) > 4.0:
+                n = k
+                break
+            zr, zi = mandelbrot_step(zr, zi, cr, ci)
+        out[row, col] = n
+
+
+@pytest.mark.parametrize("block", [(32, 8), (8, 8), (7, 3)])
+def test_a_lockstep_loop_that_calls_device_functions(device, block):
+    rows, cols, iters = 45, 70, 60
+    out = np.full((rows, cols), -7, np.int32)
+    grid = ((cols + block[0] - 1) // block[0], (rows + block[1] - 1) // block[1])
+    escape_times_by_calls[grid, block](out, iters)
+    want = escape_times_reference(rows, cols, iters)
+    if device == "cpu":
+        np.testing.assert_array_equal(out, want)
+    else:
+        assert np.mean(out != want) < 0.02
+
+
+@cuda.jit(device=True)
+def lane_weight(x):
+    return x + cuda.threadIdx.x % 4 + cuda.threadIdx.y  # an index register in a device function
+
+
+@cuda.jit(device=True)
+def table_value(table, x):
+    return table[x % table.size]  # reads memory: a loop calling it stays each thread's own
+
+
+@cuda.jit(device=True)
+def digit_sum(x):
+    s = 0
+    while x > 0:  # a loop: the caller's loop stays each thread's own
+        s += x % 10
+        x //= 10
+    return s
+
+
+@cuda.jit
+def loops_calling(a, table, out):
+    t = (cuda.threadIdx.z * cuda.blockDim.y + cuda.threadIdx.y) * cuda.blockDim.x + cuda.threadIdx.x
+    g = cuda.blockIdx.x * cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z + t
+    if g < a.size:
+        x = a[g]
+        n = 0
+        while x > 0:
+            x -= lane_weight(1)
+            n += 1
+        y = a[g]
+        for k in range(5):
+            y = table_value(table, y) + digit_sum(y)
+        out[g, 0] = n
+        out[g, 1] = y
+
+
+@pytest.mark.parametrize("block", [(8, 8), (24, 5), (3, 2, 4)])
+def test_device_functions_that_read_the_index_memory_or_loop(block):
+    threads = int(np.prod(block))
+    n = 3 * threads - 5
+    a = np.random.default_rng(4).integers(0, 300, n).astype(np.int64)
+    table = np.arange(7, 50, dtype=np.int64)
+    out = np.zeros((n, 2), np.int64)
+    loops_calling[3, block](a, table, out)
+    for g in range(n):
+        t = g % threads
+        tx, ty = t % block[0], t // block[0] % block[1]
+        x, k = int(a[g]), 0
+        while x > 0:
+            x -= 1 + tx % 4 + ty
+            k += 1
+        y = int(a[g])
+        for _ in range(5):
+            y = int(table[y % table.size]) + sum(int(c) for c in str(y))
+        assert tuple(out[g]) == (k, y), g
+
+
 @cuda.jit
 def neighbour_halvings(a, out):
     s = cuda.shared.array(64, np.int64)
@@ -525,6 +625,17 @@ PATHS = """
 import numpy as np
 import cudajit as cuda
 
+
+@cuda.jit(device=True)
+def squared_norm(zr, zi):
+    return zr * zr + zi * zi
+
+
+@cuda.jit(device=True)
+def mandelbrot_step(zr, zi, cr, ci):
+    return zr * zr - zi * zi + cr, np.float32(2.0) * zr * zi + ci
+
+
 {kernels}
 out = np.zeros((8, 8), np.int32)
 escape_times[(1, 1), (8, 8)](out, 10)
@@ -537,13 +648,14 @@ collatz_after_return[1, 64](np.arange(1, 60), out)
 two_returns[1, 64](np.arange(64), out)
 guard_reassigned[1, 64](np.arange(64), out)
 return_after_barrier[1, 64](np.arange(64), out)
+escape_times_by_calls[(1, 1), (8, 8)](np.zeros((8, 8), np.int32), 10)
 """
 
 
 def test_the_dump_says_which_loops_run_in_lockstep(tmp_path):
     names = ("escape_times", "search_past_the_end", "clear_then_search", "lcg_steps",
              "nested_rounds", "collatz_after_return", "two_returns", "guard_reassigned",
-             "return_after_barrier")
+             "return_after_barrier", "escape_times_by_calls")
     paths, script = cpu_dump_paths(tmp_path, __file__, names, PATHS), (tmp_path / "kernels.py")
     lines = script.read_text().splitlines()
     stripped = [text.strip() for text in lines]
@@ -564,3 +676,4 @@ def test_the_dump_says_which_loops_run_in_lockstep(tmp_path):
     assert paths["return_after_barrier"].startswith("thread loops split at barriers")
     assert paths["two_returns"].startswith("thread loops: no barrier")
     assert paths["guard_reassigned"].startswith("thread loops: no barrier")
+    assert "lockstep loops (line" in paths["escape_times_by_calls"]

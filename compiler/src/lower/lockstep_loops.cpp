@@ -29,6 +29,9 @@ using ir::NodeKind;
 
 namespace {
 
+bool in_registers(const typing::TypedFunction& f,
+                  std::unordered_set<const typing::TypedFunction*>& calling);
+
 // A `break` of the loop whose body `s` is in (not of a loop nested in it); `leaves`: a
 // statement that leaves the kernel (return, raise, assert).
 void scan_body(const Node& s, bool nested, bool& breaks, bool& leaves) {
@@ -39,17 +42,70 @@ void scan_body(const Node& s, bool nested, bool& breaks, bool& leaves) {
   for (const auto& c : s.children) scan_body(*c, nested || loop, breaks, leaves);
 }
 
-// Whether `s` touches no array element (a shape aside) and calls no device function.
-// Lockstep pays off where each thread's iterations wait on one another (arithmetic); a
-// loop over memory is bound by its loads, which in lockstep would be gathers across the
-// threads' rows (a thread searching its own row of a matrix: 1.4-2.4 ms -> 2.8).
-bool computes_in_registers(const Node& s) {
+// Whether `s` (a statement or expression of `f`) touches no array element (a shape aside) and
+// calls no device function but those that compute in registers too. Lockstep pays off where
+// each thread's iterations wait on one another (arithmetic); a loop over memory is bound by its
+// loads, which in lockstep would be gathers across the threads' rows (a thread searching its
+// own row of a matrix: 1.4-2.4 ms -> 2.8).
+bool computes_in_registers(const Node& s, const typing::TypedFunction& f) {
   bool ok = true;
   visit(s, [&](const Node& n) {
-    ok &= n.kind != NodeKind::CallFn &&
-          !(n.kind == NodeKind::Subscript && n.child(0).kind != NodeKind::Attr);
+    ok &= !(n.kind == NodeKind::Subscript && n.child(0).kind != NodeKind::Attr);
+    if (n.kind == NodeKind::CallFn) {
+      auto callee = f.callees.find(&n);
+      std::unordered_set<const typing::TypedFunction*> calling;
+      ok &= callee != f.callees.end() && in_registers(*callee->second, calling);
+    }
   });
   return ok;
+}
+
+// A device function a lockstep loop may call: its body computes in registers and holds no loop
+// (it would keep the inlined iteration from vectorising), raise, assert, recursion or CUDA
+// function but the index registers (no atomics, barriers or warp functions), nor calls one that
+// does.
+bool in_registers(const typing::TypedFunction& f,
+                  std::unordered_set<const typing::TypedFunction*>& calling) {
+  if (!calling.insert(&f).second) return false;  // recursion
+  bool ok = true;
+  for (const auto& s : f.function->body) {
+    visit(*s, [&](const Node& n) {
+      ok &= n.kind != NodeKind::For && n.kind != NodeKind::While && n.kind != NodeKind::Raise &&
+            n.kind != NodeKind::Assert && n.kind != NodeKind::Subscript;
+      if (n.kind == NodeKind::Call && n.text.starts_with("cuda."))
+        ok &= builtins::has_fact(n.text, builtins::kIndexRegister);
+      if (n.kind == NodeKind::CallFn) {
+        auto callee = f.callees.find(&n);
+        ok &= callee != f.callees.end() && in_registers(*callee->second, calling);
+      }
+    });
+  }
+  calling.erase(&f);
+  return ok;
+}
+
+// Whether device function `f`, or one it calls, reads an index register.
+bool calls_index_registers(const typing::TypedFunction& f) {
+  std::unordered_set<const typing::TypedFunction*> seen;
+  std::vector<const typing::TypedFunction*> todo = {&f};
+  bool reads = false;
+  while (!todo.empty() && !reads) {
+    const typing::TypedFunction* g = todo.back();
+    todo.pop_back();
+    if (!seen.insert(g).second) continue;
+    for (const auto& s : g->function->body)
+      visit(*s, [&](const Node& n) {
+        reads |= n.kind == NodeKind::Call && builtins::has_fact(n.text, builtins::kIndexRegister);
+        if (n.kind == NodeKind::CallFn) {
+          auto callee = g->callees.find(&n);
+          if (callee == g->callees.end())
+            reads = true;
+          else
+            todo.push_back(callee->second);
+        }
+      });
+  }
+  return reads;
 }
 
 // A `for` over a range the same in every thread (whose body may break), or a `while`
@@ -59,7 +115,7 @@ bool computes_in_registers(const Node& s) {
 // early is one too: each thread's loop waits on its own last iteration, the lockstep
 // iteration is vectorised across the threads (100 steps of a linear congruential generator
 // for 1M threads: 106 -> 14 ms; a float64 polynomial by Horner's rule, 122 -> 22 ms).
-bool is_lockstep_loop(const Node& s, const Uniformity& u) {
+bool is_lockstep_loop(const Node& s, const Uniformity& u, const typing::TypedFunction& f) {
   bool breaks = false, leaves = false, inner = false, own_condition = false;
   if (s.kind == NodeKind::For) {
     if (s.size() != 5 || s.child(0).kind != NodeKind::Name) return false;
@@ -77,13 +133,13 @@ bool is_lockstep_loop(const Node& s, const Uniformity& u) {
           [&](const Node& n) { inner |= n.kind == NodeKind::For || n.kind == NodeKind::While; });
   }
   bool lockstep = s.kind == NodeKind::For || own_condition || breaks;
-  return lockstep && !leaves && !inner && !holds_barrier(s) && computes_in_registers(s);
+  return lockstep && !leaves && !inner && !holds_barrier(s) && computes_in_registers(s, f);
 }
 
 // Whether `e` reads no memory (an array's shape aside) and calls nothing but the index
 // registers: the same each time a thread evaluates it while its names keep their values.
-bool reads_no_memory(const Node& e) {
-  bool ok = computes_in_registers(e);
+bool reads_no_memory(const Node& e, const typing::TypedFunction& f) {
+  bool ok = computes_in_registers(e, f);
   visit(e, [&](const Node& n) {
     ok &= n.kind != NodeKind::Call || builtins::has_fact(n.text, builtins::kIndexRegister);
   });
@@ -94,13 +150,14 @@ bool reads_no_memory(const Node& e) {
 // it again (a lockstep if's body, or what follows an early return): a lockstep loop at their
 // top level, no barrier and nothing that leaves early in them, no name `cond` reads assigned,
 // and `cond` reads no memory.
-bool runs_in_lockstep(const Node& cond, std::span<const ir::NodePtr> body, const Uniformity& u) {
-  if (u.uniform(cond) || !reads_no_memory(cond)) return false;
+bool runs_in_lockstep(const Node& cond, std::span<const ir::NodePtr> body, const Uniformity& u,
+                      const typing::TypedFunction& f) {
+  if (u.uniform(cond) || !reads_no_memory(cond, f)) return false;
   bool loop = false, inner_breaks = false, leaves = false;
   std::unordered_set<std::string> assigned, reads;
   for (const auto& c : body) {
     if (holds_barrier(*c)) return false;
-    loop |= is_lockstep_loop(*c, u);
+    loop |= is_lockstep_loop(*c, u, f);
     scan_body(*c, true, inner_breaks, leaves);
     assigned_in(*c, assigned);
   }
@@ -111,9 +168,9 @@ bool runs_in_lockstep(const Node& cond, std::span<const ir::NodePtr> body, const
 }
 
 // An `if` on a thread's own condition, no else, whose body runs in lockstep.
-bool is_lockstep_if(const Node& s, const Uniformity& u) {
+bool is_lockstep_if(const Node& s, const Uniformity& u, const typing::TypedFunction& f) {
   return s.kind == NodeKind::If && s.child(2).children.empty() &&
-         runs_in_lockstep(s.child(0), s.child(1).children, u);
+         runs_in_lockstep(s.child(0), s.child(1).children, u, f);
 }
 
 }  // namespace
@@ -124,13 +181,13 @@ bool is_early_return(const Node& s) {
          s.child(2).children.empty();
 }
 
-std::unordered_set<const Node*> lockstep_statements(const ir::Function& kernel) {
-  const auto& body = kernel.body;
-  const Uniformity u(kernel);
+std::unordered_set<const Node*> lockstep_statements(const typing::TypedFunction& entry) {
+  const auto& body = entry.function->body;
+  const Uniformity u(*entry.function);
   std::unordered_set<const Node*> out;
   auto add_loops = [&](std::span<const ir::NodePtr> stmts) {
     for (const auto& c : stmts)
-      if (is_lockstep_loop(*c, u)) out.insert(c.get());
+      if (is_lockstep_loop(*c, u, entry)) out.insert(c.get());
   };
   // A kernel may return early at its top level once (`if i >= n: return`): the statements
   // after it run as the body of a lockstep `if not C` would. Other returns keep the kernel's
@@ -143,13 +200,13 @@ std::unordered_set<const Node*> lockstep_statements(const ir::Function& kernel) 
     end = std::find_if(body.begin(), body.end(), [](const auto& s) { return is_early_return(*s); });
     if (returns > 1 || end == body.end()) return {};
     std::span<const ir::NodePtr> rest(end + 1, body.end());
-    if (!runs_in_lockstep((*end)->child(0), rest, u)) return {};
+    if (!runs_in_lockstep((*end)->child(0), rest, u, entry)) return {};
     out.insert(end->get());
     add_loops(rest);
   }
   for (auto s = body.begin(); s != end; ++s) {
-    if (is_lockstep_loop(**s, u)) out.insert(s->get());
-    if (!is_lockstep_if(**s, u)) continue;
+    if (is_lockstep_loop(**s, u, entry)) out.insert(s->get());
+    if (!is_lockstep_if(**s, u, entry)) continue;
     out.insert(s->get());
     add_loops((*s)->child(1).children);
   }
@@ -231,14 +288,17 @@ void FunctionLowering::lockstep(const std::vector<const Node*>& stmts, RunGuard 
 }
 
 // Whether `n` may read a thread's index: an index register, a variable recomputed from them
-// in each thread loop, a device function (which may read them), or any raise with debug=True
-// (its record names the raising thread).
+// in each thread loop, a device function that calls them (or calls one that does), or any
+// raise with debug=True (its record names the raising thread).
 bool FunctionLowering::reads_thread_index(const Node& n) const {
   if (f_.locals.count("exception.record")) return true;
   bool reads = false;
   visit(n, [&](const Node& e) {
-    reads |= e.kind == NodeKind::CallFn ||
-             (e.kind == NodeKind::Call && builtins::has_fact(e.text, builtins::kIndexRegister));
+    reads |= e.kind == NodeKind::Call && builtins::has_fact(e.text, builtins::kIndexRegister);
+    if (e.kind == NodeKind::CallFn) {
+      auto callee = f_.callees.find(&e);
+      reads |= callee == f_.callees.end() || calls_index_registers(*callee->second);
+    }
     if (e.kind == NodeKind::Name)
       for (const Node* r : recomputed_) reads |= r->child(0).text == e.text;
   });

@@ -556,7 +556,7 @@ std::string split_refusal(const ModuleLowering& m,
                           const typing::TypedFunction& entry);
 // Host (lockstep_loops.cpp): the kernel's loops that threads may leave at different
 // iterations and can run in lockstep, and the `if`s that hold them.
-std::unordered_set<const ir::Node*> lockstep_statements(const ir::Function& kernel);
+std::unordered_set<const ir::Node*> lockstep_statements(const typing::TypedFunction& entry);
 // Host, after find_block_barriers: fills ModuleLowering::grid_stride_loops (grid_stride.cpp).
 void find_grid_stride_loops(ModuleLowering& m,
                             const std::vector<const typing::TypedFunction*>& functions,

@@ -714,7 +714,7 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
     find_block_barriers(m, all, *program.entry);
     find_grid_stride_loops(m, all, *program.entry);
     if (!device_entry) find_private_atomics(m, *program.entry);
-    if (!device_entry) m.lockstep = lockstep_statements(*program.entry->function);
+    if (!device_entry) m.lockstep = lockstep_statements(*program.entry);
     if (!device_entry &&
         (!m.block_syncing.empty() || calls_warp_functions(all) || !m.lockstep.empty())) {
       m.not_split_because = split_refusal(m, all, *program.entry);
