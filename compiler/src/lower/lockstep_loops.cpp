@@ -137,7 +137,8 @@ bool is_lockstep_loop(const Node& s, const Uniformity& u, const typing::TypedFun
 }
 
 // Whether `e` reads no memory (an array's shape aside) and calls nothing but the index
-// registers: the same each time a thread evaluates it while its names keep their values.
+// registers and device functions that compute in registers: the same each time a thread
+// evaluates it while its names keep their values.
 bool reads_no_memory(const Node& e, const typing::TypedFunction& f) {
   bool ok = computes_in_registers(e, f);
   visit(e, [&](const Node& n) {
