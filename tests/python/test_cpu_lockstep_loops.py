@@ -123,7 +123,7 @@ def test_a_loop_over_a_range_each_thread_found_in_a_lockstep_loop():
 @cuda.jit
 def clear_then_search(a, out):
     i = cuda.grid(1)
-    if a[i] > 0:  # the body changes what the condition reads: not run again per loop
+    if a[i] > 0:  # the body changes what the condition reads: tested once, its result kept
         a[i] = 0
         for k in range(50):
             if k * k > i:
@@ -166,6 +166,72 @@ def test_a_falling_range_runs_each_threads_iterations():
             x = x // 2 + sum(range(k % 4))
             count += 1
         assert tuple(out[i]) == (count, x), i
+
+
+@cuda.jit
+def masked_halvings(a, valid, out):
+    i = cuda.grid(1)
+    if i < a.size and valid[i]:  # reads memory: tested once per thread, its result kept
+        x = a[i]
+        n = 0
+        while x > 1:
+            x //= 2
+            n += 1
+        out[i] = n
+
+
+@cuda.jit
+def uniform_guard(a, out, limit):
+    i = cuda.grid(1)
+    if limit > 0:  # the same in every thread
+        x = a[i]
+        for k in range(limit):
+            if x <= 1:
+                break
+            x //= 2
+        out[i] = k
+
+
+def test_lockstep_ifs_on_memory_and_on_a_uniform_condition():
+    a = np.random.default_rng(8).integers(0, 1 << 40, 256).astype(np.int64)
+    valid = np.arange(256) % 3 != 0
+    out = np.full(256, -1, np.int64)
+    masked_halvings[5, 64](a[:200], valid[:200], out)  # the last block partly outside
+    want = np.where(valid, [max(int(x).bit_length() - 1, 0) for x in a], -1)
+    want[200:] = -1
+    np.testing.assert_array_equal(out, want)
+    out[:] = -1
+    uniform_guard[4, 64](a, out, 0)
+    assert (out == -1).all()
+    uniform_guard[4, 64](a, out, 30)
+    np.testing.assert_array_equal(out, [min(max(int(x).bit_length() - 1, 0), 29) for x in a])
+
+
+@cuda.jit(debug=True, opt=False)
+def guarded_range(out, m):
+    i = cuda.grid(1)
+    if m > 0:  # guards the range: 100 // 0 would raise ZeroDivisionError with debug=True
+        x = i
+        for k in range(100 // m):
+            if x > 1000:
+                break
+            x = x * 3 + 1
+        out[i] = x
+
+
+def test_a_range_an_if_guards_is_computed_only_where_it_holds():
+    out = np.full(64, -1, np.int64)
+    guarded_range[1, 64](out, 0)  # no thread computes the range: nothing raises
+    assert (out == -1).all()
+    guarded_range[1, 64](out, 3)
+    want = []
+    for x in range(64):
+        for _ in range(33):
+            if x > 1000:
+                break
+            x = x * 3 + 1
+        want.append(x)
+    np.testing.assert_array_equal(out, want)
 
 
 @cuda.jit
@@ -562,15 +628,15 @@ def guard_reassigned(a, out):
         return
     x = a[i]
     if x > 50:  # the guard's name assigned after it (one variable with the guard's: a join)
-        i += a.size  # tested again after the loop, the guard would now fail
+        i += a.size  # tested again after the loop, the guard would now fail: it is kept
     for k in range(40):
         if x < 2:
             break
         x //= 2
-    out[i % a.size] = k  # so each thread runs its own loop
+    out[i % a.size] = k
 
 
-def test_kernels_that_return_otherwise_keep_their_results():
+def test_a_second_return_and_a_reassigned_guard_keep_their_results():
     a = np.arange(-20, 80, dtype=np.int64)
     out = np.full(a.size, 99, np.int64)
     two_returns[4, 32](a, out)
@@ -649,13 +715,15 @@ two_returns[1, 64](np.arange(64), out)
 guard_reassigned[1, 64](np.arange(64), out)
 return_after_barrier[1, 64](np.arange(64), out)
 escape_times_by_calls[(1, 1), (8, 8)](np.zeros((8, 8), np.int32), 10)
+masked_halvings[1, 64](np.arange(64), np.ones(64, np.bool_), out)
+uniform_guard[1, 64](np.arange(64), out, 3)
 """
 
 
 def test_the_dump_says_which_loops_run_in_lockstep(tmp_path):
     names = ("escape_times", "search_past_the_end", "clear_then_search", "lcg_steps",
              "nested_rounds", "collatz_after_return", "two_returns", "guard_reassigned",
-             "return_after_barrier", "escape_times_by_calls")
+             "return_after_barrier", "escape_times_by_calls", "masked_halvings", "uniform_guard")
     paths, script = cpu_dump_paths(tmp_path, __file__, names, PATHS), (tmp_path / "kernels.py")
     lines = script.read_text().splitlines()
     stripped = [text.strip() for text in lines]
@@ -664,8 +732,8 @@ def test_the_dump_says_which_loops_run_in_lockstep(tmp_path):
     assert f"lockstep loops (line {escape})" in paths["escape_times"]
     # a loop over memory stays each thread's own (lockstep would gather across rows)
     assert paths["search_past_the_end"].startswith("thread loops: no barrier")
-    # its `if` reads the array its body writes: each thread runs the loop on its own
-    assert paths["clear_then_search"].startswith("thread loops: no barrier")
+    # its `if` reads the array its body writes: lockstep all the same (the test is kept)
+    assert "lockstep loops (line" in paths["clear_then_search"]
     assert "lockstep loops (line" in paths["lcg_steps"]
     assert paths["nested_rounds"].startswith("thread loops: no barrier")
     # the statements after an early return are an if's body
@@ -675,5 +743,7 @@ def test_the_dump_says_which_loops_run_in_lockstep(tmp_path):
     assert "lockstep loops (line" in paths["return_after_barrier"]
     assert paths["return_after_barrier"].startswith("thread loops split at barriers")
     assert paths["two_returns"].startswith("thread loops: no barrier")
-    assert paths["guard_reassigned"].startswith("thread loops: no barrier")
+    assert "lockstep loops (line" in paths["guard_reassigned"]
     assert "lockstep loops (line" in paths["escape_times_by_calls"]
+    assert "lockstep loops (line" in paths["masked_halvings"]
+    assert "lockstep loops (line" in paths["uniform_guard"]

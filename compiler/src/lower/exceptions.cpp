@@ -13,19 +13,13 @@ namespace cudajit::lower {
 
 using ir::Node;
 
-namespace {
-
-constexpr const char* kRecord = "exception.record";
-
-}  // namespace
-
 void FunctionLowering::raise(int64_t code) {
-  if (f_.locals.count(kRecord)) {
-    auto parameter = parameters_.find(kRecord);
+  if (f_.locals.count(kExceptionRecord)) {
+    auto parameter = parameters_.find(kExceptionRecord);
     llvm::Value* record =
         parameter != parameters_.end()
             ? parameter->second
-            : b_.CreateLoad(m_.value_type(f_.locals.at(kRecord)), slot(kRecord));
+            : b_.CreateLoad(m_.value_type(f_.locals.at(kExceptionRecord)), slot(kExceptionRecord));
     llvm::Value* data = extract(record, {0});
     auto* i32 = b_.getInt32Ty();
     llvm::Value* claim = b_.CreateAtomicCmpXchg(

@@ -10,9 +10,9 @@
 // index), 16 lanes wide; the chunk leaves when no thread is left or the range is done. Each
 // thread still runs exactly its own iterations, so results are the per-thread loop's. A kernel
 // without barriers that holds such a loop at its top level, or at the top level of an `if` (no
-// else) whose condition reads no memory and nothing its body assigns, is split
-// (barrier_fission.cpp); the `if`'s body runs chunk by chunk too, its other statements a loop
-// over the chunk where the condition holds. So do the statements after an early
+// else), is split (barrier_fission.cpp); the `if`'s body runs chunk by chunk too, its other
+// statements a loop over the chunk where the condition held (tested once per thread, its result
+// kept: the body may change what it reads). So do the statements after an early
 // return at the top level (`if i >= n: return`, the kernel's one return), where its condition
 // fails: written either way, the guard costs the same.
 #include <algorithm>
@@ -136,42 +136,24 @@ bool is_lockstep_loop(const Node& s, const Uniformity& u, const typing::TypedFun
   return lockstep && !leaves && !inner && !holds_barrier(s) && computes_in_registers(s, f);
 }
 
-// Whether `e` reads no memory (an array's shape aside) and calls nothing but the index
-// registers and device functions that compute in registers: the same each time a thread
-// evaluates it while its names keep their values.
-bool reads_no_memory(const Node& e, const typing::TypedFunction& f) {
-  bool ok = computes_in_registers(e, f);
-  visit(e, [&](const Node& n) {
-    ok &= n.kind != NodeKind::Call || builtins::has_fact(n.text, builtins::kIndexRegister);
-  });
-  return ok;
-}
-
-// Statements that run where a thread's own condition `cond` holds, each run of them testing
-// it again (a lockstep if's body, or what follows an early return): a lockstep loop at their
-// top level, no barrier and nothing that leaves early in them, no name `cond` reads assigned,
-// and `cond` reads no memory.
-bool runs_in_lockstep(const Node& cond, std::span<const ir::NodePtr> body, const Uniformity& u,
+// Statements that run where a condition holds (a lockstep if's body, or what follows an early
+// return; the condition is tested once per thread, its result kept): a lockstep loop at their
+// top level, no barrier and nothing that leaves early in them.
+bool runs_in_lockstep(std::span<const ir::NodePtr> body, const Uniformity& u,
                       const typing::TypedFunction& f) {
-  if (u.uniform(cond) || !reads_no_memory(cond, f)) return false;
   bool loop = false, inner_breaks = false, leaves = false;
-  std::unordered_set<std::string> assigned, reads;
   for (const auto& c : body) {
     if (holds_barrier(*c)) return false;
     loop |= is_lockstep_loop(*c, u, f);
     scan_body(*c, true, inner_breaks, leaves);
-    assigned_in(*c, assigned);
   }
-  names_in(cond, reads);
-  for (const std::string& r : reads)
-    if (assigned.count(r)) return false;
   return loop && !leaves;
 }
 
-// An `if` on a thread's own condition, no else, whose body runs in lockstep.
+// An `if` without else whose body runs in lockstep.
 bool is_lockstep_if(const Node& s, const Uniformity& u, const typing::TypedFunction& f) {
-  return s.kind == NodeKind::If && s.child(2).children.empty() &&
-         runs_in_lockstep(s.child(0), s.child(1).children, u, f);
+  return s.kind == NodeKind::If && s.child(2).children.empty() && !holds_barrier(s.child(0)) &&
+         runs_in_lockstep(s.child(1).children, u, f);
 }
 
 }  // namespace
@@ -196,18 +178,22 @@ std::unordered_set<const Node*> lockstep_statements(const typing::TypedFunction&
   int returns = 0;
   for (const auto& s : body)
     visit(*s, [&](const Node& n) { returns += n.kind == NodeKind::Return; });
+  // Under a guard, a lockstep for's range is computed before the guard is tested: with
+  // debug=True, it could raise (division by zero) where no thread would have computed it.
+  const bool guards = !entry.locals.count(kExceptionRecord);
   auto end = body.end();
+  if (returns > 0 && !guards) return {};
   if (returns > 0) {
     end = std::find_if(body.begin(), body.end(), [](const auto& s) { return is_early_return(*s); });
     if (returns > 1 || end == body.end()) return {};
     std::span<const ir::NodePtr> rest(end + 1, body.end());
-    if (!runs_in_lockstep((*end)->child(0), rest, u, entry)) return {};
+    if (holds_barrier((*end)->child(0)) || !runs_in_lockstep(rest, u, entry)) return {};
     out.insert(end->get());
     add_loops(rest);
   }
   for (auto s = body.begin(); s != end; ++s) {
     if (is_lockstep_loop(**s, u, entry)) out.insert(s->get());
-    if (!is_lockstep_if(**s, u, entry)) continue;
+    if (!guards || !is_lockstep_if(**s, u, entry)) continue;
     out.insert(s->get());
     add_loops((*s)->child(1).children);
   }
@@ -251,34 +237,42 @@ void FunctionLowering::lockstep(const std::vector<const Node*>& stmts, RunGuard 
     ranges[s] = {expr_as(s->child(1), i64), expr_as(s->child(2), i64), expr_as(s->child(3), i64)};
     thread_id_ = nullptr;
   }
-  if (lockstep_active_ == nullptr) {
-    llvm::IRBuilderBase::InsertPointGuard at_entry(b_);
-    b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-    lockstep_active_ = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kMaxThreads), nullptr,
-                                       "lockstep.active");
-  }
+  if (lockstep_active_ == nullptr) lockstep_active_ = thread_flags("lockstep.active");
+  // The guard's condition is tested once per thread, where the `if` (or the return) stands,
+  // and its result kept for the later runs: they may change what it reads.
+  llvm::AllocaInst* held = guard.if_node != nullptr ? thread_flags("lockstep.guard") : nullptr;
   lockstep_chunks([&](const ChunkLoop& chunk_loop) {
     std::vector<const Node*> run;
+    bool first = true;
     for (size_t k = 0; k <= stmts.size(); ++k) {
       const Node* loop = k < stmts.size() ? stmts[k] : nullptr;
       if (loop != nullptr && !lockstep_.count(loop)) {
         run.push_back(loop);
         continue;
       }
-      bool by_index = guard.if_node == nullptr || !reads_thread_index(guard.if_node->child(0));
+      bool by_index = !(first && held != nullptr && reads_thread_index(guard.if_node->child(0)));
       for (const Node* r : run) by_index &= !reads_thread_index(*r);
-      if (!run.empty() || loop != nullptr)
+      if (!run.empty() || loop != nullptr) {
         chunk_loop(
             [&] {
-              llvm::Value* holds = guard_holds(guard);
+              llvm::Value* holds = b_.getTrue();
+              if (held != nullptr && first) {
+                holds = guard_holds(guard);
+                b_.CreateStore(b_.CreateZExt(holds, b_.getInt8Ty()), thread_flag(held));
+              } else if (held != nullptr) {
+                holds = b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), thread_flag(held)),
+                                        b_.getInt8(0));
+              }
               if (loop != nullptr)  // every thread that reaches the loop starts in it
-                b_.CreateStore(b_.CreateZExt(holds, b_.getInt8Ty()), active_flag());
+                b_.CreateStore(b_.CreateZExt(holds, b_.getInt8Ty()), thread_flag(lockstep_active_));
               if (!run.empty())
                 guarded_by(holds, [&] {
                   for (const Node* r : run) stmt(*r);
                 });
             },
             by_index);
+        first = false;
+      }
       run.clear();
       if (loop != nullptr) {
         auto range = ranges.find(loop);
@@ -292,7 +286,7 @@ void FunctionLowering::lockstep(const std::vector<const Node*>& stmts, RunGuard 
 // in each thread loop, a device function that calls them (or calls one that does), or any
 // raise with debug=True (its record names the raising thread).
 bool FunctionLowering::reads_thread_index(const Node& n) const {
-  if (f_.locals.count("exception.record")) return true;
+  if (f_.locals.count(kExceptionRecord)) return true;
   bool reads = false;
   visit(n, [&](const Node& e) {
     reads |= e.kind == NodeKind::Call && builtins::has_fact(e.text, builtins::kIndexRegister);
@@ -306,9 +300,16 @@ bool FunctionLowering::reads_thread_index(const Node& n) const {
   return reads;
 }
 
-llvm::Value* FunctionLowering::active_flag() {
-  return b_.CreateInBoundsGEP(lockstep_active_->getAllocatedType(), lockstep_active_,
-                              {b_.getInt64(0), thread_id_});
+// A byte per thread of the block, in the entry block's frame.
+llvm::AllocaInst* FunctionLowering::thread_flags(const char* name) {
+  llvm::IRBuilderBase::InsertPointGuard at_entry(b_);
+  b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+  return b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kMaxThreads), nullptr, name);
+}
+
+// The current thread's byte of `flags` (thread_flags).
+llvm::Value* FunctionLowering::thread_flag(llvm::AllocaInst* flags) {
+  return b_.CreateInBoundsGEP(flags->getAllocatedType(), flags, {b_.getInt64(0), thread_id_});
 }
 
 // A lockstep loop's iterations over one chunk, whose threads' flags are set: counted once
@@ -345,7 +346,7 @@ void FunctionLowering::lockstep_iterations(const Node& s, const LockstepRange* r
         auto* run = llvm::BasicBlock::Create(m_.context, "lockstep.lane", fn_);
         auto* leave = llvm::BasicBlock::Create(m_.context, "lockstep.break", fn_);
         auto* next = llvm::BasicBlock::Create(m_.context, "lockstep.lane.end", fn_);
-        llvm::Value* flag = active_flag();
+        llvm::Value* flag = thread_flag(lockstep_active_);
         b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), flag), b_.getInt8(0)), run,
                         next);
         b_.SetInsertPoint(run);

@@ -351,7 +351,8 @@ class FunctionLowering {
   void lockstep_iterations(const ir::Node& s, const LockstepRange* range,
                            const ChunkLoop& chunk_loop);
   bool reads_thread_index(const ir::Node& n) const;
-  llvm::Value* active_flag();  // the current thread's: still in the lockstep loop
+  llvm::AllocaInst* thread_flags(const char* name);
+  llvm::Value* thread_flag(llvm::AllocaInst* flags);
   // Where the guard's condition holds, as the current thread sees it (true: no guard).
   llvm::Value* guard_holds(RunGuard guard);
   void split_group(const WarpGroup& group);
@@ -557,6 +558,9 @@ std::string split_refusal(const ModuleLowering& m,
 // Host (lockstep_loops.cpp): the kernel's loops that threads may leave at different
 // iterations and can run in lockstep, and the `if`s that hold them.
 std::unordered_set<const ir::Node*> lockstep_statements(const typing::TypedFunction& entry);
+// debug=True's local (the front end's EXCEPTION_RECORD): where a raising thread records its
+// exception and indices (exceptions.cpp).
+inline constexpr const char* kExceptionRecord = "exception.record";
 // Host, after find_block_barriers: fills ModuleLowering::grid_stride_loops (grid_stride.cpp).
 void find_grid_stride_loops(ModuleLowering& m,
                             const std::vector<const typing::TypedFunction*>& functions,
