@@ -55,15 +55,23 @@ void FunctionLowering::split_threads() {
     });
 }
 
+// A byte per thread of the block, in the entry block's frame (returned threads, lockstep
+// loops' active flags and kept guards).
+llvm::AllocaInst* FunctionLowering::thread_flags(const char* name) {
+  llvm::IRBuilderBase::InsertPointGuard at_entry(b_);
+  b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+  return b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kMaxThreads), nullptr, name);
+}
+
+// The current thread's byte of `flags` (thread_flags).
+llvm::Value* FunctionLowering::thread_flag(llvm::AllocaInst* flags) {
+  return b_.CreateInBoundsGEP(flags->getAllocatedType(), flags, {b_.getInt64(0), thread_id_});
+}
+
 // The block's start: in a kernel that returns early, no thread has returned yet.
 void FunctionLowering::begin_split() {
   if (!early_returns_) return;
-  {
-    llvm::IRBuilderBase::InsertPointGuard guard(b_);
-    b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-    returned_ =
-        b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kMaxThreads), nullptr, "returned");
-  }
+  returned_ = thread_flags("returned");
   b_.CreateMemSet(returned_, b_.getInt8(0), kMaxThreads, llvm::MaybeAlign(1));
 }
 
@@ -137,9 +145,7 @@ void FunctionLowering::one_thread(llvm::Value* linear, bool recompute,
   if (returned_ != nullptr) {
     auto* live = llvm::BasicBlock::Create(m_.context, "thread.live", fn_);
     next_thread_ = llvm::BasicBlock::Create(m_.context, "thread.next", fn_);
-    llvm::Value* gone = b_.CreateLoad(
-        b_.getInt8Ty(),
-        b_.CreateInBoundsGEP(returned_->getAllocatedType(), returned_, {b_.getInt64(0), linear}));
+    llvm::Value* gone = b_.CreateLoad(b_.getInt8Ty(), thread_flag(returned_));
     b_.CreateCondBr(b_.CreateICmpNE(gone, b_.getInt8(0)), next_thread_, live);
     b_.SetInsertPoint(live);
   }

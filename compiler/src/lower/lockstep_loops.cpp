@@ -300,18 +300,6 @@ bool FunctionLowering::reads_thread_index(const Node& n) const {
   return reads;
 }
 
-// A byte per thread of the block, in the entry block's frame.
-llvm::AllocaInst* FunctionLowering::thread_flags(const char* name) {
-  llvm::IRBuilderBase::InsertPointGuard at_entry(b_);
-  b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-  return b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kMaxThreads), nullptr, name);
-}
-
-// The current thread's byte of `flags` (thread_flags).
-llvm::Value* FunctionLowering::thread_flag(llvm::AllocaInst* flags) {
-  return b_.CreateInBoundsGEP(flags->getAllocatedType(), flags, {b_.getInt64(0), thread_id_});
-}
-
 // A lockstep loop's iterations over one chunk, whose threads' flags are set: counted once
 // (`range`; nullptr: a while), each a loop over the chunk's threads still in the loop.
 void FunctionLowering::lockstep_iterations(const Node& s, const LockstepRange* range,

@@ -314,6 +314,8 @@ class FunctionLowering {
   BlockDims block_dims();
   llvm::Value* linear_thread(llvm::Value* z, llvm::Value* y, llvm::Value* x, const BlockDims& dims);
   void one_thread(llvm::Value* linear, bool recompute, const std::function<void()>& body);
+  llvm::AllocaInst* thread_flags(const char* name);
+  llvm::Value* thread_flag(llvm::AllocaInst* flags);  // the current thread's byte
   bool x_range(const ir::Node& s, llvm::Value*& x_begin, llvm::Value*& x_end);
   void as_thread_zero();
   void block_scalar_assignment(const ir::Node& s);
@@ -351,8 +353,6 @@ class FunctionLowering {
   void lockstep_iterations(const ir::Node& s, const LockstepRange* range,
                            const ChunkLoop& chunk_loop);
   bool reads_thread_index(const ir::Node& n) const;
-  llvm::AllocaInst* thread_flags(const char* name);
-  llvm::Value* thread_flag(llvm::AllocaInst* flags);
   // Where the guard's condition holds, as the current thread sees it (true: no guard).
   llvm::Value* guard_holds(RunGuard guard);
   void split_group(const WarpGroup& group);

@@ -462,8 +462,7 @@ void FunctionLowering::for_range(const Node& s) {
 void FunctionLowering::ret(const Node& s) {
   if (next_thread_ != nullptr) {  // a split kernel's thread: done, its block goes on
     if (s.size() == 1) expr(s.child(0));
-    b_.CreateStore(b_.getInt8(1), b_.CreateInBoundsGEP(returned_->getAllocatedType(), returned_,
-                                                       {b_.getInt64(0), thread_id_}));
+    b_.CreateStore(b_.getInt8(1), thread_flag(returned_));
     b_.CreateBr(next_thread_);
     start_dead_block();
     return;
