@@ -417,11 +417,12 @@ def assert_bits_equal_any_nan(actual, expected, as_float):
     np.testing.assert_array_equal(actual[~nan], expected[~nan])
 
 
-def cpu_dump_paths(tmp_path, test_file, names, script):
-    """CUDAJIT_DUMP=cpu's account of how each kernel's blocks run, by kernel name. The
-    kernels `names` of `test_file` (each a `@cuda.jit` function up to the next two blank
-    lines) take the place of `{kernels}` in `script`, which launches them; it runs in a fresh
-    interpreter on the cpu device, as the dump is chosen once per process."""
+def cpu_dump_paths(tmp_path, test_file, names, script, dump="cpu"):
+    """CUDAJIT_DUMP=cpu's account of how each kernel's blocks run, by kernel name (with
+    dump="host", the optimised host module of each entry, by entry name). The kernels `names`
+    of `test_file` (each a `@cuda.jit` function up to the next two blank lines) take the place
+    of `{kernels}` in `script`, which launches them; it runs in a fresh interpreter on the cpu
+    device, as the dump is chosen once per process."""
     import textwrap
     from pathlib import Path
 
@@ -430,12 +431,12 @@ def cpu_dump_paths(tmp_path, test_file, names, script):
                for name in names]
     path = tmp_path / "kernels.py"
     path.write_text(script.format(kernels="\n\n\n".join(kernels)))
-    env = dict(os.environ, CUDAJIT_DEVICE="cpu", CUDAJIT_DUMP="cpu",
+    env = dict(os.environ, CUDAJIT_DEVICE="cpu", CUDAJIT_DUMP=dump,
                PYTHONPATH=str(Path(cudajit.__file__).parents[1]))
     result = subprocess.run([sys.executable, "-W", "ignore", str(path)], env=env,
                             capture_output=True, text=True, check=True)
     paths = {}
-    for chunk in result.stderr.split("=== cudajit cpu: ")[1:]:
+    for chunk in result.stderr.split(f"=== cudajit {dump}: ")[1:]:
         name, text = chunk.split(" ===\n", 1)
         paths[name] = text.strip()
     return paths

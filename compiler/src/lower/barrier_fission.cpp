@@ -60,7 +60,17 @@ void FunctionLowering::split_threads() {
 llvm::AllocaInst* FunctionLowering::thread_flags(const char* name) {
   llvm::IRBuilderBase::InsertPointGuard at_entry(b_);
   b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-  return b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kMaxThreads), nullptr, name);
+  return thread_array(b_.getInt8Ty(), kMaxThreads, name);
+}
+
+// An array with an element per thread, at the insertion point, aligned to a cache line: the
+// thread loops' vector loads and stores of it then never straddle two lines (a 64-byte
+// store across lines costs two).
+llvm::AllocaInst* FunctionLowering::thread_array(llvm::Type* element, uint64_t count,
+                                                 const char* name) {
+  llvm::AllocaInst* array = b_.CreateAlloca(llvm::ArrayType::get(element, count), nullptr, name);
+  array->setAlignment(std::max(array->getAlign(), llvm::Align(64)));
+  return array;
 }
 
 // The current thread's byte of `flags` (thread_flags).
@@ -84,7 +94,7 @@ llvm::Value* FunctionLowering::slot(const std::string& name) {
 // do: a shfl_down of it (shuffles_a_slot) loads thread t + delta's element for every t.
 llvm::AllocaInst* FunctionLowering::make_slot(llvm::Type* type, const std::string& name) {
   if (!fission_ || recomputed_names_.count(name)) return b_.CreateAlloca(type, nullptr, name);
-  return b_.CreateAlloca(llvm::ArrayType::get(type, kMaxThreads + kExchangePad), nullptr, name);
+  return thread_array(type, kMaxThreads + kExchangePad, name.c_str());
 }
 
 // A full-mask shfl_down_sync whose operand is a variable kept per thread: read from the
@@ -520,8 +530,7 @@ void FunctionLowering::store_warp_operands(const Node& s) {
       llvm::IRBuilderBase::InsertPointGuard guard(b_);
       b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
       uint64_t threads = warp_lane_ != nullptr ? 32 : kMaxThreads;
-      array = b_.CreateAlloca(llvm::ArrayType::get(bits->getType(), threads + 2 * kExchangePad),
-                              nullptr, "warp.exchange");
+      array = thread_array(bits->getType(), threads + 2 * kExchangePad, "warp.exchange");
     }
     b_.CreateStore(bits, exchange_element(*call, warp_lane_ != nullptr ? warp_lane_ : thread_id_));
   }

@@ -315,6 +315,7 @@ class FunctionLowering {
   llvm::Value* linear_thread(llvm::Value* z, llvm::Value* y, llvm::Value* x, const BlockDims& dims);
   void one_thread(llvm::Value* linear, bool recompute, const std::function<void()>& body);
   llvm::AllocaInst* thread_flags(const char* name);
+  llvm::AllocaInst* thread_array(llvm::Type* element, uint64_t count, const char* name);
   llvm::Value* thread_flag(llvm::AllocaInst* flags);  // the current thread's byte
   bool x_range(const ir::Node& s, llvm::Value*& x_begin, llvm::Value*& x_end);
   void as_thread_zero();

@@ -282,9 +282,8 @@ llvm::Value* FunctionLowering::slot_element(const std::string& name, llvm::Value
     if (lanes == nullptr) {  // the lanes and as many spare: shfl_down reads lane + delta
       llvm::IRBuilderBase::InsertPointGuard guard(b_);
       b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-      lanes = b_.CreateAlloca(
-          llvm::ArrayType::get(array->getAllocatedType()->getArrayElementType(), 2 * kLanes),
-          nullptr, name + ".lanes");
+      lanes = thread_array(array->getAllocatedType()->getArrayElementType(), 2 * kLanes,
+                           (name + ".lanes").c_str());
     }
     array = lanes;
     index = warp_lane_;
