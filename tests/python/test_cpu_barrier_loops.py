@@ -90,6 +90,31 @@ def uniform_branch(a, out, flag):
         out[cuda.grid(1)] = -s[t]
 
 
+@cuda.jit
+def tile_transpose(a, out):
+    tile = cuda.shared.array((16, 17), np.float64)
+    x, y = cuda.grid(2)
+    n, m = a.shape
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    if y < n and x < m:
+        tile[ty, tx] = a[y, x]
+    cuda.syncthreads()
+    ox = cuda.blockIdx.y * 16 + tx
+    oy = cuda.blockIdx.x * 16 + ty
+    if oy < m and ox < n:
+        out[oy, ox] = tile[tx, ty]
+
+
+@cuda.jit
+def pairs_reassigned_after_a_barrier(a, out):
+    s = cuda.shared.array(64, np.int64)
+    x, y = cuda.threadIdx.x, cuda.blockIdx.x
+    s[x] = a[y, x]
+    cuda.syncthreads()
+    x, y = 63 - x, y + 1  # assigned twice: kept per thread, not computed again
+    out[y - 1, x] = s[63 - x] * y
+
+
 @pytest.mark.parametrize("blocks", [1, 3, 64])
 def test_a_shared_memory_reduction_split_at_its_barriers_sums_each_block(blocks):
     a = np.random.default_rng(blocks).random(blocks * TPB)
@@ -128,6 +153,37 @@ assert out[-1] == TPB
     arrays = re.findall(r"= alloca \[(\d+) x double\], align (\d+)", module)
     assert arrays, module  # v, one element per thread (and spare ones for shuffles)
     assert all(int(count) >= TPB and int(align) >= 64 for count, align in arrays), arrays
+
+
+@pytest.mark.parametrize("shape", [(16, 16), (40, 23), (5, 70)])
+def test_names_unpacked_from_grid_and_shape_are_each_threads_own(shape):
+    a = np.random.default_rng(3).random(shape)
+    out = np.zeros(shape[::-1])
+    tile_transpose[((shape[1] + 15) // 16, (shape[0] + 15) // 16), (16, 16)](a, out)
+    np.testing.assert_array_equal(out, a.T)
+    a = np.arange(3 * 64).reshape(3, 64)
+    out = np.zeros_like(a)
+    pairs_reassigned_after_a_barrier[3, 64](a, out)
+    np.testing.assert_array_equal(out, (a * np.arange(1, 4)[:, None])[:, ::-1])
+
+
+def test_names_unpacked_from_grid_and_shape_are_computed_again_not_kept(tmp_path):
+    # `x, y = cuda.grid(2)`, `n, m = a.shape` and `tx, ty = cuda.threadIdx.x, ...` are index
+    # arithmetic, as `i = cuda.grid(1)` is: each thread loop computes them (and `ox`, `oy`
+    # from them) again, so no integer array with an element per thread holds them.
+    import re
+
+    script = """import numpy as np
+import cudajit as cuda
+{kernels}
+a = np.arange(32.0 * 32).reshape(32, 32)
+out = np.zeros_like(a)
+tile_transpose[(2, 2), (16, 16)](a, out)
+assert (out == a.T).all()
+"""
+    host = cpu_dump_paths(tmp_path, __file__, ["tile_transpose"], script, dump="host")
+    (module,) = host.values()
+    assert not re.findall(r"alloca \[\d+ x i(?:32|64)\]", module), module
 
 
 def test_a_loop_whose_barriers_every_thread_reaches_runs_once_per_block():

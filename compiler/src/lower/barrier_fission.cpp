@@ -39,8 +39,9 @@ void FunctionLowering::split_threads() {
   for (const auto& s : f_.function->body)  // a lockstep early return is a guard, not a return
     if (!lockstep_.count(s.get()))
       visit(*s, [&](const Node& n) { early_returns_ |= n.kind == NodeKind::Return; });
-  recomputed_ = recomputed_variables(*f_.function);
-  for (const Node* s : recomputed_) recomputed_names_.insert(s->child(0).text);
+  recomputed_ = recomputed_variables(f_);
+  for (const Node* s : recomputed_) targets(s->child(0), recomputed_targets_);
+  recomputed_names_ = recomputed_targets_;
   const Uniformity uniformity(*f_.function);
   BlockScalarSet scalars = block_scalars(*f_.function, uniformity, recomputed_names_);
   hoisted_ = std::move(scalars.hoisted);
@@ -402,8 +403,9 @@ void FunctionLowering::split_block(const std::vector<ir::NodePtr>& stmts) {
       }
       continue;
     }
-    if (!holds_barrier(*s)) {
-      group.runs.back().push_back(s.get());
+    if (!holds_barrier(*s)) {  // a recomputed variable's assignment starts every loop anyway
+      if (std::find(recomputed_.begin(), recomputed_.end(), s.get()) == recomputed_.end())
+        group.runs.back().push_back(s.get());
       continue;
     }
     if (is_warp_statement(*s)) {  // exchanged between this thread loop and the next

@@ -286,6 +286,7 @@ std::unordered_set<std::string> warp_index_names(const std::vector<const Node*>&
     return is_thread_x_call(e) || (e.kind == NodeKind::Name && thread_x.count(e.text));
   };
   for (const Node* r : recomputed) {
+    if (r->child(0).kind != NodeKind::Name) continue;  // a tuple: cuda.grid(2), a shape
     const Node& e = r->child(1);
     if (is_thread_x(e)) thread_x.insert(r->child(0).text);
     if (warp_index_of(e, is_thread_x)) out.insert(r->child(0).text);
@@ -483,18 +484,25 @@ bool leaves_split_loop(const std::vector<ir::NodePtr>& stmts, bool in_split_loop
   return false;
 }
 
-// Whether `e` is computed from the thread's and block's indices, constants and the
-// kernel's unassigned parameters (or names in `known`) alone: cheap to compute again.
-bool index_arithmetic(const Node& e, const std::unordered_set<std::string>& known) {
+// Whether `e` is computed from the thread's and block's indices, constants, the kernel's
+// unassigned parameters (or names in `known`) and the shapes of its unassigned array
+// parameters (`arrays`) alone: cheap to compute again. An array's elements are not.
+bool index_arithmetic(const Node& e, const std::unordered_set<std::string>& known,
+                      const std::unordered_set<std::string>& arrays) {
   switch (e.kind) {
     case NodeKind::Int:
     case NodeKind::Float:
     case NodeKind::Bool:
       return true;
     case NodeKind::Name:
-      return known.count(e.text) > 0;
+      return known.count(e.text) > 0 && !arrays.count(e.text);
+    case NodeKind::Attr:  // out.shape, x.size: the array's descriptor, not its memory
+      return (e.text == "shape" || e.text == "size" || e.text == "ndim") &&
+             e.child(0).kind == NodeKind::Name && arrays.count(e.child(0).text);
     case NodeKind::BinOp:
     case NodeKind::Unary:
+    case NodeKind::Subscript:  // out.shape[0], cuda.grid(2)[1]
+    case NodeKind::Tuple:      // tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
       break;
     case NodeKind::Call: {
       std::string_view name = e.text;
@@ -508,34 +516,44 @@ bool index_arithmetic(const Node& e, const std::unordered_set<std::string>& know
       return false;
   }
   for (const auto& c : e.children)
-    if (!index_arithmetic(*c, known)) return false;
+    if (!index_arithmetic(*c, known, arrays)) return false;
   return true;
 }
 
 }  // namespace
 
 // The kernel's variables assigned once, at its top level, from index arithmetic
-// (`t = cuda.threadIdx.x`, `i = cuda.grid(1)`): each thread loop computes them again
-// instead of keeping them per thread, so LLVM sees the thread's index in the
-// accesses they make (contiguous, vectorisable) rather than a value loaded from memory.
-std::vector<const Node*> recomputed_variables(const ir::Function& kernel) {
+// (`t = cuda.threadIdx.x`, `i = cuda.grid(1)`, `x, y = cuda.grid(2)`, `n, m = a.shape`):
+// each thread loop computes them again instead of keeping them per thread, so LLVM sees
+// the thread's index in the accesses they make (contiguous, vectorisable) rather than a
+// value loaded from memory.
+std::vector<const Node*> recomputed_variables(const typing::TypedFunction& kernel) {
   std::unordered_map<std::string, int> assignments;
-  for (const auto& s : kernel.body)
+  for (const auto& s : kernel.function->body)
     visit(*s, [&](const Node& n) {
       std::unordered_set<std::string> names;
       if (n.kind == NodeKind::Assign || n.kind == NodeKind::AugAssign || n.kind == NodeKind::For)
         targets(n.child(0), names);
       for (const std::string& name : names) ++assignments[name];
     });
-  std::unordered_set<std::string> known;
-  for (const std::string& p : kernel.params)
-    if (!assignments.count(p)) known.insert(p);
+  std::unordered_set<std::string> known, arrays;
+  for (const std::string& p : kernel.function->params) {
+    if (assignments.count(p)) continue;
+    known.insert(p);
+    auto type = kernel.locals.find(p);
+    if (type == kernel.locals.end() || type->second.is_array()) arrays.insert(p);
+  }
   std::vector<const Node*> out;
-  for (const auto& s : kernel.body) {
-    if (s->kind != NodeKind::Assign || s->child(0).kind != NodeKind::Name) continue;
-    const std::string& name = s->child(0).text;
-    if (assignments[name] != 1 || !index_arithmetic(s->child(1), known)) continue;
-    known.insert(name);
+  for (const auto& s : kernel.function->body) {
+    if (s->kind != NodeKind::Assign) continue;
+    std::vector<const Node*> names;
+    if (s->child(0).kind == NodeKind::Name) names.push_back(&s->child(0));
+    if (s->child(0).kind == NodeKind::Tuple)
+      for (const auto& item : s->child(0).children) names.push_back(item.get());
+    bool once = !names.empty();
+    for (const Node* n : names) once &= n->kind == NodeKind::Name && assignments[n->text] == 1;
+    if (!once || !index_arithmetic(s->child(1), known, arrays)) continue;
+    for (const Node* n : names) known.insert(n->text);
     out.push_back(s.get());
   }
   return out;
@@ -594,7 +612,7 @@ std::string split_refusal(const ModuleLowering& m,
   const ir::Function& kernel = *entry.function;
   const Node* where = nullptr;
   std::string why = splittable(kernel.body, Uniformity(kernel),
-                               warp_index_names(recomputed_variables(kernel)), where);
+                               warp_index_names(recomputed_variables(entry)), where);
   if (!why.empty()) {
     refuse(*where, why.c_str());
     return refusal;

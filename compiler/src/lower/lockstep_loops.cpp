@@ -294,8 +294,7 @@ bool FunctionLowering::reads_thread_index(const Node& n) const {
       auto callee = f_.callees.find(&e);
       reads |= callee == f_.callees.end() || calls_index_registers(*callee->second);
     }
-    if (e.kind == NodeKind::Name)
-      for (const Node* r : recomputed_) reads |= r->child(0).text == e.text;
+    reads |= e.kind == NodeKind::Name && recomputed_targets_.count(e.text);
   });
   return reads;
 }

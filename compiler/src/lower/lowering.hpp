@@ -499,6 +499,7 @@ class FunctionLowering {
   llvm::BasicBlock* next_thread_ = nullptr;
   // Split: variables each thread loop computes again (recomputed_variables).
   std::vector<const ir::Node*> recomputed_;
+  std::unordered_set<std::string> recomputed_targets_;  // the names they assign
   std::unordered_set<std::string> recomputed_names_;  // and block scalars: scalar slots
   std::unordered_set<const ir::Node*> hoisted_;        // block scalars' assignments
   std::unordered_set<std::string> block_scalars_;
@@ -550,7 +551,7 @@ void find_block_barriers(ModuleLowering& m,
 // Host (barrier_fission.cpp): a split kernel's variables that each thread loop computes
 // again; after find_block_barriers, why the kernel's barriers cannot split its block
 // into thread loops, or "" when they can (the reason goes to CUDAJIT_DUMP=cpu).
-std::vector<const ir::Node*> recomputed_variables(const ir::Function& kernel);
+std::vector<const ir::Node*> recomputed_variables(const typing::TypedFunction& kernel);
 // Whether the functions call warp functions (shuffles, votes, syncwarp...).
 bool calls_warp_functions(const std::vector<const typing::TypedFunction*>& functions);
 std::string split_refusal(const ModuleLowering& m,
