@@ -52,6 +52,15 @@ Lowered lower_for_target(const ir::Module& ir_module, const std::vector<Type>& a
   std::string what = signature_text(ir_module.functions.at(0).name, arg_types);
   std::optional<StageTimer> timer(std::in_place, "typing");
   typing::TypedProgram typed = typing::type_program(ir_module, arg_types, !device, declared_return);
+  // The cpu device runs a device function's divergent loop in lockstep once it is inlined;
+  // the inlined module must outlive the program typed from it.
+  std::optional<lower::InlinedCalls> inlined;
+  if (target == lower::TargetKind::Host && !device)
+    inlined = lower::inline_lockstep_calls(ir_module, typed);
+  if (inlined) {
+    typing::TypedProgram again = typing::type_program(inlined->module, arg_types, true);
+    if (lower::inlined_in_lockstep(*inlined, again)) typed = std::move(again);
+  }
   timer.emplace("lowering");
   Lowered out;
   if (options.keep_llvm_ir || dump_enabled("typed")) out.typed_ir = typing::print_typed(typed);

@@ -560,6 +560,22 @@ std::string split_refusal(const ModuleLowering& m,
 // Host (lockstep_loops.cpp): the kernel's loops that threads may leave at different
 // iterations and can run in lockstep, and the `if`s that hold them.
 std::unordered_set<const ir::Node*> lockstep_statements(const typing::TypedFunction& entry);
+// Host (lockstep_inlining.cpp): a copy of the kernel's module in which calls of device
+// functions whose loop threads leave at different iterations are inlined where a lockstep
+// loop may stand (none: nullopt); and whether the kernel typed again from it kept every
+// inlined name's type and runs every inlined loop in lockstep (else compile it as written).
+struct InlinedCalls {
+  struct Call {
+    const typing::TypedFunction* callee;  // of the program typed before inlining
+    std::string suffix;                   // of the callee's names in the kernel
+    const ir::Node* loop;                 // the inlined loop, in `module`
+  };
+  ir::Module module;
+  std::vector<Call> calls;
+};
+std::optional<InlinedCalls> inline_lockstep_calls(const ir::Module& module,
+                                                  const typing::TypedProgram& typed);
+bool inlined_in_lockstep(const InlinedCalls& inlined, const typing::TypedProgram& retyped);
 // debug=True's local (the front end's EXCEPTION_RECORD): where a raising thread records its
 // exception and indices (exceptions.cpp).
 inline constexpr const char* kExceptionRecord = "exception.record";

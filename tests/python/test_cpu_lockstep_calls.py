@@ -1,0 +1,296 @@
+"""On the cpu device, a device function whose loop threads leave at different iterations
+(`return n` inside the loop, an escape-time function) is inlined where the kernel calls it as a
+whole statement, at its top level or in an `if` without else, so that its loop runs in
+lockstep as the kernel's own would: each `return` becomes the result and a `break`, the
+statements after the loop run where no return was taken. It stands only where the kernel,
+typed again, keeps every inlined name's type and runs the loop in lockstep; a loop over complex
+numbers stays each thread's own (lockstep would gather and scatter their real and imaginary
+parts). Every kernel runs on both devices against NumPy."""
+
+import math
+
+import numpy as np
+import pytest
+
+import cudajit as cuda
+
+from conftest import cpu_dump_paths
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+@cuda.jit(device=True)
+def escape_time(cr, ci, max_iter):
+    zr = np.float32(0.0)
+    zi = np.float32(0.0)
+    for n in range(max_iter):
+        zr2 = zr * zr
+        zi2 = zi * zi
+        if zr2 + zi2 > 4.0:
+            return n
+        zi = np.float32(2.0) * zr * zi + ci
+        zr = zr2 - zi2 + cr
+    return max_iter
+
+
+@cuda.jit
+def escape_times_by_function(out, iters):
+    col, row = cuda.grid(2)
+    rows, cols = out.shape
+    if row < rows and col < cols:
+        cr = np.float32(-2.0 + 3.0 * col / cols)
+        ci = np.float32(-1.0 + 2.0 * row / rows)
+        out[row, col] = escape_time(cr, ci, iters)
+
+
+def escape_times_reference(rows, cols, iters):
+    col, row = np.meshgrid(np.arange(cols), np.arange(rows))
+    cr = (-2.0 + 3.0 * col / cols).astype(np.float32)
+    ci = (-1.0 + 2.0 * row / rows).astype(np.float32)
+    zr = np.zeros_like(cr)
+    zi = np.zeros_like(ci)
+    n = np.full(cr.shape, iters, np.int32)
+    inside = np.ones(cr.shape, bool)
+    for k in range(iters):
+        zr2, zi2 = zr * zr, zi * zi
+        escaped = inside & (zr2 + zi2 > 4.0)
+        n[escaped] = k
+        inside &= ~escaped
+        zi = np.where(inside, np.float32(2.0) * zr * zi + ci, zi)
+        zr = np.where(inside, zr2 - zi2 + cr, zr)
+    return n
+
+
+@pytest.mark.parametrize("block", [(32, 8), (7, 3), (64, 1)])
+def test_an_escape_time_function_called_in_an_if(device, block):
+    rows, cols, iters = 45, 70, 60
+    out = np.full((rows, cols), -7, np.int32)
+    grid = ((cols + block[0] - 1) // block[0], (rows + block[1] - 1) // block[1])
+    escape_times_by_function[grid, block](out, iters)
+    want = escape_times_reference(rows, cols, iters)
+    if device == "cpu":  # the same float32 operations in the same order
+        np.testing.assert_array_equal(out, want)
+    else:  # a GPU contracts a*b+c into fma: a pixel on the set's edge may move
+        assert np.mean(out != want) < 0.02
+    assert (want == iters).any() and (want < 3).any()
+
+
+@cuda.jit(device=True)
+def newton_sqrt(x, tol):
+    g = x if x > 1.0 else 1.0
+    steps = 0
+    while True:  # returns from an `if` inside an `if`, a value of another type at the end
+        nxt = 0.5 * (g + x / g)
+        steps += 1
+        if abs(nxt - g) < tol:
+            if steps > 1:
+                return nxt
+        g = nxt
+        if steps == 60:
+            break
+    return -1.0 * steps
+
+
+@cuda.jit
+def roots_at_top_level(a, out, steps):
+    i = cuda.grid(1)
+    n = i % 3  # a kernel name the function also uses, kept apart
+    r = newton_sqrt(a[min(i, a.size - 1)] + n, 1e-12)
+    if i < a.size:
+        out[i] = r
+        steps[i] = n
+
+
+@pytest.mark.parametrize("block", [64, 37, 256])
+def test_a_newton_iteration_called_at_the_top_level(block):
+    a = np.random.default_rng(block).random(500) * 1e4
+    out = np.zeros_like(a)
+    steps = np.full(a.size, -1)
+    roots_at_top_level[(a.size + block - 1) // block, block](a, out, steps)
+    n = np.arange(a.size) % 3
+    np.testing.assert_allclose(out, np.sqrt(a + n), rtol=1e-12)
+    np.testing.assert_array_equal(steps, n)
+
+
+@cuda.jit(device=True)
+def halvings(x, limit):
+    count = 0
+    while x > limit:  # assigns its parameter: bound to a variable of its own
+        x = x * 0.5
+        count += 1
+        if count >= 40:
+            return count
+    return count
+
+
+@cuda.jit
+def two_calls_after_an_early_return(a, out):
+    i = cuda.grid(1)
+    if i >= a.size:
+        return
+    first = halvings(a[i], 1.0)
+    second = halvings(a[i] * 3.0, first + 0.5)
+    out[i] = 100 * first + second
+
+
+def halvings_reference(x, limit):
+    count = 0
+    while x > limit:
+        x *= 0.5
+        count += 1
+        if count >= 40:
+            return count
+    return count
+
+
+def test_two_calls_after_an_early_return_each_their_own():
+    a = np.concatenate([np.random.default_rng(5).random(150) * 1e6, [0.25, 1e15]])
+    out = np.zeros(a.size, np.int64)
+    two_calls_after_an_early_return[(a.size + 63) // 64, 64](a, out)
+    want = []
+    for x in a:
+        first = halvings_reference(x, 1.0)
+        want.append(100 * first + halvings_reference(x * 3.0, first + 0.5))
+    np.testing.assert_array_equal(out, want)
+
+
+@cuda.jit(device=True)
+def complex_escape(c, max_iter):
+    z = 0j
+    for n in range(max_iter):
+        if abs(z) > 2.0:  # hypot: each thread's own loop
+            return n
+        z = z * z + c
+    return max_iter
+
+
+@cuda.jit
+def complex_escape_times(out):
+    col, row = cuda.grid(2)
+    rows, cols = out.shape
+    if row < rows and col < cols:
+        c = complex(-2.0 + 3.0 * col / cols, -1.25 + 2.5 * row / rows)
+        out[row, col] = complex_escape(c, 50)
+
+
+def test_a_complex_escape_time_function_stays_each_threads_own():
+    rows, cols = 20, 30
+    out = np.zeros((rows, cols), np.int32)
+    complex_escape_times[(2, 3), (16, 8)](out)
+    col, row = np.meshgrid(np.arange(cols), np.arange(rows))
+    c = (-2.0 + 3.0 * col / cols) + 1j * (-1.25 + 2.5 * row / rows)
+    z = np.zeros_like(c)
+    want = np.full(c.shape, 50, np.int32)
+    escaped = np.zeros(c.shape, bool)
+    for n in range(50):
+        now = ~escaped & (np.abs(z) > 2.0)
+        want[now] = n
+        escaped |= now
+        z = np.where(escaped, z, z * z + c)
+    np.testing.assert_array_equal(out, want)
+
+
+@cuda.jit
+def decays_in_the_kernel(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        x = a[i]
+        n = 0
+        while x > 0.1:  # a call of the C library's exp in each lane: lockstep all the same
+            x = x * math.exp(-0.25)
+            n += 1
+        out[i] = n
+
+
+def test_a_loop_calling_a_library_math_function():
+    a = np.random.default_rng(9).random(300) * 50
+    out = np.zeros(a.size, np.int64)
+    decays_in_the_kernel[5, 64](a, out)
+    want = []
+    for x in a:
+        n = 0
+        while x > 0.1:
+            x = x * math.exp(-0.25)
+            n += 1
+        want.append(n)
+    np.testing.assert_array_equal(out, want)
+
+
+PATHS = """import math
+import numpy as np
+import cudajit as cuda
+
+
+@cuda.jit(device=True)
+def escape_time(cr, ci, max_iter):
+    zr = np.float32(0.0)
+    zi = np.float32(0.0)
+    for n in range(max_iter):
+        zr2 = zr * zr
+        zi2 = zi * zi
+        if zr2 + zi2 > 4.0:
+            return n
+        zi = np.float32(2.0) * zr * zi + ci
+        zr = zr2 - zi2 + cr
+    return max_iter
+
+
+@cuda.jit(device=True)
+def newton_sqrt(x, tol):
+    g = x if x > 1.0 else 1.0
+    steps = 0
+    while True:
+        nxt = 0.5 * (g + x / g)
+        steps += 1
+        if abs(nxt - g) < tol:
+            if steps > 1:
+                return nxt
+        g = nxt
+        if steps == 60:
+            break
+    return -1.0 * steps
+
+
+@cuda.jit(device=True)
+def halvings(x, limit):
+    count = 0
+    while x > limit:
+        x = x * 0.5
+        count += 1
+        if count >= 40:
+            return count
+    return count
+
+
+@cuda.jit(device=True)
+def complex_escape(c, max_iter):
+    z = 0j
+    for n in range(max_iter):
+        if abs(z) > 2.0:
+            return n
+        z = z * z + c
+    return max_iter
+
+
+{kernels}
+escape_times_by_function[(1, 1), (8, 8)](np.zeros((8, 8), np.int32), 10)
+roots_at_top_level[1, 32](np.arange(32.0), np.zeros(32), np.zeros(32, np.int64))
+complex_escape_times[(1, 1), (8, 8)](np.zeros((8, 8), np.int32))
+two_calls_after_an_early_return[1, 32](np.arange(30.0), np.zeros(30, np.int64))
+decays_in_the_kernel[1, 32](np.arange(32.0), np.zeros(32, np.int64))
+"""
+
+
+def test_the_dump_names_the_inlined_loop(tmp_path):
+    names = ("escape_times_by_function", "roots_at_top_level", "complex_escape_times",
+             "two_calls_after_an_early_return", "decays_in_the_kernel")
+    paths = cpu_dump_paths(tmp_path, __file__, names, PATHS)
+    lines = [text.strip() for text in (tmp_path / "kernels.py").read_text().splitlines()]
+    escape = lines.index("for n in range(max_iter):") + 1  # the device function's loop
+    newton = lines.index("while True:") + 1
+    assert f"lockstep loops (line {escape})" in paths["escape_times_by_function"]
+    assert f"lockstep loops (line {newton})" in paths["roots_at_top_level"]
+    assert paths["complex_escape_times"].startswith("thread loops: no barrier")
+    assert "lockstep loops (line" in paths["decays_in_the_kernel"]
+    halving = lines.index("while x > limit:") + 1  # inlined twice, one loop each
+    assert f"lockstep loops (line {halving} {halving})" in paths["two_calls_after_an_early_return"]
