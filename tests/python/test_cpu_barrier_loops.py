@@ -115,6 +115,19 @@ def pairs_reassigned_after_a_barrier(a, out):
     out[y - 1, x] = s[63 - x] * y
 
 
+@cuda.jit
+def flags_across_a_barrier(a, out):
+    s = cuda.shared.array(64, np.int64)
+    t = cuda.threadIdx.x
+    big = a[t] > 10  # a bool kept per thread across the barrier
+    s[t] = a[t]
+    cuda.syncthreads()
+    if big:
+        out[t] = s[63 - t]
+    else:
+        out[t] = -s[63 - t]
+
+
 @pytest.mark.parametrize("blocks", [1, 3, 64])
 def test_a_shared_memory_reduction_split_at_its_barriers_sums_each_block(blocks):
     a = np.random.default_rng(blocks).random(blocks * TPB)
@@ -184,6 +197,28 @@ assert (out == a.T).all()
     host = cpu_dump_paths(tmp_path, __file__, ["tile_transpose"], script, dump="host")
     (module,) = host.values()
     assert not re.findall(r"alloca \[\d+ x i(?:32|64)\]", module), module
+
+
+def test_a_bool_kept_across_a_barrier_is_a_byte_per_thread(tmp_path):
+    # A vectorised thread loop stores a vector of i1 lane by lane, of bytes with one store.
+    import re
+
+    a = np.random.default_rng(4).integers(0, 20, 64)
+    out = np.zeros(64, np.int64)
+    flags_across_a_barrier[1, 64](a, out)
+    np.testing.assert_array_equal(out, np.where(a > 10, a[::-1], -a[::-1]))
+    script = """import numpy as np
+import cudajit as cuda
+{kernels}
+a = np.arange(64)
+out = np.zeros(64, np.int64)
+flags_across_a_barrier[1, 64](a, out)
+assert (out == np.where(a > 10, a[::-1], -a[::-1])).all()
+"""
+    host = cpu_dump_paths(tmp_path, __file__, ["flags_across_a_barrier"], script, dump="host")
+    (module,) = host.values()
+    assert re.findall(r"alloca \[\d+ x i8\], align 64", module), module
+    assert not re.findall(r"alloca \[\d+ x i1\]", module), module
 
 
 def test_a_loop_whose_barriers_every_thread_reaches_runs_once_per_block():

@@ -93,9 +93,29 @@ llvm::Value* FunctionLowering::slot(const std::string& name) {
 
 // A variable's array has spare elements after the block's threads, as the exchange arrays
 // do: a shfl_down of it (shuffles_a_slot) loads thread t + delta's element for every t.
+// A bool's array holds bytes: the vectorised thread loops store a vector of i1 bit by bit (a
+// branch per lane), of i8 with one masked store.
 llvm::AllocaInst* FunctionLowering::make_slot(llvm::Type* type, const std::string& name) {
   if (!fission_ || recomputed_names_.count(name)) return b_.CreateAlloca(type, nullptr, name);
+  if (type->isIntegerTy(1)) type = b_.getInt8Ty();
   return thread_array(type, kMaxThreads + kExchangePad, name.c_str());
+}
+
+// Whether `name` is a bool kept per thread as a byte (make_slot).
+static bool byte_for_bool(llvm::AllocaInst* slot, llvm::Type* value) {
+  return value->isIntegerTy(1) && slot->getAllocatedType()->isArrayTy() &&
+         slot->getAllocatedType()->getArrayElementType()->isIntegerTy(8);
+}
+
+void FunctionLowering::store_variable(const std::string& name, llvm::Value* value) {
+  if (byte_for_bool(slots_.at(name), value->getType()))
+    value = b_.CreateZExt(value, b_.getInt8Ty());
+  b_.CreateStore(value, slot(name));
+}
+
+llvm::Value* FunctionLowering::load_variable(const std::string& name, llvm::Type* type) {
+  if (!byte_for_bool(slots_.at(name), type)) return b_.CreateLoad(type, slot(name), name);
+  return b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), slot(name), name), b_.getInt8(0));
 }
 
 // A full-mask shfl_down_sync whose operand is a variable kept per thread: read from the
@@ -104,7 +124,8 @@ bool FunctionLowering::shuffles_a_slot(const Node& call) const {
   if (!fission_ || call.text != "cuda.shfl_down_sync" || call.size() < 3) return false;
   const Node& operand = call.child(1);
   return operand.kind == NodeKind::Name && slots_.count(operand.text) &&
-         !recomputed_names_.count(operand.text);
+         !recomputed_names_.count(operand.text) &&
+         !byte_for_bool(slots_.at(operand.text), m_.value_type(f_.locals.at(operand.text)));
 }
 
 // for tz, ty, tx in the block (tx innermost): threadIdx set in the context, thread_id_

@@ -31,7 +31,7 @@ llvm::Value* FunctionLowering::expr(const Node& n) {
       const Type& held = f_.locals.at(n.text);
       if (held.is_optional() && !type_of(n).is_optional())  // an optional used as its number
         return extract(b_.CreateLoad(m_.value_type(held), slot(n.text), n.text), {0});
-      return b_.CreateLoad(m_.value_type(type_of(n)), slot(n.text), n.text);
+      return load_variable(n.text, m_.value_type(type_of(n)));
     }
     case NodeKind::BinOp:
       return binop(n, n.text, expr(n.child(0)), type_of(n.child(0)), expr(n.child(1)),

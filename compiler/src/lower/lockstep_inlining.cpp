@@ -9,8 +9,8 @@
 //                              of a parameter f never assigns, so a range it bounds stays
 //                              the same in every thread)
 //     <f's statements before its loop>
-//     .done = 0
-//     <f's loop, each `return e` in it now `.return = e; .done = 1; break`>
+//     .done = False
+//     <f's loop, each `return e` in it now `.return = e; .done = True; break`>
 //     if not .done:
 //         <f's statements after its loop>
 //         .return = e_last
@@ -221,10 +221,8 @@ class Inliner {
     return true;
   }
 
-  // 0 or 1, not a bool: a per-thread array of bools is stored bit by bit in the vectorised
-  // lockstep iteration (a branch per lane), of integers with one masked store.
   static NodePtr flag(bool value, SourceLoc at) {
-    NodePtr n = make(NodeKind::Int, at);
+    NodePtr n = make(NodeKind::Bool, at);
     n->int_value = value ? 1 : 0;
     return n;
   }

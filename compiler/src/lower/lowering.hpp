@@ -300,6 +300,9 @@ class FunctionLowering {
   // Split at barriers (barrier_fission.cpp): a variable's slot is an array of one
   // element per thread, thread_id_ the current thread's index in it.
   llvm::Value* slot(const std::string& name);
+  // A variable's value stored in or loaded from its slot (a bool kept per thread is a byte).
+  void store_variable(const std::string& name, llvm::Value* value);
+  llvm::Value* load_variable(const std::string& name, llvm::Type* type);
   llvm::AllocaInst* make_slot(llvm::Type* type, const std::string& name);
   void thread_loop(const std::function<void()>& body, llvm::Value* x_begin = nullptr,
                    llvm::Value* x_end = nullptr);

@@ -179,7 +179,7 @@ void FunctionLowering::body(const std::vector<llvm::Value*>& arguments) {
   for (size_t i = 0; i < params.size(); ++i) {
     llvm::Value* value = cast(arguments[i], f_.arg_types[i], f_.locals.at(params[i]));
     if (slotted(params[i]) && fission_) {
-      thread_loop([&] { b_.CreateStore(value, slot(params[i])); });
+      thread_loop([&] { store_variable(params[i], value); });
     } else if (slotted(params[i])) {
       b_.CreateStore(value, slots_.at(params[i]));
     } else {
@@ -300,7 +300,7 @@ void FunctionLowering::stmt(const Node& s) {
 void FunctionLowering::assign(const Node& target, llvm::Value* value, const Type& value_type) {
   switch (target.kind) {
     case NodeKind::Name:
-      b_.CreateStore(cast(value, value_type, f_.locals.at(target.text)), slot(target.text));
+      store_variable(target.text, cast(value, value_type, f_.locals.at(target.text)));
       return;
     case NodeKind::Subscript: {
       const Type& array_type = type_of(target.child(0));
