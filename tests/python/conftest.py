@@ -419,16 +419,19 @@ def assert_bits_equal_any_nan(actual, expected, as_float):
 
 def cpu_dump_paths(tmp_path, test_file, names, script, dump="cpu"):
     """CUDAJIT_DUMP=cpu's account of how each kernel's blocks run, by kernel name (with
-    dump="host", the optimised host module of each entry, by entry name). The kernels `names`
-    of `test_file` (each a `@cuda.jit` function up to the next two blank lines) take the place
-    of `{kernels}` in `script`, which launches them; it runs in a fresh interpreter on the cpu
+    dump="host", the optimised host module of each entry, by entry name). The kernels and
+    device functions `names` of `test_file` (each a `@cuda.jit` function up to the next two
+    blank lines) take the place of `{kernels}` in `script`, which launches them; it runs in a fresh interpreter on the cpu
     device, as the dump is chosen once per process."""
     import textwrap
     from pathlib import Path
 
     source = Path(test_file).read_text()
-    kernels = [textwrap.dedent(source[source.index(f"@cuda.jit\ndef {name}("):].split("\n\n\n")[0])
-               for name in names]
+    def start(name):  # a kernel, or a device function
+        found = source.find(f"@cuda.jit\ndef {name}(")
+        return found if found >= 0 else source.index(f"@cuda.jit(device=True)\ndef {name}(")
+
+    kernels = [textwrap.dedent(source[start(name):].split("\n\n\n")[0]) for name in names]
     path = tmp_path / "kernels.py"
     path.write_text(script.format(kernels="\n\n\n".join(kernels)))
     env = dict(os.environ, CUDAJIT_DEVICE="cpu", CUDAJIT_DUMP=dump,

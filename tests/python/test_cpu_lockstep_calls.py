@@ -15,6 +15,7 @@ import pytest
 import cudajit as cuda
 
 from conftest import cpu_dump_paths
+from test_cpu_lockstep_loops import escape_times_reference
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -41,24 +42,6 @@ def escape_times_by_function(out, iters):
         cr = np.float32(-2.0 + 3.0 * col / cols)
         ci = np.float32(-1.0 + 2.0 * row / rows)
         out[row, col] = escape_time(cr, ci, iters)
-
-
-def escape_times_reference(rows, cols, iters):
-    col, row = np.meshgrid(np.arange(cols), np.arange(rows))
-    cr = (-2.0 + 3.0 * col / cols).astype(np.float32)
-    ci = (-1.0 + 2.0 * row / rows).astype(np.float32)
-    zr = np.zeros_like(cr)
-    zi = np.zeros_like(ci)
-    n = np.full(cr.shape, iters, np.int32)
-    inside = np.ones(cr.shape, bool)
-    for k in range(iters):
-        zr2, zi2 = zr * zr, zi * zi
-        escaped = inside & (zr2 + zi2 > 4.0)
-        n[escaped] = k
-        inside &= ~escaped
-        zi = np.where(inside, np.float32(2.0) * zr * zi + ci, zi)
-        zr = np.where(inside, zr2 - zi2 + cr, zr)
-    return n
 
 
 @pytest.mark.parametrize("block", [(32, 8), (7, 3), (64, 1)])
@@ -221,57 +204,6 @@ import numpy as np
 import cudajit as cuda
 
 
-@cuda.jit(device=True)
-def escape_time(cr, ci, max_iter):
-    zr = np.float32(0.0)
-    zi = np.float32(0.0)
-    for n in range(max_iter):
-        zr2 = zr * zr
-        zi2 = zi * zi
-        if zr2 + zi2 > 4.0:
-            return n
-        zi = np.float32(2.0) * zr * zi + ci
-        zr = zr2 - zi2 + cr
-    return max_iter
-
-
-@cuda.jit(device=True)
-def newton_sqrt(x, tol):
-    g = x if x > 1.0 else 1.0
-    steps = 0
-    while True:
-        nxt = 0.5 * (g + x / g)
-        steps += 1
-        if abs(nxt - g) < tol:
-            if steps > 1:
-                return nxt
-        g = nxt
-        if steps == 60:
-            break
-    return -1.0 * steps
-
-
-@cuda.jit(device=True)
-def halvings(x, limit):
-    count = 0
-    while x > limit:
-        x = x * 0.5
-        count += 1
-        if count >= 40:
-            return count
-    return count
-
-
-@cuda.jit(device=True)
-def complex_escape(c, max_iter):
-    z = 0j
-    for n in range(max_iter):
-        if abs(z) > 2.0:
-            return n
-        z = z * z + c
-    return max_iter
-
-
 {kernels}
 escape_times_by_function[(1, 1), (8, 8)](np.zeros((8, 8), np.int32), 10)
 roots_at_top_level[1, 32](np.arange(32.0), np.zeros(32), np.zeros(32, np.int64))
@@ -282,15 +214,20 @@ decays_in_the_kernel[1, 32](np.arange(32.0), np.zeros(32, np.int64))
 
 
 def test_the_dump_names_the_inlined_loop(tmp_path):
-    names = ("escape_times_by_function", "roots_at_top_level", "complex_escape_times",
+    names = ("escape_time", "newton_sqrt", "halvings", "complex_escape",
+             "escape_times_by_function", "roots_at_top_level", "complex_escape_times",
              "two_calls_after_an_early_return", "decays_in_the_kernel")
     paths = cpu_dump_paths(tmp_path, __file__, names, PATHS)
     lines = [text.strip() for text in (tmp_path / "kernels.py").read_text().splitlines()]
-    escape = lines.index("for n in range(max_iter):") + 1  # the device function's loop
-    newton = lines.index("while True:") + 1
+
+    def line(text):  # the script's line that starts with `text`
+        return 1 + next(k for k, s in enumerate(lines) if s.startswith(text))
+
+    escape = line("for n in range(max_iter):")  # the device function's loop
+    newton = line("while True:")
     assert f"lockstep loops (line {escape})" in paths["escape_times_by_function"]
     assert f"lockstep loops (line {newton})" in paths["roots_at_top_level"]
     assert paths["complex_escape_times"].startswith("thread loops: no barrier")
     assert "lockstep loops (line" in paths["decays_in_the_kernel"]
-    halving = lines.index("while x > limit:") + 1  # inlined twice, one loop each
+    halving = line("while x > limit:")  # inlined twice, one loop each
     assert f"lockstep loops (line {halving} {halving})" in paths["two_calls_after_an_early_return"]
