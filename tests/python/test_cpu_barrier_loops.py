@@ -128,6 +128,28 @@ def flags_across_a_barrier(a, out):
         out[t] = -s[63 - t]
 
 
+@cuda.jit
+def complex_across_a_barrier(a, out):
+    s = cuda.shared.array(64, np.complex128)
+    t = cuda.threadIdx.x
+    z = complex(a[t], -2.0 * a[t])  # kept per thread as two arrays, its parts
+    s[t] = z * z
+    cuda.syncthreads()
+    out[t] = s[63 - t] + z
+
+
+@cuda.jit
+def complex_in_a_warp_group(a, out):
+    i = cuda.grid(1)
+    z = complex(a[i], 1.0)
+    v = z.real * z.imag
+    for delta in (16, 8, 4, 2, 1):
+        v += cuda.shfl_down_sync(0xFFFFFFFF, v, delta)
+    w = z * z
+    if cuda.laneid == 0:
+        out[i // 32] = v + w.imag
+
+
 @pytest.mark.parametrize("blocks", [1, 3, 64])
 def test_a_shared_memory_reduction_split_at_its_barriers_sums_each_block(blocks):
     a = np.random.default_rng(blocks).random(blocks * TPB)
@@ -219,6 +241,30 @@ assert (out == np.where(a > 10, a[::-1], -a[::-1])).all()
     (module,) = host.values()
     assert re.findall(r"alloca \[\d+ x i8\], align 64", module), module
     assert not re.findall(r"alloca \[\d+ x i1\]", module), module
+
+
+def test_complex_values_kept_per_thread_across_barriers_and_shuffles(tmp_path):
+    import re
+
+    a = np.random.default_rng(6).random(64)
+    out = np.zeros(64, np.complex128)
+    complex_across_a_barrier[1, 64](a, out)
+    z = a - 2j * a
+    np.testing.assert_allclose(out, (z * z)[::-1] + z, rtol=1e-14)
+    a = np.random.default_rng(7).random(128)
+    sums = np.zeros(4)
+    complex_in_a_warp_group[2, 64](a, sums)
+    np.testing.assert_allclose(sums, a.reshape(4, 32).sum(axis=1) + 2 * a[::32], rtol=1e-12)
+    script = """import numpy as np
+import cudajit as cuda
+{kernels}
+a = np.arange(64.0)
+out = np.zeros(64, np.complex128)
+complex_across_a_barrier[1, 64](a, out)
+"""
+    host = cpu_dump_paths(tmp_path, __file__, ["complex_across_a_barrier"], script, dump="host")
+    (module,) = host.values()
+    assert re.findall(r"alloca \[2 x \[\d+ x double\]\], align 64", module), module
 
 
 def test_a_loop_whose_barriers_every_thread_reaches_runs_once_per_block():

@@ -3,9 +3,10 @@
 whole statement, at its top level or in an `if` without else, so that its loop runs in
 lockstep as the kernel's own would: each `return` becomes the result and a `break`, the
 statements after the loop run where no return was taken. It stands only where the kernel,
-typed again, keeps every inlined name's type and runs the loop in lockstep; a loop over complex
-numbers stays each thread's own (lockstep would gather and scatter their real and imaginary
-parts). Every kernel runs on both devices against NumPy."""
+typed again, keeps every inlined name's type and runs the loop in lockstep. Complex arithmetic
+runs in lockstep too (a complex variable kept per thread is two arrays, its real and its
+imaginary parts); a loop that passes a complex number to a function (abs() is hypot) stays each
+thread's own. Every kernel runs on both devices against NumPy."""
 
 import math
 
@@ -173,6 +174,44 @@ def test_a_complex_escape_time_function_stays_each_threads_own():
     np.testing.assert_array_equal(out, want)
 
 
+@cuda.jit(device=True)
+def complex_escape_by_parts(c, max_iter):
+    z = 0j
+    for n in range(max_iter):
+        if z.real * z.real + z.imag * z.imag > 4.0:  # arithmetic alone: lockstep
+            return n
+        z = z * z + c
+    return max_iter
+
+
+@cuda.jit
+def complex_escape_times_by_parts(out):
+    col, row = cuda.grid(2)
+    rows, cols = out.shape
+    if row < rows and col < cols:
+        c = complex(-2.0 + 3.0 * col / cols, -1.25 + 2.5 * row / rows)
+        out[row, col] = complex_escape_by_parts(c, 50)
+
+
+@pytest.mark.parametrize("block", [(16, 8), (5, 3)])
+def test_a_complex_escape_time_by_its_parts(block):
+    rows, cols = 20, 30
+    out = np.zeros((rows, cols), np.int32)
+    grid = ((cols + block[0] - 1) // block[0], (rows + block[1] - 1) // block[1])
+    complex_escape_times_by_parts[grid, block](out)
+    col, row = np.meshgrid(np.arange(cols), np.arange(rows))
+    c = (-2.0 + 3.0 * col / cols) + 1j * (-1.25 + 2.5 * row / rows)
+    z = np.zeros_like(c)
+    want = np.full(c.shape, 50, np.int32)
+    escaped = np.zeros(c.shape, bool)
+    for n in range(50):
+        now = ~escaped & (z.real * z.real + z.imag * z.imag > 4.0)
+        want[now] = n
+        escaped |= now
+        z = np.where(escaped, z, z * z + c)
+    np.testing.assert_array_equal(out, want)
+
+
 @cuda.jit
 def decays_in_the_kernel(a, out):
     i = cuda.grid(1)
@@ -206,6 +245,7 @@ import cudajit as cuda
 
 {kernels}
 escape_times_by_function[(1, 1), (8, 8)](np.zeros((8, 8), np.int32), 10)
+complex_escape_times_by_parts[(1, 1), (8, 8)](np.zeros((8, 8), np.int32))
 roots_at_top_level[1, 32](np.arange(32.0), np.zeros(32), np.zeros(32, np.int64))
 complex_escape_times[(1, 1), (8, 8)](np.zeros((8, 8), np.int32))
 two_calls_after_an_early_return[1, 32](np.arange(30.0), np.zeros(30, np.int64))
@@ -214,20 +254,24 @@ decays_in_the_kernel[1, 32](np.arange(32.0), np.zeros(32, np.int64))
 
 
 def test_the_dump_names_the_inlined_loop(tmp_path):
-    names = ("escape_time", "newton_sqrt", "halvings", "complex_escape",
+    names = ("escape_time", "newton_sqrt", "halvings", "complex_escape", "complex_escape_by_parts",
+             "complex_escape_times_by_parts",
              "escape_times_by_function", "roots_at_top_level", "complex_escape_times",
              "two_calls_after_an_early_return", "decays_in_the_kernel")
     paths = cpu_dump_paths(tmp_path, __file__, names, PATHS)
     lines = [text.strip() for text in (tmp_path / "kernels.py").read_text().splitlines()]
 
-    def line(text):  # the script's line that starts with `text`
-        return 1 + next(k for k, s in enumerate(lines) if s.startswith(text))
+    def line(text, after=""):  # the script's line that starts with `text` (after `after`)
+        first = next(k for k, s in enumerate(lines) if s.startswith(after))
+        return 1 + next(k for k, s in enumerate(lines) if k >= first and s.startswith(text))
 
     escape = line("for n in range(max_iter):")  # the device function's loop
     newton = line("while True:")
     assert f"lockstep loops (line {escape})" in paths["escape_times_by_function"]
     assert f"lockstep loops (line {newton})" in paths["roots_at_top_level"]
     assert paths["complex_escape_times"].startswith("thread loops: no barrier")
+    by_parts = line("for n in range(max_iter):", after="def complex_escape_by_parts(")
+    assert f"lockstep loops (line {by_parts})" in paths["complex_escape_times_by_parts"]
     assert "lockstep loops (line" in paths["decays_in_the_kernel"]
     halving = line("while x > limit:")  # inlined twice, one loop each
     assert f"lockstep loops (line {halving} {halving})" in paths["two_calls_after_an_early_return"]

@@ -94,11 +94,22 @@ llvm::Value* FunctionLowering::slot(const std::string& name) {
 // A variable's array has spare elements after the block's threads, as the exchange arrays
 // do: a shfl_down of it (shuffles_a_slot) loads thread t + delta's element for every t.
 // A bool's array holds bytes: the vectorised thread loops store a vector of i1 bit by bit (a
-// branch per lane), of i8 with one masked store.
+// branch per lane), of i8 with one masked store. A complex number's is two arrays, its real
+// parts and its imaginary parts: (real, imag) pairs would make each vector access a gather.
 llvm::AllocaInst* FunctionLowering::make_slot(llvm::Type* type, const std::string& name) {
   if (!fission_ || recomputed_names_.count(name)) return b_.CreateAlloca(type, nullptr, name);
+  const Type& held = f_.locals.at(name);
+  if (held.is_scalar() && is_complex(held.scalar())) {
+    llvm::Type* part = type->getStructElementType(0);
+    return thread_array(llvm::ArrayType::get(part, kMaxThreads + kExchangePad), 2, name.c_str());
+  }
   if (type->isIntegerTy(1)) type = b_.getInt8Ty();
   return thread_array(type, kMaxThreads + kExchangePad, name.c_str());
+}
+
+bool split_parts(const llvm::AllocaInst* array) {
+  llvm::Type* t = array->getAllocatedType();
+  return t->isArrayTy() && t->getArrayNumElements() == 2 && t->getArrayElementType()->isArrayTy();
 }
 
 // Whether `name` is a bool kept per thread as a byte (make_slot).
@@ -108,13 +119,28 @@ static bool byte_for_bool(llvm::AllocaInst* slot, llvm::Type* value) {
 }
 
 void FunctionLowering::store_variable(const std::string& name, llvm::Value* value) {
-  if (byte_for_bool(slots_.at(name), value->getType()))
-    value = b_.CreateZExt(value, b_.getInt8Ty());
+  llvm::AllocaInst* array = slots_.at(name);
+  if (fission_ && split_parts(array)) {
+    for (unsigned part = 0; part < 2; ++part)
+      b_.CreateStore(b_.CreateExtractValue(value, part), slot_element(name, nullptr, part));
+    return;
+  }
+  if (byte_for_bool(array, value->getType())) value = b_.CreateZExt(value, b_.getInt8Ty());
   b_.CreateStore(value, slot(name));
 }
 
 llvm::Value* FunctionLowering::load_variable(const std::string& name, llvm::Type* type) {
-  if (!byte_for_bool(slots_.at(name), type)) return b_.CreateLoad(type, slot(name), name);
+  llvm::AllocaInst* array = slots_.at(name);
+  if (fission_ && split_parts(array)) {
+    llvm::Value* value = llvm::UndefValue::get(type);
+    for (unsigned part = 0; part < 2; ++part) {
+      llvm::Value* at = slot_element(name, nullptr, int(part));
+      value =
+          b_.CreateInsertValue(value, b_.CreateLoad(type->getStructElementType(part), at), part);
+    }
+    return value;
+  }
+  if (!byte_for_bool(array, type)) return b_.CreateLoad(type, slot(name), name);
   return b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), slot(name), name), b_.getInt8(0));
 }
 
@@ -125,7 +151,8 @@ bool FunctionLowering::shuffles_a_slot(const Node& call) const {
   const Node& operand = call.child(1);
   return operand.kind == NodeKind::Name && slots_.count(operand.text) &&
          !recomputed_names_.count(operand.text) &&
-         !byte_for_bool(slots_.at(operand.text), m_.value_type(f_.locals.at(operand.text)));
+         !byte_for_bool(slots_.at(operand.text), m_.value_type(f_.locals.at(operand.text))) &&
+         !split_parts(slots_.at(operand.text));
 }
 
 // for tz, ty, tx in the block (tx innermost): threadIdx set in the context, thread_id_

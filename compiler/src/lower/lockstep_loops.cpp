@@ -60,16 +60,22 @@ bool computes_in_registers(const Node& s, const typing::TypedFunction& f) {
   return ok;
 }
 
-// Whether `s` holds no complex number: a variable kept per thread as (real, imag) pairs makes
-// every access of the lockstep iteration a gather or scatter, and abs() is a call of hypot. A
-// complex128 escape-time loop ran 26 ms as each thread's own loop, 37 in lockstep (a real one
-// calling math.exp: 118 -> 59 ms in lockstep).
-bool real_valued(const Node& s, const typing::TypedFunction& f) {
+// Whether `s` passes no complex number to a function (complex() aside) or a power: abs() of
+// one is a call of hypot, cmath's functions and ** calls of the C library's, which the
+// vectorised iteration would make lane by lane (a complex128 escape time by abs(z): 72 ms as
+// each thread's loop, 76 in lockstep). Complex arithmetic vectorises: the split kernel keeps a
+// complex variable's real and imaginary parts in two arrays (make_slot; by z.real * z.real +
+// z.imag * z.imag, 25.7 -> 7.7 ms in lockstep).
+bool no_complex_calls(const Node& s, const typing::TypedFunction& f) {
   bool ok = true;
   visit(s, [&](const Node& n) {
-    auto type = f.expr_types.find(&n);
-    if (type != f.expr_types.end() && type->second.is_scalar())
-      ok &= !is_complex(type->second.scalar());
+    bool call = n.kind == NodeKind::Call && n.text != "complex";
+    if (!call && !(n.kind == NodeKind::BinOp && n.text == "**")) return;  // cpow too
+    for (const auto& arg : n.children) {
+      auto type = f.expr_types.find(arg.get());
+      ok &= !(type != f.expr_types.end() && type->second.is_scalar() &&
+              is_complex(type->second.scalar()));
+    }
   });
   return ok;
 }
@@ -77,13 +83,13 @@ bool real_valued(const Node& s, const typing::TypedFunction& f) {
 // A device function a lockstep loop may call: its body computes in registers and holds no loop
 // (it would keep the inlined iteration from vectorising), raise, assert, recursion or CUDA
 // function but the index registers (no atomics, barriers or warp functions), nor calls one that
-// does; and no complex number.
+// does; and passes no complex number to a function.
 bool in_registers(const typing::TypedFunction& f,
                   std::unordered_set<const typing::TypedFunction*>& calling) {
   if (!calling.insert(&f).second) return false;  // recursion
   bool ok = true;
   for (const auto& s : f.function->body) {
-    ok &= real_valued(*s, f);
+    ok &= no_complex_calls(*s, f);
     visit(*s, [&](const Node& n) {
       ok &= n.kind != NodeKind::For && n.kind != NodeKind::While && n.kind != NodeKind::Raise &&
             n.kind != NodeKind::Assert && n.kind != NodeKind::Subscript;
@@ -149,7 +155,7 @@ bool is_lockstep_loop(const Node& s, const Uniformity& u, const typing::TypedFun
   }
   bool lockstep = s.kind == NodeKind::For || own_condition || breaks;
   return lockstep && !leaves && !inner && !holds_barrier(s) && computes_in_registers(s, f) &&
-         real_valued(s, f);
+         no_complex_calls(s, f);
 }
 
 // Statements that run where a condition holds (a lockstep if's body, or what follows an early

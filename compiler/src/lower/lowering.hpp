@@ -371,7 +371,7 @@ class FunctionLowering {
                  const std::function<void()>& start,
                  const std::function<void(llvm::Value*)>& enter,
                  const std::function<void()>& leave);
-  llvm::Value* slot_element(const std::string& name, llvm::Value* offset);
+  llvm::Value* slot_element(const std::string& name, llvm::Value* offset, int part = -1);
   // Warp functions between thread loops (barrier_fission.cpp, warp.cpp): the operand
   // each thread stores, the exchange array's element of a thread, the result.
   void store_warp_operands(const ir::Node& s);
@@ -555,6 +555,9 @@ void find_block_barriers(ModuleLowering& m,
 // again; after find_block_barriers, why the kernel's barriers cannot split its block
 // into thread loops, or "" when they can (the reason goes to CUDAJIT_DUMP=cpu).
 std::vector<const ir::Node*> recomputed_variables(const typing::TypedFunction& kernel);
+// Whether a split kernel's variable array keeps a complex number's parts apart, [2 x [N x T]]
+// (FunctionLowering::make_slot).
+bool split_parts(const llvm::AllocaInst* array);
 // Whether the functions call warp functions (shuffles, votes, syncwarp...).
 bool calls_warp_functions(const std::vector<const typing::TypedFunction*>& functions);
 std::string split_refusal(const ModuleLowering& m,

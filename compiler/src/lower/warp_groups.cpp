@@ -273,8 +273,10 @@ void FunctionLowering::warp_loops(const WarpGroup& group, bool whole_rows) {
 }
 
 // Variable `name`'s element for the current thread (+ offset, i64): its lane's in its warp's
-// array in a group's warp loops, else its thread's in the block's.
-llvm::Value* FunctionLowering::slot_element(const std::string& name, llvm::Value* offset) {
+// array in a group's warp loops, else its thread's in the block's; of a complex variable kept
+// as two arrays (split_parts), the real (part 0) or imaginary (1) part's.
+llvm::Value* FunctionLowering::slot_element(const std::string& name, llvm::Value* offset,
+                                            int part) {
   llvm::AllocaInst* array = slots_.at(name);
   llvm::Value* index = thread_id_;
   if (warp_lane_ != nullptr && warp_local_.count(name)) {
@@ -282,13 +284,20 @@ llvm::Value* FunctionLowering::slot_element(const std::string& name, llvm::Value
     if (lanes == nullptr) {  // the lanes and as many spare: shfl_down reads lane + delta
       llvm::IRBuilderBase::InsertPointGuard guard(b_);
       b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-      lanes = thread_array(array->getAllocatedType()->getArrayElementType(), 2 * kLanes,
-                           (name + ".lanes").c_str());
+      llvm::Type* element = array->getAllocatedType()->getArrayElementType();
+      const std::string lanes_name = name + ".lanes";
+      lanes = split_parts(array)
+                  ? thread_array(llvm::ArrayType::get(element->getArrayElementType(), 2 * kLanes),
+                                 2, lanes_name.c_str())
+                  : thread_array(element, 2 * kLanes, lanes_name.c_str());
     }
     array = lanes;
     index = warp_lane_;
   }
   if (offset != nullptr) index = b_.CreateAdd(index, offset);
+  if (part >= 0)
+    return b_.CreateInBoundsGEP(array->getAllocatedType(), array,
+                                {b_.getInt64(0), b_.getInt64(part), index});
   return b_.CreateInBoundsGEP(array->getAllocatedType(), array, {b_.getInt64(0), index});
 }
 
