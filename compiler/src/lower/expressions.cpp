@@ -33,9 +33,11 @@ llvm::Value* FunctionLowering::expr(const Node& n) {
         return extract(b_.CreateLoad(m_.value_type(held), slot(n.text), n.text), {0});
       return load_variable(n.text, m_.value_type(type_of(n)));
     }
-    case NodeKind::BinOp:
-      return binop(n, n.text, expr(n.child(0)), type_of(n.child(0)), expr(n.child(1)),
-                   type_of(n.child(1)), type_of(n));
+    case NodeKind::BinOp: {  // left before right, as Python: a call on the right may write
+      llvm::Value* left = expr(n.child(0));
+      llvm::Value* right = expr(n.child(1));
+      return binop(n, n.text, left, type_of(n.child(0)), right, type_of(n.child(1)), type_of(n));
+    }
     case NodeKind::Unary:
       return unary(n);
     case NodeKind::Not:
