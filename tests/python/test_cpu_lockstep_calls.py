@@ -138,6 +138,58 @@ def test_two_calls_after_an_early_return_each_their_own():
     np.testing.assert_array_equal(out, want)
 
 
+@cuda.jit
+def calls_inside_expressions(a, out, scaled):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = 100 * halvings(a[i], 1.0) + halvings(a[i] * 3.0, 2.0)  # both inlined
+        root = newton_sqrt(a[i], 1e-12) if a[i] > 0.5 else 0.0  # conditional: stays a call
+        scaled[i] = root
+
+
+def test_calls_inside_an_expression_run_in_the_order_written():
+    a = np.concatenate([np.random.default_rng(8).random(90) * 1e5, [0.25, 3.0]])
+    out = np.zeros(a.size, np.int64)
+    scaled = np.zeros(a.size)
+    calls_inside_expressions[(a.size + 31) // 32, 32](a, out, scaled)
+    want = [100 * halvings_reference(x, 1.0) + halvings_reference(x * 3.0, 2.0) for x in a]
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_allclose(scaled, np.where(a > 0.5, np.sqrt(a), 0.0), rtol=1e-12)
+
+
+@cuda.jit(device=True)
+def collatz_marked(x, marks, i):
+    n = 0
+    while x != 1:
+        x = x // 2 if x % 2 == 0 else 3 * x + 1
+        n += 1
+    marks[i] += 1  # writes memory: inside an expression it must run where the call stands
+    return n
+
+
+@cuda.jit
+def marks_read_before_the_call(start, marks, out):
+    i = cuda.grid(1)
+    if i < start.size:
+        out[i] = 1000 * marks[i] + collatz_marked(start[i], marks, i)
+
+
+def test_a_function_that_writes_memory_runs_after_what_the_expression_read_first():
+    start = np.arange(1, 101)
+    marks = np.full(start.size, 4)
+    out = np.zeros(start.size, np.int64)
+    marks_read_before_the_call[4, 32](start, marks, out)
+    steps = []
+    for x in start:
+        n = 0
+        while x != 1:
+            x = x // 2 if x % 2 == 0 else 3 * x + 1
+            n += 1
+        steps.append(n)
+    np.testing.assert_array_equal(out, 4000 + np.array(steps))
+    np.testing.assert_array_equal(marks, 5)
+
+
 @cuda.jit(device=True)
 def complex_escape(c, max_iter):
     z = 0j
@@ -250,6 +302,7 @@ roots_at_top_level[1, 32](np.arange(32.0), np.zeros(32), np.zeros(32, np.int64))
 complex_escape_times[(1, 1), (8, 8)](np.zeros((8, 8), np.int32))
 two_calls_after_an_early_return[1, 32](np.arange(30.0), np.zeros(30, np.int64))
 decays_in_the_kernel[1, 32](np.arange(32.0), np.zeros(32, np.int64))
+calls_inside_expressions[1, 32](np.arange(32.0), np.zeros(32, np.int64), np.zeros(32))
 """
 
 
@@ -257,7 +310,8 @@ def test_the_dump_names_the_inlined_loop(tmp_path):
     names = ("escape_time", "newton_sqrt", "halvings", "complex_escape", "complex_escape_by_parts",
              "complex_escape_times_by_parts",
              "escape_times_by_function", "roots_at_top_level", "complex_escape_times",
-             "two_calls_after_an_early_return", "decays_in_the_kernel")
+             "two_calls_after_an_early_return", "decays_in_the_kernel",
+             "calls_inside_expressions")
     paths = cpu_dump_paths(tmp_path, __file__, names, PATHS)
     lines = [text.strip() for text in (tmp_path / "kernels.py").read_text().splitlines()]
 
@@ -275,3 +329,4 @@ def test_the_dump_names_the_inlined_loop(tmp_path):
     assert "lockstep loops (line" in paths["decays_in_the_kernel"]
     halving = line("while x > limit:")  # inlined twice, one loop each
     assert f"lockstep loops (line {halving} {halving})" in paths["two_calls_after_an_early_return"]
+    assert f"lockstep loops (line {halving} {halving})" in paths["calls_inside_expressions"]

@@ -3,7 +3,8 @@
 // kernel's lockstep loop may stand (its top level, the body of an `if` without else), is
 // inlined into the kernel's IR on the cpu device, so that its loop runs in lockstep
 // (lockstep_loops.cpp) rather than one thread after another. The call statement
-// `T = f(args)` becomes:
+// `T = f(args)` becomes (a call inside the statement's value, `T = 2 * f(args)`, of a function
+// that writes nothing, alike, the statement then reading `.return`):
 //
 //     p = arg                 (each parameter; a literal or name argument is used in place
 //                              of a parameter f never assigns, so a range it bounds stays
@@ -22,6 +23,7 @@
 // kernel compiles as written. Not with debug=True (its errors name the line and function).
 #include <algorithm>
 
+#include "../builtins/registry.hpp"
 #include "fission.hpp"
 #include "lowering.hpp"
 
@@ -115,26 +117,64 @@ const Node* inlined_loop(const typing::TypedFunction& f) {
   return ok ? loop : nullptr;
 }
 
-// The call a kernel statement makes as all it does (`T = f(...)`, `f(...)`), or null.
-const Node* whole_call(const Node& s) {
-  const Node* e = s.kind == NodeKind::Assign     ? &s.child(1)
-                  : s.kind == NodeKind::ExprStmt ? &s.child(0)
-                                                 : nullptr;
-  return e != nullptr && e->kind == NodeKind::CallFn ? e : nullptr;
+// The value a kernel statement computes (`T = e`, `T += e`, `e`), or null.
+const Node* statement_value(const Node& s) {
+  if (s.kind == NodeKind::Assign || s.kind == NodeKind::AugAssign) return &s.child(1);
+  return s.kind == NodeKind::ExprStmt ? &s.child(0) : nullptr;
 }
 
-// The device function kernel statement `s` calls as all it does, where it is of the inlined
-// shape (inlined_loop), or null.
-const typing::TypedFunction* inlined_callee(const typing::TypedFunction& kernel, const Node& s) {
-  const Node* call = whole_call(s);
-  if (call == nullptr) return nullptr;
-  auto found = kernel.callees.find(call);
+// Device function `f` of the inlined shape (inlined_loop) that `call` calls, or null.
+const typing::TypedFunction* inlined_callee(const typing::TypedFunction& kernel, const Node& call) {
+  auto found = kernel.callees.find(&call);
   if (found == kernel.callees.end()) return nullptr;
   const typing::TypedFunction& f = *found->second;
-  if (inlined_loop(f) == nullptr || call->size() != f.function->params.size() ||
+  if (inlined_loop(f) == nullptr || call.size() != f.function->params.size() ||
       f.return_type.is_none())
     return nullptr;
   return &f;
+}
+
+// Whether `f` stores to no array, calls no device function and no CUDA function but the index
+// registers: its body may run before the rest of the expression that calls it.
+bool writes_nothing(const typing::TypedFunction& f) {
+  bool ok = true;
+  for (const auto& s : f.function->body)
+    visit(*s, [&](const Node& n) {
+      if (n.kind == NodeKind::Assign || n.kind == NodeKind::AugAssign)
+        ok &= !mentions(n.child(0), NodeKind::Subscript);
+      ok &= n.kind != NodeKind::CallFn;
+      if (n.kind == NodeKind::Call && n.text.starts_with("cuda."))
+        ok &= builtins::has_fact(n.text, builtins::kIndexRegister);
+    });
+  return ok;
+}
+
+// The calls kernel statement `s` makes that an inlining replaces, in the order they run: its
+// whole value (`T = f(...)`), or calls inside it that run whenever it does (not under `and`,
+// `or`, an `if` expression or a chained comparison) of functions that write nothing.
+void inlined_calls(const typing::TypedFunction& kernel, const Node& e, bool whole,
+                   std::vector<const Node*>& out) {
+  if (e.kind == NodeKind::CallFn) {
+    const typing::TypedFunction* f = inlined_callee(kernel, e);
+    if (f != nullptr && (whole || writes_nothing(*f))) {
+      out.push_back(&e);
+      return;
+    }
+  }
+  bool eager = e.kind == NodeKind::BinOp || e.kind == NodeKind::Unary || e.kind == NodeKind::Not ||
+               e.kind == NodeKind::Call || e.kind == NodeKind::Tuple ||
+               e.kind == NodeKind::Subscript || e.kind == NodeKind::Attr ||
+               (e.kind == NodeKind::Compare && e.size() == 2);
+  if (!eager) return;
+  for (const auto& c : e.children) inlined_calls(kernel, *c, false, out);
+}
+
+std::vector<const Node*> inlined_calls(const typing::TypedFunction& kernel, const Node& s) {
+  std::vector<const Node*> out;
+  // `x += f(...)` reads x before f runs: f must write nothing there too.
+  if (const Node* value = statement_value(s))
+    inlined_calls(kernel, *value, s.kind != NodeKind::AugAssign, out);
+  return out;
 }
 
 // Whether `stmts` (the kernel's body where `top`) call one where an inlining may stand.
@@ -144,7 +184,7 @@ bool calls_inlined(const typing::TypedFunction& kernel, const std::vector<NodePt
     if (top && s->kind == NodeKind::If && s->child(2).children.empty() &&
         calls_inlined(kernel, s->child(1).children, false))
       return true;
-    if (inlined_callee(kernel, *s) != nullptr) return true;
+    if (!inlined_calls(kernel, *s).empty()) return true;
   }
   return false;
 }
@@ -173,22 +213,31 @@ class Inliner {
   }
 
  private:
+  // `s` as the inlined bodies of the calls it makes (inlined_calls), then `s` reading their
+  // results; false where it makes none.
   bool expand(const Node& s, std::vector<NodePtr>& result) {
-    const typing::TypedFunction* inlined = inlined_callee(kernel_, s);
-    if (inlined == nullptr) return false;
-    const typing::TypedFunction& f = *inlined;
-    const Node* call = whole_call(s);
+    const std::vector<const Node*> calls = inlined_calls(kernel_, s);
+    if (calls.empty()) return false;
+    std::unordered_map<const Node*, std::string> results;
+    for (const Node* call : calls) results[call] = inline_call(*call, s.loc, result);
+    if (s.kind == NodeKind::ExprStmt && calls[0] == &s.child(0)) return true;  // f(...) alone
+    result.push_back(with_results(s, results));
+    return true;
+  }
+
+  // f's statements for `call`, appended to `result`; the name that holds its result.
+  std::string inline_call(const Node& call, SourceLoc at, std::vector<NodePtr>& result) {
+    const typing::TypedFunction& f = *kernel_.callees.at(&call);
     const Node* loop = inlined_loop(f);
     InlinedCalls::Call record{&f, "#" + f.function->name + "." + std::to_string(++count_), nullptr};
     suffix_ = record.suffix;
     locals_ = &f.locals;
     substitutes_.clear();
-    const SourceLoc at = s.loc;
     std::unordered_set<std::string> assigned;
     for (const auto& b : f.function->body) assigned_in(*b, assigned);
-    for (size_t i = 0; i < call->size(); ++i) {
+    for (size_t i = 0; i < call.size(); ++i) {
       const std::string& p = f.function->params[i];
-      const Node& arg = call->child(i);
+      const Node& arg = call.child(i);
       bool simple = arg.kind == NodeKind::Name || arg.kind == NodeKind::Int ||
                     arg.kind == NodeKind::Float || arg.kind == NodeKind::Bool;
       if (simple && !assigned.count(p)) {
@@ -214,11 +263,18 @@ class Inliner {
     result.push_back(make(NodeKind::If, at,
                           vec(std::move(not_done), make(NodeKind::Block, at, std::move(after)),
                               make(NodeKind::Block, at))));
-    if (s.kind == NodeKind::Assign)
-      result.push_back(
-          make(NodeKind::Assign, at, vec(clone(s.child(0)), make(NodeKind::Name, at, ret))));
     out_.calls.push_back(std::move(record));
-    return true;
+    return ret;
+  }
+
+  // A copy of the kernel's node `n` with each inlined call replaced by its result's name.
+  static NodePtr with_results(const Node& n,
+                              const std::unordered_map<const Node*, std::string>& results) {
+    auto found = results.find(&n);
+    if (found != results.end()) return make(NodeKind::Name, n.loc, found->second);
+    NodePtr out = clone_shallow(n);
+    for (const auto& c : n.children) out->children.push_back(with_results(*c, results));
+    return out;
   }
 
   static NodePtr flag(bool value, SourceLoc at) {
