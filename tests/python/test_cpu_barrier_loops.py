@@ -150,6 +150,17 @@ def complex_in_a_warp_group(a, out):
         out[i // 32] = v + w.imag
 
 
+@cuda.jit
+def nested_tuples_across_a_barrier(a, out):
+    s = cuda.shared.array(32, np.int64)
+    t = cuda.threadIdx.x
+    shapes = (a.shape, a.shape)  # index arithmetic: one slot, computed in every loop
+    pairs = ((t, 2 * t), (3 * t, a[t]))  # a tuple of two tuples kept per thread
+    s[t] = a[t] + shapes[1][0]
+    cuda.syncthreads()
+    out[t] = s[31 - t] + shapes[0][0] + pairs[0][1] + pairs[1][1]
+
+
 @pytest.mark.parametrize("blocks", [1, 3, 64])
 def test_a_shared_memory_reduction_split_at_its_barriers_sums_each_block(blocks):
     a = np.random.default_rng(blocks).random(blocks * TPB)
@@ -265,6 +276,14 @@ complex_across_a_barrier[1, 64](a, out)
     host = cpu_dump_paths(tmp_path, __file__, ["complex_across_a_barrier"], script, dump="host")
     (module,) = host.values()
     assert re.findall(r"alloca \[2 x \[\d+ x double\]\], align 64", module), module
+
+
+def test_tuples_of_two_tuples_across_a_barrier_are_not_complex_parts():
+    a = np.arange(32) * 5
+    out = np.zeros(32, np.int64)
+    nested_tuples_across_a_barrier[1, 32](a, out)
+    t = np.arange(32)
+    np.testing.assert_array_equal(out, a[::-1] + 32 + 32 + 2 * t + a)
 
 
 def test_a_loop_whose_barriers_every_thread_reaches_runs_once_per_block():

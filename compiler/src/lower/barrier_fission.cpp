@@ -120,7 +120,11 @@ static bool byte_for_bool(llvm::AllocaInst* slot, llvm::Type* value) {
 
 void FunctionLowering::store_variable(const std::string& name, llvm::Value* value) {
   llvm::AllocaInst* array = slots_.at(name);
-  if (fission_ && split_parts(array)) {
+  if (!fission_ || recomputed_names_.count(name)) {  // one slot: a nested tuple is no parts
+    b_.CreateStore(value, array);
+    return;
+  }
+  if (split_parts(array)) {
     for (unsigned part = 0; part < 2; ++part)
       b_.CreateStore(b_.CreateExtractValue(value, part), slot_element(name, nullptr, part));
     return;
@@ -131,7 +135,8 @@ void FunctionLowering::store_variable(const std::string& name, llvm::Value* valu
 
 llvm::Value* FunctionLowering::load_variable(const std::string& name, llvm::Type* type) {
   llvm::AllocaInst* array = slots_.at(name);
-  if (fission_ && split_parts(array)) {
+  if (!fission_ || recomputed_names_.count(name)) return b_.CreateLoad(type, array, name);
+  if (split_parts(array)) {
     llvm::Value* value = llvm::UndefValue::get(type);
     for (unsigned part = 0; part < 2; ++part) {
       llvm::Value* at = slot_element(name, nullptr, int(part));
