@@ -16,7 +16,7 @@ import pytest
 import cudajit as cuda
 
 from conftest import cpu_dump_paths
-from test_cpu_lockstep_loops import escape_times_reference
+from test_cpu_lockstep_loops import check_escape_times
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -47,16 +47,7 @@ def escape_times_by_function(out, iters):
 
 @pytest.mark.parametrize("block", [(32, 8), (7, 3), (64, 1)])
 def test_an_escape_time_function_called_in_an_if(device, block):
-    rows, cols, iters = 45, 70, 60
-    out = np.full((rows, cols), -7, np.int32)
-    grid = ((cols + block[0] - 1) // block[0], (rows + block[1] - 1) // block[1])
-    escape_times_by_function[grid, block](out, iters)
-    want = escape_times_reference(rows, cols, iters)
-    if device == "cpu":  # the same float32 operations in the same order
-        np.testing.assert_array_equal(out, want)
-    else:  # a GPU contracts a*b+c into fma: a pixel on the set's edge may move
-        assert np.mean(out != want) < 0.02
-    assert (want == iters).any() and (want < 3).any()
+    check_escape_times(escape_times_by_function, device, block)
 
 
 @cuda.jit(device=True)

@@ -86,9 +86,13 @@ void FunctionLowering::begin_split() {
   b_.CreateMemSet(returned_, b_.getInt8(0), kMaxThreads, llvm::MaybeAlign(1));
 }
 
+// Whether `name` is kept per thread: an array with an element per thread (else one slot).
+bool FunctionLowering::kept_per_thread(const std::string& name) const {
+  return fission_ && !recomputed_names_.count(name);
+}
+
 llvm::Value* FunctionLowering::slot(const std::string& name) {
-  if (!fission_ || recomputed_names_.count(name)) return slots_.at(name);
-  return slot_element(name, nullptr);
+  return kept_per_thread(name) ? slot_element(name, nullptr) : slots_.at(name);
 }
 
 // A variable's array has spare elements after the block's threads, as the exchange arrays
@@ -97,7 +101,7 @@ llvm::Value* FunctionLowering::slot(const std::string& name) {
 // branch per lane), of i8 with one masked store. A complex number's is two arrays, its real
 // parts and its imaginary parts: (real, imag) pairs would make each vector access a gather.
 llvm::AllocaInst* FunctionLowering::make_slot(llvm::Type* type, const std::string& name) {
-  if (!fission_ || recomputed_names_.count(name)) return b_.CreateAlloca(type, nullptr, name);
+  if (!kept_per_thread(name)) return b_.CreateAlloca(type, nullptr, name);
   const Type& held = f_.locals.at(name);
   if (held.is_scalar() && is_complex(held.scalar())) {
     llvm::Type* part = type->getStructElementType(0);
@@ -112,15 +116,16 @@ bool split_parts(const llvm::AllocaInst* array) {
   return t->isArrayTy() && t->getArrayNumElements() == 2 && t->getArrayElementType()->isArrayTy();
 }
 
-// Whether `name` is a bool kept per thread as a byte (make_slot).
-static bool byte_for_bool(llvm::AllocaInst* slot, llvm::Type* value) {
-  return value->isIntegerTy(1) && slot->getAllocatedType()->isArrayTy() &&
-         slot->getAllocatedType()->getArrayElementType()->isIntegerTy(8);
+// A per-thread array's element type where it holds a value of `type` as it is, else null (a
+// bool's byte, a complex number's parts).
+static llvm::Type* element_as_is(const llvm::AllocaInst* array, llvm::Type* type) {
+  llvm::Type* element = array->getAllocatedType()->getArrayElementType();
+  return element == type ? element : nullptr;
 }
 
 void FunctionLowering::store_variable(const std::string& name, llvm::Value* value) {
   llvm::AllocaInst* array = slots_.at(name);
-  if (!fission_ || recomputed_names_.count(name)) {  // one slot: a nested tuple is no parts
+  if (!kept_per_thread(name)) {  // one slot: a nested tuple is no parts
     b_.CreateStore(value, array);
     return;
   }
@@ -129,13 +134,14 @@ void FunctionLowering::store_variable(const std::string& name, llvm::Value* valu
       b_.CreateStore(b_.CreateExtractValue(value, part), slot_element(name, nullptr, part));
     return;
   }
-  if (byte_for_bool(array, value->getType())) value = b_.CreateZExt(value, b_.getInt8Ty());
-  b_.CreateStore(value, slot(name));
+  if (!element_as_is(array, value->getType()))  // a bool's byte
+    value = b_.CreateZExt(value, b_.getInt8Ty());
+  b_.CreateStore(value, slot_element(name, nullptr));
 }
 
 llvm::Value* FunctionLowering::load_variable(const std::string& name, llvm::Type* type) {
   llvm::AllocaInst* array = slots_.at(name);
-  if (!fission_ || recomputed_names_.count(name)) return b_.CreateLoad(type, array, name);
+  if (!kept_per_thread(name)) return b_.CreateLoad(type, array, name);
   if (split_parts(array)) {
     llvm::Value* value = llvm::UndefValue::get(type);
     for (unsigned part = 0; part < 2; ++part) {
@@ -145,19 +151,19 @@ llvm::Value* FunctionLowering::load_variable(const std::string& name, llvm::Type
     }
     return value;
   }
-  if (!byte_for_bool(array, type)) return b_.CreateLoad(type, slot(name), name);
-  return b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), slot(name), name), b_.getInt8(0));
+  llvm::Value* at = slot_element(name, nullptr);
+  if (element_as_is(array, type)) return b_.CreateLoad(type, at, name);
+  return b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), at, name), b_.getInt8(0));  // a bool
 }
 
 // A full-mask shfl_down_sync whose operand is a variable kept per thread: read from the
 // variable's array rather than exchanged (warp.cpp).
 bool FunctionLowering::shuffles_a_slot(const Node& call) const {
-  if (!fission_ || call.text != "cuda.shfl_down_sync" || call.size() < 3) return false;
+  if (call.text != "cuda.shfl_down_sync" || call.size() < 3) return false;
   const Node& operand = call.child(1);
   return operand.kind == NodeKind::Name && slots_.count(operand.text) &&
-         !recomputed_names_.count(operand.text) &&
-         !byte_for_bool(slots_.at(operand.text), m_.value_type(f_.locals.at(operand.text))) &&
-         !split_parts(slots_.at(operand.text));
+         kept_per_thread(operand.text) &&
+         element_as_is(slots_.at(operand.text), m_.value_type(f_.locals.at(operand.text)));
 }
 
 // for tz, ty, tx in the block (tx innermost): threadIdx set in the context, thread_id_

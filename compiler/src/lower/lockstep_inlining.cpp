@@ -177,18 +177,6 @@ std::vector<const Node*> inlined_calls(const typing::TypedFunction& kernel, cons
   return out;
 }
 
-// Whether `stmts` (the kernel's body where `top`) call one where an inlining may stand.
-bool calls_inlined(const typing::TypedFunction& kernel, const std::vector<NodePtr>& stmts,
-                   bool top) {
-  for (const auto& s : stmts) {
-    if (top && s->kind == NodeKind::If && s->child(2).children.empty() &&
-        calls_inlined(kernel, s->child(1).children, false))
-      return true;
-    if (!inlined_calls(kernel, *s).empty()) return true;
-  }
-  return false;
-}
-
 class Inliner {
  public:
   Inliner(const typing::TypedFunction& kernel, InlinedCalls& out) : kernel_(kernel), out_(out) {}
@@ -252,7 +240,7 @@ class Inliner {
     for (; body[k].get() != loop; ++k) result.push_back(renamed(*body[k]));
     result.push_back(
         make(NodeKind::Assign, at, vec(make(NodeKind::Name, at, done), flag(false, at))));
-    NodePtr new_loop = renamed_loop(*loop, done, ret);
+    NodePtr new_loop = returns_as_breaks(*loop, done, ret);
     record.loop = new_loop.get();
     result.push_back(std::move(new_loop));
     std::vector<NodePtr> after;
@@ -299,33 +287,29 @@ class Inliner {
     return out;
   }
 
-  // The loop, its returns now `.return = e; .done = True; break` (no loop inside it).
-  NodePtr renamed_loop(const Node& loop, const std::string& done, const std::string& ret) const {
-    NodePtr out = clone_shallow(loop);
-    for (const auto& c : loop.children)
-      out->children.push_back(c->kind == NodeKind::Block ? returns_as_breaks(*c, done, ret)
-                                                         : renamed(*c));
-    return out;
-  }
-
-  NodePtr returns_as_breaks(const Node& block, const std::string& done,
-                            const std::string& ret) const {
-    NodePtr out = clone_shallow(block);
-    for (const auto& s : block.children) {
-      if (s->kind == NodeKind::Return) {
-        const SourceLoc at = s->loc;
-        out->children.push_back(
-            make(NodeKind::Assign, at, vec(make(NodeKind::Name, at, ret), renamed(s->child(0)))));
-        out->children.push_back(
-            make(NodeKind::Assign, at, vec(make(NodeKind::Name, at, done), flag(true, at))));
-        out->children.push_back(make(NodeKind::Break, at));
+  // A copy of f's statement `s` (the loop, a statement in it), renamed, the returns in its
+  // blocks now `.return = e; .done = True; break` (the loop holds no loop: each breaks it).
+  NodePtr returns_as_breaks(const Node& s, const std::string& done, const std::string& ret) const {
+    NodePtr out = clone_shallow(s);
+    for (const auto& c : s.children) {
+      if (c->kind != NodeKind::Block) {
+        out->children.push_back(renamed(*c));
         continue;
       }
-      NodePtr copy = clone_shallow(*s);
-      for (const auto& c : s->children)
-        copy->children.push_back(c->kind == NodeKind::Block ? returns_as_breaks(*c, done, ret)
-                                                            : renamed(*c));
-      out->children.push_back(std::move(copy));
+      NodePtr block = clone_shallow(*c);
+      for (const auto& b : c->children) {
+        if (b->kind != NodeKind::Return) {
+          block->children.push_back(returns_as_breaks(*b, done, ret));
+          continue;
+        }
+        const SourceLoc at = b->loc;
+        block->children.push_back(
+            make(NodeKind::Assign, at, vec(make(NodeKind::Name, at, ret), renamed(b->child(0)))));
+        block->children.push_back(
+            make(NodeKind::Assign, at, vec(make(NodeKind::Name, at, done), flag(true, at))));
+        block->children.push_back(make(NodeKind::Break, at));
+      }
+      out->children.push_back(std::move(block));
     }
     return out;
   }
@@ -343,9 +327,10 @@ class Inliner {
 std::optional<InlinedCalls> inline_lockstep_calls(const ir::Module& module,
                                                   const typing::TypedProgram& typed) {
   const typing::TypedFunction& kernel = *typed.entry;
-  if (kernel.locals.count(kExceptionRecord) || !calls_inlined(kernel, kernel.function->body, true))
-    return std::nullopt;  // debug=True, or nothing to inline
+  if (kernel.locals.count(kExceptionRecord)) return std::nullopt;  // debug=True
   InlinedCalls out;
+  std::vector<NodePtr> body = Inliner(kernel, out).rewrite(kernel.function->body, true);
+  if (out.calls.empty()) return std::nullopt;
   out.module.file = module.file;
   for (const ir::Function& f : module.functions) {
     ir::Function& copy = out.module.functions.emplace_back();
@@ -354,15 +339,8 @@ std::optional<InlinedCalls> inline_lockstep_calls(const ir::Module& module,
     copy.loc = f.loc;
     copy.params = f.params;
     copy.inline_mode = f.inline_mode;
-    if (&f != kernel.function) copy.body = clone_all(f.body);
+    copy.body = &f == kernel.function ? std::move(body) : clone_all(f.body);
   }
-  Inliner inliner(kernel, out);
-  auto entry = std::find_if(module.functions.begin(), module.functions.end(),
-                            [&](const ir::Function& f) { return &f == kernel.function; });
-  if (entry == module.functions.end()) return std::nullopt;
-  out.module.functions[size_t(entry - module.functions.begin())].body =
-      inliner.rewrite(kernel.function->body, true);
-  if (out.calls.empty()) return std::nullopt;
   return out;
 }
 

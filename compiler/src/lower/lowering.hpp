@@ -299,6 +299,7 @@ class FunctionLowering {
   bool syncs_block(const ir::Node& s) const;
   // Split at barriers (barrier_fission.cpp): a variable's slot is an array of one
   // element per thread, thread_id_ the current thread's index in it.
+  bool kept_per_thread(const std::string& name) const;
   llvm::Value* slot(const std::string& name);
   // A variable's value stored in or loaded from its slot (a bool kept per thread is a byte).
   void store_variable(const std::string& name, llvm::Value* value);
