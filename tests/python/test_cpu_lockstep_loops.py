@@ -744,3 +744,50 @@ def test_the_dump_says_which_loops_run_in_lockstep(tmp_path):
     assert "lockstep loops (line" in paths["escape_times_by_calls"]
     assert "lockstep loops (line" in paths["masked_halvings"]
     assert "lockstep loops (line" in paths["uniform_guard"]
+
+
+@cuda.jit
+def shrinking_limit(a, out):
+    i = cuda.grid(1)
+    m = a.size
+    if i < m:  # m changes inside: the guard is tested once and its result kept
+        x = a[i]
+        for k in range(40):
+            if x <= 1:
+                break
+            x //= 2
+            m = 0
+        out[i] = k + m
+
+
+def test_a_guard_is_tested_again_only_where_nothing_can_change_it(tmp_path):
+    a = np.random.default_rng(5).integers(0, 1 << 30, 100).astype(np.int64)
+    out = np.full(128, -1, np.int64)
+    shrinking_limit[2, 64](a, out)
+    want = []
+    for x in a:
+        m = 100
+        for k in range(40):
+            if x <= 1:
+                break
+            x //= 2
+            m = 0
+        want.append(k + m)
+    np.testing.assert_array_equal(out[:100], want)
+    assert (out[100:] == -1).all()
+    script = """import numpy as np
+import cudajit as cuda
+{kernels}
+escape_times[(3, 2), (32, 8)](np.zeros((10, 70), np.int32), 20)
+shrinking_limit[1, 64](np.arange(50), np.zeros(64, np.int64))
+masked_halvings[1, 64](np.arange(64), np.ones(64, np.bool_), np.zeros(64, np.int64))
+"""
+    names = ["escape_times", "shrinking_limit", "masked_halvings"]
+    host = cpu_dump_paths(tmp_path, __file__, names, script, dump="host")
+    module = {name: next(text for entry, text in host.items() if entry.startswith(name + "__"))
+              for name in names}
+    # `row < rows and col < cols` reads what no thread changes: each run tests it again
+    assert "lockstep.guard" not in module["escape_times"]
+    # a variable the loop assigns, an array's elements: tested once, kept per thread
+    assert "lockstep.guard" in module["shrinking_limit"]
+    assert "lockstep.guard" in module["masked_halvings"]

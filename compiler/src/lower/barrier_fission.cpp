@@ -186,7 +186,10 @@ void FunctionLowering::index_loop(int d, llvm::Value* begin, llvm::Value* end, b
         body(id);
       },
       !maybe_empty);
-  if (d == 0) mark_thread_loop(latch, lockstep);
+  if (d == 0)
+    mark_thread_loop(latch, lockstep);
+  else
+    mark_outer_loop(latch);
 }
 
 FunctionLowering::BlockDims FunctionLowering::block_dims() {
@@ -270,7 +273,7 @@ void FunctionLowering::lockstep_chunks(const std::function<void(const ChunkLoop&
   llvm::Value* across = parts(dims[0], width);  // chunks across a row
   index_loop(2, b_.getInt32(0), dims[2], false, false, [&](llvm::Value* z) {
     llvm::Value* chunks = b_.CreateMul(parts(dims[1], rows), across);
-    counted_loop(
+    llvm::BranchInst* chunk_latch = counted_loop(
         b_, b_.getInt32(0), chunks,
         [&](llvm::Value* k) {
           auto [y_begin, y_end] = part(b_.CreateUDiv(k, across), rows, dims[1]);
@@ -294,6 +297,7 @@ void FunctionLowering::lockstep_chunks(const std::function<void(const ChunkLoop&
           });
         },
         /*runs=*/true);
+    mark_outer_loop(chunk_latch);
   });
 }
 

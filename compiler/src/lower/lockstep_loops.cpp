@@ -261,8 +261,12 @@ void FunctionLowering::lockstep(const std::vector<const Node*>& stmts, RunGuard 
   }
   if (lockstep_active_ == nullptr) lockstep_active_ = thread_flags("lockstep.active");
   // The guard's condition is tested once per thread, where the `if` (or the return) stands,
-  // and its result kept for the later runs: they may change what it reads.
-  llvm::AllocaInst* held = guard.if_node != nullptr ? thread_flags("lockstep.guard") : nullptr;
+  // and its result kept for the later runs, which may change what it reads; unless it reads
+  // nothing they can change: then each run tests it again, and LLVM sees what it implies
+  // (`if row < rows and col < cols:` bounds the store after the loop, unchecked).
+  const bool retested = guard.if_node != nullptr && same_in_every_run(guard.if_node->child(0));
+  llvm::AllocaInst* held =
+      guard.if_node != nullptr && !retested ? thread_flags("lockstep.guard") : nullptr;
   lockstep_chunks([&](const ChunkLoop& chunk_loop) {
     std::vector<const Node*> run;
     bool first = true;
@@ -272,13 +276,16 @@ void FunctionLowering::lockstep(const std::vector<const Node*>& stmts, RunGuard 
         run.push_back(loop);
         continue;
       }
-      bool by_index = !(first && held != nullptr && reads_thread_index(guard.if_node->child(0)));
+      bool by_index = !((first || retested) && guard.if_node != nullptr &&
+                        reads_thread_index(guard.if_node->child(0)));
       for (const Node* r : run) by_index &= !reads_thread_index(*r);
       if (!run.empty() || loop != nullptr) {
         chunk_loop(
             [&] {
               llvm::Value* holds = b_.getTrue();
-              if (held != nullptr && first) {
+              if (retested) {
+                holds = guard_holds(guard);
+              } else if (held != nullptr && first) {
                 holds = guard_holds(guard);
                 b_.CreateStore(b_.CreateZExt(holds, b_.getInt8Ty()), thread_flag(held));
               } else if (held != nullptr) {
@@ -319,6 +326,41 @@ bool FunctionLowering::reads_thread_index(const Node& n) const {
     reads |= e.kind == NodeKind::Name && recomputed_targets_.count(e.text);
   });
   return reads;
+}
+
+// Whether `e` has the same value in each run of a thread's lockstep statements: constants,
+// index registers, recomputed variables, unassigned parameters and their arrays' shapes,
+// combined by operators (no call: it may have effects).
+bool FunctionLowering::same_in_every_run(const Node& e) const {
+  switch (e.kind) {
+    case NodeKind::Int:
+    case NodeKind::Float:
+    case NodeKind::Bool:
+      return true;
+    case NodeKind::Name:  // an array's elements may change: only its shape is read
+      return (recomputed_targets_.count(e.text) > 0 || parameters_.count(e.text) > 0) &&
+             type_of(e).is_scalar();
+    case NodeKind::Attr:
+      return (e.text == "shape" || e.text == "size") && e.child(0).kind == NodeKind::Name &&
+             parameters_.count(e.child(0).text) > 0;
+    case NodeKind::Call:
+      if (!builtins::has_fact(e.text, builtins::kIndexRegister)) return false;
+      break;
+    case NodeKind::Compare:
+    case NodeKind::Not:
+    case NodeKind::And:
+    case NodeKind::Or:
+    case NodeKind::IfExp:
+    case NodeKind::BinOp:
+    case NodeKind::Unary:
+    case NodeKind::Subscript:  // a.shape[0]
+      break;
+    default:
+      return false;
+  }
+  for (const auto& c : e.children)
+    if (!same_in_every_run(*c)) return false;
+  return true;
 }
 
 // A lockstep loop's iterations over one chunk, whose threads' flags are set: counted once
@@ -380,8 +422,8 @@ void FunctionLowering::lockstep_iterations(const Node& s, const LockstepRange* r
       },
       !reads_thread_index(s));
   if (range != nullptr) b_.CreateStore(b_.CreateAdd(i, range->step), counter);
-  b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), any), b_.getInt8(0)), cond_bb,
-                  exit_bb);
+  mark_outer_loop(b_.CreateCondBr(
+      b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), any), b_.getInt8(0)), cond_bb, exit_bb));
   b_.SetInsertPoint(exit_bb);
 }
 

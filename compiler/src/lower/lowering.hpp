@@ -358,6 +358,7 @@ class FunctionLowering {
   void lockstep_iterations(const ir::Node& s, const LockstepRange* range,
                            const ChunkLoop& chunk_loop);
   bool reads_thread_index(const ir::Node& n) const;
+  bool same_in_every_run(const ir::Node& e) const;
   // Where the guard's condition holds, as the current thread sees it (true: no guard).
   llvm::Value* guard_holds(RunGuard guard);
   void split_group(const WarpGroup& group);
@@ -612,6 +613,10 @@ void set_loop_hint(llvm::BranchInst* latch, const char* hint);
 // `lockstep`: a loop over a block's row in a lockstep `if` or loop (lockstep_loops.cpp): 16
 // lanes wide, not interleaved, its tail masked.
 void mark_thread_loop(llvm::BranchInst* latch, bool lockstep = false);
+// Host: marks a loop around thread loops (blocks, threadIdx.y and .z, lockstep chunks and
+// iterations) as never unrolled: LLVM could not, but would work out its trip count to try
+// (a tenth of a lockstep kernel's optimisation time).
+void mark_outer_loop(llvm::BranchInst* latch);
 // Whether statements call the builtin `name`, at any depth.
 bool calls_builtin(const std::vector<ir::NodePtr>& nodes, std::string_view name);
 

@@ -182,6 +182,8 @@ void set_loop_hint(llvm::BranchInst* latch, const char* hint) {
   latch->setMetadata(llvm::LLVMContext::MD_loop, id);
 }
 
+void mark_outer_loop(llvm::BranchInst* latch) { set_loop_hint(latch, "llvm.loop.unroll.disable"); }
+
 void mark_thread_loop(llvm::BranchInst* latch, bool lockstep) {
   set_loop_hint(latch, "llvm.loop.unroll.runtime.disable");
   if (!lockstep) return;
@@ -378,11 +380,14 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
 
   llvm::BranchInst* latch = nullptr;  // the last loop's
   using Body = std::function<void(llvm::Value*)>;
+  // Loops around the thread loops, unless marked as one after (mark_thread_loop).
   auto loop = [&](llvm::Value* begin, llvm::Value* end, const Body& fn) {
     latch = counted_loop(b, begin, end, fn, false);
+    mark_outer_loop(latch);
   };
   auto loop_that_runs = [&](llvm::Value* begin, llvm::Value* end, const Body& fn) {
     latch = counted_loop(b, begin, end, fn, true);
+    mark_outer_loop(latch);
   };
 
   // Never zero (a launch has no empty dimension), which SCEV must know to compute
