@@ -611,7 +611,7 @@ void set_loop_hint(llvm::BranchInst* latch, const char* hint);
 // but its scalar remainder not unrolled at run time (code and compile time for a loop of
 // a few iterations).
 // `lockstep`: a loop over a block's row in a lockstep `if` or loop (lockstep_loops.cpp): 16
-// lanes wide, not interleaved, its tail masked.
+// lanes wide, not interleaved, its tail masked, never unrolled.
 void mark_thread_loop(llvm::BranchInst* latch, bool lockstep = false);
 // Host: marks a loop around thread loops (blocks, threadIdx.y and .z, lockstep chunks and
 // iterations) as never unrolled: LLVM could not, but would work out its trip count to try
