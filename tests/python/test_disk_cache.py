@@ -4,6 +4,7 @@ GPU launch takes; inspect_asm goes through it, so these tests run anywhere."""
 
 import json
 import os
+import platform
 import subprocess
 import sys
 import textwrap
@@ -340,3 +341,24 @@ def test_stats_without_cache_count_nothing():
 
     nothing.inspect_asm(void(float32[::1]))
     assert nothing.stats == (None, {}, {})
+
+
+def test_the_cpu_the_code_is_compiled_for_is_part_of_the_key(module_dir):
+    flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
+    if platform.machine() != "x86_64" or " avx2" not in flags:
+        pytest.skip("x86-64-v3 is an x86-64 CPU with AVX2")
+    script = textwrap.dedent('''
+        import json, numpy as np, cudajit as cuda
+        from cudajit import _core
+        import kernels
+        a = np.arange(8, dtype=np.float32); b = np.zeros_like(a)
+        kernels.double[1, 8](a, b)
+        cuda.synchronize()
+        print(json.dumps([_core.code_cache_info()["disk_hits"], b.tolist()]))
+    ''')
+    native = run_twice(module_dir, script, CUDAJIT_DEVICE="cpu")
+    older = run_twice(module_dir, script, CUDAJIT_DEVICE="cpu", CUDAJIT_CPU_NAME="x86-64-v3")
+    # this machine's code is not loaded for x86-64-v3: each compiles once, then loads its own
+    assert [hits for hits, _ in native + older] == [0, 1, 0, 1]
+    assert all(b == [2.0 * i for i in range(8)] for _, b in native + older)
+    assert len(host_files(module_dir / "__pycache__")) == 2

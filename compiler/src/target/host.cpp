@@ -13,20 +13,19 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
-#include <llvm/TargetParser/Host.h>
 
-#include <algorithm>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "../dump.hpp"
 #include "cudajit/compiler/errors.hpp"
 #include "cudajit/compiler/float16.hpp"
 #include "cudajit/compiler/target.hpp"
+#include "host_cpu.hpp"
 #include "llvm_support.hpp"
 
 namespace cudajit::target {
@@ -49,6 +48,7 @@ class HostJit {
   }
 
   const llvm::Triple& triple() const { return jit_->getTargetTriple(); }
+  const llvm::TargetMachine& machine() const { return *optimizer_machine_; }
   const llvm::DataLayout& data_layout() const { return jit_->getDataLayout(); }
 
   // Optimises and compiles `module` to an object file, which it loads; the object's
@@ -104,6 +104,9 @@ class HostJit {
     if (epilogue != options.end() && epilogue->second->getNumOccurrences() == 0)
       static_cast<llvm::cl::opt<bool>*>(epilogue->second)->setValue(false);
     auto builder = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "cannot detect host");
+    detail::HostCpu cpu = detail::choose_host_cpu(builder.getTargetTriple());
+    builder.setCPU(cpu.name);
+    builder.getFeatures() = cpu.features;
     // x86's bfloat16 conversions (VCVTNEPS2BF16) flush subnormals, where a GPU's
     // cvt.rn.bf16.f32 keeps them: narrowing to bfloat goes through __truncsfbf2 instead.
     builder.getFeatures().AddFeature("avx512bf16", false);
@@ -227,13 +230,13 @@ void* load_host_object(const std::string& object, const std::string& entry_name)
 std::string host_triple() { return HostJit::instance().triple().str(); }
 
 std::string host_cpu_identity() {
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  std::vector<std::string> enabled;
-  for (const auto& feature : features)
-    if (feature.getValue()) enabled.push_back(feature.getKey().str());
-  std::sort(enabled.begin(), enabled.end());
-  std::string text = host_triple() + " " + llvm::sys::getHostCPUName().str();
-  for (const std::string& f : enabled) text += " +" + f;
+  const llvm::TargetMachine& machine = HostJit::instance().machine();
+  llvm::SmallVector<llvm::StringRef> items;
+  machine.getTargetFeatureString().split(items, ',', -1, false);
+  std::map<std::string, char> features;  // the last sign of each wins, as in LLVM
+  for (llvm::StringRef item : items) features[item.drop_front().str()] = item.front();
+  std::string text = machine.getTargetTriple().str() + " " + machine.getTargetCPU().str();
+  for (const auto& [name, sign] : features) text += std::string(" ") + sign + name;
   return text;
 }
 

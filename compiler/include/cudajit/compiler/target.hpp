@@ -185,7 +185,8 @@ HostObject jit_host(std::unique_ptr<llvm::Module> module,
 // host_cpu_identity()) and returns the address of `entry_name`.
 void* load_host_object(const std::string& object, const std::string& entry_name);
 
-// The host's triple, CPU and its features: host objects run where these are the same.
+// The triple, CPU and features host code is compiled for (this machine's, or those
+// CUDAJIT_CPU_NAME and CUDAJIT_CPU_FEATURES choose): host objects run where these are the same.
 std::string host_cpu_identity();
 
 // Triple and data layout of the host JIT, for lowering before jit_host.
