@@ -55,7 +55,7 @@ Lowered lower_for_target(const ir::Module& ir_module, const std::vector<Type>& a
   // The cpu device runs a device function's divergent loop in lockstep once it is inlined;
   // the inlined module must outlive the program typed from it.
   std::optional<lower::InlinedCalls> inlined;
-  if (target == lower::TargetKind::Host && !device)
+  if (target == lower::TargetKind::Host && !device && cudajit::target::host_masks_bytes())
     inlined = lower::inline_lockstep_calls(ir_module, typed);
   if (inlined) {
     try {  // the kernel as written compiles whatever the inlined copy's typing finds

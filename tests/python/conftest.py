@@ -8,10 +8,12 @@
 """
 
 import os
+import platform
 import re
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -415,6 +417,20 @@ def assert_bits_equal_any_nan(actual, expected, as_float):
     nan = np.isnan(as_float(expected))
     np.testing.assert_array_equal(np.isnan(as_float(actual)), nan)
     np.testing.assert_array_equal(actual[~nan], expected[~nan])
+
+
+def cpu_masks_bytes():
+    """Whether this machine's CPU stores masked vectors of bytes (x86's AVX-512BW): only
+    there does the cpu device run loops in lockstep (cudajit.compiler's host_masks_bytes)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return platform.machine() == "x86_64" and " avx512bw" in flags
+
+
+needs_lockstep = pytest.mark.skipif(not cpu_masks_bytes(),
+                                    reason="lockstep loops need AVX-512BW's masked byte stores")
 
 
 def cpu_dump_paths(tmp_path, test_file, names, script, dump="cpu"):

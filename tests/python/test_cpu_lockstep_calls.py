@@ -15,7 +15,7 @@ import pytest
 
 import cudajit as cuda
 
-from conftest import cpu_dump_paths
+from conftest import cpu_dump_paths, needs_lockstep
 from test_cpu_lockstep_loops import check_escape_times
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -292,6 +292,7 @@ calls_inside_expressions[1, 32](np.arange(32.0), np.zeros(32, np.int64), np.zero
 """
 
 
+@needs_lockstep
 def test_the_dump_names_the_inlined_loop(tmp_path):
     names = ("escape_time", "newton_sqrt", "halvings", "complex_escape", "complex_escape_by_parts",
              "complex_escape_times_by_parts",

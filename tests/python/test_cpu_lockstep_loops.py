@@ -12,7 +12,7 @@ import pytest
 
 import cudajit as cuda
 
-from conftest import cpu_dump_paths
+from conftest import cpu_dump_paths, needs_lockstep
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -717,6 +717,7 @@ uniform_guard[1, 64](np.arange(64), out, 3)
 """
 
 
+@needs_lockstep
 def test_the_dump_says_which_loops_run_in_lockstep(tmp_path):
     names = ("escape_times", "search_past_the_end", "clear_then_search", "lcg_steps",
              "nested_rounds", "collatz_after_return", "two_returns", "guard_reassigned",
@@ -760,6 +761,7 @@ def shrinking_limit(a, out):
         out[i] = k + m
 
 
+@needs_lockstep
 def test_a_guard_is_tested_again_only_where_nothing_can_change_it(tmp_path):
     a = np.random.default_rng(5).integers(0, 1 << 30, 100).astype(np.int64)
     out = np.full(128, -1, np.int64)

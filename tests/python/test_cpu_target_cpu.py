@@ -94,3 +94,19 @@ def test_a_feature_this_cpu_lacks_is_a_value_error_not_an_illegal_instruction():
     assert result.returncode != 0
     assert re.search(r"ValueError: CUDAJIT_CPU_FEATURES='\+amx-tile' asks for features this "
                      r"CPU \(.*\) lacks: .*amx-tile", result.stderr), result.stderr
+
+
+@pytest.mark.skipif("avx2" not in host_flags(), reason="x86-64-v3 needs AVX2")
+def test_without_masked_byte_stores_each_thread_runs_its_own_loops():
+    # x86-64-v3 has AVX2's masked stores of 32 and 64 bits but none of bytes: a lockstep loop
+    # would make each of them lane by lane (mandelbrot 131 ms here, 60 as each thread's own)
+    script = KERNELS.replace('print("ok")', 'print("ok"); halvings[1, 32](a[:32], n)')
+    result = run(script, CUDAJIT_CPU_NAME="x86-64-v3", CUDAJIT_DUMP="cpu")
+    assert result.returncode == 0, result.stderr
+    halvings = result.stderr.split("=== cudajit cpu: halvings ===")[1]
+    assert halvings.strip().startswith("thread loops: no barrier")
+    assert ("no lockstep loops: this CPU has no masked vector stores of bytes (AVX-512BW), "
+            "so each thread runs its own loops") in halvings
+    if "avx512bw" in host_flags():  # this machine's own code runs the loop in lockstep
+        native = run(script, CUDAJIT_DUMP="cpu")
+        assert "lockstep loops (line" in native.stderr.split("=== cudajit cpu: halvings ===")[1]

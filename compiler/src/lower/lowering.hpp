@@ -171,6 +171,7 @@ struct ModuleLowering {
   // Host: the kernel's loops threads leave at different iterations, run in lockstep across
   // a split block's threads, and the `if`s they are in (lockstep_statements).
   std::unordered_set<const ir::Node*> lockstep{};
+  std::string no_lockstep_because{};  // why loops that could be are not (the host's CPU)
   // Host: the kernel's arrays it only updates atomically, by parameter name
   // (find_private_atomics), and that kernel.
   std::map<std::string, PrivateAtomics> private_atomics{};

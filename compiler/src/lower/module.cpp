@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../dump.hpp"
+#include "cudajit/compiler/target.hpp"
 #include "fission.hpp"
 #include "lowering.hpp"
 
@@ -598,6 +599,8 @@ void dump_host_path(const ModuleLowering& m, const TypedFunction& entry) {
       text += "; a row of blocks is one loop over its threads' x (the kernel reads "
               "threadIdx.x and blockIdx.x only through cuda.grid)";
   }
+  if (!m.no_lockstep_because.empty())
+    text += "; no lockstep loops: " + m.no_lockstep_because + ", so each thread runs its own loops";
   if (!m.synchronises && !m.private_atomics.empty()) {
     text += "\nprivate copies:";
     for (const auto& [name, atomics] : m.private_atomics) text += " " + name;
@@ -723,7 +726,13 @@ LoweredProgram lower_program(const typing::TypedProgram& program, llvm::Module& 
     find_block_barriers(m, all, *program.entry);
     find_grid_stride_loops(m, all, *program.entry);
     if (!device_entry) find_private_atomics(m, *program.entry);
-    if (!device_entry) m.lockstep = lockstep_statements(*program.entry);
+    if (!device_entry) {
+      m.lockstep = lockstep_statements(*program.entry);
+      if (!m.lockstep.empty() && !cudajit::target::host_masks_bytes()) {
+        m.lockstep.clear();
+        m.no_lockstep_because = "this CPU has no masked vector stores of bytes (AVX-512BW)";
+      }
+    }
     if (!device_entry &&
         (!m.block_syncing.empty() || calls_warp_functions(all) || !m.lockstep.empty())) {
       m.not_split_because = split_refusal(m, all, *program.entry);

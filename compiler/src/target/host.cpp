@@ -8,6 +8,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -49,6 +50,7 @@ class HostJit {
 
   const llvm::Triple& triple() const { return jit_->getTargetTriple(); }
   const llvm::TargetMachine& machine() const { return *optimizer_machine_; }
+  bool masks_bytes() const { return masks_bytes_; }
   const llvm::DataLayout& data_layout() const { return jit_->getDataLayout(); }
 
   // Optimises and compiles `module` to an object file, which it loads; the object's
@@ -113,6 +115,8 @@ class HostJit {
     builder.getFeatures().AddFeature("avxneconvert", false);
     builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
     optimizer_machine_ = unwrap(builder.createTargetMachine(), "cannot create host target");
+    masks_bytes_ = optimizer_machine_->getTargetTriple().isX86() &&
+                   optimizer_machine_->getMCSubtargetInfo()->checkFeatures("+avx512bw");
     jit_ = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(builder).create(),
                   "cannot create host JIT");
     // Materialisation errors (an unresolved symbol) are reported here rather
@@ -206,6 +210,7 @@ class HostJit {
   std::mutex mutex_;
   int cached_objects_ = 0;
   std::unique_ptr<llvm::TargetMachine> optimizer_machine_;
+  bool masks_bytes_ = false;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::string errors_;
 };
@@ -239,6 +244,8 @@ std::string host_cpu_identity() {
   for (const auto& [name, sign] : features) text += std::string(" ") + sign + name;
   return text;
 }
+
+bool host_masks_bytes() { return HostJit::instance().masks_bytes(); }
 
 std::string host_data_layout() {
   return HostJit::instance().data_layout().getStringRepresentation();

@@ -189,6 +189,12 @@ void* load_host_object(const std::string& object, const std::string& entry_name)
 // CUDAJIT_CPU_NAME and CUDAJIT_CPU_FEATURES choose): host objects run where these are the same.
 std::string host_cpu_identity();
 
+// Whether the CPU host code is compiled for loads and stores masked vectors of bytes
+// natively (x86's AVX-512BW): the cpu device's lockstep loops mask every access of each
+// iteration, which without them costs more than it saves (mandelbrot compiled for
+// x86-64-v3 on an AMD EPYC: 131 ms in lockstep, 60 as each thread's own loop).
+bool host_masks_bytes();
+
 // Triple and data layout of the host JIT, for lowering before jit_host.
 std::string host_triple();
 std::string host_data_layout();
