@@ -6,6 +6,7 @@
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
@@ -26,6 +27,13 @@ namespace cudajit::target::detail {
 namespace {
 
 using namespace llvm::PatternMatch;
+
+// What m_ICmp binds: since LLVM 20 a CmpPredicate (the predicate and its samesign flag).
+#if LLVM_VERSION_MAJOR >= 20
+using MatchedPredicate = llvm::CmpPredicate;
+#else
+using MatchedPredicate = llvm::ICmpInst::Predicate;
+#endif
 
 // One bounds check the fast copy drops: `cmp` is `index <u extent`, where the
 // index may first wrap negatives (`wrap`: select(i < 0, i + extent, i), which
@@ -85,7 +93,7 @@ void leaves_of(llvm::Value* v, bool fails, llvm::SmallVectorImpl<llvm::Value*>& 
 // InstCombine makes of it, i + select(i < 0, extent, 0).
 llvm::Value* wrapped_index(llvm::Value* v, llvm::Value* extent) {
   llvm::Value* i = nullptr;
-  llvm::ICmpInst::Predicate predicate;
+  MatchedPredicate predicate;
   if (match(v, m_Select(m_ICmp(predicate, m_Value(i), m_Zero()),
                         m_c_Add(m_Deferred(i), m_Specific(extent)), m_Deferred(i))) &&
       predicate == llvm::ICmpInst::ICMP_SLT)
@@ -136,7 +144,11 @@ class LoopVersioner {
 
     llvm::BasicBlock* test_block = loop.getLoopPreheader();
     llvm::Instruction* at = test_block->getTerminator();
+#if LLVM_VERSION_MAJOR >= 22
+    llvm::SCEVExpander expander(scev_, "bounds");
+#else
     llvm::SCEVExpander expander(scev_, function_.getParent()->getDataLayout(), "bounds");
+#endif
     if (!expander.isSafeToExpandAt(trips, at)) return false;
     for (Check& c : checks) {
       ends(c, trips);
@@ -236,7 +248,7 @@ class LoopVersioner {
   }
 
   std::optional<Guard> as_guard(llvm::Loop& loop, llvm::Value* leaf, bool negated) {
-    llvm::ICmpInst::Predicate predicate;
+    MatchedPredicate predicate;
     llvm::Value *x, *y;
     if (!match(leaf, m_ICmp(predicate, m_Value(x), m_Value(y)))) return std::nullopt;
     if (negated) predicate = llvm::ICmpInst::getInversePredicate(predicate);
@@ -263,7 +275,7 @@ class LoopVersioner {
   // `leaf` as `index <u extent` (in bounds), or where `fails`, as its negation: `index >=u
   // extent`, or `index >u c` of a constant c (extent c + 1).
   std::optional<Check> analyse(llvm::Loop& loop, llvm::Value* leaf, bool fails) {
-    llvm::ICmpInst::Predicate predicate;
+    MatchedPredicate predicate;
     llvm::Value *index, *extent;
     auto* cmp = llvm::dyn_cast<llvm::ICmpInst>(leaf);
     if (!cmp || !match(cmp, m_ICmp(predicate, m_Value(index), m_Value(extent))))

@@ -101,7 +101,7 @@ class HostJit {
     // Thread loops run a few vector iterations each (a block's row): a vectorised remainder
     // after them is compile time and code for little (the GPU's pipeline never vectorises
     // this wide). CUDAJIT_LLVM_OPTIONS may still turn it on.
-    llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
+    auto& options = llvm::cl::getRegisteredOptions();  // a StringMap, a DenseMap in LLVM 22
     auto epilogue = options.find("enable-epilogue-vectorization");
     if (epilogue != options.end() && epilogue->second->getNumOccurrences() == 0)
       static_cast<llvm::cl::opt<bool>*>(epilogue->second)->setValue(false);

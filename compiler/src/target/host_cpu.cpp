@@ -76,7 +76,9 @@ HostCpu choose_host_cpu(const llvm::Triple& triple) {
   std::string missing;
   for (const auto& feature : host_features) {
     if (feature.getValue() || !known.contains(feature.getKey())) continue;
-    if (!chosen->checkFeatures(("+" + feature.getKey()).str())) continue;
+    std::string flag = "+";
+    flag += feature.getKey();
+    if (!chosen->checkFeatures(flag)) continue;
     if (!missing.empty()) missing += ", ";
     missing += feature.getKey();
   }
