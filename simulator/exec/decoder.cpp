@@ -398,21 +398,32 @@ class FunctionDecoder final : public DecodeContext {
     return size >= 8 || size == 0 ? bits : bits & ((uint64_t(1) << (8 * size)) - 1);
   }
 
+  // As ptxas: .f32 and .f64 take any float literal by value (a 0d literal rounded to
+  // float, a 0f literal widened); a bit-size type takes the bits of a literal of its
+  // own size (.b32 a 0f literal, .b64 a 0d or decimal one); other types take none.
   uint64_t float_bits(const Operand& o, const std::string& type) const {
+    bool single = o.float_width == 32;
+    if ((type == "b32" || type == "f32") && single) return o.bits;  // bits kept, NaNs too
+    if ((type == "b64" || type == "f64") && !single) return o.bits;
     if (type == "f64") {
-      if (o.float_width != 64) error("a 32-bit float literal where f64 is expected");
-      return o.bits;
+      float f;
+      uint32_t b = uint32_t(o.bits);
+      std::memcpy(&f, &b, 4);
+      double d = f;
+      uint64_t bits;
+      std::memcpy(&bits, &d, 8);
+      return bits;
     }
-    if (o.float_width == 32) return o.bits;
-    double d;
-    std::memcpy(&d, &o.bits, 8);
     if (type == "f32") {
+      double d;
+      std::memcpy(&d, &o.bits, 8);
       float f = float(d);
       uint32_t b;
       std::memcpy(&b, &f, 4);
       return b;
     }
-    error("a float literal where ." + type + " is expected");
+    error(std::string(single ? "a 32-bit" : "a 64-bit") + " float literal where ." + type +
+          " is expected");
   }
 
   uint32_t reg_named(const std::string& name) {

@@ -476,3 +476,52 @@ def test_a_copy_from_a_module_variable_waits_for_the_kernel_before_it(driver):
     driver._check("cuMemcpyDtoH", driver.lib.cuMemcpyDtoH_v2(
         ctypes.byref(flag), address, ctypes.c_size_t(4)))
     assert flag.value == 7
+
+
+# --- float literals: taken and refused per type as ptxas does (checked with ptxas, sm_80) ------
+
+LITERAL_KERNEL = """
+.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry literal(.param .u64 literal_out)
+{
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [literal_out];
+	cvta.to.global.u64 %rd1, %rd1;
+	MOVE
+	st.global.b64 [%rd1], %rd2;
+	ret;
+}
+"""
+
+
+@pytest.mark.parametrize("move, expected", [
+    ("mov.b64 %rd2, 0d3FF8000000000000;", np.float64(1.5).view(np.uint64)),  # LLVM 22 writes this
+    ("mov.b64 %rd2, 0d7FF0000000000001;", np.uint64(0x7FF0000000000001)),  # bits, NaN kept
+    ("mov.f64 %rd2, 0f3FC00000;", np.float64(1.5).view(np.uint64)),  # 1.5f widened
+    ("mov.f64 %rd2, 0d3FF8000000000000;", np.float64(1.5).view(np.uint64)),
+    ("mov.b64 %rd2, 0; mov.f32 %rd2, 0d3FF8000000000000;", np.uint64(0x3FC00000)),  # rounded
+])
+def test_a_float_literal_is_taken_by_float_and_same_size_bit_types(driver, move, expected):
+    import ctypes
+
+    kernel = driver.function(driver.load(LITERAL_KERNEL.replace("MOVE", move)), "literal")
+    out = driver.to_device(np.zeros(1, np.uint64))
+    assert driver.launch(kernel, (1, 1, 1), (1, 1, 1), [ctypes.c_uint64(out)]) == 0
+    result = np.zeros(1, np.uint64)
+    driver.copy(result.ctypes.data, out, 8)
+    driver.free(out)
+    assert result[0] == expected
+
+
+@pytest.mark.parametrize("move, message", [
+    ("mov.u64 %rd2, 0d3FF8000000000000;", "a 64-bit float literal where .u64 is expected"),
+    ("mov.b64 %rd2, 0f3FC00000;", "a 32-bit float literal where .b64 is expected"),
+])
+def test_a_float_literal_for_an_integer_or_other_size_type_is_refused(driver, move, message):
+    from sim_driver import DriverError
+
+    with pytest.raises(DriverError) as info:
+        driver.load(LITERAL_KERNEL.replace("MOVE", move))
+    assert message in info.value.log
