@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """The cpu device against numba @njit(parallel=True) and PoCL on the same computations.
 
-    PYTHONPATH=python python3 benchmarks/cpu_device.py [--repeats N] [--cases a,b] [--json PATH]
-                                                      [--numba-python PATH]
+    PYTHONPATH=python python3 benchmarks/cpu_device.py [--repeats N] [--rounds R] [--cases a,b]
+                                [--stat min|median] [--json PATH] [--numba-python PATH]
 
 Each computation is written three times: a cudajit kernel run on the cpu device, a Numba CPU
 function (`@njit(parallel=True)` with `prange`, as a user without a GPU writes it), and an
-OpenCL C kernel run by PoCL through pyopencl. Median ms per run after a warm-up run; every
+OpenCL C kernel run by PoCL through pyopencl. The three take turns on each computation, R
+rounds of N/R timed runs each after an untimed one, so that a slow spell of a shared machine
+falls on all three; the table shows the fastest run (timeit's reasoning: the slower ones
+measure the neighbours) or with --stat median the median, and the JSON has both. Every
 result is checked against NumPy. Numba runs in this process when it imports here, else in a
 child process of --numba-python (default build/compat-venv/bin/python, made by `make compat`);
 PoCL needs `scripts/install-deps.sh --bench`. A peer that cannot run is a column of n/a with
@@ -304,22 +307,21 @@ def cudajit_cases():
     return cuda, prepare
 
 
-def run_cudajit(cases: list[str], repeats: int) -> dict:
+def cudajit_runners(cases: list[str]) -> dict:
     cuda, prepare = cudajit_cases()
-    results = {}
+    runners = {}
     for case in cases:
         d = inputs(case)
         kernel, grid, block, args, out, zero = prepare(case, d)
 
-        def once():
+        def once(kernel=kernel, grid=grid, block=block, args=args, zero=zero):
             if zero is not None:
                 zero.copy_to_device(np.zeros(zero.shape, zero.dtype))
             kernel[grid, block](*args)
             cuda.synchronize()
         once()
-        ok = matches(case, out.copy_to_host(), reference(case, d))
-        results[case] = {"ms": median_ms(once, repeats), "ok": bool(ok)}
-    return results
+        runners[case] = (once, bool(matches(case, out.copy_to_host(), reference(case, d))))
+    return runners
 
 
 # --- the computations for Numba's CPU JIT ---------------------------------------------------
@@ -450,21 +452,20 @@ def numba_functions():
     return prepare
 
 
-def run_numba(cases: list[str], repeats: int) -> dict:
+def numba_runners(cases: list[str]) -> dict:
     prepare = numba_functions()
-    results = {}
+    runners = {}
     for case in cases:
         d = inputs(case)
         fn, args, out, zero = prepare(case, d)
 
-        def once():
+        def once(fn=fn, args=args, zero=zero):
             if zero is not None:
                 zero[:] = 0
             fn(*args)
         once()
-        ok = matches(case, out, reference(case, d))
-        results[case] = {"ms": median_ms(once, repeats), "ok": bool(ok)}
-    return results
+        runners[case] = (once, bool(matches(case, out, reference(case, d))))
+    return runners
 
 
 # --- the computations as OpenCL C kernels, for PoCL -----------------------------------------
@@ -593,11 +594,11 @@ def pocl_context():
     raise RuntimeError("no PoCL platform (scripts/install-deps.sh --bench installs it)")
 
 
-def run_pocl(cases: list[str], repeats: int) -> dict:
+def pocl_runners(cases: list[str]) -> dict:
     cl, ctx, queue, prog = pocl_context()
     mf = cl.mem_flags
     i32, f32 = np.int32, np.float32
-    results = {}
+    runners = {}
     for case in cases:
         d = inputs(case)
         buf = {k: cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=v)
@@ -648,16 +649,15 @@ def run_pocl(cases: list[str], repeats: int) -> dict:
         else:
             raise KeyError(case)
 
-        def once():
+        def once(zero=zero, kernel=kernel, glob=glob, local=local, args=args):
             if zero is not None:
                 cl.enqueue_fill_buffer(queue, zero, np.int32(0), 0, BINS * 4)
             kernel(queue, glob, local, *args)
             queue.finish()
         once()
         cl.enqueue_copy(queue, host, out)
-        ok = matches(case, host, reference(case, d))
-        results[case] = {"ms": median_ms(once, repeats), "ok": bool(ok)}
-    return results
+        runners[case] = (once, bool(matches(case, host, reference(case, d))))
+    return runners
 
 
 # --- running and reporting -----------------------------------------------------------------
@@ -680,37 +680,99 @@ PEER_NOTES = {"matmul": "numba: naive i,j,k loops", "histogram": "numba: one thr
               "warp_reduce": "PoCL: local-memory tree (OpenCL 1.2 has no shuffle)"}
 
 
-def median_ms(fn, repeats: int) -> float:
+def sample_ms(once, count: int) -> list[float]:
+    """`count` timed runs after an untimed one (the caches and threads the last peer left)."""
+    once()
     samples = []
-    for _ in range(repeats):
+    for _ in range(count):
         t0 = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t0)
-    return statistics.median(samples) * 1e3
+        once()
+        samples.append((time.perf_counter() - t0) * 1e3)
+    return samples
 
 
-def numba_peer(cases: list[str], repeats: int, python: str) -> dict | str:
+class NumbaChild:
+    """numba_runners in a child process of another Python, driven a case at a time."""
+
+    def __init__(self, cases: list[str], python: str):
+        self.process = subprocess.Popen([python, __file__, "--peer-numba", "--cases",
+                                         ",".join(cases)], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True)
+        line = self.process.stdout.readline()
+        if not line:
+            error = self.process.stderr.read().strip().splitlines() or ["failed"]
+            raise RuntimeError(error[-1])
+        self.ok = json.loads(line)
+
+    def runners(self) -> dict:
+        return {case: (lambda count, case=case: self.ask(case, count), ok)
+                for case, ok in self.ok.items()}
+
+    def ask(self, case: str, count: int) -> list[float]:
+        self.process.stdin.write(f"{case} {count}\n")
+        self.process.stdin.flush()
+        return json.loads(self.process.stdout.readline())
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+def serve_numba(cases: list[str]) -> None:
+    """The child's side of NumbaChild: results first, then samples for each request."""
+    runners = numba_runners(cases)
+    print(json.dumps({case: ok for case, (_, ok) in runners.items()}), flush=True)
+    for line in sys.stdin:
+        case, count = line.split()
+        print(json.dumps(sample_ms(runners[case][0], int(count))), flush=True)
+
+
+def local(runners: dict) -> dict:
+    """Runners of this process as the same (sample(count), ok) pairs as NumbaChild's."""
+    return {case: (lambda count, once=once: sample_ms(once, count), ok)
+            for case, (once, ok) in runners.items()}
+
+
+def numba_peer(cases: list[str], python: str):
+    """(runners, child or None) for numba here, else in --numba-python."""
     try:
         import numba  # noqa: F401
     except ImportError:
         pass
     else:
-        return run_numba(cases, repeats)
+        return local(numba_runners(cases)), None
     if not pathlib.Path(python).exists():
-        return f"no numba here and no {python} (make compat builds it, or pass --numba-python)"
-    result = subprocess.run([python, __file__, "--peer-numba", "--cases", ",".join(cases),
-                             "--repeats", str(repeats)], capture_output=True, text=True,
-                            timeout=1800)
-    if result.returncode != 0:
-        return (result.stderr.strip().splitlines() or ["failed"])[-1]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+        raise RuntimeError(f"no numba here and no {python} (make compat builds it, or pass "
+                           "--numba-python)")
+    child = NumbaChild(cases, python)
+    return child.runners(), child
 
 
-def peer(fn, *args) -> dict | str:
+def peer(fn, *args):
     try:
         return fn(*args)
     except Exception as exc:  # a peer that cannot run is a column of n/a
         return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+
+
+def measure(tools: dict, cases: list[str], repeats: int, rounds: int, stat: str) -> dict:
+    """{tool: {case: {"ms", "min_ms", "median_ms", "ok"}}}: the tools take turns on each case,
+    `rounds` times, so that a slow spell of this shared machine falls on all of them alike;
+    "ms" is the `stat` of all samples."""
+    samples = {name: {case: [] for case in cases} for name in tools}
+    per_round = max(1, math.ceil(repeats / rounds))
+    for _ in range(rounds):
+        for case in cases:
+            for name, runners in tools.items():
+                if isinstance(runners, dict) and case in runners:
+                    samples[name][case] += runners[case][0](per_round)
+    return {name: runners if not isinstance(runners, dict) else
+            {case: {"ms": statistics.median(samples[name][case]) if stat == "median" else
+                     min(samples[name][case]), "median_ms": statistics.median(samples[name][case]),
+                     "min_ms": min(samples[name][case]), "ok": runners[case][1]}
+             for case in cases if case in runners}
+            for name, runners in tools.items()}
 
 
 def cell(result: dict | str, case: str) -> float | None:
@@ -719,7 +781,9 @@ def cell(result: dict | str, case: str) -> float | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--stat", choices=("min", "median"), default="min")
     parser.add_argument("--cases", default=",".join(CASES))
     parser.add_argument("--numba-python", default=str(ROOT / "build/compat-venv/bin/python"))
     parser.add_argument("--no-pocl", action="store_true")
@@ -727,16 +791,24 @@ def main() -> int:
     parser.add_argument("--peer-numba", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     cases = [c for c in args.cases.split(",") if c]
-    if args.peer_numba:  # the child process of numba_peer
-        print(json.dumps(run_numba(cases, args.repeats)))
+    if args.peer_numba:  # the child process of NumbaChild
+        serve_numba(cases)
         return 0
 
-    ours = run_cudajit(cases, args.repeats)
-    numba = numba_peer(cases, args.repeats, args.numba_python)
-    pocl = "skipped (--no-pocl)" if args.no_pocl else peer(run_pocl, cases, args.repeats)
+    ours = local(cudajit_runners(cases))
+    numba_and_child = peer(numba_peer, cases, args.numba_python)
+    numba, child = numba_and_child if isinstance(numba_and_child, tuple) else \
+        (numba_and_child, None)
+    pocl = "skipped (--no-pocl)" if args.no_pocl else peer(lambda: local(pocl_runners(cases)))
+    results = measure({"cudajit": ours, "numba": numba, "PoCL": pocl}, cases, args.repeats,
+                      args.rounds, args.stat)
+    if child:
+        child.close()
+    ours, numba, pocl = results["cudajit"], results["numba"], results["PoCL"]
 
-    print(f"cpu device vs numba @njit(parallel=True) and PoCL, ms per run (median of "
-          f"{args.repeats}), {os.cpu_count()} cores")
+    print(f"cpu device vs numba @njit(parallel=True) and PoCL, ms per run ({args.stat} of "
+          f"{args.repeats}, the three taking turns in {args.rounds} rounds), "
+          f"{os.cpu_count()} cores")
     print(f"{'computation':<20}{'cudajit':>10}{'numba':>10}{'PoCL':>10}"
           f"{'vs numba':>10}{'vs PoCL':>9}")
     rows = []
@@ -754,7 +826,10 @@ def main() -> int:
               f"{(f'{r_pocl:.2f}x' if r_pocl else 'n/a'):>9}{flag}")
         rows.append({"case": case, "what": CASES[case], "cudajit_ms": mine, "numba_ms": n_ms,
                      "pocl_ms": p_ms, "ratio_numba": r_numba, "ratio_pocl": r_pocl,
-                     "wrong": bad})
+                     "wrong": bad, "samples": {name: {k: res[case][k] for k in ("min_ms",
+                                                                               "median_ms")}
+                                               for name, res in results.items()
+                                               if isinstance(res, dict) and case in res}})
     for case in cases:
         if case in PEER_NOTES:
             print(f"  {case}: {PEER_NOTES[case]}")
@@ -767,6 +842,7 @@ def main() -> int:
     with open(args.json, "w") as f:
         json.dump({"date": time.strftime("%Y-%m-%d"), "machine": platform.processor() or
                    platform.machine(), "cores": os.cpu_count(), "repeats": args.repeats,
+                   "rounds": args.rounds, "stat": args.stat,
                    "rows": rows}, f, indent=2)
     return 0
 
