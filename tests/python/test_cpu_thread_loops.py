@@ -78,6 +78,14 @@ def guarded_read_past_the_end(a, out):
 
 
 @cuda.jit
+def rows_around(a, out):
+    j, i = cuda.grid(2)
+    m = a.shape[1]
+    if 0 < j < m - 1:
+        out[j] = a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1]
+
+
+@cuda.jit
 def guarded_by_a_uniform_value(a, out, row):
     i = cuda.grid(1)
     if row >= 0 and i < a.shape[1]:
@@ -152,6 +160,17 @@ def test_a_check_under_a_guard_that_lets_an_index_out_still_fails():
                                          r"of bounds for axis 0 with size 256"):
         guarded_read_past_the_end[2, 128](a, out)
     np.testing.assert_array_equal(out[1:255], a[2:])
+
+
+def test_a_row_index_past_the_end_fails_in_a_row_loop_shorter_than_the_block():
+    # Blocks of 4 x 64 threads over 10 rows: a[i + 1] is out for i >= 9. The row index, the
+    # same along a row, was once tested at the row loop's first iterations (rows 1-4 of
+    # block row 0) instead of at its own value, and the read went through unchecked.
+    a = np.arange(40.0).reshape(10, 4)
+    out = np.zeros(4)
+    with pytest.raises(IndexError, match=r"kernel 'rows_around' .*index 10 is out of bounds "
+                                         r"for axis 0 with size 10"):
+        rows_around[(1, 1), (4, 64)](a, out)
 
 
 def test_a_check_under_a_uniform_guard_is_tested_only_where_the_guard_holds():

@@ -119,6 +119,13 @@ llvm::Value* wrapped_index(llvm::Value* v, llvm::Value* extent) {
   return nullptr;
 }
 
+// `s` as {g,+,step} of `loop`, or null: an index or guard that varies with an outer loop
+// only is the same in every iteration of this one.
+const llvm::SCEVAddRecExpr* varying_in(const llvm::SCEV* s, const llvm::Loop& loop) {
+  auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(s);
+  return rec && rec->getLoop() == &loop ? rec : nullptr;
+}
+
 class LoopVersioner {
  public:
   LoopVersioner(llvm::Function& f, llvm::LoopInfo& loops, llvm::DominatorTree& dominators,
@@ -151,10 +158,10 @@ class LoopVersioner {
 #endif
     if (!expander.isSafeToExpandAt(trips, at)) return false;
     for (Check& c : checks) {
-      ends(c, trips);
-      if (!expandable(c, expander, at)) return false;
+      ends(c, trips, loop);
+      if (!expandable(c, loop, expander, at)) return false;
     }
-    llvm::Value* in_bounds = range_test(checks, trips, expander, at);
+    llvm::Value* in_bounds = range_test(checks, trips, loop, expander, at);
 
     llvm::formLCSSARecursively(loop, dominators_, &loops_, &scev_);
     llvm::BasicBlock* fast_preheader =
@@ -260,6 +267,9 @@ class LoopVersioner {
     }
     if (!scev_.isLoopInvariant(g.rhs, &loop)) return std::nullopt;
     if (scev_.isLoopInvariant(g.lhs, &loop)) return g;
+    // InstCombine's form of `0 < j` for a j it knows is not negative: j >u 0.
+    if (g.predicate == llvm::ICmpInst::ICMP_NE && g.rhs->isZero())
+      g.predicate = llvm::ICmpInst::ICMP_UGT;
     auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(g.lhs);
     if (!rec || rec->getLoop() != &loop || !rec->isAffine() || !rec->getType()->isIntegerTy(64) ||
         !rec->getStepRecurrence(scev_)->isOne() || g.predicate == llvm::ICmpInst::ICMP_EQ ||
@@ -314,13 +324,13 @@ class LoopVersioner {
 
   // The iterations that may reach the check, under its affine guards on {g,+,1}:
   // g + m > y means m >= y - g + 1, and so on; then the index's ends over them.
-  void ends(Check& c, const llvm::SCEV* trips) {
+  void ends(Check& c, const llvm::SCEV* trips, const llvm::Loop& loop) {
     llvm::Type* i64 = llvm::Type::getInt64Ty(function_.getContext());
     const llvm::SCEV* one = scev_.getOne(i64);
     c.first = scev_.getZero(i64);
     c.last = scev_.getZeroExtendExpr(trips, i64);
     for (const Guard& g : c.guards) {
-      auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(g.lhs);
+      auto* rec = varying_in(g.lhs, loop);
       if (!rec) continue;
       const llvm::SCEV* d = scev_.getMinusSCEV(g.rhs, rec->getStart());
       switch (g.predicate) {
@@ -339,7 +349,7 @@ class LoopVersioner {
       }
     }
     c.low = c.high = c.index;
-    auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(c.index);
+    auto* rec = varying_in(c.index, loop);
     if (!rec) return;
     c.low = rec->evaluateAtIteration(scev_.getTruncateOrZeroExtend(c.first, rec->getType()), scev_);
     c.high = rec->evaluateAtIteration(scev_.getTruncateOrZeroExtend(c.last, rec->getType()), scev_);
@@ -347,11 +357,12 @@ class LoopVersioner {
       std::swap(c.low, c.high);
   }
 
-  bool expandable(const Check& c, llvm::SCEVExpander& expander, llvm::Instruction* at) {
+  bool expandable(const Check& c, const llvm::Loop& loop, llvm::SCEVExpander& expander,
+                  llvm::Instruction* at) {
     for (const llvm::SCEV* s : {c.first, c.last, c.low, c.high, c.extent})
       if (!expander.isSafeToExpandAt(s, at)) return false;
     for (const Guard& g : c.guards) {
-      auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(g.lhs);
+      auto* rec = varying_in(g.lhs, loop);
       if (!expander.isSafeToExpandAt(rec ? rec->getStart() : g.lhs, at) ||
           !expander.isSafeToExpandAt(g.rhs, at))
         return false;
@@ -364,7 +375,8 @@ class LoopVersioner {
   // a step below 2^30; guards' g and y within 2^62, so g + m and y - g do not wrap);
   // none when no iteration reaches it, or an invariant guard fails.
   llvm::Value* range_test(const std::vector<Check>& checks, const llvm::SCEV* trips,
-                          llvm::SCEVExpander& expander, llvm::Instruction* at) {
+                          const llvm::Loop& loop, llvm::SCEVExpander& expander,
+                          llvm::Instruction* at) {
     llvm::IRBuilder<> b(at);
     llvm::Value* trip_count = expander.expandCodeFor(trips, nullptr, at);
     llvm::Value* ok = b.CreateICmpULT(
@@ -383,7 +395,7 @@ class LoopVersioner {
       llvm::Value* holds = b.CreateAnd(b.CreateICmpULE(lo, hi), b.CreateICmpULT(hi, extent));
       llvm::Value* vacuous = b.CreateICmpSGT(first, last);
       for (const Guard& g : c.guards) {
-        auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(g.lhs);
+        auto* rec = varying_in(g.lhs, loop);
         if (rec) {
           ok = b.CreateAnd(ok, b.CreateAnd(small(rec->getStart()), small(g.rhs)));
           if (g.nonnegative)
