@@ -37,6 +37,7 @@
 #include "cudajit/compiler/errors.hpp"
 
 #include "bounds_check_versioning.hpp"
+#include "guarded_loops.hpp"
 
 namespace cudajit::target::detail {
 
@@ -183,7 +184,7 @@ class PipelineContext {
 }  // namespace
 
 void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level,
-                     bool host_loops) {
+                     HostLoops host_loops) {
   static const llvm::OptimizationLevel kLevels[] = {
       llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1, llvm::OptimizationLevel::O2,
       llvm::OptimizationLevel::O3};
@@ -191,9 +192,11 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt
 
   PipelineContext pipeline(module, machine);
   const llvm::OptimizationLevel level = kLevels[opt_level];
-  if (host_loops)  // after inlining: the thread loops hold the kernel's accesses
+  if (host_loops != HostLoops::None)  // after inlining: the thread loops hold the accesses
     pipeline.builder().registerVectorizerStartEPCallback(
-        [](llvm::FunctionPassManager& passes, llvm::OptimizationLevel at) {
+        [host_loops](llvm::FunctionPassManager& passes, llvm::OptimizationLevel at) {
+          // First, so that the checks' ranges are the narrowed loops'.
+          if (host_loops == HostLoops::NarrowToGuards) passes.addPass(NarrowToGuard());
           passes.addPass(BoundsCheckVersioning());
           passes.addPass(llvm::SimplifyCFGPass());  // the folded checks' blocks merge
           // The range tests repeat their parts (each check's guards): once per block is enough.

@@ -58,11 +58,15 @@ llvm::CodeGenOptLevel codegen_opt_level(int opt_level);
 // `what` names the module in the message ("kernel module", ...).
 void verify_module(const llvm::Module& module, std::string_view what);
 
+// What the cpu device's pipeline adds before the loop vectoriser: BoundsCheckVersioning,
+// and where the CPU has no cheap vector masks (AVX-512's) NarrowToGuard too.
+enum class HostLoops { None, KeepGuards, NarrowToGuards };
+
 // Runs the default new-pass-manager pipeline at `opt_level` (0..3), with the
-// target's own passes (for NVPTX: NVVMReflect) and cost model. `host_loops`
-// (the cpu device) adds BoundsCheckVersioning before the loop vectoriser.
+// target's own passes (for NVPTX: NVVMReflect) and cost model, and for the cpu
+// device the passes `host_loops` names.
 void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, int opt_level,
-                     bool host_loops = false);
+                     HostLoops host_loops = HostLoops::None);
 
 // Inlines the calls to alwaysinline functions (libdevice's) and drops the
 // functions no longer called; a few passes, not a pipeline.
