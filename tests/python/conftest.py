@@ -421,7 +421,11 @@ def assert_bits_equal_any_nan(actual, expected, as_float):
 
 def cpu_masks_bytes():
     """Whether this machine's CPU stores masked vectors of bytes (x86's AVX-512BW): only
-    there does the cpu device run loops in lockstep (cudajit.compiler's host_masks_bytes)."""
+    there does the cpu device run loops in lockstep (cudajit.compiler's host_masks_bytes).
+    Not when the suite runs compiled for another CPU (CUDAJIT_CPU_NAME, _FEATURES)."""
+    if os.environ.get("CUDAJIT_CPU_NAME", "native") not in ("native", "host", "") or \
+            os.environ.get("CUDAJIT_CPU_FEATURES"):
+        return False
     try:
         flags = Path("/proc/cpuinfo").read_text()
     except OSError:
@@ -431,6 +435,14 @@ def cpu_masks_bytes():
 
 needs_lockstep = pytest.mark.skipif(not cpu_masks_bytes(),
                                     reason="lockstep loops need AVX-512BW's masked byte stores")
+
+
+def environment_of_this_cpu(**env):
+    """os.environ for a child process, without a CPU the suite was told to compile for
+    (the tests that choose one start from this machine's own), and with `env`."""
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("CUDAJIT_CPU_NAME", "CUDAJIT_CPU_FEATURES")}
+    return dict(base, **env)
 
 
 def cpu_dump_paths(tmp_path, test_file, names, script, dump="cpu"):

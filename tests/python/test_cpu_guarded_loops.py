@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import cudajit
+from conftest import environment_of_this_cpu
 
 pytestmark = pytest.mark.skipif(platform.machine() != "x86_64",
                                 reason="x86-64-v3 is an x86-64 CPU")
@@ -167,8 +168,8 @@ print("ok")
 
 
 def run(script, **env):
-    environment = dict(os.environ, CUDAJIT_DEVICE="cpu",
-                       PYTHONPATH=str(Path(cudajit.__file__).parents[1]), **env)
+    environment = environment_of_this_cpu(
+        CUDAJIT_DEVICE="cpu", PYTHONPATH=str(Path(cudajit.__file__).parents[1]), **env)
     return subprocess.run([sys.executable, "-W", "ignore", "-c", script], env=environment,
                           capture_output=True, text=True, timeout=600)
 

@@ -13,6 +13,7 @@ import pytest
 
 from cudajit import _core, caching
 from cudajit import float32, void
+from conftest import environment_of_this_cpu
 
 SIG = void(float32[::1], float32[::1])
 SOURCE = textwrap.dedent('''
@@ -59,7 +60,8 @@ def disk_counts():
 
 def run_twice(module_dir, script, **env):
     """The JSON that `script` prints last, from two fresh processes one after the other."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(module_dir)] + sys.path), **env)
+    env = environment_of_this_cpu(PYTHONPATH=os.pathsep.join([str(module_dir)] + sys.path),
+                                  **env)
     results = []
     for _ in range(2):
         run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
