@@ -177,7 +177,7 @@ class GuardNarrower {
     index->setIncomingValueForBlock(entry, start);
     exit_test->setOperand(end_operand, end);
     for (const Guard& g : guards) {
-      llvm::BranchInst::Create(g.branch->getSuccessor(g.take), g.branch);
+      llvm::IRBuilder<>(g.branch).CreateBr(g.branch->getSuccessor(g.take));
       g.branch->eraseFromParent();
     }
     dominators_.recalculate(function_);
