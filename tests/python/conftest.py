@@ -445,6 +445,26 @@ def environment_of_this_cpu(**env):
     return dict(base, **env)
 
 
+def host_cpu_flags():
+    """This machine's CPU flags, as /proc/cpuinfo names them (avx2, avx512bw, ...)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def run_on_cpu_device(script, **env):
+    """`script` in a fresh Python on the cpu device, with `env` (a CPU to compile for: the
+    choice is made once, at a process's first compile)."""
+    environment = environment_of_this_cpu(
+        CUDAJIT_DEVICE="cpu", PYTHONPATH=str(Path(cudajit.__file__).parents[1]), **env)
+    return subprocess.run([sys.executable, "-W", "ignore", "-c", script], env=environment,
+                          capture_output=True, text=True, timeout=600)
+
+
 def cpu_dump_paths(tmp_path, test_file, names, script, dump="cpu"):
     """CUDAJIT_DUMP=cpu's account of how each kernel's blocks run, by kernel name (with
     dump="host", the optimised host module of each entry, by entry name). The kernels and

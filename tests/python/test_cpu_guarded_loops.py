@@ -4,16 +4,11 @@ such a loop runs only the indices where the `if` holds, without testing it; with
 vectoriser masks it. Either way the results are NumPy's and the bounds checks still fire.
 Each case is a fresh process, as the CPU is chosen once, at the first compile."""
 
-import os
 import platform
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-import cudajit
-from conftest import environment_of_this_cpu
+from conftest import host_cpu_flags, run_on_cpu_device
 
 pytestmark = pytest.mark.skipif(platform.machine() != "x86_64",
                                 reason="x86-64-v3 is an x86-64 CPU")
@@ -167,28 +162,18 @@ print("ok")
 """
 
 
-def run(script, **env):
-    environment = environment_of_this_cpu(
-        CUDAJIT_DEVICE="cpu", PYTHONPATH=str(Path(cudajit.__file__).parents[1]), **env)
-    return subprocess.run([sys.executable, "-W", "ignore", "-c", script], env=environment,
-                          capture_output=True, text=True, timeout=600)
 
 
-def host_flags():
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("flags"):
-            return set(line.split(":", 1)[1].split())
-    return set()
 
 
-needs_avx2 = pytest.mark.skipif("avx2" not in host_flags(), reason="x86-64-v3 needs AVX2")
+needs_avx2 = pytest.mark.skipif("avx2" not in host_cpu_flags(), reason="x86-64-v3 needs AVX2")
 
 
 @needs_avx2
 @pytest.mark.parametrize("env", [{"CUDAJIT_CPU_NAME": "x86-64-v3"}, {}],
                          ids=["without AVX-512", "this CPU"])
 def test_guarded_thread_loops_give_numpys_results_and_errors(env):
-    result = run(GUARDED_KERNELS, **env)
+    result = run_on_cpu_device(GUARDED_KERNELS, **env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
 
@@ -203,7 +188,7 @@ np.testing.assert_array_equal(out, 3 * x)
 
 @needs_avx2
 def test_without_avx512_a_guarded_loop_runs_unmasked():
-    result = run(SAXPY, CUDAJIT_CPU_NAME="x86-64-v3", CUDAJIT_DUMP="host")
+    result = run_on_cpu_device(SAXPY, CUDAJIT_CPU_NAME="x86-64-v3", CUDAJIT_DUMP="host")
     assert result.returncode == 0, result.stderr
     assert "=== cudajit host: saxpy" in result.stderr
     assert "<8 x float>" in result.stderr  # vectorised, 8 lanes of AVX2

@@ -2,27 +2,17 @@
 (compiler/src/target/host_cpu.cpp), as Numba's NUMBA_CPU_NAME and NUMBA_CPU_FEATURES.
 Each case is a fresh process: the choice is made once, at the first compile."""
 
-import os
 import platform
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-import cudajit
-from conftest import environment_of_this_cpu
+from conftest import host_cpu_flags, run_on_cpu_device
 
 pytestmark = pytest.mark.skipif(platform.machine() != "x86_64",
                                 reason="the CPU names are x86-64's")
 
 
-def host_flags():
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("flags"):
-            return set(line.split(":", 1)[1].split())
-    return set()
 
 
 KERNELS = """
@@ -59,20 +49,15 @@ print("ok")
 """
 
 
-def run(script, **env):
-    environment = environment_of_this_cpu(
-        CUDAJIT_DEVICE="cpu", PYTHONPATH=str(Path(cudajit.__file__).parents[1]), **env)
-    return subprocess.run([sys.executable, "-W", "ignore", "-c", script], env=environment,
-                          capture_output=True, text=True, timeout=300)
 
 
-@pytest.mark.skipif("avx2" not in host_flags(), reason="x86-64-v3 needs AVX2")
+@pytest.mark.skipif("avx2" not in host_cpu_flags(), reason="x86-64-v3 needs AVX2")
 @pytest.mark.parametrize("env", [{"CUDAJIT_CPU_NAME": "x86-64-v3"},
                                  {"CUDAJIT_CPU_NAME": "generic"},
                                  {"CUDAJIT_CPU_FEATURES": "-avx512f"},
                                  {"CUDAJIT_CPU_NAME": "native"}])
 def test_code_for_an_older_cpu_gives_the_same_results(env):
-    result = run(KERNELS, **env)
+    result = run_on_cpu_device(KERNELS, **env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
 
@@ -84,30 +69,30 @@ def test_code_for_an_older_cpu_gives_the_same_results(env):
      "CUDAJIT_CPU_FEATURES: '+warp-drive' is not a feature LLVM knows for x86_64"),
 ])
 def test_a_cpu_or_feature_llvm_does_not_know_is_a_value_error(env, message):
-    result = run(KERNELS, **env)
+    result = run_on_cpu_device(KERNELS, **env)
     assert result.returncode != 0
     assert "ValueError: " + message in result.stderr, result.stderr
 
 
-@pytest.mark.skipif("amx_tile" in host_flags(), reason="this CPU has AMX")
+@pytest.mark.skipif("amx_tile" in host_cpu_flags(), reason="this CPU has AMX")
 def test_a_feature_this_cpu_lacks_is_a_value_error_not_an_illegal_instruction():
-    result = run(KERNELS, CUDAJIT_CPU_FEATURES="+amx-tile")
+    result = run_on_cpu_device(KERNELS, CUDAJIT_CPU_FEATURES="+amx-tile")
     assert result.returncode != 0
     assert re.search(r"ValueError: CUDAJIT_CPU_FEATURES='\+amx-tile' asks for features this "
                      r"CPU \(.*\) lacks: .*amx-tile", result.stderr), result.stderr
 
 
-@pytest.mark.skipif("avx2" not in host_flags(), reason="x86-64-v3 needs AVX2")
+@pytest.mark.skipif("avx2" not in host_cpu_flags(), reason="x86-64-v3 needs AVX2")
 def test_without_masked_byte_stores_each_thread_runs_its_own_loops():
     # x86-64-v3 has AVX2's masked stores of 32 and 64 bits but none of bytes: a lockstep loop
     # would make each of them lane by lane (mandelbrot 131 ms here, 60 as each thread's own)
     script = KERNELS.replace('print("ok")', 'print("ok"); halvings[1, 32](a[:32], n)')
-    result = run(script, CUDAJIT_CPU_NAME="x86-64-v3", CUDAJIT_DUMP="cpu")
+    result = run_on_cpu_device(script, CUDAJIT_CPU_NAME="x86-64-v3", CUDAJIT_DUMP="cpu")
     assert result.returncode == 0, result.stderr
     halvings = result.stderr.split("=== cudajit cpu: halvings ===")[1]
     assert halvings.strip().startswith("thread loops: no barrier")
     assert ("no lockstep loops: this CPU has no masked vector stores of bytes (AVX-512BW), "
             "so each thread runs its own loops") in halvings
-    if "avx512bw" in host_flags():  # this machine's own code runs the loop in lockstep
-        native = run(script, CUDAJIT_DUMP="cpu")
+    if "avx512bw" in host_cpu_flags():  # this machine's own code runs the loop in lockstep
+        native = run_on_cpu_device(script, CUDAJIT_DUMP="cpu")
         assert "lockstep loops (line" in native.stderr.split("=== cudajit cpu: halvings ===")[1]

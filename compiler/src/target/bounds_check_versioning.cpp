@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "llvm_support.hpp"
+
 namespace cudajit::target::detail {
 
 namespace {
@@ -444,13 +446,10 @@ llvm::PreservedAnalyses BoundsCheckVersioning::run(llvm::Function& function,
   auto& loops = analyses.getResult<llvm::LoopAnalysis>(function);
   auto& dominators = analyses.getResult<llvm::DominatorTreeAnalysis>(function);
   auto& scev = analyses.getResult<llvm::ScalarEvolutionAnalysis>(function);
-  std::vector<llvm::Loop*> innermost;
-  for (llvm::Loop* loop : loops.getLoopsInPreorder())
-    if (loop->isInnermost()) innermost.push_back(loop);
   auto& assumptions = analyses.getResult<llvm::AssumptionAnalysis>(function);
   LoopVersioner versioner(function, loops, dominators, scev, assumptions);
   bool changed = false;
-  for (llvm::Loop* loop : innermost) {
+  for (llvm::Loop* loop : innermost_loops(loops)) {
     if (versioner.version(*loop)) {
       changed = true;
       scev.forgetAllLoops();  // the cloned blocks' values are new to it

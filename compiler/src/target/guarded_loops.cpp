@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "llvm_support.hpp"
+
 namespace cudajit::target::detail {
 
 namespace {
@@ -311,12 +313,9 @@ llvm::PreservedAnalyses NarrowToGuard::run(llvm::Function& function,
   auto& loops = analyses.getResult<llvm::LoopAnalysis>(function);
   auto& dominators = analyses.getResult<llvm::DominatorTreeAnalysis>(function);
   auto& scev = analyses.getResult<llvm::ScalarEvolutionAnalysis>(function);
-  std::vector<llvm::Loop*> innermost;
-  for (llvm::Loop* loop : loops.getLoopsInPreorder())
-    if (loop->isInnermost()) innermost.push_back(loop);
   GuardNarrower narrower(function, loops, dominators, scev);
   bool changed = false;
-  for (llvm::Loop* loop : innermost) changed |= narrower.narrow(*loop);
+  for (llvm::Loop* loop : innermost_loops(loops)) changed |= narrower.narrow(*loop);
   if (!changed) return llvm::PreservedAnalyses::all();
   llvm::PreservedAnalyses kept;
   kept.preserve<llvm::LoopAnalysis>();

@@ -2,6 +2,7 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/PassManager.h>
@@ -127,6 +128,13 @@ llvm::CodeGenOptLevel codegen_opt_level(int opt_level) {
       throw std::invalid_argument("optimisation level must be 0, 1, 2 or 3, got " +
                                   std::to_string(opt_level));
   }
+}
+
+std::vector<llvm::Loop*> innermost_loops(llvm::LoopInfo& loops) {
+  std::vector<llvm::Loop*> innermost;
+  for (llvm::Loop* loop : loops.getLoopsInPreorder())
+    if (loop->isInnermost()) innermost.push_back(loop);
+  return innermost;
 }
 
 void verify_module(const llvm::Module& module, std::string_view what) {

@@ -29,8 +29,18 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
+
+namespace llvm {
+class Loop;
+class LoopInfo;
+}  // namespace llvm
 
 namespace cudajit::target::detail {
+
+// The loops without loops inside, outermost first: the host loop passes' candidates, taken
+// before a pass changes any (a version's copy is not visited again).
+std::vector<llvm::Loop*> innermost_loops(llvm::LoopInfo& loops);
 
 // The message of an llvm::Error, which is consumed.
 std::string error_message(llvm::Error error);
