@@ -4,6 +4,7 @@ queue (cuda.defer_cleanup holds it back); its memory manager and the EMM plugin 
 (the version check, then a clear refusal); the driver's raw memory helpers."""
 
 import ctypes
+import gc
 
 import numpy as np
 import pytest
@@ -73,7 +74,17 @@ def test_the_raw_helpers_refuse_what_is_not_device_memory(device):
         driver.device_memset(cuda.current_context().memalloc(8), 0, 16)
 
 
-def test_released_memory_waits_in_the_deallocations_queue(device):
+@pytest.fixture
+def without_gc():
+    """No garbage collection while a test counts the queue: a collection then would queue
+    the memory of an earlier test's unreachable arrays too."""
+    gc.collect()
+    gc.disable()
+    yield
+    gc.enable()
+
+
+def test_released_memory_waits_in_the_deallocations_queue(device, without_gc):
     ctx = cuda.current_context()
     deallocs = ctx.deallocations
     deallocs.clear()
@@ -84,7 +95,7 @@ def test_released_memory_waits_in_the_deallocations_queue(device):
     assert len(deallocs) == 0
 
 
-def test_defer_cleanup_holds_the_queue_back_until_the_block_ends(device):
+def test_defer_cleanup_holds_the_queue_back_until_the_block_ends(device, without_gc):
     ctx = cuda.current_context()
     deallocs = ctx.deallocations
     deallocs.clear()
@@ -100,7 +111,7 @@ def test_defer_cleanup_holds_the_queue_back_until_the_block_ends(device):
     assert len(deallocs) == 0
 
 
-def test_the_queue_flushes_itself_past_its_count(device):
+def test_the_queue_flushes_itself_past_its_count(device, without_gc):
     ctx = cuda.current_context()
     deallocs = ctx.deallocations
     deallocs.clear()
