@@ -1,7 +1,9 @@
 """Thread loops whose body is an `if` on the thread's index (compiler/src/target/
 guarded_loops.cpp): where the CPU has no cheap vector masks (no AVX-512: `x86-64-v3` here),
-such a loop runs only the indices where the `if` holds, without testing it; with AVX-512 the
-vectoriser masks it. Either way the results are NumPy's and the bounds checks still fire.
+such a loop runs only the indices where the `if` holds, without testing it, and a loop whose
+`if` has two sides runs as three loops, before, inside and after the range where it holds;
+with AVX-512 the vectoriser masks them. Either way the results are NumPy's and the bounds
+checks still fire.
 Each case is a fresh process, as the CPU is chosen once, at the first compile."""
 
 import platform
@@ -95,6 +97,57 @@ for k in (-300, 0, 17, 1023):
     np.testing.assert_array_equal(out, want)
 
 @cuda.jit
+def shift_in_zeros(x, out, k):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i - k] if i >= k else 0.0  # a two-sided `if`: the loop runs in three parts
+        out[i] = v
+
+@cuda.jit
+def sign_by_side(x, out, lo, hi):
+    i = cuda.grid(1)
+    if i < x.size:
+        if lo <= i and i < hi:
+            out[i] = x[i]
+        else:
+            out[i] = -x[i]
+
+x = np.arange(1, 1001.0)
+for k in (0, 1, 5, 127, 128, 999, 1000, 4000):
+    out = np.full(1000, np.nan)
+    shift_in_zeros[8, 128](x, out, k)
+    want = np.concatenate([np.zeros(min(k, 1000)), x[:max(1000 - k, 0)]])
+    np.testing.assert_array_equal(out, want)
+for lo, hi in ((0, 1000), (-5, 3), (100, 100), (100, 50), (127, 129), (990, 5000), (-9, -1)):
+    out = np.full(1000, np.nan)
+    sign_by_side[8, 128](x, out, lo, hi)
+    idx = np.arange(1000)
+    np.testing.assert_array_equal(out, np.where((lo <= idx) & (idx < hi), x, -x))
+
+TPB = 128
+
+@cuda.jit
+def scan(a, out):
+    s = cuda.shared.array(TPB, np.float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = a[i]
+    cuda.syncthreads()
+    offset = 1
+    while offset < TPB:
+        v = s[t - offset] if t >= offset else np.float32(0)
+        cuda.syncthreads()
+        s[t] += v
+        cuda.syncthreads()
+        offset *= 2
+    out[i] = s[t]
+
+a = rng.random(TPB * 16, dtype=np.float32)
+out = np.zeros_like(a)
+scan[16, TPB](a, out)
+np.testing.assert_allclose(out, np.cumsum(a.reshape(16, TPB), axis=1).ravel(), rtol=1e-5)
+
+@cuda.jit
 def positive_only(x, out):
     i = cuda.grid(1)
     if i < x.size and x[i] > 0:  # a part that reads memory: tested per thread
@@ -178,18 +231,32 @@ def test_guarded_thread_loops_give_numpys_results_and_errors(env):
     assert result.stdout.strip() == "ok"
 
 
-SAXPY = GUARDED_KERNELS.split("for n in")[0] + """
+UNMASKED = GUARDED_KERNELS.split("for n in")[0] + """
+@cuda.jit
+def shift_in_zeros(x, out, k):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = x[i - k] if i >= k else 0.0
+
 x = np.arange(1000, dtype=np.float32)
 out = np.zeros_like(x)
 saxpy[8, 128](np.float32(2), x, x, out)
 np.testing.assert_array_equal(out, 3 * x)
+y = np.zeros(1000)
+shift_in_zeros[8, 128](x.astype(np.float64), y, 3)
+np.testing.assert_array_equal(y, np.concatenate([[0, 0, 0], x[:-3]]))
 """
 
 
 @needs_avx2
-def test_without_avx512_a_guarded_loop_runs_unmasked():
-    result = run_on_cpu_device(SAXPY, CUDAJIT_CPU_NAME="x86-64-v3", CUDAJIT_DUMP="host")
+def test_without_avx512_guarded_loops_run_unmasked():
+    result = run_on_cpu_device(UNMASKED, CUDAJIT_CPU_NAME="x86-64-v3", CUDAJIT_DUMP="host")
     assert result.returncode == 0, result.stderr
-    assert "=== cudajit host: saxpy" in result.stderr
-    assert "<8 x float>" in result.stderr  # vectorised, 8 lanes of AVX2
-    assert "llvm.masked" not in result.stderr  # and not masked: the `if` became the loop's range
+    hosts = result.stderr.split("=== cudajit host: ")
+    saxpy_ir = next(h for h in hosts if h.startswith("saxpy"))
+    shift_ir = next(h for h in hosts if h.startswith("shift_in_zeros"))
+    assert "<8 x float>" in saxpy_ir  # vectorised, 8 lanes of AVX2
+    assert "llvm.masked" not in saxpy_ir  # and not masked: the `if` became the loop's range
+    assert "<4 x double>" in shift_ir
+    assert "llvm.masked" not in shift_ir  # the two-sided `if`: three loops, unmasked
+    assert ".below" in shift_ir and ".above" in shift_ir

@@ -26,6 +26,12 @@
 
 namespace cudajit::target::detail {
 
+bool is_bounds_branch(const llvm::BranchInst* branch) {
+  return branch->isConditional() &&
+         (branch->getSuccessor(1)->getName().starts_with("index.out_of_bounds") ||
+          branch->getSuccessor(0)->getName().starts_with("index.out_of_bounds"));
+}
+
 namespace {
 
 using namespace llvm::PatternMatch;
@@ -67,14 +73,8 @@ struct Check {
   const llvm::SCEV* high = nullptr;
 };
 
-// The branch lowering's guard() makes: in bounds, or to the failure report. InstCombine
-// may invert it (`index >u extent - 1` to the report), when the branch is `failing`.
-bool is_bounds_branch(const llvm::BranchInst* branch) {
-  return branch->isConditional() &&
-         (branch->getSuccessor(1)->getName().starts_with("index.out_of_bounds") ||
-          branch->getSuccessor(0)->getName().starts_with("index.out_of_bounds"));
-}
-
+// InstCombine may invert a bounds check (`index >u extent - 1` to the report), when the
+// branch is `failing`.
 bool failing(const llvm::BranchInst* branch) {
   return branch->getSuccessor(0)->getName().starts_with("index.out_of_bounds");
 }

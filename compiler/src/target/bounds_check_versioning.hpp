@@ -8,7 +8,15 @@
 
 #include <llvm/IR/PassManager.h>
 
+namespace llvm {
+class BranchInst;
+}  // namespace llvm
+
 namespace cudajit::target::detail {
+
+// The branch the lowering's guard() makes: in bounds, or to the failure report
+// (`index.out_of_bounds`).
+bool is_bounds_branch(const llvm::BranchInst* branch);
 
 class BoundsCheckVersioning : public llvm::PassInfoMixin<BoundsCheckVersioning> {
  public:

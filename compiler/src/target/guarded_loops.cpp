@@ -9,12 +9,15 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PatternMatch.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "bounds_check_versioning.hpp"
 #include "llvm_support.hpp"
 
 namespace cudajit::target::detail {
@@ -73,9 +76,10 @@ class GuardNarrower {
                 llvm::ScalarEvolution& scev)
       : function_(f), loops_(loops), dominators_(dominators), scev_(scev) {}
 
-  // Runs the iterations [first, last] where every guard holds: the index starts at the
-  // first, the exit test stops after the last, and a test before the loop skips it when
-  // no iteration is kept.
+  // Runs the iterations [first, end) where every guard holds: the index starts at the
+  // first, the exit test stops before the end, and a test before the loop skips it when no
+  // iteration is kept. Where the body then has a two-sided `if` on the index, the loop runs
+  // as three, before, inside and after the range where it holds.
   bool narrow(llvm::Loop& loop) {
     llvm::BasicBlock* preheader = loop.getLoopPreheader();
     llvm::BasicBlock* header = loop.getHeader();
@@ -83,8 +87,8 @@ class GuardNarrower {
     llvm::BasicBlock* exit = loop.getUniqueExitBlock();
     if (!preheader || !latch || latch == header || loop.getExitingBlock() != latch || !exit)
       return false;
-    // A skipped iteration changes nothing: only the index goes from one iteration to the
-    // next, no value leaves the loop, and the latch only counts.
+    // Only the index goes from one iteration to the next and no value leaves the loop: its
+    // iterations may run as consecutive loops, or be skipped where they would do nothing.
     if (std::distance(header->phis().begin(), header->phis().end()) != 1) return false;
     llvm::PHINode* index = &*header->phis().begin();
     if (!counts_up_by_one(scev_.getSCEV(index), loop)) return false;
@@ -92,8 +96,10 @@ class GuardNarrower {
       for (llvm::Instruction& i : *block)
         for (const llvm::User* user : i.users())
           if (!loop.contains(llvm::cast<llvm::Instruction>(user))) return false;
-    for (llvm::Instruction& i : *latch)
-      if (llvm::isa<llvm::PHINode>(i) || i.mayHaveSideEffects()) return false;
+    // Iterations may be skipped only where the latch just counts.
+    bool skippable = std::none_of(latch->begin(), latch->end(), [](const llvm::Instruction& i) {
+      return llvm::isa<llvm::PHINode>(i) || i.mayHaveSideEffects();
+    });
     trips_ = scev_.getBackedgeTakenCount(&loop);
     if (llvm::isa<llvm::SCEVCouldNotCompute>(trips_) || trips_->getType() != index->getType() ||
         trips_->getType()->getIntegerBitWidth() > 64 ||
@@ -127,7 +133,8 @@ class GuardNarrower {
     // iteration ran them).
     std::vector<Guard> guards;
     conditions_.clear();
-    for (llvm::BasicBlock* block = header;;) {
+    llvm::BasicBlock* body_start = header;  // the first block the kept iterations run alone
+    for (llvm::BasicBlock* block = header; skippable;) {
       if (std::any_of(block->begin(), block->end(),
                       [](const llvm::Instruction& i) { return i.mayHaveSideEffects(); }))
         break;
@@ -142,10 +149,30 @@ class GuardNarrower {
       }
       guards.push_back({branch, 1 - skip});
       llvm::BasicBlock* next = branch->getSuccessor(1 - skip);
+      body_start = next;
       if (next->getSinglePredecessor() != block) break;
       block = next;
     }
-    if (guards.empty()) return false;
+    std::vector<Condition> kept_conditions = std::move(conditions_);
+    conditions_.clear();
+    // Then the first two-sided `if` of what they run (`v = s[t - d] if t >= d else 0`, after
+    // the blocks that lead to it alone): the loop is split at the range where it holds.
+    llvm::BranchInst* two_sided = nullptr;
+    {
+      llvm::BasicBlock* block = body_start;
+      for (auto* next = block->getSingleSuccessor(); next && next != latch && loop.contains(next);
+           next = block->getSingleSuccessor())
+        block = next;
+      auto* branch = llvm::dyn_cast<llvm::BranchInst>(block->getTerminator());
+      // (A bounds check is versioned instead, after this pass.)
+      if (branch && branch->isConditional() && block != latch && !is_bounds_branch(branch) &&
+          loop.contains(branch->getSuccessor(0)) && loop.contains(branch->getSuccessor(1)) &&
+          conditions_of(loop, branch->getCondition(), /*negated=*/false))
+        two_sided = branch;
+    }
+    std::vector<Condition> split_conditions =
+        two_sided ? std::move(conditions_) : std::vector<Condition>{};
+    if (guards.empty() && !two_sided) return false;
 
 #if LLVM_VERSION_MAJOR >= 22
     llvm::SCEVExpander expander(scev_, "guard");
@@ -157,37 +184,159 @@ class GuardNarrower {
     if (!expander.isSafeToExpandAt(trips_, at) ||
         !expander.isSafeToExpandAt(counted->getStart(), at))
       return false;
-    for (const Condition& c : conditions_) {
-      if (!expander.isSafeToExpandAt(c.varying ? c.varying->getStart() : c.lhs, at) ||
-          !expander.isSafeToExpandAt(c.rhs, at))
-        return false;
-    }
+    for (const auto* conditions : {&kept_conditions, &split_conditions})
+      for (const Condition& c : *conditions)
+        if (!expander.isSafeToExpandAt(c.varying ? c.varying->getStart() : c.lhs, at) ||
+            !expander.isSafeToExpandAt(c.rhs, at))
+          return false;
 
     llvm::IRBuilder<> b(at);
-    auto [first, end_iteration, any] = kept_iterations(b, expander, at);
-    llvm::Type* type = index->getType();
-    first = b.CreateTrunc(first, type);
-    llvm::Value* last = b.CreateTrunc(b.CreateSub(end_iteration, b.getInt64(1)), type);
-    llvm::Value* start = b.CreateAdd(index->getIncomingValueForBlock(preheader), first);
-    llvm::Value* end = b.CreateAdd(expander.expandCodeFor(counted->getStart(), type, at), last);
-
-    llvm::BasicBlock* entry = llvm::SplitEdge(preheader, header, &dominators_, &loops_);
-    preheader->getTerminator()->eraseFromParent();
-    llvm::IRBuilder<>(preheader).CreateCondBr(any, entry, exit);
-    for (llvm::PHINode& phi : exit->phis())  // values from outside the loop, as from the latch
-      phi.addIncoming(phi.getIncomingValueForBlock(latch), preheader);
-    index->setIncomingValueForBlock(entry, start);
-    exit_test->setOperand(end_operand, end);
-    for (const Guard& g : guards) {
-      llvm::IRBuilder<>(g.branch).CreateBr(g.branch->getSuccessor(g.take));
-      g.branch->eraseFromParent();
-    }
+    Kept kept = kept_iterations(b, expander, at, kept_conditions);
+    Shape shape{&loop,
+                index,
+                exit_test,
+                end_operand,
+                exit,
+                index->getIncomingValueForBlock(preheader),
+                expander.expandCodeFor(counted->getStart(), index->getType(), at)};
+    if (two_sided)
+      split_at(shape, guards, two_sided, kept, kept_iterations(b, expander, at, split_conditions),
+               b);
+    else
+      narrow_to(shape, guards, kept, b);
     dominators_.recalculate(function_);
     scev_.forgetLoop(&loop);
     return true;
   }
 
  private:
+  // What the transforms change in a loop: where the index starts, where the exit test
+  // stops it (a counter that starts at `counted_from`), and where it leaves to.
+  struct Shape {
+    llvm::Loop* loop;
+    llvm::PHINode* index;
+    llvm::ICmpInst* exit_test;
+    unsigned end_operand;
+    llvm::BasicBlock* exit;
+    llvm::Value* start;
+    llvm::Value* counted_from;
+  };
+
+  struct Kept {
+    llvm::Value* first;  // iterations counted from 0, in 64 bits
+    llvm::Value* end;    // one past the last
+    llvm::Value* any;    // first < end, and every invariant condition holds
+  };
+
+  // The loop runs iterations [from, to) (64-bit iteration numbers from 0), `preheader`
+  // its preheader: the index starts and the exit test stops accordingly.
+  static void run_iterations(llvm::IRBuilder<>& b, const Shape& shape, llvm::PHINode* index,
+                             llvm::ICmpInst* exit_test, llvm::BasicBlock* preheader,
+                             llvm::Value* from, llvm::Value* to) {
+    llvm::Type* type = index->getType();
+    index->setIncomingValueForBlock(preheader, b.CreateAdd(shape.start, b.CreateTrunc(from, type)));
+    llvm::Value* last = b.CreateTrunc(b.CreateSub(to, b.getInt64(1)), type);
+    exit_test->setOperand(shape.end_operand, b.CreateAdd(shape.counted_from, last));
+  }
+
+  static void fold(llvm::BranchInst* branch, unsigned take) {
+    llvm::IRBuilder<>(branch).CreateBr(branch->getSuccessor(take));
+    branch->eraseFromParent();
+  }
+
+  // Only the kept iterations run, without their guards; none where none is kept.
+  void narrow_to(const Shape& shape, const std::vector<Guard>& guards, const Kept& kept,
+                 llvm::IRBuilder<>& b) {
+    llvm::BasicBlock* preheader = shape.loop->getLoopPreheader();
+    llvm::BasicBlock* latch = shape.loop->getLoopLatch();
+    llvm::BasicBlock* entry =
+        llvm::SplitEdge(preheader, shape.loop->getHeader(), &dominators_, &loops_);
+    b.SetInsertPoint(preheader->getTerminator());
+    run_iterations(b, shape, shape.index, shape.exit_test, entry, kept.first, kept.end);
+    preheader->getTerminator()->eraseFromParent();
+    llvm::IRBuilder<>(preheader).CreateCondBr(kept.any, entry, shape.exit);
+    for (llvm::PHINode& phi : shape.exit->phis())  // values from outside, as from the latch
+      phi.addIncoming(phi.getIncomingValueForBlock(latch), preheader);
+    for (const Guard& g : guards) fold(g.branch, g.take);
+  }
+
+  // Three copies of the loop one after the other, over the iterations before the range
+  // where `branch`'s condition holds, the range, and those after it, each with the branch
+  // folded and each skipped when it has no iteration. The order of the iterations is the
+  // loop's: nothing needs to be independent.
+  void split_at(const Shape& shape, const std::vector<Guard>& guards, llvm::BranchInst* branch,
+                const Kept& kept, const Kept& within, llvm::IRBuilder<>& b) {
+    llvm::Loop& loop = *shape.loop;
+    llvm::BasicBlock* preheader = loop.getLoopPreheader();
+    llvm::BasicBlock* latch = loop.getLoopLatch();
+    // The kept iterations [low, high) in three parts: below [low, from), the range where
+    // `branch` holds [from, to), above [to, high).
+    llvm::Value* zero = b.getInt64(0);
+    llvm::Value* low = b.CreateSelect(kept.any, kept.first, zero);
+    llvm::Value* high = b.CreateSelect(kept.any, kept.end, zero);
+    auto clamp = [&](llvm::Value* v) {
+      return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin,
+                                     b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, low), high);
+    };
+    llvm::Value* from = clamp(b.CreateSelect(within.any, within.first, high));
+    llvm::Value* to = clamp(b.CreateSelect(within.any, within.end, high));
+
+    llvm::BasicBlock* entry = llvm::SplitEdge(preheader, loop.getHeader(), &dominators_, &loops_);
+    b.SetInsertPoint(preheader->getTerminator());
+    struct Copy {
+      llvm::Loop* loop;
+      llvm::ValueToValueMapTy map;
+      llvm::BasicBlock* preheader;  // entry's copy (without a predecessor yet)
+    } below, above;
+    for (auto [copy, place, suffix] :
+         {std::tuple{&below, entry, ".below"}, std::tuple{&above, shape.exit, ".above"}}) {
+      llvm::SmallVector<llvm::BasicBlock*, 16> blocks;
+      copy->loop = llvm::cloneLoopWithPreheader(place, preheader, &loop, copy->map, suffix, &loops_,
+                                                &dominators_, blocks);
+      llvm::remapInstructionsInBlocks(blocks, copy->map);
+      copy->preheader = llvm::cast<llvm::BasicBlock>(copy->map[entry]);
+    }
+    auto index_of = [&](Copy& copy) { return llvm::cast<llvm::PHINode>(copy.map[shape.index]); };
+    auto test_of = [&](Copy& copy) {
+      return llvm::cast<llvm::ICmpInst>(copy.map[shape.exit_test]);
+    };
+    run_iterations(b, shape, index_of(below), test_of(below), below.preheader, low, from);
+    run_iterations(b, shape, shape.index, shape.exit_test, entry, from, to);
+    run_iterations(b, shape, index_of(above), test_of(above), above.preheader, to, high);
+    for (const Guard& g : guards) {  // copies first: the maps forget what is erased
+      fold(llvm::cast<llvm::BranchInst>(below.map[g.branch]), g.take);
+      fold(llvm::cast<llvm::BranchInst>(above.map[g.branch]), g.take);
+      fold(g.branch, g.take);
+    }
+    fold(llvm::cast<llvm::BranchInst>(below.map[branch]), 1);
+    fold(llvm::cast<llvm::BranchInst>(above.map[branch]), 1);
+    fold(branch, 0);
+
+    // preheader -> [below] -> [range] -> [above] -> exit, each entered when it has iterations.
+    llvm::LLVMContext& context = function_.getContext();
+    auto test = [&](const char* name, llvm::BasicBlock* place, llvm::Value* begin, llvm::Value* end,
+                    llvm::BasicBlock* run, llvm::BasicBlock* skip) {
+      auto* block = llvm::BasicBlock::Create(context, name, &function_, place);
+      if (llvm::Loop* parent = loop.getParentLoop()) parent->addBasicBlockToLoop(block, loops_);
+      llvm::IRBuilder<>(block).CreateCondBr(b.CreateICmpSLT(begin, end), run, skip);
+      return block;
+    };
+    llvm::BasicBlock* to_above =
+        test("split.above", above.preheader, to, high, above.preheader, shape.exit);
+    llvm::BasicBlock* to_range = test("split.range", entry, from, to, entry, to_above);
+    llvm::BasicBlock* to_below =
+        test("split.below", below.preheader, low, from, below.preheader, to_range);
+    preheader->getTerminator()->setSuccessor(0, to_below);
+    below.loop->getLoopLatch()->getTerminator()->replaceSuccessorWith(shape.exit, to_range);
+    latch->getTerminator()->replaceSuccessorWith(shape.exit, to_above);
+    for (llvm::PHINode& phi : shape.exit->phis()) {  // values from outside the loop
+      llvm::Value* v = phi.getIncomingValueForBlock(latch);
+      phi.removeIncomingValue(latch, /*DeletePHIIfEmpty=*/false);
+      phi.addIncoming(v, above.loop->getLoopLatch());
+      phi.addIncoming(v, to_above);
+    }
+  }
+
   // The and-ed comparisons of a guard's condition (the or-ed ones, negated, where the
   // loop keeps its false edge); false where one is not a Condition.
   bool conditions_of(const llvm::Loop& loop, llvm::Value* v, bool negated) {
@@ -231,23 +380,18 @@ class GuardNarrower {
     return !overflow;
   }
 
-  struct Kept {
-    llvm::Value* first;  // iterations counted from 0, in 64 bits
-    llvm::Value* end;    // one past the last
-    llvm::Value* any;    // first < end, and every invariant condition holds
-  };
-
   // Iteration m satisfies g + m < y when m < y - g, and so on. The difference d = y - g is
   // taken in 64 bits, exact for narrower types; for 64-bit ones it saturates (signed) or is
   // -1 where y < g (unsigned), which the m in [0, 2^62) of a loop compare with alike.
-  Kept kept_iterations(llvm::IRBuilder<>& b, llvm::SCEVExpander& expander, llvm::Instruction* at) {
+  Kept kept_iterations(llvm::IRBuilder<>& b, llvm::SCEVExpander& expander, llvm::Instruction* at,
+                       const std::vector<Condition>& conditions) {
     llvm::Type* i64 = b.getInt64Ty();
     llvm::Value* one = b.getInt64(1);
     llvm::Value* first = b.getInt64(0);
     llvm::Value* end =
         b.CreateAdd(b.CreateZExtOrTrunc(expander.expandCodeFor(trips_, nullptr, at), i64), one);
     llvm::Value* invariant = b.getTrue();
-    for (const Condition& c : conditions_) {
+    for (const Condition& c : conditions) {
       llvm::Value* rhs = expander.expandCodeFor(c.rhs, nullptr, at);
       if (!c.varying) {
         llvm::Value* lhs = expander.expandCodeFor(c.lhs, nullptr, at);
@@ -317,10 +461,7 @@ llvm::PreservedAnalyses NarrowToGuard::run(llvm::Function& function,
   bool changed = false;
   for (llvm::Loop* loop : innermost_loops(loops)) changed |= narrower.narrow(*loop);
   if (!changed) return llvm::PreservedAnalyses::all();
-  llvm::PreservedAnalyses kept;
-  kept.preserve<llvm::LoopAnalysis>();
-  kept.preserve<llvm::DominatorTreeAnalysis>();
-  return kept;
+  return llvm::PreservedAnalyses::none();
 }
 
 }  // namespace cudajit::target::detail
