@@ -1,0 +1,152 @@
+// NarrowToGuard (compiler/src/target/guarded_loops.cpp) on loops written in IR: what it
+// narrows, what it splits, what it leaves. Its results are tested against NumPy by
+// tests/python/test_cpu_guarded_loops.py (kernels compiled for x86-64-v3).
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+
+#include "../../compiler/src/target/guarded_loops.hpp"
+
+namespace {
+
+// A loop over i in [0, 256) of the body `body` (which ends by branching to %latch), for a
+// thread loop's index g = base + i, base below 2^32 as blockIdx * blockDim is.
+std::string loop_of(const std::string& body) {
+  return R"(
+define void @kernel(ptr %out, ptr %in, i64 %n, i32 %b) {
+entry:
+  %base = zext i32 %b to i64
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %latch ]
+  %g = add nuw nsw i64 %base, %i
+)" + body +
+         R"(
+latch:
+  %i.next = add nuw nsw i64 %i, 1
+  %done = icmp eq i64 %i.next, 256
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+)";
+}
+
+struct Narrowed {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module;
+  unsigned loops = 0;             // innermost loops after the pass
+  unsigned guarded_branches = 0;  // conditional branches on an `icmp` of %g left in them
+
+  explicit Narrowed(const std::string& ir) {
+    llvm::SMDiagnostic error;
+    module = llvm::parseAssemblyString(ir, error, context);
+    REQUIRE(module != nullptr);
+    llvm::LoopAnalysisManager loop_analyses;
+    llvm::FunctionAnalysisManager function_analyses;
+    llvm::CGSCCAnalysisManager cgscc_analyses;
+    llvm::ModuleAnalysisManager module_analyses;
+    llvm::PassBuilder builder;
+    builder.registerModuleAnalyses(module_analyses);
+    builder.registerCGSCCAnalyses(cgscc_analyses);
+    builder.registerFunctionAnalyses(function_analyses);
+    builder.registerLoopAnalyses(loop_analyses);
+    builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses, module_analyses);
+    llvm::Function& f = *module->getFunction("kernel");
+    llvm::FunctionPassManager passes;
+    passes.addPass(cudajit::target::detail::NarrowToGuard());
+    passes.run(f, function_analyses);
+    std::string report;
+    llvm::raw_string_ostream stream(report);
+    INFO(report);
+    REQUIRE_FALSE(llvm::verifyFunction(f, &stream));
+    function_analyses.clear();
+    auto& info = function_analyses.getResult<llvm::LoopAnalysis>(f);
+    for (llvm::Loop* loop : info.getLoopsInPreorder()) {
+      if (!loop->isInnermost()) continue;
+      ++loops;
+      for (llvm::BasicBlock* block : loop->blocks()) {
+        auto* branch = llvm::dyn_cast<llvm::BranchInst>(block->getTerminator());
+        if (branch == nullptr || !branch->isConditional() || block == loop->getLoopLatch())
+          continue;
+        ++guarded_branches;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a loop whose body is `if g < n` runs only the g that pass, untested", "[target][host]") {
+  Narrowed result(loop_of(R"(
+  %c = icmp slt i64 %g, %n
+  br i1 %c, label %body, label %latch
+body:
+  %p = getelementptr float, ptr %out, i64 %g
+  store float 1.0, ptr %p
+  br label %latch
+)"));
+  CHECK(result.loops == 1);
+  CHECK(result.guarded_branches == 0);
+}
+
+TEST_CASE("an `if` with two sides on the index splits the loop in three", "[target][host]") {
+  Narrowed result(loop_of(R"(
+  %c = icmp sge i64 %g, %n
+  br i1 %c, label %then, label %else
+then:
+  %q = getelementptr float, ptr %in, i64 %g
+  %v = load float, ptr %q
+  br label %join
+else:
+  br label %join
+join:
+  %x = phi float [ %v, %then ], [ 0.0, %else ]
+  %p = getelementptr float, ptr %out, i64 %g
+  store float %x, ptr %p
+  br label %latch
+)"));
+  CHECK(result.loops == 3);
+  CHECK(result.guarded_branches == 0);
+}
+
+TEST_CASE("a guard that reads memory stays a test in each iteration", "[target][host]") {
+  Narrowed result(loop_of(R"(
+  %q = getelementptr float, ptr %in, i64 %g
+  %v = load float, ptr %q
+  %c = fcmp ogt float %v, 0.0
+  br i1 %c, label %body, label %latch
+body:
+  %p = getelementptr float, ptr %out, i64 %g
+  store float %v, ptr %p
+  br label %latch
+)"));
+  CHECK(result.loops == 1);
+  CHECK(result.guarded_branches == 1);
+}
+
+TEST_CASE("an index whose wrap-around SCEV cannot rule out is left alone", "[target][host]") {
+  // g = n + i for an unbounded n: g may wrap past 2^63, where `g < m` is not a range of i.
+  std::string ir = loop_of(R"(
+  %h = add i64 %n, %i
+  %c = icmp slt i64 %h, 1000
+  br i1 %c, label %body, label %latch
+body:
+  %p = getelementptr float, ptr %out, i64 %g
+  store float 1.0, ptr %p
+  br label %latch
+)");
+  Narrowed result(ir);
+  CHECK(result.loops == 1);
+  CHECK(result.guarded_branches == 1);
+}
