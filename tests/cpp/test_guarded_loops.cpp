@@ -120,6 +120,34 @@ join:
   CHECK(result.guarded_branches == 0);
 }
 
+TEST_CASE("a flag the same in every iteration joins the guard's range test", "[target][host]") {
+  Narrowed result(R"(
+define void @kernel(ptr %out, ptr %in, i64 %n, i32 %b, i1 %active) {
+entry:
+  %base = zext i32 %b to i64
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %latch ]
+  %g = add nuw nsw i64 %base, %i
+  %below = icmp slt i64 %g, %n
+  %c = select i1 %active, i1 %below, i1 false
+  br i1 %c, label %body, label %latch
+body:
+  %p = getelementptr float, ptr %out, i64 %g
+  store float 1.0, ptr %p
+  br label %latch
+latch:
+  %i.next = add nuw nsw i64 %i, 1
+  %done = icmp eq i64 %i.next, 256
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+)");
+  CHECK(result.loops == 1);
+  CHECK(result.guarded_branches == 0);
+}
+
 TEST_CASE("a guard that reads memory stays a test in each iteration", "[target][host]") {
   Narrowed result(loop_of(R"(
   %q = getelementptr float, ptr %in, i64 %g

@@ -148,6 +148,17 @@ scan[16, TPB](a, out)
 np.testing.assert_allclose(out, np.cumsum(a.reshape(16, TPB), axis=1).ravel(), rtol=1e-5)
 
 @cuda.jit
+def when_active(x, out, active):
+    i = cuda.grid(1)
+    if active and i < x.size:
+        out[i] = x[i] + 1
+
+for active in (True, False):
+    out = np.zeros(1000)
+    when_active[8, 128](np.arange(1000.0), out, active)
+    np.testing.assert_array_equal(out, np.arange(1000.0) + 1 if active else np.zeros(1000))
+
+@cuda.jit
 def positive_only(x, out):
     i = cuda.grid(1)
     if i < x.size and x[i] > 0:  # a part that reads memory: tested per thread

@@ -345,7 +345,13 @@ class GuardNarrower {
                 : match(v, m_LogicalAnd(m_Value(x), m_Value(y))))
       return conditions_of(loop, x, negated) && conditions_of(loop, y, negated);
     auto* cmp = llvm::dyn_cast<llvm::ICmpInst>(v);
-    if (!cmp) return false;
+    if (!cmp) {  // a flag the same in every iteration (`if active and i < n`)
+      if (!v->getType()->isIntegerTy(1) || !scev_.isLoopInvariant(scev_.getSCEV(v), &loop))
+        return false;
+      conditions_.push_back({negated ? llvm::CmpInst::ICMP_EQ : llvm::CmpInst::ICMP_NE,
+                             scev_.getSCEV(v), scev_.getZero(v->getType())});
+      return true;
+    }
     Condition c{negated ? cmp->getInversePredicate() : cmp->getPredicate(),
                 scev_.getSCEV(cmp->getOperand(0)), scev_.getSCEV(cmp->getOperand(1))};
     if (scev_.isLoopInvariant(c.lhs, &loop)) {
