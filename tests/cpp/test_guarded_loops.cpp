@@ -20,10 +20,11 @@
 namespace {
 
 // A loop over i in [0, 256) of the body `body` (which ends by branching to %latch), for a
-// thread loop's index g = base + i, base below 2^32 as blockIdx * blockDim is.
+// thread loop's index g = base + i, base below 2^32 as blockIdx * blockDim is; %active is a
+// flag the same in every iteration.
 std::string loop_of(const std::string& body) {
   return R"(
-define void @kernel(ptr %out, ptr %in, i64 %n, i32 %b) {
+define void @kernel(ptr %out, ptr %in, i64 %n, i32 %b, i1 %active) {
 entry:
   %base = zext i32 %b to i64
   br label %loop
@@ -121,14 +122,7 @@ join:
 }
 
 TEST_CASE("a flag the same in every iteration joins the guard's range test", "[target][host]") {
-  Narrowed result(R"(
-define void @kernel(ptr %out, ptr %in, i64 %n, i32 %b, i1 %active) {
-entry:
-  %base = zext i32 %b to i64
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %i.next, %latch ]
-  %g = add nuw nsw i64 %base, %i
+  Narrowed result(loop_of(R"(
   %below = icmp slt i64 %g, %n
   %c = select i1 %active, i1 %below, i1 false
   br i1 %c, label %body, label %latch
@@ -136,14 +130,7 @@ body:
   %p = getelementptr float, ptr %out, i64 %g
   store float 1.0, ptr %p
   br label %latch
-latch:
-  %i.next = add nuw nsw i64 %i, 1
-  %done = icmp eq i64 %i.next, 256
-  br i1 %done, label %exit, label %loop
-exit:
-  ret void
-}
-)");
+)"));
   CHECK(result.loops == 1);
   CHECK(result.guarded_branches == 0);
 }

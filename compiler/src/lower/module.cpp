@@ -375,10 +375,9 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
   for (unsigned field : {kBarrier, kWarp, kRuntime})  // no fibers here
     b.CreateStore(llvm::ConstantPointerNull::get(ptr), b.CreateStructGEP(ctx_type, ctx, field));
   // LaunchDims is {grid[3], block[3]}; the context holds blockDim at 3..5, gridDim at 9..11.
-  // The launch checked them against the device's limits (launch_config.cpp): SCEV then knows
-  // that blockIdx * blockDim + threadIdx does not wrap (guarded_loops.cpp needs it).
+  // The launch checked them against kHostMaxGrid and kHostMaxBlock: SCEV then knows that
+  // blockIdx * blockDim + threadIdx does not wrap (guarded_loops.cpp needs it).
   std::vector<llvm::Value*> grid(3), block(3);
-  const uint32_t most_grid[3] = {0x7fffffffu, 65535u, 65535u}, most_block[3] = {1024, 1024, 64};
   auto limited = [&](llvm::Value* at, uint32_t most) {
     llvm::LoadInst* load = b.CreateLoad(i32, at);
     load->setMetadata(
@@ -387,8 +386,8 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
     return load;
   };
   for (int d = 0; d < 3; ++d) {
-    grid[d] = limited(b.CreateConstGEP1_32(i32, dims, d), most_grid[d]);
-    block[d] = limited(b.CreateConstGEP1_32(i32, dims, 3 + d), most_block[d]);
+    grid[d] = limited(b.CreateConstGEP1_32(i32, dims, d), cudajit::target::kHostMaxGrid[d]);
+    block[d] = limited(b.CreateConstGEP1_32(i32, dims, 3 + d), cudajit::target::kHostMaxBlock[d]);
     b.CreateStore(block[d], ctx_slot(3 + d));
     b.CreateStore(grid[d], ctx_slot(9 + d));
   }

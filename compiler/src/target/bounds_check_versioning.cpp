@@ -32,6 +32,10 @@ bool is_bounds_branch(const llvm::BranchInst* branch) {
           branch->getSuccessor(0)->getName().starts_with("index.out_of_bounds"));
 }
 
+llvm::CmpInst::Predicate ordered(llvm::CmpInst::Predicate predicate, const llvm::SCEV* rhs) {
+  return predicate == llvm::CmpInst::ICMP_NE && rhs->isZero() ? llvm::CmpInst::ICMP_UGT : predicate;
+}
+
 namespace {
 
 using namespace llvm::PatternMatch;
@@ -153,11 +157,7 @@ class LoopVersioner {
 
     llvm::BasicBlock* test_block = loop.getLoopPreheader();
     llvm::Instruction* at = test_block->getTerminator();
-#if LLVM_VERSION_MAJOR >= 22
-    llvm::SCEVExpander expander(scev_, "bounds");
-#else
-    llvm::SCEVExpander expander(scev_, function_.getParent()->getDataLayout(), "bounds");
-#endif
+    llvm::SCEVExpander expander = scev_expander(scev_, *function_.getParent(), "bounds");
     if (!expander.isSafeToExpandAt(trips, at)) return false;
     for (Check& c : checks) {
       ends(c, trips, loop);
@@ -269,9 +269,7 @@ class LoopVersioner {
     }
     if (!scev_.isLoopInvariant(g.rhs, &loop)) return std::nullopt;
     if (scev_.isLoopInvariant(g.lhs, &loop)) return g;
-    // InstCombine's form of `0 < j` for a j it knows is not negative: j >u 0.
-    if (g.predicate == llvm::ICmpInst::ICMP_NE && g.rhs->isZero())
-      g.predicate = llvm::ICmpInst::ICMP_UGT;
+    g.predicate = ordered(g.predicate, g.rhs);
     auto* rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(g.lhs);
     if (!rec || rec->getLoop() != &loop || !rec->isAffine() || !rec->getType()->isIntegerTy(64) ||
         !rec->getStepRecurrence(scev_)->isOne() || g.predicate == llvm::ICmpInst::ICMP_EQ ||

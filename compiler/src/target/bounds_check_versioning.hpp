@@ -6,10 +6,12 @@
 // is what the loop vectoriser sees: straight-line loads and stores.
 #pragma once
 
+#include <llvm/IR/InstrTypes.h>
 #include <llvm/IR/PassManager.h>
 
 namespace llvm {
 class BranchInst;
+class SCEV;
 }  // namespace llvm
 
 namespace cudajit::target::detail {
@@ -17,6 +19,10 @@ namespace cudajit::target::detail {
 // The branch the lowering's guard() makes: in bounds, or to the failure report
 // (`index.out_of_bounds`).
 bool is_bounds_branch(const llvm::BranchInst* branch);
+
+// `predicate` as an ordering where it compares with zero: InstCombine writes `0 < j` as
+// `j != 0` where it knows j is not negative, and `j != 0` is `j >u 0`.
+llvm::CmpInst::Predicate ordered(llvm::CmpInst::Predicate predicate, const llvm::SCEV* rhs);
 
 class BoundsCheckVersioning : public llvm::PassInfoMixin<BoundsCheckVersioning> {
  public:

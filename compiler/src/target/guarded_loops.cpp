@@ -3,7 +3,6 @@
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
-#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
@@ -174,11 +173,7 @@ class GuardNarrower {
         two_sided ? std::move(conditions_) : std::vector<Condition>{};
     if (guards.empty() && !two_sided) return false;
 
-#if LLVM_VERSION_MAJOR >= 22
-    llvm::SCEVExpander expander(scev_, "guard");
-#else
-    llvm::SCEVExpander expander(scev_, function_.getParent()->getDataLayout(), "guard");
-#endif
+    llvm::SCEVExpander expander = scev_expander(scev_, *function_.getParent(), "guard");
     llvm::Instruction* at = preheader->getTerminator();
     auto* counted = llvm::cast<llvm::SCEVAddRecExpr>(counter);
     if (!expander.isSafeToExpandAt(trips_, at) ||
@@ -314,18 +309,16 @@ class GuardNarrower {
 
     // preheader -> [below] -> [range] -> [above] -> exit, each entered when it has iterations.
     llvm::LLVMContext& context = function_.getContext();
-    auto test = [&](const char* name, llvm::BasicBlock* place, llvm::Value* begin, llvm::Value* end,
-                    llvm::BasicBlock* run, llvm::BasicBlock* skip) {
-      auto* block = llvm::BasicBlock::Create(context, name, &function_, place);
+    auto test = [&](const char* name, llvm::Value* begin, llvm::Value* end, llvm::BasicBlock* run,
+                    llvm::BasicBlock* skip) {
+      auto* block = llvm::BasicBlock::Create(context, name, &function_, run);
       if (llvm::Loop* parent = loop.getParentLoop()) parent->addBasicBlockToLoop(block, loops_);
       llvm::IRBuilder<>(block).CreateCondBr(b.CreateICmpSLT(begin, end), run, skip);
       return block;
     };
-    llvm::BasicBlock* to_above =
-        test("split.above", above.preheader, to, high, above.preheader, shape.exit);
-    llvm::BasicBlock* to_range = test("split.range", entry, from, to, entry, to_above);
-    llvm::BasicBlock* to_below =
-        test("split.below", below.preheader, low, from, below.preheader, to_range);
+    llvm::BasicBlock* to_above = test("split.above", to, high, above.preheader, shape.exit);
+    llvm::BasicBlock* to_range = test("split.range", from, to, entry, to_above);
+    llvm::BasicBlock* to_below = test("split.below", low, from, below.preheader, to_range);
     preheader->getTerminator()->setSuccessor(0, to_below);
     below.loop->getLoopLatch()->getTerminator()->replaceSuccessorWith(shape.exit, to_range);
     latch->getTerminator()->replaceSuccessorWith(shape.exit, to_above);
@@ -359,9 +352,7 @@ class GuardNarrower {
       c.predicate = llvm::CmpInst::getSwappedPredicate(c.predicate);
     }
     if (!scev_.isLoopInvariant(c.rhs, &loop)) return false;
-    // InstCombine's form of `0 < j` for a j it knows is not negative.
-    if (c.predicate == llvm::CmpInst::ICMP_NE && c.rhs->isZero())
-      c.predicate = llvm::CmpInst::ICMP_UGT;
+    c.predicate = ordered(c.predicate, c.rhs);
     if (!scev_.isLoopInvariant(c.lhs, &loop)) {
       if (!counts_up_by_one(c.lhs, loop) || c.predicate == llvm::CmpInst::ICMP_NE) return false;
       c.varying = llvm::cast<llvm::SCEVAddRecExpr>(c.lhs);

@@ -3,6 +3,7 @@
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/PassManager.h>
@@ -26,6 +27,7 @@
 #include <llvm/Transforms/Scalar/SCCP.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
+#include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -135,6 +137,16 @@ std::vector<llvm::Loop*> innermost_loops(llvm::LoopInfo& loops) {
   for (llvm::Loop* loop : loops.getLoopsInPreorder())
     if (loop->isInnermost()) innermost.push_back(loop);
   return innermost;
+}
+
+llvm::SCEVExpander scev_expander(llvm::ScalarEvolution& scev, const llvm::Module& module,
+                                 const char* name) {
+#if LLVM_VERSION_MAJOR >= 22
+  (void)module;
+  return llvm::SCEVExpander(scev, name);
+#else
+  return llvm::SCEVExpander(scev, module.getDataLayout(), name);
+#endif
 }
 
 void verify_module(const llvm::Module& module, std::string_view what) {

@@ -34,6 +34,8 @@
 namespace llvm {
 class Loop;
 class LoopInfo;
+class SCEVExpander;
+class ScalarEvolution;
 }  // namespace llvm
 
 namespace cudajit::target::detail {
@@ -41,6 +43,11 @@ namespace cudajit::target::detail {
 // The loops without loops inside, outermost first: the host loop passes' candidates, taken
 // before a pass changes any (a version's copy is not visited again).
 std::vector<llvm::Loop*> innermost_loops(llvm::LoopInfo& loops);
+
+// A SCEVExpander for `module`'s code, its new values named `name` (LLVM 22 takes the data
+// layout from the code it expands into).
+llvm::SCEVExpander scev_expander(llvm::ScalarEvolution& scev, const llvm::Module& module,
+                                 const char* name);
 
 // The message of an llvm::Error, which is consumed.
 std::string error_message(llvm::Error error);

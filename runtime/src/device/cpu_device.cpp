@@ -72,6 +72,11 @@ int64_t CpuKernel::max_resident_blocks(uint64_t block_threads, size_t) {
 
 CpuDevice::CpuDevice() : legacy_(make_stream(kLegacyStreamHandle)) {
   limits_.multiprocessors = static_cast<int>(host_worker_count());
+  // What the generated code assumes of its launches (its !range on blockDim and gridDim).
+  for (int d = 0; d < 3; ++d) {
+    limits_.max_grid[d] = target::kHostMaxGrid[d];
+    limits_.max_block[d] = target::kHostMaxBlock[d];
+  }
 }
 
 std::shared_ptr<Allocation> CpuDevice::allocate(size_t bytes, MemoryKind kind) {

@@ -80,6 +80,11 @@ struct LaunchDims {
   const int32_t* abandon = nullptr;
 };
 
+// The largest grid and block a host entry point is launched with: the cpu device checks
+// each launch against them, and the generated code tells LLVM so (lower/module.cpp).
+inline constexpr uint32_t kHostMaxGrid[3] = {0x7fffffffu, 65535u, 65535u};
+inline constexpr uint32_t kHostMaxBlock[3] = {1024, 1024, 64};
+
 // The entry point the host target generates for a kernel that never
 // synchronises its block: params is the same array of pointers to parameter
 // values that cuLaunchKernel takes; blocks [block_begin, block_end) of the
