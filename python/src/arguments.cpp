@@ -504,6 +504,8 @@ runtime::KernelParams pack_params(const std::vector<ArgValue>& args,
     }
     if (p.type.is_array()) {
       put(at, v.data);
+      auto [lo, hi] = array_extent(v);
+      params.note_array(at, uint64_t(hi - lo));
       for (int d = 0; d < p.type.ndim(); ++d) {
         put(at + 1 + d, v.shape[d]);
         put(at + 1 + p.type.ndim() + d, v.strides[d]);

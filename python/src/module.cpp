@@ -94,6 +94,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("host_worker_count", &runtime::host_worker_count, "Threads the cpu device runs blocks on.");
   m.def("set_host_worker_count", &runtime::set_host_worker_count, py::arg("workers"),
         "Sets the threads the cpu device runs blocks on (at least 1).");
+  m.def("host_stream_bytes", &runtime::host_stream_bytes,
+        "Arrays this large are written past the cpu device's caches.");
+  m.def("set_host_stream_bytes", &runtime::set_host_stream_bytes, py::arg("bytes"));
   m.def("ptx_feature", &target::ptx_feature, py::arg("cc"));
   m.def("libdevice_path", &target::libdevice_path);
   m.def("set_libdevice_package_roots", &target::set_libdevice_package_roots, py::arg("roots"));

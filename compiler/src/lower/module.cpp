@@ -341,6 +341,7 @@ std::string host_kernel(ModuleLowering& m, const TypedFunction& f, llvm::Functio
   auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, ptr, i64, i64, ptr}, false);
   std::string name = f.symbol + "_host_entry";
   auto* entry = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, m.module);
+  entry->addFnAttr(target::kHostEntryAttribute);
   llvm::Value* params = entry->getArg(0);
   llvm::Value* dims = entry->getArg(1);
   llvm::Value* shared = entry->getArg(4);

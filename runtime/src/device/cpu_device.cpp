@@ -179,7 +179,8 @@ void CpuDevice::launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned sha
            keep_alive = std::move(keep_alive), epoch = host_grid_epoch()]() mutable {
             target::IndexErrorRecord errors;
             try {
-              launch_host(code, grid, block, shared_bytes, params.pointers(), &errors, epoch);
+              launch_host(code, grid, block, shared_bytes, params.pointers(), params.large_arrays(),
+                          &errors, epoch);
             } catch (const BarrierError& e) {
               throw BarrierError("kernel '" + info->name + "': " + e.what());
             } catch (const StackOverflowError& e) {

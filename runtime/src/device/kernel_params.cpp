@@ -1,4 +1,5 @@
 #include "cudajit/runtime/device.hpp"
+#include "cudajit/runtime/host_launch.hpp"
 
 namespace cudajit::runtime {
 
@@ -7,7 +8,9 @@ KernelParams::KernelParams(size_t count) : slots_(count) { rebuild_pointers(); }
 
 // A moved vector keeps its buffer, so the moved pointers still address the moved slots.
 KernelParams::KernelParams(KernelParams&& other) noexcept
-    : slots_(std::move(other.slots_)), pointers_(std::move(other.pointers_)) {
+    : slots_(std::move(other.slots_)),
+      pointers_(std::move(other.pointers_)),
+      large_arrays_(other.large_arrays_) {
   other.slots_.clear();
   other.pointers_.clear();
 }
@@ -16,6 +19,7 @@ KernelParams& KernelParams::operator=(KernelParams&& other) noexcept {
   if (this != &other) {
     slots_ = std::move(other.slots_);
     pointers_ = std::move(other.pointers_);
+    large_arrays_ = other.large_arrays_;
     other.slots_.clear();
     other.pointers_.clear();
   }
@@ -23,13 +27,20 @@ KernelParams& KernelParams::operator=(KernelParams&& other) noexcept {
 }
 
 // The pointers of a copy must address its own slots, never the source's.
-KernelParams::KernelParams(const KernelParams& other) : slots_(other.slots_) { rebuild_pointers(); }
+KernelParams::KernelParams(const KernelParams& other)
+    : slots_(other.slots_), large_arrays_(other.large_arrays_) {
+  rebuild_pointers();
+}
 
 // One pointer per slot and a NULL after the last: the simulated GPU checks the count by it
 // (the real driver reads only as many as the kernel declares).
 void KernelParams::rebuild_pointers() {
   pointers_.assign(slots_.size() + 1, nullptr);
   for (size_t i = 0; i < slots_.size(); ++i) pointers_[i] = slots_[i].bytes.data();
+}
+
+void KernelParams::note_array(size_t index, uint64_t bytes) {
+  if (index < 64 && bytes >= host_stream_bytes()) large_arrays_ |= uint64_t(1) << index;
 }
 
 }  // namespace cudajit::runtime

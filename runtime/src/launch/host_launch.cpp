@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
 #include <exception>
+#include <fstream>
 #include <functional>
 #include <mutex>
 #include <stdexcept>
@@ -161,6 +163,59 @@ unsigned host_worker_count() { return pool().size(); }
 
 void set_host_worker_count(unsigned workers) { pool().resize(workers); }
 
+namespace {
+
+// The size of the largest cache, from sysfs ("32768K"); 0 where it says nothing.
+uint64_t largest_cache_bytes() {
+  uint64_t largest = 0;
+  int top_level = 0;
+  for (int index = 0; index < 16; ++index) {
+    std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream level_file(dir + "level"), size_file(dir + "size");
+    int level = 0;
+    uint64_t size = 0;
+    std::string unit;
+    if (!(level_file >> level) || !(size_file >> size)) continue;
+    size_file >> unit;
+    size <<= unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : 0;
+    if (level > top_level || (level == top_level && size > largest)) {
+      top_level = level;
+      largest = size;
+    }
+  }
+  return largest;
+}
+
+uint64_t initial_stream_bytes() {
+  const char* text = std::getenv("CUDAJIT_CPU_STREAM_BYTES");
+  if (text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long value = std::strtoull(text, &end, 10);
+    if (*end != '\0' || *text == '-' || errno == ERANGE)
+      throw std::invalid_argument(
+          std::string("CUDAJIT_CPU_STREAM_BYTES must be a whole number of bytes (arrays at least "
+                      "this large are written past the cpu device's caches), got '") +
+          text + "'");
+    return value;
+  }
+  uint64_t cache = largest_cache_bytes();
+  return (cache != 0 ? cache : uint64_t(32) << 20) / 4 * 3;
+}
+
+std::atomic<uint64_t>& stream_bytes() {
+  static std::atomic<uint64_t> bytes{initial_stream_bytes()};
+  return bytes;
+}
+
+}  // namespace
+
+uint64_t host_stream_bytes() { return stream_bytes().load(std::memory_order_relaxed); }
+
+void set_host_stream_bytes(uint64_t bytes) {
+  stream_bytes().store(bytes, std::memory_order_relaxed);
+}
+
 uint64_t host_cooperative_blocks(uint64_t block_threads) {
   // Each fiber's stack is two mappings (its guard page apart): 8192 threads stay well
   // inside Linux's default 65530 mappings per process.
@@ -253,8 +308,8 @@ void throw_if_overflowed(const int32_t& overflow) {
 }  // namespace
 
 void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
-                 uint64_t dynamic_shared_bytes, void** params, target::IndexErrorRecord* errors,
-                 std::optional<uint64_t> epoch) {
+                 uint64_t dynamic_shared_bytes, void** params, uint64_t large_arrays,
+                 target::IndexErrorRecord* errors, std::optional<uint64_t> epoch) {
   if (!kernel) throw std::invalid_argument("launch_host: the kernel has no host entry");
   alignas(4) int32_t overflow = 0;  // set (atomically) by a thread that recursed too deep
   // Set by a Ctrl-C (cancel_host_grids()): threads return at their loops' back-edges.
@@ -266,7 +321,8 @@ void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
                           dynamic_shared_bytes,
                           0,
                           &overflow,
-                          abandon ? abandon->get() : nullptr};
+                          abandon ? abandon->get() : nullptr,
+                          large_arrays};
   const uint64_t dynamic_offset = target::shared_offset(kernel.static_shared_bytes);
   const uint64_t shared_bytes = dynamic_offset + dynamic_shared_bytes;
   if (kernel.cooperative) {  // CpuDevice::launch checked the grid against the limit

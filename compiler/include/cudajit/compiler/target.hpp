@@ -78,7 +78,14 @@ struct LaunchDims {
   // Set (non-zero, atomically) when the launch is abandoned (a Ctrl-C, runtime/interrupt.hpp):
   // every thread returns at its next loop back-edge. Null: never.
   const int32_t* abandon = nullptr;
+  // Bit k set: parameter k is the data pointer of an array too large for the caches
+  // (host_stream_bytes()); vectorised loops that write it from end to end store past the
+  // caches (target/streaming_stores.cpp).
+  uint64_t large_arrays = 0;
 };
+
+// The attribute of a host entry point (HostEntry): the passes that read its LaunchDims find it.
+inline constexpr char kHostEntryAttribute[] = "cudajit-host-entry";
 
 // The largest grid and block a host entry point is launched with: the cpu device checks
 // each launch against them, and the generated code tells LLVM so (lower/module.cpp).

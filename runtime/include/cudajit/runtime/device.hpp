@@ -200,6 +200,10 @@ class KernelParams {
   }
   void** pointers() { return pointers_.data(); }
   size_t size() const { return slots_.size(); }
+  // Parameter `index` is the data of an array of `bytes` bytes: the cpu device writes arrays
+  // too large for its caches past them (LaunchDims::large_arrays); the first 64 parameters.
+  void note_array(size_t index, uint64_t bytes);
+  uint64_t large_arrays() const { return large_arrays_; }
   // One more parameter after the others (a hidden one the device supplies).
   template <class T>
   void append(const T& value) {
@@ -215,6 +219,7 @@ class KernelParams {
   void rebuild_pointers();
   std::vector<Slot> slots_;
   std::vector<void*> pointers_;
+  uint64_t large_arrays_ = 0;
 };
 
 class Device {

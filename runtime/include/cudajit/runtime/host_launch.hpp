@@ -24,9 +24,10 @@ struct Dim3 {
 // With an `epoch` (host_grid_epoch() when the launch was queued), the grid is abandoned once a
 // Ctrl-C has moved the epoch on (interrupt.hpp): blocks not started never run, and running
 // threads return at their next loop back-edge (cooperative grids too); it returns normally,
-// its outputs undefined.
+// its outputs undefined. `large_arrays` is KernelParams::large_arrays (LaunchDims'): arrays
+// written past the caches.
 void launch_host(const target::HostKernel& kernel, Dim3 grid, Dim3 block,
-                 uint64_t dynamic_shared_bytes, void** params,
+                 uint64_t dynamic_shared_bytes, void** params, uint64_t large_arrays = 0,
                  target::IndexErrorRecord* errors = nullptr,
                  std::optional<uint64_t> epoch = std::nullopt);
 
@@ -51,6 +52,13 @@ class StackOverflowError : public std::runtime_error {
 // launches (at least 1; std::invalid_argument otherwise).
 unsigned host_worker_count();
 void set_host_worker_count(unsigned workers);
+
+// Arrays of at least this many bytes are written past the cpu device's caches (non-temporal
+// stores) by the vectorised loops that write them from end to end: CUDAJIT_CPU_STREAM_BYTES,
+// else three quarters of the largest cache (the launch reads other arrays too), as glibc's
+// memcpy. set_host_stream_bytes changes it for later launches.
+uint64_t host_stream_bytes();
+void set_host_stream_bytes(uint64_t bytes);
 
 // A kernel that syncs its grid (HostKernel::cooperative) runs each block on an
 // OS thread of its own, all at once, each thread a fiber: at most 256 blocks
