@@ -159,9 +159,9 @@ def test_out_of_bounds_still_raises(stream_everything):
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="non-temporal stores are x86's")
 def test_which_loops_stream(tmp_path):
-    # The host code has a streaming copy (non-temporal stores, fenced before the entry
-    # returns) for loops that write an array from end to end; none for an in-place update
-    # (its lines are read first) or a stencil (its loads come from the caches).
+    # The host code stores non-temporally (tested once per loop, fenced before the entry
+    # returns) in loops that write an array from end to end; not in an in-place update (its
+    # lines are read first) or a stencil (its loads come from the caches).
     names = ["saxpy", "saxpy_stride", "saxpy_in_place", "neighbours"]
     host = cpu_dump_paths(tmp_path, __file__, names, """
 import numpy as np
