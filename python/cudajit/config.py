@@ -22,7 +22,7 @@ CPU_STREAM_BYTES (env CUDAJIT_CPU_STREAM_BYTES, default: three quarters of the C
     cache): arrays of at least this many bytes that a vectorised loop of a cpu device kernel
     writes from end to end (``out[i] = ...``) are written past the caches, with non-temporal
     stores: a quarter less memory traffic for saxpy. 0 streams every such array (when
-    64-byte aligned, as device arrays are); it applies to later launches.
+    16-byte aligned, as device arrays and NumPy's are); it applies to later launches.
 CUDA_NVRTC_EXTRA_SEARCH_PATHS (env CUDAJIT_NVRTC_EXTRA_SEARCH_PATHS): folders, separated by
     ':', that NVRTC searches for #include when it compiles CUDA C++ linked with kernels
     (cuda.CUSource, .cu files), as in numba-cuda.

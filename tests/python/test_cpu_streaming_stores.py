@@ -103,7 +103,7 @@ def test_grid_stride_streamed_is_numpy(stream_everything, blocks):
 
 @pytest.mark.parametrize("offset", [0, 1, 3, 16])
 def test_unaligned_outputs_are_written_too(stream_everything, offset):
-    # A view that starts off a 64-byte boundary runs the cached copy; nothing around it moves.
+    # A view that starts off a 16-byte boundary keeps ordinary stores; nothing around it moves.
     n = 5000
     x = np.arange(n, dtype=np.float32)
     base = cuda.to_device(np.full(n + 32, -1, np.float32))

@@ -4,7 +4,7 @@
 // write-allocate, a quarter of saxpy's memory traffic), and a non-temporal one (MOVNTPS)
 // writes whole lines without reading them. Each vector store of such a loop becomes a
 // non-temporal one where the launch marks the array large (LaunchDims::large_arrays) and the
-// stores are aligned to their size (a test before the loop), a masked store (AVX-512) where
+// stores are 16-byte aligned (a test before the loop), a masked store (AVX-512) where
 // every lane stores too; an ordinary one elsewhere. The entry point fences the stores
 // (SFENCE) before it returns. Loops that re-read
 // what they load (stencils) or read the array they write keep ordinary stores. x86 only; runs
