@@ -1,5 +1,6 @@
 #include "cpu_queue.hpp"
 
+#include <chrono>
 #include <thread>
 #include <utility>
 
@@ -7,6 +8,34 @@
 #include "cudajit/runtime/interrupt.hpp"
 
 namespace cudajit::runtime {
+
+namespace {
+
+// How long a wait for the queue spins before it sleeps on its condition variable, whose
+// wake-up costs 15-20 us on this project's VM: twice in a launch and synchronize of a small
+// kernel (44 us for a 1x32 one, of which the launch is 2.4 us and the kernel less). CUDA's
+// default synchronisation spins too, where there are more cores than GPUs.
+constexpr std::chrono::microseconds kSpin(50);
+
+// Whether `ready()` became true within kSpin, polled without sleeping (yielding the core
+// between bursts, so that a thread the caller waits for can run on it).
+template <class Ready>
+bool spin_briefly(Ready ready) {
+  using Clock = std::chrono::steady_clock;
+  const auto until = Clock::now() + kSpin;
+  do {
+    for (int i = 0; i < 64; ++i) {
+      if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    std::this_thread::yield();
+  } while (Clock::now() < until);
+  return ready();
+}
+
+}  // namespace
 
 void Fence::wait() const {
   if (queue) queue->wait(seq);
@@ -42,6 +71,7 @@ Fence CpuQueue::pending_fence() {
 
 void CpuQueue::wait(uint64_t seq) {
   check_not_forked();  // no thread of this process runs the queue
+  if (spin_briefly([&] { return finished_.load(std::memory_order_acquire) >= seq; })) return;
   std::unique_lock lock(mutex_);
   wait_interruptibly(progress_, lock, [&] { return finished_ >= seq; });
 }
@@ -53,8 +83,9 @@ bool CpuQueue::reached(uint64_t seq) {
 
 void CpuQueue::synchronize() {
   check_not_forked();
+  const uint64_t target = pushed_.load();
+  spin_briefly([&] { return finished_.load(std::memory_order_acquire) >= target; });
   std::unique_lock lock(mutex_);
-  uint64_t target = pushed_;
   wait_interruptibly(progress_, lock, [&] { return finished_ >= target; });
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
@@ -74,11 +105,18 @@ void CpuQueue::stop() {
 
 void CpuQueue::run() {
   std::unique_lock lock(mutex_);
+  uint64_t taken = 0;  // tasks popped
   for (;;) {
+    if (tasks_.empty() && !stopping_) {  // the next launch often follows at once
+      lock.unlock();
+      spin_briefly([&] { return pushed_.load(std::memory_order_acquire) != taken; });
+      lock.lock();
+    }
     wake_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
     if (tasks_.empty()) return;  // stopping and drained
     std::function<void()> task = std::move(tasks_.front());
     tasks_.pop_front();
+    ++taken;
     lock.unlock();
     std::exception_ptr error;
     try {

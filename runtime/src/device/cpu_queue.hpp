@@ -2,6 +2,7 @@
 // the first task, runs the tasks one after the other.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -55,7 +56,8 @@ class CpuQueue : public std::enable_shared_from_this<CpuQueue> {
   std::condition_variable wake_;      // a task was pushed, or stop()
   std::condition_variable progress_;  // a task finished
   std::deque<std::function<void()>> tasks_;
-  uint64_t pushed_ = 0, finished_ = 0;
+  // Changed under mutex_; atomic so that the waits spin on them without it (spin_briefly).
+  std::atomic<uint64_t> pushed_ = 0, finished_ = 0;
   bool started_ = false, stopping_ = false;
   std::exception_ptr error_;
 };
