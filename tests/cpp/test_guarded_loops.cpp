@@ -2,20 +2,13 @@
 // narrows, what it splits, what it leaves. Its results are tested against NumPy by
 // tests/python/test_cpu_guarded_loops.py (kernels compiled for x86-64-v3).
 #include <llvm/Analysis/LoopInfo.h>
-#include <llvm/AsmParser/Parser.h>
 #include <llvm/IR/Instructions.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/SourceMgr.h>
-#include <llvm/Support/raw_ostream.h>
 
 #include <catch2/catch.hpp>
-#include <memory>
 #include <string>
 
 #include "../../compiler/src/target/guarded_loops.hpp"
+#include "function_pass.hpp"
 
 namespace {
 
@@ -43,36 +36,13 @@ exit:
 )";
 }
 
-struct Narrowed {
-  llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> module;
+struct Narrowed : PassedFunction {
   unsigned loops = 0;             // innermost loops after the pass
   unsigned guarded_branches = 0;  // conditional branches on an `icmp` of %g left in them
 
-  explicit Narrowed(const std::string& ir) {
-    llvm::SMDiagnostic error;
-    module = llvm::parseAssemblyString(ir, error, context);
-    REQUIRE(module != nullptr);
-    llvm::LoopAnalysisManager loop_analyses;
-    llvm::FunctionAnalysisManager function_analyses;
-    llvm::CGSCCAnalysisManager cgscc_analyses;
-    llvm::ModuleAnalysisManager module_analyses;
-    llvm::PassBuilder builder;
-    builder.registerModuleAnalyses(module_analyses);
-    builder.registerCGSCCAnalyses(cgscc_analyses);
-    builder.registerFunctionAnalyses(function_analyses);
-    builder.registerLoopAnalyses(loop_analyses);
-    builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses, module_analyses);
-    llvm::Function& f = *module->getFunction("kernel");
-    llvm::FunctionPassManager passes;
-    passes.addPass(cudajit::target::detail::NarrowToGuard());
-    passes.run(f, function_analyses);
-    std::string report;
-    llvm::raw_string_ostream stream(report);
-    INFO(report);
-    REQUIRE_FALSE(llvm::verifyFunction(f, &stream));
-    function_analyses.clear();
-    auto& info = function_analyses.getResult<llvm::LoopAnalysis>(f);
+  explicit Narrowed(const std::string& ir)
+      : PassedFunction(ir, "kernel", cudajit::target::detail::NarrowToGuard()) {
+    auto& info = function_analyses.getResult<llvm::LoopAnalysis>(*function);
     for (llvm::Loop* loop : info.getLoopsInPreorder()) {
       if (!loop->isInnermost()) continue;
       ++loops;

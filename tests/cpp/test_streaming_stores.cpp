@@ -1,23 +1,17 @@
 // StreamingStores (compiler/src/target/streaming_stores.cpp) on vectorised loops written in
-// IR: which get a streaming copy, and what it does. Results against NumPy are tested by
+// IR: which loops stream their stores, and how. Results against NumPy are tested by
 // tests/python/test_cpu_streaming_stores.py.
-#include <llvm/AsmParser/Parser.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/IntrinsicsX86.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <catch2/catch.hpp>
-#include <memory>
 #include <string>
 
 #include "../../compiler/src/target/streaming_stores.hpp"
+#include "function_pass.hpp"
 
 namespace {
 
@@ -50,35 +44,13 @@ attributes #0 = { "cudajit-host-entry" }
 )";
 }
 
-struct Streamed {
-  llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> module;
+struct Streamed : PassedFunction {
   unsigned non_temporal = 0;  // stores marked !nontemporal
   unsigned fences = 0;        // SFENCEs
 
-  explicit Streamed(const std::string& ir) {
-    llvm::SMDiagnostic error;
-    module = llvm::parseAssemblyString(ir, error, context);
-    REQUIRE(module != nullptr);
-    llvm::LoopAnalysisManager loop_analyses;
-    llvm::FunctionAnalysisManager function_analyses;
-    llvm::CGSCCAnalysisManager cgscc_analyses;
-    llvm::ModuleAnalysisManager module_analyses;
-    llvm::PassBuilder builder;
-    builder.registerModuleAnalyses(module_analyses);
-    builder.registerCGSCCAnalyses(cgscc_analyses);
-    builder.registerFunctionAnalyses(function_analyses);
-    builder.registerLoopAnalyses(loop_analyses);
-    builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses, module_analyses);
-    llvm::Function& f = *module->getFunction("entry");
-    llvm::FunctionPassManager passes;
-    passes.addPass(cudajit::target::detail::StreamingStores());
-    passes.run(f, function_analyses);
-    std::string report;
-    llvm::raw_string_ostream stream(report);
-    INFO(report);
-    REQUIRE_FALSE(llvm::verifyFunction(f, &stream));
-    for (llvm::Instruction& inst : llvm::instructions(f)) {
+  explicit Streamed(const std::string& ir)
+      : PassedFunction(ir, "entry", cudajit::target::detail::StreamingStores()) {
+    for (llvm::Instruction& inst : llvm::instructions(*function)) {
       if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst);
           store && store->getMetadata(llvm::LLVMContext::MD_nontemporal)) {
         CHECK(store->getAlign().value() == 16);  // NumPy's arrays are 16 bytes past a page
@@ -93,7 +65,7 @@ struct Streamed {
 
 }  // namespace
 
-TEST_CASE("a loop that writes an array from end to end gets a streaming copy", "[target][host]") {
+TEST_CASE("a loop that writes an array from end to end streams its stores", "[target][host]") {
   Streamed result(entry_of(R"(
   %src = getelementptr i8, ptr %in, i64 %o
   %v = load <16 x float>, ptr %src, align 4
