@@ -237,3 +237,26 @@ fill[1, 32](cuda.device_array(32))
     assert (f"ValueError: CUDAJIT_CPU_STREAM_BYTES must be a whole number of bytes (arrays at "
             f"least this large are written past the cpu device's caches), got '{text}'"
             in result.stderr), result.stderr
+
+
+def test_a_bad_environment_spares_other_devices():
+    # The threshold is the cpu device's: the simulated GPU launches as before.
+    import subprocess
+    import sys
+    from conftest import environment_of_this_cpu
+    env = environment_of_this_cpu(CUDAJIT_DEVICE="sim", CUDAJIT_CPU_STREAM_BYTES="lots",
+                                  PYTHONPATH=str(Path(cuda.__file__).parents[1]))
+    result = subprocess.run([sys.executable, "-W", "ignore", "-c", """
+import numpy as np
+import cudajit as cuda
+
+@cuda.jit
+def fill(out):
+    out[cuda.grid(1)] = 1
+
+out = cuda.device_array(32)
+fill[1, 32](out)
+print(out.copy_to_host().sum())
+"""], env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "32.0"

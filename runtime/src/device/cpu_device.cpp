@@ -163,6 +163,7 @@ void CpuDevice::launch(LoadedKernel& kernel, Dim3 grid, Dim3 block, unsigned sha
   if (cpu_kernel == nullptr)
     throw std::invalid_argument("the cpu device can launch only kernels it loaded");
   check_launch_config(limits_, grid, block, shared_bytes, "cpu");
+  host_stream_bytes();  // std::invalid_argument for a bad CUDAJIT_CPU_STREAM_BYTES
   const target::HostKernel& code = cpu_kernel->code();
   if (code.static_shared_bytes + shared_bytes > limits_.max_shared_per_block)
     throw std::invalid_argument(

@@ -1,4 +1,7 @@
 #include "cudajit/runtime/device.hpp"
+
+#include <stdexcept>
+
 #include "cudajit/runtime/host_launch.hpp"
 
 namespace cudajit::runtime {
@@ -40,7 +43,14 @@ void KernelParams::rebuild_pointers() {
 }
 
 void KernelParams::note_array(size_t index, uint64_t bytes) {
-  if (index < 64 && bytes >= host_stream_bytes()) large_arrays_ |= uint64_t(1) << index;
+  if (index >= 64) return;
+  uint64_t threshold;
+  try {
+    threshold = host_stream_bytes();
+  } catch (const std::invalid_argument&) {
+    return;  // a bad CUDAJIT_CPU_STREAM_BYTES fails the cpu device's launches, no other's
+  }
+  if (bytes >= threshold) large_arrays_ |= uint64_t(1) << index;
 }
 
 }  // namespace cudajit::runtime
