@@ -165,9 +165,14 @@ class LoopVersioner {
     }
     llvm::Value* in_bounds = range_test(checks, trips, loop, expander, at);
 
+    llvm::formLCSSARecursively(loop, dominators_, &loops_, &scev_);
+    llvm::BasicBlock* fast_preheader =
+        llvm::SplitBlock(test_block, at, &dominators_, &loops_, nullptr, "bounds.fast");
     llvm::ValueToValueMapTy map;
-    llvm::Loop* checked =
-        version_loop(loop, in_bounds, "bounds.fast", ".checked", map, loops_, dominators_, scev_);
+    llvm::SmallVector<llvm::BasicBlock*, 16> checked_blocks;
+    llvm::Loop* checked = llvm::cloneLoopWithPreheader(
+        fast_preheader, test_block, &loop, map, ".checked", &loops_, &dominators_, checked_blocks);
+    llvm::remapInstructionsInBlocks(checked_blocks, map);
     // The checked copy runs at an array's edge: not worth unrolling or vectorising
     // (it cannot be), which would only cost compile time and code. A warp's lane loop is
     // unrolled all the same: its arrays become registers only if no access to them is a
@@ -175,6 +180,21 @@ class LoopVersioner {
     if (!llvm::findStringMetadataForLoop(&loop, kUnrollAfterChecks))
       checked->setLoopAlreadyUnrolled();
     llvm::addStringMetadataToLoop(checked, "llvm.loop.vectorize.enable", 0);
+    llvm::Instruction* old = test_block->getTerminator();
+    llvm::IRBuilder<>(old).CreateCondBr(in_bounds, fast_preheader, checked->getLoopPreheader());
+    old->eraseFromParent();
+    llvm::BasicBlock* exit = loop.getUniqueExitBlock();
+    dominators_.changeImmediateDominator(exit, test_block);
+    for (llvm::PHINode& phi : exit->phis()) {  // LCSSA: the checked copy's values arrive too
+      for (unsigned k = 0, n = phi.getNumIncomingValues(); k < n; ++k) {
+        llvm::BasicBlock* from = phi.getIncomingBlock(k);
+        if (!loop.contains(from)) continue;
+        llvm::Value* v = phi.getIncomingValue(k);
+        auto mapped = map.find(v);
+        phi.addIncoming(mapped != map.end() ? static_cast<llvm::Value*>(mapped->second) : v,
+                        llvm::cast<llvm::BasicBlock>(map[from]));
+      }
+    }
     drop_checks(loop, checks);
     return true;
   }

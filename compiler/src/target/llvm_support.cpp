@@ -6,8 +6,6 @@
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
-#include <llvm/IR/Dominators.h>
-#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/IR/PassTimingInfo.h>
 #include <llvm/IR/Verifier.h>
@@ -29,9 +27,6 @@
 #include <llvm/Transforms/Scalar/SCCP.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
-#include <llvm/Transforms/Utils/BasicBlockUtils.h>
-#include <llvm/Transforms/Utils/Cloning.h>
-#include <llvm/Transforms/Utils/LoopUtils.h>
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
 #include <cstdlib>
@@ -153,36 +148,6 @@ llvm::SCEVExpander scev_expander(llvm::ScalarEvolution& scev, const llvm::Module
 #else
   return llvm::SCEVExpander(scev, module.getDataLayout(), name);
 #endif
-}
-
-llvm::Loop* version_loop(llvm::Loop& loop, llvm::Value* condition, const char* name,
-                         const char* suffix, llvm::ValueToValueMapTy& map, llvm::LoopInfo& loops,
-                         llvm::DominatorTree& dominators, llvm::ScalarEvolution& scev) {
-  llvm::BasicBlock* test_block = loop.getLoopPreheader();
-  llvm::Instruction* at = test_block->getTerminator();
-  llvm::formLCSSARecursively(loop, dominators, &loops, &scev);
-  llvm::BasicBlock* preheader =
-      llvm::SplitBlock(test_block, at, &dominators, &loops, nullptr, name);
-  llvm::SmallVector<llvm::BasicBlock*, 16> blocks;
-  llvm::Loop* copy = llvm::cloneLoopWithPreheader(preheader, test_block, &loop, map, suffix, &loops,
-                                                  &dominators, blocks);
-  llvm::remapInstructionsInBlocks(blocks, map);
-  llvm::Instruction* old = test_block->getTerminator();
-  llvm::IRBuilder<>(old).CreateCondBr(condition, preheader, copy->getLoopPreheader());
-  old->eraseFromParent();
-  llvm::BasicBlock* exit = loop.getUniqueExitBlock();
-  dominators.changeImmediateDominator(exit, test_block);
-  for (llvm::PHINode& phi : exit->phis()) {  // LCSSA: the copy's values arrive too
-    for (unsigned k = 0, n = phi.getNumIncomingValues(); k < n; ++k) {
-      llvm::BasicBlock* from = phi.getIncomingBlock(k);
-      if (!loop.contains(from)) continue;
-      llvm::Value* v = phi.getIncomingValue(k);
-      auto mapped = map.find(v);
-      phi.addIncoming(mapped != map.end() ? static_cast<llvm::Value*>(mapped->second) : v,
-                      llvm::cast<llvm::BasicBlock>(map[from]));
-    }
-  }
-  return copy;
 }
 
 void verify_module(const llvm::Module& module, std::string_view what) {

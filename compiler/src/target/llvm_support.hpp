@@ -25,7 +25,6 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/TargetParser/Triple.h>
-#include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include <memory>
 #include <string>
@@ -33,7 +32,6 @@
 #include <vector>
 
 namespace llvm {
-class DominatorTree;
 class Loop;
 class LoopInfo;
 class SCEVExpander;
@@ -50,15 +48,6 @@ std::vector<llvm::Loop*> innermost_loops(llvm::LoopInfo& loops);
 // layout from the code it expands into).
 llvm::SCEVExpander scev_expander(llvm::ScalarEvolution& scev, const llvm::Module& module,
                                  const char* name);
-
-// Runs `loop` where `condition` holds and a copy of it elsewhere: the loop's preheader tests
-// `condition` (computed before its terminator) and branches to `name`, the loop's new
-// preheader, or to the copy's, whose blocks' names end in `suffix`. `map` takes the loop's
-// values to the copy's. The loop needs one exit block; it is in LCSSA form after this, its
-// exit's phis taking the copy's values too. Returns the copy.
-llvm::Loop* version_loop(llvm::Loop& loop, llvm::Value* condition, const char* name,
-                         const char* suffix, llvm::ValueToValueMapTy& map, llvm::LoopInfo& loops,
-                         llvm::DominatorTree& dominators, llvm::ScalarEvolution& scev);
 
 // The message of an llvm::Error, which is consumed.
 std::string error_message(llvm::Error error);

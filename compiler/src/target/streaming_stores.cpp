@@ -85,7 +85,6 @@ struct VectorAccess {
 struct Stream {
   unsigned parameter = 0;
   const llvm::SCEV* start = nullptr;  // p in the first iteration
-  uint64_t bytes = 0;                 // each store's, a power of two
   uint64_t step = 0;                  // bytes per iteration
   bool masked = false;                // some stores are masked (llvm.masked.store)
   std::vector<llvm::Instruction*> stores;
@@ -298,8 +297,7 @@ class StreamFinder {
       next += int64_t(first.bytes);
     }
     if (next - offsets.front().first != step->getAPInt().getSExtValue()) return std::nullopt;
-    Stream stream{parameter, nullptr, first.bytes, uint64_t(step->getAPInt().getSExtValue()),
-                  false,     {}};
+    Stream stream{parameter, nullptr, uint64_t(step->getAPInt().getSExtValue()), false, {}};
     stream.start = scev_.getAddExpr(first.address->getStart(),
                                     scev_.getConstant(llvm::APInt(64, offsets.front().first)));
     for (const auto& [offset, inst] : offsets) {
@@ -314,7 +312,7 @@ class StreamFinder {
 };
 
 // Where every stream's array is large, its stores aligned and, if masked, its run long
-// enough (the loop's `trips` - 1 iterations), in the loop's preheader.
+// enough (the loop runs `backedges` + 1 iterations), in the loop's preheader.
 llvm::Value* streaming_condition(const std::vector<Stream>& streams, llvm::Value* dims,
                                  const llvm::SCEV* backedges, llvm::SCEVExpander& expander,
                                  llvm::Instruction* at) {
@@ -323,6 +321,9 @@ llvm::Value* streaming_condition(const std::vector<Stream>& streams, llvm::Value
       b.getInt64Ty(),
       b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), dims, offsetof(LaunchDims, large_arrays)),
       "large_arrays");
+  llvm::Value* taken = nullptr;  // backedges, where a stream is masked
+  if (llvm::any_of(streams, [](const Stream& s) { return s.masked; }))
+    taken = expander.expandCodeFor(backedges, nullptr, at);
   llvm::Value* ok = nullptr;
   for (const Stream& s : streams) {
     llvm::Value* bit = b.CreateAnd(b.CreateLShr(large, s.parameter), 1);
@@ -332,7 +333,6 @@ llvm::Value* streaming_condition(const std::vector<Stream>& streams, llvm::Value
     llvm::Value* stream = b.CreateAnd(b.CreateIsNotNull(bit), b.CreateIsNull(misaligned));
     if (s.masked) {
       uint64_t iterations = (kMaskedRunBytes + s.step - 1) / s.step;
-      llvm::Value* taken = expander.expandCodeFor(backedges, nullptr, at);
       stream = b.CreateAnd(
           stream, b.CreateICmpUGE(taken, llvm::ConstantInt::get(taken->getType(), iterations - 1)));
     }
